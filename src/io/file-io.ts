@@ -1,0 +1,34 @@
+/**
+ * The storage seam: everything floe reads or writes goes through a FileIO. Paths are absolute URIs
+ * (`file:///abs/path`, `s3://bucket/key`); the local implementation also accepts plain paths, which
+ * resolve against the working directory (the golden fixtures use relative paths).
+ *
+ * Kept as small as hyparquet's AsyncBuffer / iceberg-go's io.IO: callers needing more compose it.
+ */
+export interface FileIO {
+  /** Whole object. Throws FloeError kind 'not-found' when absent. */
+  read(path: string): Promise<Uint8Array>;
+  /** Bytes [start, end) of an object. */
+  readRange(path: string, start: number, end: number): Promise<Uint8Array>;
+  /** Size in bytes, or undefined when absent. */
+  size(path: string): Promise<number | undefined>;
+  /** Creates or replaces an object. Large objects are uploaded in parts where the store needs it. */
+  write(path: string, data: Uint8Array): Promise<void>;
+  /**
+   * Creates the object only if nothing exists at `path`, atomically (no-overwrite rename on local disk,
+   * `If-None-Match: *` on S3). Returns false, writing nothing, when the object already exists.
+   */
+  writeIfAbsent(path: string, data: Uint8Array): Promise<boolean>;
+  exists(path: string): Promise<boolean>;
+  /** Every object whose path starts with `prefix` (recursive), as full URIs. */
+  list(prefix: string): Promise<string[]>;
+  /** Removes an object; absent objects are not an error. */
+  delete(path: string): Promise<void>;
+  /**
+   * Whether `writeIfAbsent` is really atomic on this store. Some S3 servers silently ignore
+   * `If-None-Match` (s3rver does); those must not be used for filesystem-catalog commits.
+   * Implementations probe once and cache the answer.
+   */
+  supportsAtomicCreate(): Promise<boolean>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,51 @@
+/**
+ * floe's one error type. Every error names the subsystem it comes from, carries a kind that callers
+ * branch on, and says whether retrying the same operation can succeed (iceberg-rust `ErrorKind`,
+ * pyiceberg `CommitFailedException` vs `CommitStateUnknownException`).
+ *
+ * Messages follow the house rule: subsystem, what was expected, what was found, what to do.
+ * Never put credentials into a message or into `context`.
+ */
+export type ErrorKind =
+  | 'invalid-argument' // the caller passed something malformed (bad config, bad path)
+  | 'invalid-data' // a file or metadata document violates the spec
+  | 'not-found'
+  | 'already-exists'
+  | 'unsupported'
+  | 'commit-conflict' // optimistic commit lost a race: reload and retry
+  | 'commit-state-unknown' // request sent, outcome unknown: never delete files, reload and check
+  | 'io' // storage failed
+  | 'source' // the MySQL source failed or is misconfigured
+  | 'config'
+  | 'internal';
+
+export class FloeError extends Error {
+  readonly subsystem: string;
+  readonly kind: ErrorKind;
+  readonly retryable: boolean;
+  readonly context: Record<string, string>;
+
+  constructor(
+    subsystem: string,
+    kind: ErrorKind,
+    message: string,
+    options: { retryable?: boolean; cause?: unknown; context?: Record<string, string> } = {},
+  ) {
+    super(`${subsystem}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'FloeError';
+    this.subsystem = subsystem;
+    this.kind = kind;
+    this.retryable = options.retryable ?? (kind === 'commit-conflict');
+    this.context = options.context ?? {};
+  }
+}
+
+export function isFloeError(e: unknown, kind?: ErrorKind): e is FloeError {
+  return e instanceof FloeError && (kind === undefined || e.kind === kind);
+}
+
+/** Text of any thrown value, for logs. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

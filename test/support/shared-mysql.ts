@@ -1,0 +1,29 @@
+/**
+ * Access to the run's shared MySQL-compatible server (see global-setup.ts), and a fresh database in
+ * it per test file so that files never see each other's tables.
+ */
+import { inject } from 'vitest';
+import mysql from 'mysql2/promise';
+import { parseMysqlUrl } from './mariadb.js';
+
+export function sharedMysqlUrl(): string {
+  return inject('mysqlUrl');
+}
+
+export function sharedMysqlConfig(): { host: string; port: number; user: string; password: string } {
+  return parseMysqlUrl(sharedMysqlUrl());
+}
+
+let counter = 0;
+
+/** Creates a uniquely named database and returns its name. */
+export async function createTestDatabase(prefix: string): Promise<string> {
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`.replace(/[^A-Za-z0-9_]/g, '_');
+  const conn = await mysql.createConnection(sharedMysqlConfig());
+  try {
+    await conn.query(`CREATE DATABASE \`${name}\``);
+  } finally {
+    await conn.end();
+  }
+  return name;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // Tests run with a non-UTC zone on purpose (package.json sets TZ=Asia/Seoul): values must not
+    // depend on the process time zone.
+  },
+});
