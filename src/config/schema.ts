@@ -1,0 +1,170 @@
+/**
+ * floe's configuration file, validated with zod. The JSON Schema in `schemas/floe-config.schema.json`
+ * is generated from this module (`npm run gen:config-schema`) so editors can complete and check it.
+ *
+ * Every field has a default that makes sense for the quickstart: a local warehouse directory, the
+ * filesystem catalog, format v3, evolve on DDL.
+ */
+import { z } from 'zod';
+
+const tablePattern = z
+  .string()
+  .min(1)
+  .describe("A `db.table` pattern: `*` matches any run of characters, e.g. `shop.*`, `*.orders`; `/regex/` for a regular expression over `db.table`.");
+
+const binlogStart = z.union([
+  z.literal('earliest'),
+  z.literal('latest'),
+  z.object({ gtid: z.string().min(1).describe('MySQL GTID set or MariaDB GTID position to start after') }).strict(),
+  z.object({ file: z.string().min(1), position: z.number().int().nonnegative() }).strict(),
+]);
+
+export const sourceSchema = z
+  .object({
+    url: z.string().optional().describe('mysql://user:password@host:port — alternative to host/port/user/password'),
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(1).max(65535).default(3306),
+    user: z.string().default('root'),
+    password: z.string().default(''),
+    serverId: z
+      .number()
+      .int()
+      .min(1)
+      .max(4294967295)
+      .default(5401)
+      .describe('Replica server id floe uses for the binlog connection; must be unique among the replicas of the source'),
+    include: z.array(tablePattern).default(['*.*']).describe('Tables to capture'),
+    exclude: z.array(tablePattern).default([]).describe('Tables never to capture (wins over include)'),
+    snapshot: z
+      .object({
+        mode: z
+          .enum(['initial', 'never', 'schema-only'])
+          .default('initial')
+          .describe('initial: copy existing rows, then stream; never: only stream from `startPosition`; schema-only: create tables, then stream from now'),
+        chunkSize: z.number().int().min(1).default(8096),
+        parallelism: z.number().int().min(1).max(64).default(4),
+        backfill: z
+          .boolean()
+          .default(true)
+          .describe('Apply binlog changes inside each chunk window (exactly the DBLog algorithm). false is cheaper but at-least-once.'),
+        chunkKeys: z.record(z.string(), z.string()).default({}).describe('`db.table` → column to split on (default: the primary key)'),
+      })
+      .strict()
+      .prefault({}),
+    startPosition: binlogStart.default('latest').describe('Where streaming starts when snapshot.mode is never'),
+    tinyint1AsBoolean: z.boolean().default(true),
+    timeAsMicros: z
+      .array(z.string())
+      .default([])
+      .describe('`db.table.column` TIME columns stored as long microseconds (durations) instead of Iceberg time'),
+    heartbeatMs: z.number().int().min(100).default(5000),
+  })
+  .strict();
+
+export const s3Schema = z
+  .object({
+    endpoint: z.string().url().optional(),
+    region: z.string().default('us-east-1'),
+    pathStyle: z.boolean().default(false),
+    accessKeyId: z.string().optional(),
+    secretAccessKey: z.string().optional(),
+    sessionToken: z.string().optional(),
+  })
+  .strict();
+
+export const warehouseSchema = z
+  .object({
+    location: z.string().min(1).default('./warehouse').describe('A local directory or s3://bucket/prefix'),
+    s3: s3Schema.prefault({}),
+  })
+  .strict();
+
+export const catalogSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('filesystem'), name: z.string().default('floe') }).strict(),
+  z
+    .object({
+      type: z.literal('sql'),
+      name: z.string().default('floe').describe('catalog_name column value; engines must use the same name'),
+      url: z.string().min(1).describe('postgresql://…, mysql://…, or sqlite:/path/to/catalog.db'),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('rest'),
+      name: z.string().default('floe'),
+      uri: z.string().url(),
+      warehouse: z.string().optional(),
+      token: z.string().optional().describe('Bearer token'),
+      credential: z.string().optional().describe('OAuth2 client credentials as client_id:client_secret'),
+      oauth2ServerUri: z.string().url().optional(),
+      scope: z.string().optional(),
+    })
+    .strict(),
+]);
+
+export const tableOverrideSchema = z
+  .object({
+    namespace: z.string().optional(),
+    name: z.string().optional(),
+    partitionBy: z
+      .array(z.string())
+      .optional()
+      .describe('Partition transforms, e.g. ["day(created_at)", "bucket(16, id)", "truncate(4, name)", "region"]'),
+    properties: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+export const icebergSchema = z
+  .object({
+    formatVersion: z.union([z.literal(2), z.literal(3)]).default(3),
+    targetFileSizeBytes: z.number().int().min(1024).default(128 * 1024 * 1024),
+    properties: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+export const transformSchema = z.discriminatedUnion('type', [
+  z.object({ column: z.string().describe('db.table.column pattern'), type: z.literal('hash'), salt: z.string().default('') }).strict(),
+  z.object({ column: z.string(), type: z.literal('mask'), keepLast: z.number().int().min(0).default(0) }).strict(),
+  z.object({ column: z.string(), type: z.literal('drop') }).strict(),
+]);
+
+export const configSchema = z
+  .object({
+    job: z
+      .object({
+        id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/).default('floe').describe('Stable identity of this pipeline; stamped on every snapshot as floe.job-id'),
+      })
+      .strict()
+      .prefault({}),
+    source: sourceSchema.optional().describe('The MySQL source; `floe demo` starts a local one when absent'),
+    warehouse: warehouseSchema.prefault({}),
+    catalog: catalogSchema.default({ type: 'filesystem', name: 'floe' }),
+    tables: z
+      .object({
+        namespace: z.string().default('{database}').describe('Iceberg namespace template; {database} is the source database'),
+        name: z.string().default('{table}'),
+        overrides: z.record(z.string(), tableOverrideSchema).default({}).describe('`db.table` → per-table settings'),
+      })
+      .strict()
+      .prefault({}),
+    iceberg: icebergSchema.prefault({}),
+    commit: z.object({ intervalMs: z.number().int().min(100).default(10_000) }).strict().prefault({}),
+    schemaChanges: z.enum(['evolve', 'fail', 'stop']).default('evolve'),
+    transforms: z.array(transformSchema).default([]),
+    notifications: z
+      .object({
+        webhook: z
+          .object({ url: z.string().url(), headers: z.record(z.string(), z.string()).default({}) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
+    metrics: z.object({ port: z.number().int().min(0).max(65535).optional() }).strict().prefault({}),
+  })
+  .strict();
+
+export type FloeConfig = z.infer<typeof configSchema>;
+export type SourceConfig = z.infer<typeof sourceSchema>;
+export type CatalogConfig = z.infer<typeof catalogSchema>;
+export type WarehouseConfig = z.infer<typeof warehouseSchema>;

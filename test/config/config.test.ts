@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parseConfigText, redactConfig } from '../../src/config/load.js';
+import { configJsonSchema } from '../../src/config/json-schema.js';
+
+describe('config', () => {
+  it('fills defaults for an empty document (quickstart)', () => {
+    const c = parseConfigText('');
+    expect(c.warehouse.location).toBe('./warehouse');
+    expect(c.catalog).toEqual({ type: 'filesystem', name: 'floe' });
+    expect(c.iceberg.formatVersion).toBe(3);
+    expect(c.schemaChanges).toBe('evolve');
+    expect(c.source).toBeUndefined();
+  });
+
+  it('substitutes ${ENV} and ${ENV:-default} and names a missing variable', () => {
+    const text = 'source:\n  url: mysql://floe:${PW}@db:3306\n  user: ${WHO:-floe}\n';
+    const c = parseConfigText(text, { PW: 's3cret' });
+    expect(c.source!.url).toBe('mysql://floe:s3cret@db:3306');
+    expect(c.source!.user).toBe('floe');
+    expect(() => parseConfigText(text, {})).toThrow(/source\.url: environment variable PW is not set/);
+  });
+
+  it('reports the offending path for invalid values', () => {
+    expect(() => parseConfigText('iceberg:\n  formatVersion: 4\n')).toThrow(/iceberg\.formatVersion/);
+    expect(() => parseConfigText('source:\n  snapshot:\n    mode: sometimes\n')).toThrow(/source\.snapshot\.mode/);
+    expect(() => parseConfigText('catalog:\n  type: sql\n')).toThrow(/catalog\.url/);
+    expect(() => parseConfigText('sauce: {}\n')).toThrow(/sauce|Unrecognized/);
+  });
+
+  it('redacts secrets', () => {
+    const c = parseConfigText('source:\n  url: mysql://floe:pw@db:3306\n  password: hunter2\n');
+    const r = JSON.stringify(redactConfig(c));
+    expect(r).not.toContain('hunter2');
+    expect(r).not.toContain(':pw@');
+  });
+
+  it('the committed JSON Schema is up to date (npm run gen:config-schema)', () => {
+    const committed = JSON.parse(readFileSync(new URL('../../schemas/floe-config.schema.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
+  });
+});
