@@ -28,7 +28,32 @@ export interface FileIO {
    * Whether `writeIfAbsent` is really atomic on this store. Some S3 servers silently ignore
    * `If-None-Match` (s3rver does); those must not be used for filesystem-catalog commits.
    * Implementations probe once and cache the answer.
+   *
+   * `location` (optional) names where the caller will create objects, e.g. a warehouse root: stores
+   * whose answer differs per location (S3: per bucket) probe there; others ignore it.
    */
-  supportsAtomicCreate(): Promise<boolean>;
+  supportsAtomicCreate(location?: string): Promise<boolean>;
   close?(): Promise<void>;
+
+  // Optional capabilities. Callers use the helpers in `listing.ts`, which fall back to `list` /
+  // `delete` when an implementation does not provide them.
+
+  /**
+   * The immediate children of the directory `dir` (non-recursive): objects, and directories (local)
+   * or common prefixes (S3, delimiter `/`), as full URIs without trailing slash. Empty when absent.
+   */
+  listChildren?(dir: string): Promise<DirectoryListing>;
+  /** Removes every object under the directory `dir`, and on hierarchical stores the directory too. */
+  deleteTree?(dir: string): Promise<void>;
+  /**
+   * Atomically moves the directory `from` to `to`, which must not exist (an existing empty directory
+   * counts as absent). Returns false, moving nothing, when `to` exists. Only stores with an atomic
+   * directory rename (local disk) implement it; object stores do not.
+   */
+  renameDirectory?(from: string, to: string): Promise<boolean>;
+}
+
+export interface DirectoryListing {
+  files: string[];
+  directories: string[];
 }

@@ -1,0 +1,297 @@
+/**
+ * FileIO on the local file system. Locations are `file:` URIs or plain paths (relative ones resolve
+ * against `baseDir`, default the working directory); `list` and `listChildren` return `file:///abs`
+ * URIs.
+ *
+ * Readers must never see a partial object, so every write goes to a temporary file in the target's
+ * directory, is fsynced, and only then appears under its name:
+ * - `write`: rename(2) over the target (atomic replace);
+ * - `writeIfAbsent`: link(2) of the complete temporary file to the target, which fails with EEXIST
+ *   when anything exists there. That is the no-overwrite rename Iceberg's Hadoop catalog relies on
+ *   (Java `HadoopTableOperations.renameToFinal`), without its check-then-rename race.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { FloeError } from '../util/errors.js';
+import { checkByteRange } from './byte-range.js';
+import type { DirectoryListing, FileIO } from './file-io.js';
+import { fileUriOf, localPathOf } from './local-path.js';
+
+const SUBSYSTEM = 'io.local';
+
+export interface LocalFileIOOptions {
+  /** Directory that relative plain paths resolve against. Default: `process.cwd()` at each call. */
+  baseDir?: string;
+}
+
+export class LocalFileIO implements FileIO {
+  private readonly baseDir: string | undefined;
+
+  constructor(options: LocalFileIOOptions = {}) {
+    this.baseDir = options.baseDir === undefined ? undefined : path.resolve(options.baseDir);
+  }
+
+  /** The absolute path of a location (exposed for tools that hand paths to other programs). */
+  pathOf(location: string): string {
+    return localPathOf(location, this.baseDir ?? process.cwd());
+  }
+
+  async read(location: string): Promise<Uint8Array> {
+    const p = this.pathOf(location);
+    try {
+      return new Uint8Array(await fs.readFile(p));
+    } catch (e) {
+      throw ioError('read', p, e);
+    }
+  }
+
+  async readRange(location: string, start: number, end: number): Promise<Uint8Array> {
+    checkByteRange(location, start, end);
+    const p = this.pathOf(location);
+    let handle: fs.FileHandle | undefined;
+    try {
+      handle = await fs.open(p, 'r');
+      const out = new Uint8Array(end - start);
+      let filled = 0;
+      while (filled < out.length) {
+        const { bytesRead } = await handle.read(out, filled, out.length - filled, start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled < out.length) {
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `range [${start}, ${end}) of ${p} ends past the end of the file, which has ${start + filled} bytes`);
+      }
+      return out;
+    } catch (e) {
+      throw ioError('read', p, e);
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  async size(location: string): Promise<number | undefined> {
+    const p = this.pathOf(location);
+    try {
+      const st = await fs.stat(p);
+      return st.isFile() ? st.size : undefined;
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw ioError('stat', p, e);
+    }
+  }
+
+  async exists(location: string): Promise<boolean> {
+    return (await this.size(location)) !== undefined;
+  }
+
+  async write(location: string, data: Uint8Array): Promise<void> {
+    const p = this.pathOf(location);
+    const tmp = await this.writeTemp(p, data);
+    try {
+      await fs.rename(tmp, p);
+    } catch (e) {
+      await fs.rm(tmp, { force: true });
+      throw ioError('write', p, e);
+    }
+    await syncDirectory(path.dirname(p));
+  }
+
+  async writeIfAbsent(location: string, data: Uint8Array): Promise<boolean> {
+    const p = this.pathOf(location);
+    const tmp = await this.writeTemp(p, data);
+    let created: boolean;
+    try {
+      await fs.link(tmp, p);
+      created = true;
+    } catch (e) {
+      if (errnoCode(e) === 'EEXIST') created = false;
+      else if (errnoCode(e) === 'EPERM' || errnoCode(e) === 'ENOTSUP' || errnoCode(e) === 'EOPNOTSUPP') {
+        throw new FloeError(SUBSYSTEM, 'unsupported', `cannot create ${p} atomically: this file system refuses hard links (${errnoCode(e)}); floe needs link(2) for no-overwrite creates — put the warehouse on a local POSIX file system, or use the sql catalog`, { cause: e });
+      } else throw ioError('create', p, e);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+    if (created) await syncDirectory(path.dirname(p));
+    return created;
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const p = this.pathOf(prefix);
+    // A prefix ending in '/' or naming a directory lists that directory; otherwise it is a name prefix
+    // inside its parent directory (S3 semantics: `metadata/v` matches `metadata/v1.metadata.json`).
+    const asDirectory = prefix.endsWith('/') || (await isDirectory(p));
+    const root = asDirectory ? p : path.dirname(p);
+    const out: string[] = [];
+    await walk(root, out);
+    const keep = asDirectory ? out : out.filter((f) => f.startsWith(p));
+    return keep.sort().map(fileUriOf);
+  }
+
+  async listChildren(dir: string): Promise<DirectoryListing> {
+    const p = this.pathOf(dir);
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(p, { withFileTypes: true });
+    } catch (e) {
+      if (isMissing(e) || errnoCode(e) === 'ENOTDIR') return { files: [], directories: [] };
+      throw ioError('list', p, e);
+    }
+    const files: string[] = [];
+    const directories: string[] = [];
+    for (const entry of entries) {
+      const full = path.join(p, entry.name);
+      const kind = await entryKind(entry, full);
+      if (kind === 'file') files.push(fileUriOf(full));
+      else if (kind === 'directory') directories.push(fileUriOf(full));
+    }
+    return { files: files.sort(), directories: directories.sort() };
+  }
+
+  async delete(location: string): Promise<void> {
+    const p = this.pathOf(location);
+    try {
+      await fs.unlink(p);
+    } catch (e) {
+      if (isMissing(e)) return;
+      throw ioError('delete', p, e);
+    }
+  }
+
+  async deleteTree(dir: string): Promise<void> {
+    const p = this.pathOf(dir);
+    if (p === path.parse(p).root) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `refusing to delete the file-system root ${p}`);
+    }
+    try {
+      await fs.rm(p, { recursive: true, force: true });
+    } catch (e) {
+      throw ioError('delete', p, e);
+    }
+  }
+
+  async renameDirectory(from: string, to: string): Promise<boolean> {
+    const src = this.pathOf(from);
+    const dst = this.pathOf(to);
+    if (!(await isDirectory(src))) {
+      throw new FloeError(SUBSYSTEM, 'not-found', `cannot move ${src}: expected a directory, found nothing`);
+    }
+    await mkdirs(path.dirname(dst));
+    try {
+      // rename(2) replaces an empty directory and fails with ENOTEMPTY / EEXIST on a non-empty one.
+      await fs.rename(src, dst);
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') return false;
+      throw ioError('move', `${src} to ${dst}`, e);
+    }
+    await syncDirectory(path.dirname(dst));
+    if (path.dirname(src) !== path.dirname(dst)) await syncDirectory(path.dirname(src));
+    return true;
+  }
+
+  /** Local disk has atomic no-overwrite creates (link(2)); nothing to probe. */
+  async supportsAtomicCreate(): Promise<boolean> {
+    return true;
+  }
+
+  /** Writes `data` to a fresh temporary file next to `target`, fsynced; returns its path. */
+  private async writeTemp(target: string, data: Uint8Array): Promise<string> {
+    const dir = path.dirname(target);
+    await mkdirs(dir);
+    const tmp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.floe-tmp`);
+    let handle: fs.FileHandle | undefined;
+    try {
+      handle = await fs.open(tmp, 'wx');
+      await handle.writeFile(data);
+      await handle.sync();
+    } catch (e) {
+      await handle?.close();
+      handle = undefined;
+      await fs.rm(tmp, { force: true });
+      throw ioError('write', target, e);
+    } finally {
+      await handle?.close();
+    }
+    return tmp;
+  }
+}
+
+async function mkdirs(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw ioError('create directory', dir, e);
+  }
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await fs.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function entryKind(entry: Dirent, full: string): Promise<'file' | 'directory' | 'other'> {
+  if (entry.isFile()) return 'file';
+  if (entry.isDirectory()) return 'directory';
+  if (entry.isSymbolicLink()) {
+    try {
+      const st = await fs.stat(full);
+      return st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
+    } catch {
+      return 'other'; // dangling link
+    }
+  }
+  return 'other';
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if (isMissing(e) || errnoCode(e) === 'ENOTDIR') return;
+    throw ioError('list', dir, e);
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    const kind = await entryKind(entry, full);
+    if (kind === 'file') out.push(full);
+    else if (kind === 'directory') await walk(full, out);
+  }
+}
+
+/** fsync of a directory makes a rename/link durable (POSIX); best effort, some file systems refuse. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Durability of the directory entry weakens to the file system's default on such systems.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+function errnoCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
+}
+
+function isMissing(e: unknown): boolean {
+  return errnoCode(e) === 'ENOENT';
+}
+
+function ioError(action: string, what: string, e: unknown): FloeError {
+  if (e instanceof FloeError) return e;
+  const code = errnoCode(e);
+  if (code === 'ENOENT') {
+    return new FloeError(SUBSYSTEM, 'not-found', `cannot ${action} ${what}: no such file`, { cause: e });
+  }
+  const detail = e instanceof Error ? e.message : String(e);
+  const hint = code === 'EACCES' || code === 'EPERM' ? '; check the permissions of the directory' : code === 'ENOSPC' ? '; the disk is full' : '';
+  return new FloeError(SUBSYSTEM, 'io', `cannot ${action} ${what}: ${detail}${hint}`, { cause: e, retryable: code === 'EAGAIN' || code === 'EBUSY' || code === 'EMFILE' });
+}
