@@ -84,4 +84,6 @@ export interface TableMetadata {
   partitionStatistics?: unknown[];
   /** v3: the next row id to assign (row lineage). */
   nextRowId?: bigint;
+  /** v3 `encryption-keys`, kept verbatim (floe does not encrypt; Trino rejects encrypted tables). */
+  encryptionKeys?: unknown[];
 }
