@@ -228,16 +228,17 @@ export class S3FileIO implements FileIO {
     const { bucket, key } = parseS3Uri(dir);
     const prefix = directoryPrefix(key);
     const files: string[] = [];
-    const directories: string[] = [];
+    // A Set: some servers (s3rver) repeat a common prefix on the next page; S3 does not.
+    const directories = new Set<string>();
     await this.listPages(bucket, prefix, '/', (page) => {
       for (const o of page.Contents ?? []) {
         if (o.Key !== undefined && o.Key !== prefix) files.push(formatS3Uri(bucket, o.Key));
       }
       for (const p of page.CommonPrefixes ?? []) {
-        if (p.Prefix !== undefined) directories.push(formatS3Uri(bucket, p.Prefix.replace(/\/$/, '')));
+        if (p.Prefix !== undefined) directories.add(formatS3Uri(bucket, p.Prefix.replace(/\/$/, '')));
       }
     }, dir);
-    return { files, directories };
+    return { files, directories: [...directories] };
   }
 
   async delete(location: string): Promise<void> {

@@ -16,6 +16,11 @@ export interface FileIOUnderTest {
   listedRoot: string;
   /** Whether this store really refuses overwrites in writeIfAbsent. */
   atomicCreate: boolean;
+  /**
+   * s3rver 3.7 bug: a delimiter listing reports a common prefix only when some object sits directly
+   * in it (its directory walk prunes deeper levels). Real S3 and MinIO report every common prefix.
+   */
+  shallowCommonPrefixes?: boolean;
   cleanup(): Promise<void>;
 }
 
@@ -86,8 +91,8 @@ export function runFileIOBehaviourSuite(name: string, setup: () => Promise<FileI
       expect(await io.supportsAtomicCreate(t.root)).toBe(t.atomicCreate);
     });
 
-    it('writeIfAbsent under contention: exactly one of many concurrent creators wins', async () => {
-      if (!t.atomicCreate) return; // not atomic on this store by definition (asserted above)
+    it('writeIfAbsent under contention: exactly one of many concurrent creators wins', async (ctx) => {
+      if (!t.atomicCreate) ctx.skip(); // not atomic on this store by definition (asserted above)
       const contenders = Array.from({ length: 8 }, (_, i) => enc.encode(`writer-${i}-${'x'.repeat(i * 1000)}`));
       const results = await Promise.all(contenders.map((c) => io.writeIfAbsent(at('race/v2.json'), c)));
       expect(results.filter(Boolean)).toHaveLength(1);
@@ -117,7 +122,7 @@ export function runFileIOBehaviourSuite(name: string, setup: () => Promise<FileI
       for (const f of ['kids/ns1/.namespace.json', 'kids/ns2/t/metadata/v1.metadata.json', 'kids/top.txt']) await io.write(at(f), enc.encode('x'));
       const children = await listChildren(io, at('kids'));
       expect(children.files.sort()).toEqual([listed('kids/top.txt')]);
-      expect(children.directories.sort()).toEqual([listed('kids/ns1'), listed('kids/ns2')]);
+      expect(children.directories.sort()).toEqual(t.shallowCommonPrefixes ? [listed('kids/ns1')] : [listed('kids/ns1'), listed('kids/ns2')]);
       expect(await listChildren(io, at('kids/none'))).toEqual({ files: [], directories: [] });
     });
 

@@ -1,15 +1,16 @@
 /**
  * Real S3 endpoints for tests:
- * - `startS3rver()`: the in-process `s3rver` (always available). It speaks enough S3 for floe's
+ * - `startS3rver()`: `s3rver` in a child process (always available). It speaks enough S3 for floe's
  *   FileIO (GET with Range, PUT, multipart, ListObjectsV2, DeleteObjects) but silently IGNORES
  *   `If-None-Match` on PUT, so it has no atomic create.
  * - `startMinio()`: MinIO through testcontainers when a Docker engine is reachable; `dockerStatus()`
  *   says whether one is (tests skip cleanly, with the reason, otherwise).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../src/io/s3-file-io.js';
 
@@ -23,26 +24,29 @@ export interface TestS3Server {
   stop(): Promise<void>;
 }
 
-interface S3rverInstance {
-  run(): Promise<{ port: number; address: string }>;
-  close(): Promise<void>;
-}
-type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
-
-const require = createRequire(import.meta.url);
-
+/**
+ * Starts s3rver in a child process on a free port with a fresh temporary directory (see
+ * s3rver-process.cjs for why it is not in this process).
+ */
 export async function startS3rver(bucket = 'warehouse'): Promise<TestS3Server> {
-  const S3rver = require('s3rver') as S3rverConstructor;
   const directory = await mkdtemp(path.join(os.tmpdir(), 'floe-s3rver-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    directory,
-    silent: true,
-    configureBuckets: [{ name: bucket }],
+  const script = fileURLToPath(new URL('./s3rver-process.cjs', import.meta.url));
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', script, directory, bucket], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const { port } = await server.run();
-  // s3rver's fixed test credentials (it verifies signatures against them).
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n')) resolve((JSON.parse(line!) as { port: number }).port);
+    });
+    child.once('exit', (code) => reject(new Error(`s3rver exited with code ${code} before listening: ${stderr}`)));
+    child.once('error', reject);
+  });
+  // s3rver's fixed test credentials (it checks the access key id; SigV4 signatures are not verified).
   const config: S3Config = {
     endpoint: `http://127.0.0.1:${port}`,
     region: 'us-east-1',
@@ -55,7 +59,11 @@ export async function startS3rver(bucket = 'warehouse'): Promise<TestS3Server> {
     bucket,
     createBucket: (name) => createBucket(config, name),
     async stop() {
-      await server.close();
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
       await rm(directory, { recursive: true, force: true });
     },
   };
