@@ -1,0 +1,207 @@
+/**
+ * The Parquet encoding seam: Arrow record batches (as Arrow IPC stream bytes) in, Parquet file bytes
+ * out, one file per encoder. The default implementation runs parquet-wasm (arrow-rs' `AsyncArrowWriter`
+ * behind `transformParquetStream`) on the calling thread; because its input is plain IPC bytes, an
+ * implementation that encodes in a `worker_threads` pool can replace it through `ParquetEncoderFactory`
+ * without touching the writers above it.
+ *
+ * Streaming, not one giant buffer: each batch is handed to arrow-rs as it is produced; arrow-rs keeps
+ * only the row group in progress and emits its bytes when the row group is flushed (at
+ * `maxRowGroupBytes` / `maxRowGroupRows`), so wasm memory stays bounded by the row-group size.
+ *
+ * parquet-wasm's stream writer ignores the result of every `write` and of `close` (`writer_async.rs`):
+ * a batch arrow-rs rejects is silently dropped. The file writer therefore validates every value before
+ * it reaches Arrow and checks the footer's row count after `finish`.
+ */
+import * as pw from 'parquet-wasm';
+import { FloeError } from '../../util/errors.js';
+
+export type ParquetCompression = 'zstd' | 'snappy' | 'gzip' | 'lz4_raw' | 'brotli' | 'uncompressed';
+
+export interface ParquetEncoderOptions {
+  compression: ParquetCompression;
+  /** File key-value metadata (`iceberg.schema`, …). */
+  keyValueMetadata: ReadonlyMap<string, string>;
+  /** Flush a row group once its encoded (uncompressed) size reaches this many bytes. */
+  maxRowGroupBytes: number;
+  /** Optional cap on rows per row group. */
+  maxRowGroupRows?: number;
+}
+
+export interface ParquetEncoder {
+  /** Encodes one record batch given as an Arrow IPC stream; resolves when the next may be sent. */
+  write(ipcBatch: Uint8Array): Promise<void>;
+  /** Bytes of the file emitted so far (flushed row groups). */
+  readonly bytesEmitted: number;
+  /** Row groups flushed so far. */
+  readonly chunksEmitted: number;
+  /** Ends the file; resolves to its bytes in order (concatenate them for the whole file). */
+  finish(): Promise<Uint8Array[]>;
+  /** Abandons the file, releasing what it holds. */
+  abort(): Promise<void>;
+}
+
+export type ParquetEncoderFactory = (options: ParquetEncoderOptions) => ParquetEncoder;
+
+const SUBSYSTEM = 'iceberg.parquet';
+
+const COMPRESSION: Record<ParquetCompression, pw.Compression> = {
+  zstd: pw.Compression.ZSTD,
+  snappy: pw.Compression.SNAPPY,
+  gzip: pw.Compression.GZIP,
+  lz4_raw: pw.Compression.LZ4_RAW,
+  brotli: pw.Compression.BROTLI,
+  uncompressed: pw.Compression.UNCOMPRESSED,
+};
+
+export function parseCompression(text: string): ParquetCompression {
+  const s = text.trim().toLowerCase();
+  if (s === 'none') return 'uncompressed';
+  if (s in COMPRESSION) return s as ParquetCompression;
+  throw new FloeError(SUBSYSTEM, 'config', `Parquet compression ${JSON.stringify(text)}: expected one of ${Object.keys(COMPRESSION).join(', ')}`);
+}
+
+function writerProperties(options: ParquetEncoderOptions): pw.WriterProperties {
+  let b = new pw.WriterPropertiesBuilder()
+    .setCompression(COMPRESSION[options.compression])
+    .setKeyValueMetadata(new Map(options.keyValueMetadata))
+    .setMaxRowGroupBytes(options.maxRowGroupBytes);
+  if (options.maxRowGroupRows !== undefined) b = b.setMaxRowGroupSize(options.maxRowGroupRows);
+  return b.build();
+}
+
+/** Reads one record batch out of IPC bytes into wasm memory. */
+function wasmBatch(ipc: Uint8Array): pw.RecordBatch {
+  const table = pw.Table.fromIPCStream(ipc);
+  try {
+    const batch = table.recordBatch(0);
+    if (!batch || table.numBatches !== 1) {
+      throw new FloeError(SUBSYSTEM, 'internal', `expected one record batch per IPC message, found ${table.numBatches}`);
+    }
+    return batch;
+  } finally {
+    table.free();
+  }
+}
+
+/** parquet-wasm on the calling thread. */
+export const wasmParquetEncoder: ParquetEncoderFactory = (options) => new WasmParquetEncoder(options);
+
+class WasmParquetEncoder implements ParquetEncoder {
+  bytesEmitted = 0;
+  chunksEmitted = 0;
+  private readonly chunks: Uint8Array[] = [];
+  private controller!: ReadableStreamDefaultController<pw.RecordBatch>;
+  private readonly input: ReadableStream<pw.RecordBatch>;
+  private pullWaiter: (() => void) | undefined;
+  private pullRequested = false;
+  private started: Promise<void> | undefined;
+  private draining: Promise<void> | undefined;
+  private failure: unknown;
+  private finished = false;
+
+  constructor(private readonly options: ParquetEncoderOptions) {
+    this.input = new ReadableStream<pw.RecordBatch>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        pull: () => {
+          this.pullRequested = true;
+          const w = this.pullWaiter;
+          this.pullWaiter = undefined;
+          w?.();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  async write(ipcBatch: Uint8Array): Promise<void> {
+    if (this.finished) throw new FloeError(SUBSYSTEM, 'internal', 'write after finish on a Parquet encoder');
+    this.throwIfFailed();
+    const batch = wasmBatch(ipcBatch);
+    if (!this.started) {
+      // transformParquetStream peeks at the first batch (for the schema) before it resolves.
+      this.controller.enqueue(batch);
+      this.started = this.start();
+      await this.started;
+      return;
+    }
+    await this.started;
+    // Back-pressure: hand over a batch only when arrow-rs asks for the next one, so at most one batch
+    // waits in wasm memory besides the row group in progress.
+    await this.waitForPull();
+    this.throwIfFailed();
+    this.pullRequested = false;
+    this.controller.enqueue(batch);
+  }
+
+  private waitForPull(): Promise<void> {
+    if (this.pullRequested) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.pullWaiter = resolve;
+      // The drain loop ending (error or close) must not leave a writer waiting forever.
+      void this.draining?.then(resolve, resolve);
+    });
+  }
+
+  private async start(): Promise<void> {
+    let output: ReadableStream<Uint8Array>;
+    try {
+      output = (await pw.transformParquetStream(this.input as ReadableStream, writerProperties(this.options))) as ReadableStream<Uint8Array>;
+    } catch (e) {
+      this.failure = e;
+      throw new FloeError(SUBSYSTEM, 'internal', `parquet-wasm could not start a Parquet stream: ${String(e)}`, { cause: e });
+    }
+    this.draining = this.drain(output);
+  }
+
+  private async drain(output: ReadableStream<Uint8Array>): Promise<void> {
+    const reader = output.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.chunks.push(value);
+        this.bytesEmitted += value.length;
+        this.chunksEmitted++;
+      }
+    } catch (e) {
+      this.failure = e;
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) {
+      throw new FloeError(SUBSYSTEM, 'internal', `parquet-wasm failed while encoding: ${String(this.failure)}`, { cause: this.failure });
+    }
+  }
+
+  async finish(): Promise<Uint8Array[]> {
+    if (!this.started) throw new FloeError(SUBSYSTEM, 'internal', 'a Parquet encoder needs at least one batch (an empty one will do) before finish');
+    this.finished = true;
+    await this.started;
+    this.controller.close();
+    await this.draining;
+    this.throwIfFailed();
+    return this.chunks;
+  }
+
+  async abort(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      this.controller.close();
+    } catch {
+      // already closed
+    }
+    if (this.started) {
+      await this.started.catch(() => undefined);
+      await this.draining;
+    }
+    this.chunks.length = 0;
+  }
+}

@@ -1,0 +1,294 @@
+/**
+ * One Parquet file of an Iceberg table: rows or column batches of floe's value model in, the file's
+ * bytes plus everything a manifest entry needs out (record count, exact size, column metrics, split
+ * offsets). Format/spec.md Appendix A "Parquet" and checklist §5:
+ *
+ * - the Arrow schema carries every field id (arrow-schema.ts);
+ * - the `iceberg.schema` key-value entry holds the schema the file was written with, as Java's
+ *   `SchemaParser.toJson` writes it (the table schema for data files, the delete schema for delete
+ *   files; icebird needs it to resolve equality-delete columns);
+ * - zstd by default.
+ *
+ * Memory is bounded: values are buffered in typed arrays until a batch is full (`batchRows` /
+ * `batchBytes`), then handed to the encoder, which keeps only its row group in progress; the encoded
+ * bytes are kept until `close` because `FileIO.write` takes whole objects.
+ */
+import * as arrow from 'apache-arrow';
+import { FloeError } from '../../util/errors.js';
+import { stringifyJson } from '../../util/json.js';
+import type { Row, Value } from '../../model/values.js';
+import type { Schema } from '../schema.js';
+import { schemaToJson } from '../schema-json.js';
+import type { PrimitiveType } from '../types.js';
+import { toArrowSchema } from './arrow-schema.js';
+import { createBuilder, type ColumnBuilder } from './column-builders.js';
+import { wasmParquetEncoder, type ParquetCompression, type ParquetEncoder, type ParquetEncoderFactory } from './encoder.js';
+import { FieldStats, metricsFromStats, type ColumnMetrics } from './field-stats.js';
+import { columnSizesById, readFooter, splitOffsets } from './footer.js';
+import { DEFAULT_METRICS_CONFIG, metricsModeFor, type MetricsConfig } from './metrics-config.js';
+
+const SUBSYSTEM = 'iceberg.parquet';
+
+export const ICEBERG_SCHEMA_KEY = 'iceberg.schema';
+
+export interface ParquetWriterOptions {
+  /** Default zstd (Java's default since 1.4 is zstd as well, `write.parquet.compression-codec`). */
+  compression?: ParquetCompression;
+  /** Row-group size in encoded (uncompressed) bytes; default 128 MiB (Java `write.parquet.row-group-size-bytes`). */
+  rowGroupBytes?: number;
+  /** Optional cap on rows per row group. */
+  rowGroupRows?: number;
+  /** Rows buffered in JS before a batch goes to the encoder (default 16384). */
+  batchRows?: number;
+  /** Buffered bytes before a batch goes to the encoder (default 8 MiB). */
+  batchBytes?: number;
+  /** Which metrics to keep; default truncate(16) for every column. */
+  metrics?: MetricsConfig;
+  /** Extra key-value metadata (e.g. Java's `delete-type`); `iceberg.schema` is always written. */
+  keyValueMetadata?: Readonly<Record<string, string>>;
+  /** Encoder implementation (default: parquet-wasm on this thread). */
+  encoderFactory?: ParquetEncoderFactory;
+}
+
+export interface ParquetFileResult {
+  /** The whole file. */
+  bytes: Uint8Array;
+  recordCount: bigint;
+  fileSizeInBytes: bigint;
+  /** Metrics keyed by field id, plus compressed column sizes from the footer. */
+  metrics: ColumnMetrics & { columnSizes: Map<number, bigint> };
+  /** Row-group start offsets, ascending. */
+  splitOffsets: bigint[];
+}
+
+export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
+const DEFAULT_BATCH_ROWS = 16_384;
+const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
+
+export class ParquetFileWriter {
+  readonly schema: Schema;
+  private readonly arrowSchema: arrow.Schema;
+  private readonly structType: arrow.Struct;
+  /** Builders of the written (non-unknown) top-level fields, and their positions in a row. */
+  private readonly builders: ColumnBuilder[] = [];
+  private readonly positions: number[] = [];
+  private readonly stats: FieldStats[] = [];
+  private readonly encoder: ParquetEncoder;
+  private readonly batchRows: number;
+  private readonly batchBytes: number;
+  private readonly metricsConfig: MetricsConfig;
+  private buffered = 0;
+  private rowsWritten = 0;
+  /** Arrow bytes handed to the encoder, and at the time of the last emitted row group. */
+  private rawSent = 0;
+  private rawAtLastChunk = 0;
+  private chunksSeen = 0;
+  private closed = false;
+  /** Set when a value was rejected mid-row: the builders are then out of step and the file is lost. */
+  private failure: unknown;
+
+  constructor(schema: Schema, options: ParquetWriterOptions = {}) {
+    this.schema = schema;
+    this.arrowSchema = toArrowSchema(schema);
+    this.structType = new arrow.Struct(this.arrowSchema.fields);
+    this.metricsConfig = options.metrics ?? DEFAULT_METRICS_CONFIG;
+    this.batchRows = positive(options.batchRows ?? DEFAULT_BATCH_ROWS, 'batchRows');
+    this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
+    const statsFactory = (f: { id: number; type: PrimitiveType }): FieldStats | undefined => {
+      const mode = metricsModeFor(this.metricsConfig, f.id);
+      if (mode.kind === 'none') return undefined;
+      const s = new FieldStats(f.id, f.type, mode);
+      this.stats.push(s);
+      return s;
+    };
+    schema.fields.forEach((f, i) => {
+      if (f.type.kind === 'unknown') return;
+      this.builders.push(createBuilder(f, statsFactory));
+      this.positions.push(i);
+    });
+    const kv = new Map<string, string>(Object.entries(options.keyValueMetadata ?? {}));
+    kv.set(ICEBERG_SCHEMA_KEY, stringifyJson(schemaToJson(schema)));
+    this.encoder = (options.encoderFactory ?? wasmParquetEncoder)({
+      compression: options.compression ?? 'zstd',
+      keyValueMetadata: kv,
+      maxRowGroupBytes: positive(options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES, 'rowGroupBytes'),
+      maxRowGroupRows: options.rowGroupRows === undefined ? undefined : positive(options.rowGroupRows, 'rowGroupRows'),
+    });
+  }
+
+  /** Rows accepted so far. */
+  get recordCount(): number {
+    return this.rowsWritten + this.buffered;
+  }
+
+  /**
+   * Estimated size of the file if it were closed now: the bytes already emitted plus the rest at the
+   * compression ratio seen so far (1:1 until the first row group is emitted). Used for rolling.
+   */
+  estimatedSize(): number {
+    const pendingRaw = this.rawSent - this.rawAtLastChunk + this.bufferedBytes();
+    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : 1;
+    return this.encoder.bytesEmitted + Math.ceil(pendingRaw * ratio);
+  }
+
+  private bufferedBytes(): number {
+    let n = 0;
+    for (const b of this.builders) n += b.byteSize();
+    return n;
+  }
+
+  /** Appends rows (arrays of values in schema field order). */
+  async write(rows: readonly Row[]): Promise<void> {
+    this.ensureOpen();
+    const width = this.schema.fields.length;
+    for (const row of rows) {
+      if (!Array.isArray(row) || row.length !== width) {
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `row ${this.recordCount}: expected an array of ${width} values (schema ${this.schema.schemaId} field order), found ${Array.isArray(row) ? `${row.length} values` : typeof row}`);
+      }
+      this.appendRow(row);
+      if (this.buffered >= this.batchRows || (this.buffered & 1023) === 0 && this.bufferedBytes() >= this.batchBytes) {
+        await this.flushBatch();
+      }
+    }
+  }
+
+  /**
+   * Appends a column batch: one array of values per schema field (schema order), all of one length.
+   * Faster than rows when the caller already holds columns.
+   */
+  async writeColumns(columns: readonly (readonly Value[])[]): Promise<void> {
+    this.ensureOpen();
+    if (columns.length !== this.schema.fields.length) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: expected ${this.schema.fields.length} columns (schema ${this.schema.schemaId} field order), found ${columns.length}`);
+    }
+    const n = columns[0]?.length ?? 0;
+    for (const [i, c] of columns.entries()) {
+      if (c.length !== n) {
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: column ${this.schema.fields[i].name} has ${c.length} values, the first column ${n}`);
+      }
+    }
+    let start = 0;
+    while (start < n) {
+      const room = this.batchRows - this.buffered;
+      const end = Math.min(n, start + room);
+      try {
+        for (let b = 0; b < this.builders.length; b++) {
+          const builder = this.builders[b];
+          const column = columns[this.positions[b]];
+          for (let r = start; r < end; r++) builder.append(column[r]);
+        }
+      } catch (e) {
+        this.failure = e;
+        throw e;
+      }
+      this.buffered += end - start;
+      start = end;
+      if (this.buffered >= this.batchRows || this.bufferedBytes() >= this.batchBytes) await this.flushBatch();
+    }
+  }
+
+  private appendRow(row: Row): void {
+    const builders = this.builders;
+    const positions = this.positions;
+    try {
+      for (let b = 0; b < builders.length; b++) builders[b].append(row[positions[b]]);
+    } catch (e) {
+      this.failure = e;
+      throw e;
+    }
+    this.buffered++;
+  }
+
+  /** Sends the buffered rows to the encoder as one record batch. */
+  private async flushBatch(): Promise<void> {
+    const n = this.buffered;
+    if (n === 0 && this.rawSent > 0) return;
+    const raw = this.bufferedBytes();
+    const children = this.builders.map((b) => b.finish());
+    this.buffered = 0;
+    const data = arrow.makeData({ type: this.structType, length: n, nullCount: 0, children });
+    const batch = new arrow.RecordBatch(this.arrowSchema, data);
+    const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
+    await this.encoder.write(ipc);
+    this.rowsWritten += n;
+    this.rawSent += Math.max(raw, 1);
+    if (this.encoder.chunksEmitted !== this.chunksSeen) {
+      this.chunksSeen = this.encoder.chunksEmitted;
+      // Rows sent since the last emitted row group are partly in it; good enough for an estimate.
+      this.rawAtLastChunk = this.rawSent;
+    }
+  }
+
+  /** Finishes the file and returns its bytes, size and metrics. */
+  async close(): Promise<ParquetFileResult> {
+    this.ensureOpen();
+    this.closed = true;
+    // A file with no rows still needs one (empty) batch: the encoder takes the schema from it.
+    if (this.buffered > 0 || this.rawSent === 0) await this.flushBatch();
+    const chunks = await this.encoder.finish();
+    const bytes = chunks.length === 1 ? chunks[0] : concat(chunks);
+    const footer = readFooter(bytes);
+    if (footer.numRows !== BigInt(this.rowsWritten)) {
+      // parquet-wasm drops batches arrow-rs rejects without reporting it (encoder.ts).
+      throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder wrote ${footer.numRows} rows but ${this.rowsWritten} were given; a record batch was rejected by arrow-rs (check values against the schema)`);
+    }
+    const missingId = footer.leaves.find((l) => l.fieldId === undefined);
+    if (missingId) {
+      throw new FloeError(SUBSYSTEM, 'internal', `Parquet column ${missingId.path} was written without a field id; every column must carry PARQUET:field_id`);
+    }
+    const columnSizes = columnSizesById(footer);
+    for (const id of [...columnSizes.keys()]) {
+      if (metricsModeFor(this.metricsConfig, id).kind === 'none') columnSizes.delete(id);
+    }
+    return {
+      bytes,
+      recordCount: BigInt(this.rowsWritten),
+      fileSizeInBytes: BigInt(bytes.length),
+      metrics: { ...metricsFromStats(this.stats), columnSizes },
+      splitOffsets: splitOffsets(footer),
+    };
+  }
+
+  /** Abandons the file (nothing is written anywhere). */
+  async abort(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.encoder.abort();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'Parquet writer used after close or abort');
+    if (this.failure !== undefined) {
+      throw new FloeError(SUBSYSTEM, 'internal', 'Parquet writer rejected a value earlier and its columns are out of step; abort it and write the file again', { cause: this.failure });
+    }
+  }
+}
+
+function positive(n: number, what: string): number {
+  if (!Number.isInteger(n) || n <= 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what} must be a positive integer, found ${n}`);
+  return n;
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+/** One-shot convenience: the Parquet file of `rows`. */
+export async function writeParquetFile(schema: Schema, rows: readonly Row[], options: ParquetWriterOptions = {}): Promise<ParquetFileResult> {
+  const writer = new ParquetFileWriter(schema, options);
+  try {
+    await writer.write(rows);
+    return await writer.close();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
