@@ -15,9 +15,13 @@ export type MetadataUpdate =
   | { action: 'add-schema'; schema: Schema; lastColumnId?: number }
   /** schemaId -1 = the schema added last in this change set. */
   | { action: 'set-current-schema'; schemaId: number }
+  /** A spec id of -1, or a field id of -1, asks the builder to assign one (REST clients may omit them). */
   | { action: 'add-spec'; spec: PartitionSpec }
+  /** specId -1 = the spec added last in this change set. */
   | { action: 'set-default-spec'; specId: number }
+  /** An order id of -1 asks the builder to assign one. */
   | { action: 'add-sort-order'; sortOrder: SortOrder }
+  /** sortOrderId -1 = the sort order added last in this change set. */
   | { action: 'set-default-sort-order'; sortOrderId: number }
   | { action: 'add-snapshot'; snapshot: Snapshot }
   | {
@@ -33,7 +37,14 @@ export type MetadataUpdate =
   | { action: 'remove-snapshot-ref'; refName: string }
   | { action: 'set-location'; location: string }
   | { action: 'set-properties'; updates: Record<string, string> }
-  | { action: 'remove-properties'; removals: string[] };
+  | { action: 'remove-properties'; removals: string[] }
+  /** `statistics` / `partitionStatistics` are the spec's JSON objects, kept verbatim (snapshot-id inside). */
+  | { action: 'set-statistics'; statistics: Record<string, unknown> }
+  | { action: 'remove-statistics'; snapshotId: bigint }
+  | { action: 'set-partition-statistics'; partitionStatistics: Record<string, unknown> }
+  | { action: 'remove-partition-statistics'; snapshotId: bigint }
+  | { action: 'remove-partition-specs'; specIds: number[] }
+  | { action: 'remove-schemas'; schemaIds: number[] };
 
 export type TableRequirement =
   | { type: 'assert-create' }

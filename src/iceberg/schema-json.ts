@@ -273,7 +273,7 @@ export function partitionFieldsToJson(spec: PartitionSpec): JsonValue {
   return spec.fields.map(partitionFieldToJson);
 }
 
-function partitionFieldFromJson(json: unknown, index: number, what: string): PartitionField {
+function partitionFieldFromJson(json: unknown, index: number, what: string, unassigned: boolean): PartitionField {
   const o = asObject(json, `${what}.fields[${index}]`);
   const name = asString(o.name, `${what}.fields[${index}].name`);
   let sourceId: number;
@@ -288,19 +288,28 @@ function partitionFieldFromJson(json: unknown, index: number, what: string): Par
   }
   return {
     sourceId,
-    // v1 specs may lack field ids: the reference implementation assigned 1000, 1001, … (spec Appendix C)
-    fieldId: o['field-id'] === undefined ? PARTITION_FIELD_ID_START + index : asInt(o['field-id'], `partition field ${name} field-id`),
+    // v1 specs may lack field ids: the reference implementation assigned 1000, 1001, … (spec Appendix C).
+    // REST add-spec may omit them too: -1 there asks the metadata builder to assign one.
+    fieldId:
+      o['field-id'] === undefined || o['field-id'] === null
+        ? unassigned
+          ? -1
+          : PARTITION_FIELD_ID_START + index
+        : asInt(o['field-id'], `partition field ${name} field-id`),
     name,
     transform: parseTransform(asString(o.transform, `partition field ${name} transform`)),
   };
 }
 
-/** A partition spec from its object form, or from a bare fields array (v1 `partition-spec`) with `specId`. */
-export function partitionSpecFromJson(json: unknown, specId = 0): PartitionSpec {
-  if (Array.isArray(json)) return { specId, fields: json.map((f, i) => partitionFieldFromJson(f, i, 'partition-spec')) };
+/**
+ * A partition spec from its object form, or from a bare fields array (v1 `partition-spec`) with `specId`.
+ * With `unassigned` (REST `add-spec`), a missing spec id or field id reads as -1 for the builder to assign.
+ */
+export function partitionSpecFromJson(json: unknown, specId = 0, unassigned = false): PartitionSpec {
+  if (Array.isArray(json)) return { specId, fields: json.map((f, i) => partitionFieldFromJson(f, i, 'partition-spec', unassigned)) };
   const o = asObject(json, 'partition spec');
-  const id = asInt(o['spec-id'], 'partition spec spec-id');
-  const fields = asArray(o.fields, `partition spec ${id} fields`).map((f, i) => partitionFieldFromJson(f, i, `partition spec ${id}`));
+  const id = unassigned && (o['spec-id'] === undefined || o['spec-id'] === null) ? -1 : asInt(o['spec-id'], 'partition spec spec-id');
+  const fields = asArray(o.fields, `partition spec ${id} fields`).map((f, i) => partitionFieldFromJson(f, i, `partition spec ${id}`, unassigned));
   return { specId: id, fields };
 }
 

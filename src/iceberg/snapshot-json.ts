@@ -18,17 +18,19 @@ function optionalLong(v: unknown, what: string): bigint | undefined {
 }
 
 /**
- * Snapshot JSON. `sequence-number` is written for format v2 and later (spec App. E: not in v1);
- * `first-row-id` / `added-rows` when set (v3 row lineage).
+ * Snapshot JSON as Java's `SnapshotParser` writes it: `sequence-number` only when > 0 (v1 snapshots have
+ * none, spec App. E), the summary (operation first) only when it has an operation, `first-row-id` /
+ * `added-rows` when set (v3 row lineage). `formatVersion` is accepted for callers' clarity; Java's rule
+ * does not need it.
  */
-export function snapshotToJson(s: Snapshot, formatVersion = 2): JsonObject {
+export function snapshotToJson(s: Snapshot, _formatVersion?: number): JsonObject {
   const { operation, ...rest } = s.summary;
   return {
-    'sequence-number': formatVersion > 1 ? s.sequenceNumber : undefined,
+    'sequence-number': s.sequenceNumber > 0n ? s.sequenceNumber : undefined,
     'snapshot-id': s.snapshotId,
     'parent-snapshot-id': s.parentSnapshotId,
     'timestamp-ms': s.timestampMs,
-    summary: { operation, ...rest },
+    summary: operation === undefined ? undefined : { operation, ...rest },
     'manifest-list': s.manifestList,
     'schema-id': s.schemaId,
     'first-row-id': s.firstRowId,

@@ -88,13 +88,13 @@ export function tableMetadataToJson(m: TableMetadata): JsonObject {
     properties: { ...m.properties },
     'current-snapshot-id': m.currentSnapshotId ?? noSnapshot,
     'next-row-id': m.formatVersion >= 3 ? m.nextRowId : undefined,
+    'encryption-keys': m.encryptionKeys !== undefined && m.encryptionKeys.length > 0 ? (m.encryptionKeys as JsonValue[]) : undefined,
     refs,
     snapshots: m.snapshots.map((s) => snapshotToJson(s, m.formatVersion)),
     statistics: (m.statistics ?? []) as JsonValue[],
     'partition-statistics': (m.partitionStatistics ?? []) as JsonValue[],
     'snapshot-log': snapshotLogToJson(m.snapshotLog),
     'metadata-log': metadataLogToJson(m.metadataLog),
-    'encryption-keys': m.encryptionKeys as JsonValue[] | undefined,
   };
 }
 
