@@ -30,8 +30,8 @@ import { MySqlGtidSet, compareGtidSets } from './gtid-set.js';
 import { MariaDbGtidPosition, compareMariaDbPositions, parseMariaDbGtid } from './gtid-mariadb.js';
 
 export type GtidState =
-  | { readonly flavour: 'mysql'; readonly set: MySqlGtidSet }
-  | { readonly flavour: 'mariadb'; readonly position: MariaDbGtidPosition };
+  | { readonly flavor: 'mysql'; readonly set: MySqlGtidSet }
+  | { readonly flavor: 'mariadb'; readonly position: MariaDbGtidPosition };
 
 export interface ServerIdentity {
   /** MySQL `@@server_uuid` (MariaDB has none). */
@@ -70,25 +70,25 @@ function incomparable(a: string, b: string, why: string): never {
 // construction helpers
 
 export function mysqlGtids(text: string): GtidState {
-  return { flavour: 'mysql', set: MySqlGtidSet.parse(text) };
+  return { flavor: 'mysql', set: MySqlGtidSet.parse(text) };
 }
 
 export function mariadbGtids(text: string): GtidState {
-  return { flavour: 'mariadb', position: MariaDbGtidPosition.parse(text) };
+  return { flavor: 'mariadb', position: MariaDbGtidPosition.parse(text) };
 }
 
 export function gtidStateText(g: GtidState): string {
-  return g.flavour === 'mysql' ? g.set.toString() : g.position.toString();
+  return g.flavor === 'mysql' ? g.set.toString() : g.position.toString();
 }
 
 /** The GTID state after one more transaction. */
 export function advanceGtids(g: GtidState, gtid: string): GtidState {
-  return g.flavour === 'mysql' ? { flavour: 'mysql', set: g.set.add(gtid) } : { flavour: 'mariadb', position: g.position.advance(gtid) };
+  return g.flavor === 'mysql' ? { flavor: 'mysql', set: g.set.add(gtid) } : { flavor: 'mariadb', position: g.position.advance(gtid) };
 }
 
 /** Whether transaction `gtid` is included in the GTID state. */
 export function gtidsInclude(g: GtidState, gtid: string): boolean {
-  return g.flavour === 'mysql' ? g.set.contains(gtid) : g.position.covers(gtid);
+  return g.flavor === 'mysql' ? g.set.contains(gtid) : g.position.covers(gtid);
 }
 
 /** The offset to resume from after the transaction of `event` (with the GTID state after it). */
@@ -135,9 +135,9 @@ function comparePhysical(fileA: string, posA: number, fileB: string, posB: numbe
 }
 
 function compareGtidStates(a: GtidState, b: GtidState): number | undefined {
-  if (a.flavour !== b.flavour) return undefined;
-  if (a.flavour === 'mysql') return compareGtidSets(a.set, (b as typeof a).set);
-  return compareMariaDbPositions(a.position, (b as Extract<GtidState, { flavour: 'mariadb' }>).position);
+  if (a.flavor !== b.flavor) return undefined;
+  if (a.flavor === 'mysql') return compareGtidSets(a.set, (b as typeof a).set);
+  return compareMariaDbPositions(a.position, (b as Extract<GtidState, { flavor: 'mariadb' }>).position);
 }
 
 /**
@@ -179,7 +179,7 @@ export function isAfter(event: EventPosition, watermark: BinlogOffset): boolean 
     if (c !== undefined) return c > 0;
   }
   if (watermark.gtids && event.gtid !== undefined) {
-    if (watermark.gtids.flavour === 'mariadb') parseMariaDbGtid(event.gtid); // validates the flavour
+    if (watermark.gtids.flavor === 'mariadb') parseMariaDbGtid(event.gtid); // validates the flavor
     return !gtidsInclude(watermark.gtids, event.gtid);
   }
   return incomparable(formatEventPosition(event), formatOffset(watermark), 'the event is from another server and has no GTID to compare');
@@ -204,7 +204,7 @@ function withoutUndefined<T extends object>(o: T): T {
 }
 
 /**
- * `{"file":"binlog.000003","pos":1234,"flavour":"mysql","gtids":"uuid:1-5","serverUuid":"…","serverId":1}`
+ * `{"file":"binlog.000003","pos":1234,"flavor":"mysql","gtids":"uuid:1-5","serverUuid":"…","serverId":1}`
  * (absent fields omitted). This is the `floe.source-offset` value.
  */
 export function serializeOffset(o: BinlogOffset): string {
@@ -212,7 +212,7 @@ export function serializeOffset(o: BinlogOffset): string {
     withoutUndefined({
       file: o.file,
       pos: o.position,
-      flavour: o.gtids?.flavour,
+      flavor: o.gtids?.flavor,
       gtids: o.gtids ? gtidStateText(o.gtids) : undefined,
       serverUuid: o.serverUuid,
       serverId: o.serverId,
@@ -246,15 +246,15 @@ export function parseOffset(text: string): BinlogOffset {
   }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) bad(text, 'not a JSON object');
   const r = o as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (!['file', 'pos', 'flavour', 'gtids', 'serverUuid', 'serverId'].includes(k)) bad(text, `unknown field ${k}`);
+  for (const k of Object.keys(r)) if (!['file', 'pos', 'flavor', 'gtids', 'serverUuid', 'serverId'].includes(k)) bad(text, `unknown field ${k}`);
   if ((r.file === undefined) !== (r.pos === undefined)) bad(text, 'file and pos go together');
   if (r.file !== undefined && typeof r.file !== 'string') bad(text, 'file must be a string');
   let gtids: GtidState | undefined;
-  if (r.gtids !== undefined || r.flavour !== undefined) {
+  if (r.gtids !== undefined || r.flavor !== undefined) {
     if (typeof r.gtids !== 'string') bad(text, 'gtids must be a string');
-    if (r.flavour === 'mysql') gtids = mysqlGtids(r.gtids);
-    else if (r.flavour === 'mariadb') gtids = mariadbGtids(r.gtids);
-    else bad(text, 'flavour must be "mysql" or "mariadb"');
+    if (r.flavor === 'mysql') gtids = mysqlGtids(r.gtids);
+    else if (r.flavor === 'mariadb') gtids = mariadbGtids(r.gtids);
+    else bad(text, 'flavor must be "mysql" or "mariadb"');
   }
   if (r.file === undefined && !gtids) bad(text, 'neither file/pos nor gtids');
   return withoutUndefined({
@@ -296,7 +296,7 @@ export function parseEventPosition(text: string): EventPosition {
 export function formatOffset(o: BinlogOffset): string {
   const parts: string[] = [];
   if (o.file !== undefined) parts.push(`${o.file}:${o.position}`);
-  if (o.gtids) parts.push(`${o.gtids.flavour === 'mysql' ? 'gtid_executed' : 'gtid_pos'}=${JSON.stringify(gtidStateText(o.gtids))}`);
+  if (o.gtids) parts.push(`${o.gtids.flavor === 'mysql' ? 'gtid_executed' : 'gtid_pos'}=${JSON.stringify(gtidStateText(o.gtids))}`);
   if (o.serverUuid) parts.push(`server_uuid=${o.serverUuid}`);
   else if (o.serverId !== undefined) parts.push(`server_id=${o.serverId}`);
   return parts.join(' ') || '(empty offset)';

@@ -99,18 +99,18 @@ describe('MariaDB GTID positions', () => {
  * derived from the index, so the expected order is known.
  */
 interface History {
-  flavour: 'mysql' | 'mariadb';
+  flavor: 'mysql' | 'mariadb';
   boundaries: BinlogOffset[]; // boundaries[i]: after transaction i-1 (boundaries[0]: start)
   events: EventPosition[][]; // events[i]: the changes of transaction i
 }
 
 const historyArb: fc.Arbitrary<History> = fc
   .tuple(fc.constantFrom<'mysql' | 'mariadb'>('mysql', 'mariadb'), fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 1 })), { minLength: 1, maxLength: 25 }))
-  .map(([flavour, txns]) => {
-    const server = { serverUuid: flavour === 'mysql' ? UUIDS[0] : undefined, serverId: 7 };
+  .map(([flavor, txns]) => {
+    const server = { serverUuid: flavor === 'mysql' ? UUIDS[0] : undefined, serverId: 7 };
     let fileNo = 9; // crosses 000009 → 000010 to exercise numeric file order
     let pos = 256;
-    let gtids: GtidState = flavour === 'mysql' ? { flavour, set: MySqlGtidSet.parse(`${UUIDS[1]}:1-3`) } : { flavour, position: MariaDbGtidPosition.parse('1-2-10') };
+    let gtids: GtidState = flavor === 'mysql' ? { flavor, set: MySqlGtidSet.parse(`${UUIDS[1]}:1-3`) } : { flavor, position: MariaDbGtidPosition.parse('1-2-10') };
     const seq = new Map<number, bigint>([[1, 10n]]); // continues the start position "1-2-10"
     const file = () => `binlog.${String(fileNo).padStart(6, '0')}`;
     const boundaries: BinlogOffset[] = [{ file: file(), position: pos, gtids, ...server }];
@@ -122,7 +122,7 @@ const historyArb: fc.Arbitrary<History> = fc
       }
       pos += size * 100;
       let gtid: string;
-      if (flavour === 'mysql') {
+      if (flavor === 'mysql') {
         const n = (seq.get(0) ?? 0n) + 1n;
         seq.set(0, n);
         gtid = `${UUIDS[0]}:${n}`;
@@ -137,7 +137,7 @@ const historyArb: fc.Arbitrary<History> = fc
       gtids = after.gtids!;
       boundaries.push(after);
     }
-    return { flavour, boundaries, events };
+    return { flavor, boundaries, events };
   });
 
 /** Same offsets without server identity or file/position: only GTIDs can order them. */
@@ -159,7 +159,7 @@ describe('binlog offsets', () => {
             expect(Math.sign(compareOffsets(h.boundaries[i], h.boundaries[j]))).toBe(expected);
             // MariaDB positions with several domains are only partially ordered by GTIDs; MySQL
             // single-source sets are a chain
-            if (h.flavour === 'mysql') expect(Math.sign(compareOffsets(gtidOnly(h.boundaries[i]), gtidOnly(h.boundaries[j])))).toBe(expected);
+            if (h.flavor === 'mysql') expect(Math.sign(compareOffsets(gtidOnly(h.boundaries[i]), gtidOnly(h.boundaries[j])))).toBe(expected);
           }
         }
         // transitivity and totality over a shuffled triple
@@ -220,8 +220,8 @@ describe('binlog offsets', () => {
     } catch (e) {
       expect(isFloeError(e, 'invalid-argument')).toBe(true);
     }
-    const x: BinlogOffset = { gtids: { flavour: 'mysql', set: MySqlGtidSet.parse(`${UUIDS[0]}:1-5`) } };
-    const y: BinlogOffset = { gtids: { flavour: 'mysql', set: MySqlGtidSet.parse(`${UUIDS[1]}:1-5`) } };
+    const x: BinlogOffset = { gtids: { flavor: 'mysql', set: MySqlGtidSet.parse(`${UUIDS[0]}:1-5`) } };
+    const y: BinlogOffset = { gtids: { flavor: 'mysql', set: MySqlGtidSet.parse(`${UUIDS[1]}:1-5`) } };
     expect(() => compareOffsets(x, y)).toThrow(/not contained in one another/);
     expect(() => parseOffset('{"file":"binlog.000001"}')).toThrow(/file and pos go together/);
     expect(() => parseOffset('{"pos":1}')).toThrow(/file and pos go together/);
