@@ -48,6 +48,11 @@ export interface ParquetWriterOptions {
   keyValueMetadata?: Readonly<Record<string, string>>;
   /** Encoder implementation (default: parquet-wasm on this thread). */
   encoderFactory?: ParquetEncoderFactory;
+  /**
+   * File bytes per Arrow byte assumed by `estimatedSize` until the first row group is emitted
+   * (default 1, which never overshoots). The rolling writer passes the ratio its last file achieved.
+   */
+  expectedCompressionRatio?: number;
 }
 
 export interface ParquetFileResult {
@@ -59,6 +64,8 @@ export interface ParquetFileResult {
   metrics: ColumnMetrics & { columnSizes: Map<number, bigint> };
   /** Row-group start offsets, ascending. */
   splitOffsets: bigint[];
+  /** Arrow bytes that went into the file (for compression-ratio estimates). */
+  arrowBytes: number;
 }
 
 export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
@@ -77,6 +84,7 @@ export class ParquetFileWriter {
   private readonly batchRows: number;
   private readonly batchBytes: number;
   private readonly metricsConfig: MetricsConfig;
+  private readonly expectedRatio: number;
   private buffered = 0;
   private rowsWritten = 0;
   /** Arrow bytes handed to the encoder, and at the time of the last emitted row group. */
@@ -92,6 +100,7 @@ export class ParquetFileWriter {
     this.arrowSchema = toArrowSchema(schema);
     this.structType = new arrow.Struct(this.arrowSchema.fields);
     this.metricsConfig = options.metrics ?? DEFAULT_METRICS_CONFIG;
+    this.expectedRatio = options.expectedCompressionRatio !== undefined && options.expectedCompressionRatio > 0 ? options.expectedCompressionRatio : 1;
     this.batchRows = positive(options.batchRows ?? DEFAULT_BATCH_ROWS, 'batchRows');
     this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
     const statsFactory = (f: { id: number; type: PrimitiveType }): FieldStats | undefined => {
@@ -123,11 +132,12 @@ export class ParquetFileWriter {
 
   /**
    * Estimated size of the file if it were closed now: the bytes already emitted plus the rest at the
-   * compression ratio seen so far (1:1 until the first row group is emitted). Used for rolling.
+   * compression ratio seen so far (`expectedCompressionRatio` until the first row group is emitted).
+   * Used for rolling.
    */
   estimatedSize(): number {
     const pendingRaw = this.rawSent - this.rawAtLastChunk + this.bufferedBytes();
-    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : 1;
+    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : this.expectedRatio;
     return this.encoder.bytesEmitted + Math.ceil(pendingRaw * ratio);
   }
 
@@ -246,6 +256,7 @@ export class ParquetFileWriter {
       fileSizeInBytes: BigInt(bytes.length),
       metrics: { ...metricsFromStats(this.stats), columnSizes },
       splitOffsets: splitOffsets(footer),
+      arrowBytes: this.rawSent,
     };
   }
 

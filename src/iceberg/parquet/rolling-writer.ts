@@ -1,0 +1,200 @@
+/**
+ * Rolling Parquet writer: rows of one partition in, a sequence of Parquet files out, a new file begun
+ * whenever the current one reaches the target size (Java `RollingFileWriter`, which checks every 1000
+ * rows; `write.target-file-size-bytes`). Each finished file is written through the FileIO and
+ * described as a `DataFile` ready for a manifest: content, path, format, partition tuple, record
+ * count, exact size, column metrics and split offsets.
+ *
+ * Stacks like iceberg-rust's `RollingFileWriter → ParquetWriter`: the data, equality-delete and
+ * position-delete writers above it differ only in schema, content and metrics config.
+ *
+ * Delivery note: files are written before any commit refers to them. A crash or an `abort` leaves
+ * them as orphans (never visible to readers); `abort` deletes what it wrote, best effort.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileIO } from '../../io/file-io.js';
+import { FloeError } from '../../util/errors.js';
+import type { Row, Value } from '../../model/values.js';
+import type { DataFile, FileContent } from '../data-file.js';
+import type { Schema } from '../schema.js';
+import { DELETE_FILE_PATH_ID } from './delete-schemas.js';
+import { DEFAULT_ROW_GROUP_BYTES, ParquetFileWriter, type ParquetFileResult, type ParquetWriterOptions } from './file-writer.js';
+
+const SUBSYSTEM = 'iceberg.parquet';
+const utf8 = new TextDecoder();
+
+/** Where new files go (Java `LocationProvider`). */
+export interface LocationProvider {
+  /** Absolute URI of a new file named `fileName`, under the partition directory `partitionPath` ('' if none). */
+  newDataLocation(fileName: string, partitionPath: string): string;
+}
+
+/** `<table location>/data/<partition path>/<file name>` (Java `DefaultLocationProvider`). */
+export function defaultLocationProvider(tableLocation: string, dataDirectory = 'data'): LocationProvider {
+  const root = `${tableLocation.replace(/\/+$/, '')}/${dataDirectory}`;
+  return {
+    newDataLocation(fileName: string, partitionPath: string): string {
+      return partitionPath ? `${root}/${partitionPath}/${fileName}` : `${root}/${fileName}`;
+    },
+  };
+}
+
+export const DEFAULT_TARGET_FILE_SIZE_BYTES = 128 * 1024 * 1024;
+/** Java checks the size every 1000 rows (`RollingFileWriter.ROWS_DIVISOR`). */
+const ROWS_PER_SIZE_CHECK = 1000;
+
+export interface RollingWriterOptions extends ParquetWriterOptions {
+  io: FileIO;
+  locations: LocationProvider;
+  /** Default 'data'. */
+  content?: FileContent;
+  /** Spec id and partition tuple of every file written (one writer per partition). */
+  specId: number;
+  partition: Value[];
+  /** Partition directory, e.g. `name=b` (from the partition spec's path form); '' when unpartitioned. */
+  partitionPath?: string;
+  /** Required for equality deletes. */
+  equalityIds?: number[];
+  /** Sort order of data files (null for position deletes, per spec). */
+  sortOrderId?: number;
+  targetFileSizeBytes?: number;
+  /** File names are `<prefix>-<00001>.parquet`; default `00000-0-<uuid>` (Java `OutputFileFactory`). */
+  fileNamePrefix?: string;
+}
+
+export class RollingParquetWriter {
+  private readonly options: RollingWriterOptions;
+  private readonly target: number;
+  private current: ParquetFileWriter | undefined;
+  private fileCount = 0;
+  private readonly prefix: string;
+  private readonly done: DataFile[] = [];
+  private readonly written: string[] = [];
+  private ratio: number | undefined;
+  private closed = false;
+
+  constructor(
+    readonly schema: Schema,
+    options: RollingWriterOptions,
+  ) {
+    const content = options.content ?? 'data';
+    if (content === 'equality-deletes' && (!options.equalityIds || options.equalityIds.length === 0)) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', 'an equality-delete writer needs equalityIds');
+    }
+    this.target = options.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE_BYTES;
+    if (!Number.isInteger(this.target) || this.target <= 0) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `targetFileSizeBytes must be a positive integer, found ${options.targetFileSizeBytes}`);
+    }
+    this.options = { ...options, content, rowGroupBytes: options.rowGroupBytes ?? Math.min(DEFAULT_ROW_GROUP_BYTES, Math.max(this.target, 64 * 1024)) };
+    this.prefix = options.fileNamePrefix ?? `00000-0-${randomUUID()}`;
+  }
+
+  /** Files finished so far. */
+  get dataFiles(): readonly DataFile[] {
+    return this.done;
+  }
+
+  async write(rows: readonly Row[]): Promise<void> {
+    this.ensureOpen();
+    for (let start = 0; start < rows.length; start += ROWS_PER_SIZE_CHECK) {
+      const writer = this.open();
+      await writer.write(rows.slice(start, start + ROWS_PER_SIZE_CHECK));
+      if (writer.estimatedSize() >= this.target) await this.rollCurrent();
+    }
+  }
+
+  /** Column batch (one array per schema field), as `ParquetFileWriter.writeColumns`. */
+  async writeColumns(columns: readonly (readonly Value[])[]): Promise<void> {
+    this.ensureOpen();
+    const n = columns[0]?.length ?? 0;
+    for (let start = 0; start < n; start += ROWS_PER_SIZE_CHECK) {
+      const writer = this.open();
+      const end = Math.min(n, start + ROWS_PER_SIZE_CHECK);
+      await writer.writeColumns(columns.map((c) => c.slice(start, end)));
+      if (writer.estimatedSize() >= this.target) await this.rollCurrent();
+    }
+  }
+
+  private open(): ParquetFileWriter {
+    if (!this.current) {
+      this.current = new ParquetFileWriter(this.schema, { ...this.options, expectedCompressionRatio: this.ratio ?? this.options.expectedCompressionRatio });
+    }
+    return this.current;
+  }
+
+  private async rollCurrent(): Promise<void> {
+    const writer = this.current;
+    this.current = undefined;
+    if (!writer || writer.recordCount === 0) {
+      await writer?.abort();
+      return;
+    }
+    const result = await writer.close();
+    this.ratio = result.arrowBytes > 0 ? Number(result.fileSizeInBytes) / result.arrowBytes : undefined;
+    this.fileCount++;
+    const fileName = `${this.prefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
+    const path = this.options.locations.newDataLocation(fileName, this.options.partitionPath ?? '');
+    this.written.push(path);
+    await this.options.io.write(path, result.bytes);
+    this.done.push(this.describe(path, result));
+  }
+
+  private describe(path: string, r: ParquetFileResult): DataFile {
+    const o = this.options;
+    const m = r.metrics;
+    const file: DataFile = {
+      content: o.content!,
+      filePath: path,
+      fileFormat: 'PARQUET',
+      specId: o.specId,
+      partition: [...o.partition],
+      recordCount: r.recordCount,
+      fileSizeInBytes: r.fileSizeInBytes,
+      columnSizes: m.columnSizes,
+      valueCounts: m.valueCounts,
+      nullValueCounts: m.nullValueCounts,
+      nanValueCounts: m.nanValueCounts,
+      lowerBounds: m.lowerBounds,
+      upperBounds: m.upperBounds,
+      splitOffsets: r.splitOffsets,
+    };
+    if (o.content === 'equality-deletes') file.equalityIds = [...o.equalityIds!];
+    if (o.content !== 'position-deletes' && o.sortOrderId !== undefined) file.sortOrderId = o.sortOrderId;
+    if (o.content === 'position-deletes') {
+      // Java sets referenced_data_file when every delete in the file targets one data file.
+      const lower = m.lowerBounds.get(DELETE_FILE_PATH_ID);
+      const upper = m.upperBounds.get(DELETE_FILE_PATH_ID);
+      if (lower && upper && lower.length === upper.length && lower.every((b, i) => b === upper[i])) {
+        file.referencedDataFile = utf8.decode(lower);
+      }
+    }
+    return file;
+  }
+
+  /** Finishes the current file and returns every file written, in order. */
+  async close(): Promise<DataFile[]> {
+    this.ensureOpen();
+    this.closed = true;
+    await this.rollCurrent();
+    return [...this.done];
+  }
+
+  /** Abandons the writer and deletes the files it wrote (best effort). */
+  async abort(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.current?.abort();
+    this.current = undefined;
+    for (const path of this.written) {
+      try {
+        await this.options.io.delete(path);
+      } catch {
+        // Orphan files are invisible to readers; leaving one behind is harmless.
+      }
+    }
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'rolling Parquet writer used after close or abort');
+  }
+}
