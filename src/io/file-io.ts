@@ -45,12 +45,6 @@ export interface FileIO {
   listChildren?(dir: string): Promise<DirectoryListing>;
   /** Removes every object under the directory `dir`, and on hierarchical stores the directory too. */
   deleteTree?(dir: string): Promise<void>;
-  /**
-   * Atomically moves the directory `from` to `to`, which must not exist (an existing empty directory
-   * counts as absent). Returns false, moving nothing, when `to` exists. Only stores with an atomic
-   * directory rename (local disk) implement it; object stores do not.
-   */
-  renameDirectory?(from: string, to: string): Promise<boolean>;
 }
 
 export interface DirectoryListing {

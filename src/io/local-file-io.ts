@@ -171,26 +171,6 @@ export class LocalFileIO implements FileIO {
     }
   }
 
-  async renameDirectory(from: string, to: string): Promise<boolean> {
-    const src = this.pathOf(from);
-    const dst = this.pathOf(to);
-    if (!(await isDirectory(src))) {
-      throw new FloeError(SUBSYSTEM, 'not-found', `cannot move ${src}: expected a directory, found nothing`);
-    }
-    await mkdirs(path.dirname(dst));
-    try {
-      // rename(2) replaces an empty directory and fails with ENOTEMPTY / EEXIST on a non-empty one.
-      await fs.rename(src, dst);
-    } catch (e) {
-      const code = errnoCode(e);
-      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') return false;
-      throw ioError('move', `${src} to ${dst}`, e);
-    }
-    await syncDirectory(path.dirname(dst));
-    if (path.dirname(src) !== path.dirname(dst)) await syncDirectory(path.dirname(src));
-    return true;
-  }
-
   /** Local disk has atomic no-overwrite creates (link(2)); nothing to probe. */
   async supportsAtomicCreate(): Promise<boolean> {
     return true;

@@ -98,18 +98,6 @@ describe('LocalFileIO specifics', () => {
     expect(await readdir(path.dirname(target))).toEqual(['v1.metadata.json']);
   });
 
-  it('moves a directory only onto a free (absent or empty) target', async () => {
-    const io = new LocalFileIO();
-    await io.write(`${dir}/mv/a/metadata/v1.metadata.json`, enc.encode('1'));
-    await io.write(`${dir}/mv/b/metadata/v1.metadata.json`, enc.encode('other'));
-    expect(await io.renameDirectory!(`${dir}/mv/a/metadata`, `${dir}/mv/b/metadata`)).toBe(false);
-    expect(await io.renameDirectory!(`${dir}/mv/a/metadata`, `${dir}/mv/c/metadata`)).toBe(true);
-    expect(new TextDecoder().decode(await io.read(`${dir}/mv/c/metadata/v1.metadata.json`))).toBe('1');
-    expect(await io.exists(`${dir}/mv/a/metadata/v1.metadata.json`)).toBe(false);
-    const missing = await io.renameDirectory!(`${dir}/mv/nope`, `${dir}/mv/d`).catch((e: unknown) => e);
-    expect((missing as FloeError).kind).toBe('not-found');
-  });
-
   it('fileIOFor picks the implementation by scheme and refuses unknown schemes', () => {
     expect(fileIOFor('/tmp/w')).toBeInstanceOf(LocalFileIO);
     expect(fileIOFor('file:///tmp/w')).toBeInstanceOf(LocalFileIO);

@@ -8,6 +8,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +80,9 @@ let dockerStatusPromise: Promise<DockerStatus> | undefined;
 /** Whether testcontainers can reach a container runtime (checked once per test process). */
 export function dockerStatus(): Promise<DockerStatus> {
   dockerStatusPromise ??= (async () => {
+    if (!process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock') && !existsSync(path.join(os.homedir(), '.docker', 'run', 'docker.sock'))) {
+      return { available: false, reason: 'no Docker engine reachable (DOCKER_HOST is unset and there is no docker.sock)' };
+    }
     try {
       const { getContainerRuntimeClient } = await import('testcontainers');
       const client = await getContainerRuntimeClient();

@@ -1,0 +1,72 @@
+/**
+ * Namespace and table identifiers: validation and the text forms catalogs use.
+ *
+ * A namespace is a list of levels (`['sales', 'eu']`); its dotted form (`sales.eu`) is what the JDBC
+ * catalog stores in `table_namespace` (Java `JdbcUtil.namespaceToString`) and what users type. The
+ * filesystem catalog turns levels into directories, so names that cannot be directory names safely on
+ * every store are refused here, for every catalog alike.
+ */
+import { FloeError } from '../util/errors.js';
+import type { TableIdentifier } from './catalog.js';
+
+const SUBSYSTEM = 'catalog';
+
+/**
+ * Refuses names that would break a path-based layout or another engine reading it: empty, `.`/`..`
+ * or a leading `.` (floe keeps its markers and temporary files in dot-files), `/` or `\`, `:` (Hadoop's
+ * Path reads it as a scheme separator), and control characters.
+ */
+export function checkIdentifierPart(part: string, what: string): void {
+  let why: string | undefined;
+  if (typeof part !== 'string' || part.length === 0) why = 'is empty';
+  else if (part.startsWith('.')) why = 'starts with "."';
+  else if (/[/\\:]/.test(part)) why = 'contains "/", "\\" or ":"';
+  // eslint-disable-next-line no-control-regex
+  else if (/[\u0000-\u001f\u007f]/.test(part)) why = 'contains a control character';
+  if (why !== undefined) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what} ${JSON.stringify(part)} ${why}; names must be non-empty, must not start with "." and must not contain "/", "\\", ":" or control characters`);
+  }
+}
+
+export function checkNamespace(namespace: readonly string[]): void {
+  if (!Array.isArray(namespace) || namespace.length === 0) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `expected a namespace with at least one level, found ${JSON.stringify(namespace)}`);
+  }
+  for (const level of namespace) checkIdentifierPart(level, 'namespace level');
+}
+
+export function checkTableIdentifier(id: TableIdentifier): void {
+  checkNamespace(id.namespace);
+  checkIdentifierPart(id.name, 'table name');
+}
+
+/** `['a', 'b']` → `a.b` (Java `Namespace.toString` / `JdbcUtil.namespaceToString`). */
+export function namespaceToString(namespace: readonly string[]): string {
+  return namespace.join('.');
+}
+
+/** `a.b` → `['a', 'b']`. Levels containing dots cannot be written this way; use the array form. */
+export function parseNamespace(text: string): string[] {
+  const levels = text.split('.');
+  checkNamespace(levels);
+  return levels;
+}
+
+/** `db.table` or `a.b.table` → identifier (the last part is the table name). */
+export function parseTableIdentifier(text: string): TableIdentifier {
+  const parts = text.split('.');
+  if (parts.length < 2) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `expected a table identifier such as db.table, found ${JSON.stringify(text)}`);
+  }
+  const id = { namespace: parts.slice(0, -1), name: parts[parts.length - 1]! };
+  checkTableIdentifier(id);
+  return id;
+}
+
+export function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((level, i) => level === b[i]);
+}
+
+export function sameTable(a: TableIdentifier, b: TableIdentifier): boolean {
+  return a.name === b.name && sameNamespace(a.namespace, b.namespace);
+}
