@@ -18,8 +18,26 @@ export const bigintLong = avro.types.LongType.__with({
   compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
 });
 
+/**
+ * avsc applies a registry override only to the bare name `long`, not to `{"type":"long", logicalType…}`,
+ * so annotated longs are reduced to `"long"` for decoding (avsc does not interpret those logical
+ * types anyway; tests check the annotations on the header's schema JSON).
+ */
+function bareLongs(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(bareLongs);
+  if (s === null || typeof s !== 'object') return s;
+  const o = s as Record<string, unknown>;
+  if (o.type === 'long') return 'long';
+  const out: Record<string, unknown> = { ...o };
+  if (o.type === 'record') out.fields = (o.fields as Record<string, unknown>[]).map((f) => ({ ...f, type: bareLongs(f.type) }));
+  if (o.type === 'array') out.items = bareLongs(o.items);
+  if (o.type === 'map') out.values = bareLongs(o.values);
+  if (typeof o.type === 'object') out.type = bareLongs(o.type);
+  return out;
+}
+
 export function avscType(schema: unknown): avro.Type {
-  return avro.Type.forSchema(schema as avro.Schema, { registry: { long: bigintLong } as never });
+  return avro.Type.forSchema(bareLongs(schema) as avro.Schema, { registry: { long: bigintLong } as never });
 }
 
 export interface AvscFile {
