@@ -20,7 +20,7 @@ import { compareOffsets, formatOffset, isAfter, sameServer, type BinlogOffset, t
 import { BinlogSession, type SessionStart } from './binlog-session.js';
 import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConfig } from './client.js';
 import { detectDialect, type ServerDialect } from './dialect.js';
-import { TransactionAssembler, ddlConcerns, type BinlogDecoding } from './binlog-transactions.js';
+import { TransactionAssembler, ddlConcerns, decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
 import { SUBSYSTEM, classifyBinlogError, purgedBinlogError, serverChangedError } from './binlog-errors.js';
 import { listBinlogFiles, readServerIdentity, readWatermark } from './watermark.js';
 import { AsyncQueue } from './binlog-queue.js';
@@ -59,7 +59,7 @@ export interface BinlogReaderOptions {
 }
 
 export class BinlogReader implements AsyncIterable<BinlogEvent> {
-  private readonly queue: AsyncQueue<BinlogEvent>;
+  private readonly queue: AsyncQueue<AssembledEvent>;
   private session: BinlogSession | undefined;
   private assembler: TransactionAssembler | undefined;
   private control: MysqlClient | undefined;
@@ -76,7 +76,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
 
   constructor(private readonly options: BinlogReaderOptions) {
     const max = options.maxBufferedEvents ?? 256;
-    this.queue = new AsyncQueue<BinlogEvent>(
+    this.queue = new AsyncQueue<AssembledEvent>(
       max,
       () => this.session?.pause(),
       () => this.session?.resume(),
@@ -102,7 +102,20 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
       this.started = true;
       this.begin().catch((e) => this.queue.fail(e));
     }
-    return this.queue[Symbol.asyncIterator]();
+    const inner = this.queue[Symbol.asyncIterator]();
+    // row images are converted here, when the consumer takes the transaction (see RawTransaction)
+    return {
+      next: async () => {
+        const r = await inner.next();
+        if (r.done) return r;
+        const e = r.value;
+        return { value: 'raw' in e ? decodeTransaction(e, this.options.decoding, this.assembler?.tableMaps ?? new Map()) : e, done: false };
+      },
+      return: async () => {
+        await inner.return?.();
+        return { value: undefined, done: true };
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -179,10 +192,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     this.assembler = new TransactionAssembler({
       identity: this.identity!,
       start: assemblerStart,
-      decoding: {
-        connectionOptions: decoding.connectionOptions,
-        decoderFor: (t, tm) => (captured.has(tableKey(t)) ? decoding.decoderFor(t, tm) : undefined),
-      },
+      isCaptured: (t) => captured.has(tableKey(t)),
       isCapturedDdl: ddlConcerns(databases),
     });
     const session = new BinlogSession({

@@ -7,10 +7,12 @@
  * zongji 0.9 already speaks MariaDB: it sends `SET @mariadb_slave_capability=4` and, for a GTID
  * start, `SET @slave_connect_state='d-s-n,…'` before COM_BINLOG_DUMP, and decodes ANNOTATE_ROWS (160),
  * BINLOG_CHECKPOINT (161), GTID (162) and GTID_LIST (163); MySQL GTID starts use
- * COM_BINLOG_DUMP_GTID. The one thing floe adds on the wire is the heartbeat period below.
+ * COM_BINLOG_DUMP_GTID. The one thing floe adds on the wire is the heartbeat period below; the
+ * connection uses the value-shaping options of `binlog-values.ts` (passed in by the reader).
  */
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
+import { attachExactValueDecoding, type ZongjiLike } from './binlog-values.js';
 
 /** mysql2 connection options (host, port, user, password, ssl, …) plus decoder-required flags. */
 export type ConnectionOptions = Record<string, unknown>;
@@ -55,6 +57,9 @@ export class BinlogSession {
 
   start(): void {
     const { start, serverId, includeSchema, heartbeatMs } = this.options;
+    // H5's exact-value decoding: rewrites JSON/ENUM/SET columns of every TableMap before its rows
+    // are parsed (binlog-values.ts); must be the first 'binlog' listener
+    attachExactValueDecoding(this.zongji as unknown as ZongjiLike);
     this.zongji.on('binlog', (event: AnyBinlogEvent) => {
       if (this.stopped || this.failed) return;
       this.lastEventAt = Date.now();

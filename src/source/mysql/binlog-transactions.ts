@@ -22,7 +22,7 @@
  */
 import type { AnyBinlogEvent, MariadbGtidEvent, QueryEvent, RotateEvent, HeartbeatEvent, PreviousGtidsEvent, MariadbGtidListEvent, TableMapEntry } from '@vlasky/zongji';
 import type { Row } from '../../model/values.js';
-import type { BinlogEvent, ChangeOp, DdlEvent, RowChange, TableRef, TransactionEvent } from './events.js';
+import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from './events.js';
 import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from './offset.js';
 import { MariaDbGtidPosition } from './gtid-mariadb.js';
 
@@ -44,16 +44,50 @@ export interface AssemblerOptions {
   readonly identity: ServerIdentity;
   /** Start point: file/position and, when known, the GTID state there. */
   readonly start: BinlogOffset;
-  readonly decoding: BinlogDecoding;
+  /** Whether row changes of a table are kept. */
+  readonly isCaptured: (table: TableRef) => boolean;
   /** Whether a statement's DDL concerns the captured databases. */
   readonly isCapturedDdl: (database: string, statement: string) => boolean;
 }
 
-interface PendingChange {
-  table: TableRef;
-  op: ChangeOp;
-  before?: Row;
-  after?: Row;
+/** A row change as zongji decoded it (column name → zongji value), not yet converted. */
+export interface RawChange {
+  readonly table: TableRef;
+  readonly op: ChangeOp;
+  readonly before?: Record<string, unknown>;
+  readonly after?: Record<string, unknown>;
+}
+type PendingChange = RawChange;
+
+/**
+ * A complete transaction whose row images are still zongji's: they are converted when the consumer
+ * takes the transaction (`decodeTransaction`), so that a DDL handled by the consumer (which updates
+ * the table mappings) applies to every row logged after it, however far the reader has read ahead.
+ */
+export interface RawTransaction extends Omit<TransactionEvent, 'changes'> {
+  readonly raw: readonly RawChange[];
+}
+
+export type AssembledEvent = RawTransaction | DdlEvent | ProgressEvent;
+
+/** Converts a raw transaction with the decoders current now; changes of tables without one are dropped. */
+export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, tableMaps: ReadonlyMap<string, TableMapEntry>): TransactionEvent {
+  const changes: RowChange[] = [];
+  const base = t.position;
+  for (let i = 0; i < t.raw.length; i++) {
+    const c = t.raw[i];
+    const decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry);
+    if (!decode) continue;
+    changes.push({
+      table: c.table,
+      op: c.op,
+      ...(c.before ? { before: decode(c.before) } : {}),
+      ...(c.after ? { after: decode(c.after) } : {}),
+      position: { ...base, eventIndex: i },
+    });
+  }
+  const { raw: _raw, ...rest } = t;
+  return { ...rest, changes };
 }
 
 interface OpenTransaction {
@@ -71,6 +105,8 @@ export class TransactionAssembler {
   private gtids: GtidState | undefined;
   private txn: OpenTransaction | undefined;
   private readonly tableRefs = new Map<number, TableRef>();
+  /** The last TableMap seen per table ("db.table"), for decoders that want the logged layout. */
+  readonly tableMaps = new Map<string, TableMapEntry>();
 
   constructor(private readonly options: AssemblerOptions) {
     this.file = options.start.file;
@@ -95,7 +131,7 @@ export class TransactionAssembler {
   }
 
   /** Feeds one event; returns what it completes (usually nothing). */
-  accept(e: AnyBinlogEvent): BinlogEvent[] | undefined {
+  accept(e: AnyBinlogEvent): AssembledEvent[] | undefined {
     const name = e.getEventName();
     switch (name) {
       case 'rotate': {
@@ -157,14 +193,14 @@ export class TransactionAssembler {
     if (this.txn === undefined && e.nextPosition > 0) this.position = e.nextPosition;
   }
 
-  private open(gtid: string | undefined, explicit: boolean): BinlogEvent[] | undefined {
+  private open(gtid: string | undefined, explicit: boolean): AssembledEvent[] | undefined {
     // A new group implies the previous one ended (a DDL group whose statement was not captured
     // ends without a commit marker of its own).
     this.txn = { gtid, explicit, changes: [] };
     return undefined;
   }
 
-  private query(q: QueryEvent): BinlogEvent[] | undefined {
+  private query(q: QueryEvent): AssembledEvent[] | undefined {
     const sql = q.query.trim();
     const head = sql.slice(0, 20).toUpperCase();
     if (head === 'BEGIN') {
@@ -184,7 +220,7 @@ export class TransactionAssembler {
     // A DDL ends its group unless the group was opened explicitly (BEGIN / MariaDB non-standalone
     // GTID), as for CREATE TABLE … SELECT, whose rows and commit follow.
     const closes = !txn || !txn.explicit;
-    const out: BinlogEvent[] = [];
+    const out: AssembledEvent[] = [];
     if (closes) {
       const done = this.commit(q);
       // a (non-explicit) group with row changes before the DDL: those changes come first
@@ -219,22 +255,20 @@ export class TransactionAssembler {
       ref = { database: tm.parentSchema, table: tm.tableName };
       this.tableRefs.set(ev.tableId, ref);
     }
-    const decode = this.options.decoding.decoderFor(ref, tm);
-    if (!decode) return;
+    if (!this.options.isCaptured(ref)) return;
+    this.tableMaps.set(`${ref.database}.${ref.table}`, tm);
     if (!this.txn) this.txn = { explicit: true, changes: [] };
     const changes = this.txn.changes;
     if (op === 'update') {
-      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) {
-        changes.push({ table: ref, op, before: decode(r.before), after: decode(r.after) });
-      }
+      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) changes.push({ table: ref, op, before: r.before, after: r.after });
     } else if (op === 'insert') {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, after: decode(r) });
+      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, after: r });
     } else {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, before: decode(r) });
+      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, before: r });
     }
   }
 
-  private commit(e: AnyBinlogEvent): BinlogEvent[] | undefined {
+  private commit(e: AnyBinlogEvent): AssembledEvent[] | undefined {
     const txn = this.txn ?? { explicit: false, changes: [] };
     this.txn = undefined;
     if (e.nextPosition > 0) this.position = e.nextPosition;
@@ -245,14 +279,13 @@ export class TransactionAssembler {
     const commitPosition = this.position ?? 0;
     const { serverUuid, serverId } = this.options.identity;
     const base = { file, commitPosition, ...(txn.gtid ? { gtid: txn.gtid } : {}), ...(serverUuid ? { serverUuid } : {}), ...(serverId !== undefined ? { serverId } : {}) };
-    const changes: RowChange[] = txn.changes.map((c, i) => ({ ...c, position: { ...base, eventIndex: i } }));
-    const t: TransactionEvent = {
+    const t: RawTransaction = {
       kind: 'transaction',
       ...(txn.gtid ? { gtid: txn.gtid } : {}),
-      position: { ...base, eventIndex: changes.length },
+      position: { ...base, eventIndex: txn.changes.length },
       offset: offset ?? this.offsetAt(file, commitPosition, this.gtids),
       timestampMs: e.timestamp,
-      changes,
+      raw: txn.changes,
     };
     return [t];
   }

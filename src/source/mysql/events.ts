@@ -31,16 +31,11 @@
  */
 import type { Row } from '../../model/values.js';
 import type { BinlogOffset, EventPosition } from './offset.js';
+import { tableKey, type TableId } from './table-schema.js';
 
-/** A captured table, by database (schema) and name. */
-export interface TableRef {
-  readonly database: string;
-  readonly table: string;
-}
-
-export function tableKey(t: TableRef): string {
-  return `${t.database}.${t.table}`;
-}
+/** A captured table, by database (schema) and name (the discovery's `TableId`). */
+export type TableRef = TableId;
+export { tableKey };
 
 export type ChangeOp = 'insert' | 'update' | 'delete';
 

@@ -6,7 +6,8 @@ import { BinlogReader, type StartPosition } from '../../../src/source/mysql/binl
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
-import { replicaId, simpleDecoding, sourceConfig, sql } from './helpers.js';
+import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
+import type { BinlogDecoding } from '../../../src/source/mysql/binlog-transactions.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -16,18 +17,22 @@ beforeAll(async () => {
   conn = await sql();
   await conn.query(`CREATE TABLE \`${db}\`.t (id INT PRIMARY KEY, v VARCHAR(20))`);
   await conn.query(`CREATE TABLE \`${db}\`.other (id INT PRIMARY KEY)`);
+  await conn.query(`CREATE TABLE \`${db}\`.seq (id INT PRIMARY KEY, v VARCHAR(20))`);
+  await conn.query(`CREATE TABLE \`${db}\`.k (id INT PRIMARY KEY)`);
+  decoding = await decodingFor(['t', 'seq', 'k'].map((table) => ({ database: db, table })));
 });
 afterAll(async () => {
   await conn?.end();
 });
 
+let decoding: BinlogDecoding;
 function reader(start: StartPosition, extra: Partial<ConstructorParameters<typeof BinlogReader>[0]> = {}): BinlogReader {
   return new BinlogReader({
     connection: sourceConfig(),
     serverId: replicaId(),
     start,
     tables: [{ database: db, table: 't' }],
-    decoding: simpleDecoding,
+    decoding,
     heartbeatMs: 500,
     progressIntervalMs: 0,
     ...extra,
@@ -43,12 +48,14 @@ async function watermark(): Promise<BinlogOffset> {
   return parseOffset(JSON.stringify({ file: rows[0].File, pos: Number(rows[0].Position), flavor: 'mariadb', gtids: g[0].p, serverId: Number(g[0].id) }));
 }
 
-/** Collects transactions until `count` of them arrived (progress events ignored). */
+/** Collects transactions until `count` of them arrived (progress events ignored; DDL re-captures). */
 async function take(r: BinlogReader, count: number, also: BinlogEvent[] = []): Promise<TransactionEvent[]> {
   const out: TransactionEvent[] = [];
   if (count === 0) return out;
   for await (const e of r) {
     also.push(e);
+    // what the pipeline does: apply the DDL to the table mapping before taking the next event
+    if (e.kind === 'ddl') await recapture(decoding as never, { database: db, table: 't' });
     if (e.kind === 'transaction') out.push(e);
     if (out.length >= count) break;
   }
@@ -100,7 +107,6 @@ describe('binlog reader', () => {
   });
 
   it('resumes from file/position, GTID-only, serialized and earliest offsets without loss or duplicates', async () => {
-    await conn.query(`CREATE TABLE \`${db}\`.seq (id INT PRIMARY KEY, v VARCHAR(20))`);
     const start = await watermark();
     const N = 30;
     for (let i = 1; i <= N; i++) {
@@ -149,7 +155,6 @@ describe('binlog reader', () => {
   });
 
   it('survives a KILL of its dump thread and neither loses nor repeats a transaction', async () => {
-    await conn.query(`CREATE TABLE \`${db}\`.k (id INT PRIMARY KEY)`);
     const start = await watermark();
     const logs: string[] = [];
     const r = reader({ kind: 'offset', offset: start }, { tables: [{ database: db, table: 'k' }], reconnect: { initialDelayMs: 50 }, log: (m) => logs.push(m) });
@@ -210,13 +215,14 @@ describe('binlog reader', () => {
         if (!files.some((f) => f.Log_name === old.file)) break;
         await new Promise((r) => setTimeout(r, 100));
       }
+      const privateDecoding = await decodingFor([{ database: 'p', table: 't' }], { host: server.host, port: server.port, user: server.user, password: server.password });
       const privateReader = (offset: BinlogOffset) =>
         new BinlogReader({
           connection: { host: server.host, port: server.port, user: server.user, password: server.password },
           serverId: replicaId(),
           start: { kind: 'offset', offset },
           tables: [{ database: 'p', table: 't' }],
-          decoding: simpleDecoding,
+          decoding: privateDecoding,
         });
       const failure = async (offset: BinlogOffset) => {
         try {

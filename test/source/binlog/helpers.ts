@@ -3,12 +3,14 @@
  * runner, and collecting a reader's stream.
  */
 import mysql from 'mysql2/promise';
-import type { TableMapEntry } from '@vlasky/zongji';
 import { sharedMysqlConfig } from '../../support/shared-mysql.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
-import type { BinlogDecoding } from '../../../src/source/mysql/binlog-transactions.js';
+import { connectMysql } from '../../../src/source/mysql/client.js';
+import { detectDialect } from '../../../src/source/mysql/dialect.js';
+import { captureTableSchemas } from '../../../src/source/mysql/table-schema.js';
+import { mapTable } from '../../../src/source/mysql/type-mapping.js';
+import { MappedTablesDecoding } from '../../../src/source/mysql/binlog-decoding.js';
 import type { TableRef } from '../../../src/source/mysql/events.js';
-import type { Row, Value } from '../../../src/model/values.js';
 
 export function sourceConfig(): MysqlConnectionConfig {
   const c = sharedMysqlConfig();
@@ -19,23 +21,29 @@ export async function sql(): Promise<mysql.Connection> {
   return mysql.createConnection({ ...sharedMysqlConfig(), supportBigNumbers: true, bigNumberStrings: true });
 }
 
-/**
- * Test-only decoder for tables of INT/BIGINT/VARCHAR columns: integers as numbers (BigInt when
- * given as text), text as is. The real converters are H5's binlog-values.ts (used once committed).
- */
-export const simpleDecoding: BinlogDecoding = {
-  decoderFor(_t: TableRef, tm: TableMapEntry) {
-    const names = tm.columnSchemas.map((c) => c.COLUMN_NAME);
-    return (image) =>
-      names.map((n): Value => {
-        const v = image[n];
-        if (v === null || v === undefined) return null;
-        if (typeof v === 'number' || typeof v === 'string') return v;
-        if (typeof v === 'bigint') return v;
-        return String(v);
-      }) as Row;
-  },
-};
+/** H5's real binlog decoding for the given tables (schemas captured now). */
+export async function decodingFor(tables: TableRef[], config: MysqlConnectionConfig = sourceConfig()): Promise<MappedTablesDecoding> {
+  const client = await connectMysql(config);
+  try {
+    const dialect = await detectDialect(client);
+    const schemas = await captureTableSchemas(client, tables, dialect.flavor);
+    return new MappedTablesDecoding([...schemas.values()].map((s) => mapTable(s)));
+  } finally {
+    await client.close();
+  }
+}
+
+/** Re-captures one table into an existing decoding (what the pipeline does after a DDL). */
+export async function recapture(decoding: MappedTablesDecoding, table: TableRef, config: MysqlConnectionConfig = sourceConfig()): Promise<void> {
+  const client = await connectMysql(config);
+  try {
+    const dialect = await detectDialect(client);
+    const schemas = await captureTableSchemas(client, [table], dialect.flavor);
+    for (const s of schemas.values()) decoding.set(mapTable(s));
+  } finally {
+    await client.close();
+  }
+}
 
 let nextServerId = 5000 + (process.pid % 1000) * 20;
 /** A replica server id unique within this test process. */
