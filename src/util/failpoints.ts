@@ -1,0 +1,70 @@
+/**
+ * Failure injection at the steps of a commit that matter for crash safety (flink-cdc's snapshot
+ * hooks; iceberg-rust's failing-catalog tests). Production code calls `await failpoint(name)` at each
+ * step; it is a no-op unless a test armed that point.
+ *
+ * Arming:
+ * - in-process: `armFailpoint(name, { after: n, action: 'throw' })` — the (n+1)-th hit throws a FloeError
+ *   (kind 'internal', message starting "failpoint <name>");
+ * - in a child process: env `FLOE_FAILPOINTS="after-manifests:2:exit,after-catalog-swap:0:throw"` —
+ *   `exit` kills the process at once with SIGKILL-like abruptness (`process.kill(process.pid, 'SIGKILL')`),
+ *   so nothing after it runs, as in a real crash.
+ */
+import { FloeError } from './errors.js';
+
+export type FailPointName =
+  | 'after-data-files'
+  | 'after-manifests'
+  | 'after-manifest-list'
+  | 'after-metadata-file'
+  | 'after-catalog-swap'
+  | (string & {});
+
+export type FailAction = 'throw' | 'exit' | 'hang';
+
+interface Armed {
+  remaining: number;
+  action: FailAction;
+}
+
+const armed = new Map<string, Armed>();
+let envParsed = false;
+
+function parseEnv(): void {
+  if (envParsed) return;
+  envParsed = true;
+  const spec = process.env.FLOE_FAILPOINTS;
+  if (!spec) return;
+  for (const part of spec.split(',')) {
+    const [name, after, action] = part.trim().split(':');
+    if (!name) continue;
+    armed.set(name, { remaining: Number(after ?? 0), action: (action as FailAction) ?? 'throw' });
+  }
+}
+
+export function armFailpoint(name: FailPointName, options: { after?: number; action?: FailAction } = {}): void {
+  parseEnv();
+  armed.set(name, { remaining: options.after ?? 0, action: options.action ?? 'throw' });
+}
+
+export function disarmFailpoints(): void {
+  armed.clear();
+}
+
+export async function failpoint(name: FailPointName): Promise<void> {
+  parseEnv();
+  if (armed.size === 0) return;
+  const a = armed.get(name);
+  if (!a) return;
+  if (a.remaining > 0) {
+    a.remaining--;
+    return;
+  }
+  armed.delete(name);
+  if (a.action === 'exit') {
+    process.kill(process.pid, 'SIGKILL');
+    await new Promise(() => {}); // never continue
+  }
+  if (a.action === 'hang') await new Promise(() => {});
+  throw new FloeError('failpoint', 'internal', `failpoint ${name} triggered (test injection)`);
+}
