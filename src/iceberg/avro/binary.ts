@@ -149,7 +149,9 @@ export class AvroReader {
   readonly end: number;
 
   constructor(buf: Uint8Array, start = 0, end = buf.length) {
-    this.buf = buf;
+    // A Node Buffer's slice() is a view, not a copy: read through a plain Uint8Array so that decoded
+    // bytes values are independent copies of plain Uint8Array type.
+    this.buf = Object.getPrototypeOf(buf) === Uint8Array.prototype ? buf : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = start;
     this.end = end;

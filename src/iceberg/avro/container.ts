@@ -68,7 +68,7 @@ export function writeAvroFile(options: AvroFileWriteOptions, records: Iterable<u
   let count = 0;
   const flush = (): void => {
     if (count === 0) return;
-    const data = codec === 'deflate' ? new Uint8Array(deflateRawSync(block.bytes())) : block.bytes();
+    const data = codec === 'deflate' ? deflateRawSync(block.bytes()) : block.bytes();
     out.writeLong(BigInt(count));
     out.writeLong(BigInt(data.length));
     out.writeRaw(data);
@@ -142,7 +142,8 @@ export function readAvroFile(bytes: Uint8Array): AvroFile {
     let data: Uint8Array;
     if (codec === 'deflate') {
       try {
-        data = new Uint8Array(inflateRawSync(raw));
+        const inflated = inflateRawSync(raw);
+        data = new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.byteLength);
       } catch (cause) {
         throw new FloeError(SUBSYSTEM, 'invalid-data', `cannot inflate an Avro deflate block at offset ${r.pos - size}: ${(cause as Error).message}`, { cause });
       }
