@@ -72,12 +72,23 @@ export class FileSystemNamespaces {
     if (await this.isTableDir(dir)) {
       throw new FloeError(SUBSYSTEM, 'already-exists', `cannot create namespace ${namespaceToString(namespace)}: a table of that name exists at ${dir}`);
     }
+    for (let depth = 1; depth < namespace.length; depth++) {
+      if (await this.isTableDir(this.layout.namespaceDir(namespace.slice(0, depth)))) {
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot create namespace ${namespaceToString(namespace)}: ${namespaceToString(namespace.slice(0, depth))} is a table, not a namespace`);
+      }
+    }
     if (await this.holdsTable(dir)) {
       throw new FloeError(SUBSYSTEM, 'already-exists', `namespace ${namespaceToString(namespace)} already exists (a directory with tables at ${dir})`);
     }
     // The marker's create-if-absent decides between concurrent creators (on stores where it is atomic).
     const created = await this.io.writeIfAbsent(this.layout.namespaceMarker(namespace), this.encode(namespace, properties));
     if (!created) throw new FloeError(SUBSYSTEM, 'already-exists', `namespace ${namespaceToString(namespace)} already exists`);
+    // Parents exist implicitly, as directories do after Java HadoopCatalog's mkdirs (and as JDBC's
+    // listNamespaces reports prefixes): give missing ones an empty marker.
+    for (let depth = namespace.length - 1; depth >= 1; depth--) {
+      const parent = namespace.slice(0, depth);
+      if (!(await this.io.writeIfAbsent(this.layout.namespaceMarker(parent), this.encode(parent, {})))) break;
+    }
   }
 
   async load(namespace: readonly string[]): Promise<Record<string, string>> {
