@@ -130,7 +130,7 @@ export function applyUpdates(base: TableMetadata | undefined, updates: readonly 
   const order = m.sortOrders.find((o) => o.orderId === m.defaultSortOrderId);
   if (!order) throw invalid(`default sort order ${m.defaultSortOrderId} does not exist; add a sort order and set-default-sort-order`);
   checkSortOrderCompatibility(order, schema);
-  validateTableMetadata(m);
+  validateTableMetadata(m, { forWrite: true });
   return m;
 }
 

@@ -96,6 +96,6 @@ export function newTableMetadata(options: NewTableOptions): TableMetadata {
     partitionStatistics: [],
   };
   if (formatVersion >= 3) metadata.nextRowId = 0n;
-  validateTableMetadata(metadata);
+  validateTableMetadata(metadata, { forWrite: true });
   return metadata;
 }

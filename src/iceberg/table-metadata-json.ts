@@ -63,7 +63,7 @@ export function stripTrailingSlash(location: string): string {
 
 /** The metadata as a JSON object (key order as Java writes it). Validates first. */
 export function tableMetadataToJson(m: TableMetadata): JsonObject {
-  validateTableMetadata(m);
+  validateTableMetadata(m, { forWrite: true });
   if (m.formatVersion === 1) {
     // floe writes v2 and v3 only (spec App. E); v1 is read for compatibility.
     throw new FloeError(SUBSYSTEM, 'unsupported', 'writing format v1 metadata is not supported; upgrade the table to v2 (upgrade-format-version) first');

@@ -20,7 +20,13 @@ function ids(values: Iterable<number | bigint>): string {
   return [...values].join(', ') || 'none';
 }
 
-export function validateTableMetadata(m: TableMetadata): void {
+/**
+ * `forWrite` adds checks Java's constructor does not make but a correct writer must keep (last-column-id
+ * and last-partition-id cover every assigned id, next-row-id >= 0): floe refuses to write such metadata
+ * but still reads it, as Java does.
+ */
+export function validateTableMetadata(m: TableMetadata, options: { forWrite?: boolean } = {}): void {
+  const forWrite = options.forWrite ?? false;
   if (!(SUPPORTED_FORMAT_VERSIONS as readonly number[]).includes(m.formatVersion)) {
     throw invalid(`format-version ${m.formatVersion} is not supported; expected 1, 2 or 3`);
   }
@@ -29,7 +35,7 @@ export function validateTableMetadata(m: TableMetadata): void {
     throw invalid(`last-sequence-number must be 0 in format v1, found ${m.lastSequenceNumber}`);
   }
   if (m.formatVersion >= 3 && m.nextRowId === undefined) throw invalid('next-row-id is required in format v3, found none');
-  if (m.nextRowId !== undefined && m.nextRowId < 0n) throw invalid(`next-row-id must be >= 0, found ${m.nextRowId}`);
+  if (forWrite && m.nextRowId !== undefined && m.nextRowId < 0n) throw invalid(`next-row-id must be >= 0, found ${m.nextRowId}`);
 
   // schemas
   if (m.schemas.length === 0) throw invalid('schemas: expected at least one schema, found none');
@@ -43,7 +49,7 @@ export function validateTableMetadata(m: TableMetadata): void {
   if (!schemaIds.has(m.currentSchemaId)) {
     throw invalid(`cannot find schema with current-schema-id ${m.currentSchemaId}; schema ids present: ${ids(schemaIds)}`);
   }
-  if (m.lastColumnId < highestFieldId) {
+  if (forWrite && m.lastColumnId < highestFieldId) {
     throw invalid(`last-column-id ${m.lastColumnId} is below the highest field id ${highestFieldId} used by the schemas; expected last-column-id >= ${highestFieldId}`);
   }
 
@@ -58,7 +64,7 @@ export function validateTableMetadata(m: TableMetadata): void {
   }
   if (!specIds.has(m.defaultSpecId)) throw invalid(`cannot find partition spec with default-spec-id ${m.defaultSpecId}; spec ids present: ${ids(specIds)}`);
   // v1 specs did not track field ids, so only v2+ must account for every assigned id.
-  if (m.formatVersion > 1 && m.lastPartitionId < highestPartitionId) {
+  if (forWrite && m.formatVersion > 1 && m.lastPartitionId < highestPartitionId) {
     throw invalid(`last-partition-id ${m.lastPartitionId} is below the highest partition field id ${highestPartitionId}; expected last-partition-id >= ${highestPartitionId}`);
   }
 

@@ -286,13 +286,21 @@ describe('table metadata validation (Java TableMetadata constructor checks)', ()
     expectInvalid((o) => (o['snapshot-log'][0]['timestamp-ms'] = 1760000100000), /snapshot-log is not sorted: entry 1 has timestamp-ms 1760000000500, before entry 0 at 1760000100000/);
     expectInvalid((o) => (o['last-updated-ms'] = 1759000000000), /last-updated-ms 1759000000000 is before the last snapshot-log entry at 1760000000500/);
     expectInvalid((o) => delete o['next-row-id'], 'next-row-id is required in format v3, found nothing');
-    expectInvalid((o) => (o['last-column-id'] = 2), /last-column-id 2 is below the highest field id 3/);
-    expectInvalid((o) => (o['last-partition-id'] = 999), /last-partition-id 999 is below the highest partition field id 1000/);
     expectInvalid((o) => (o.snapshots[1]['snapshot-id'] = 9007199254740993n), /snapshot id 9007199254740993 is used twice/);
     expectInvalid((o) => delete o.snapshots[0]['added-rows'], /has first-row-id 0 but no added-rows/);
     expectInvalid((o) => (o.schemas[1]['identifier-field-ids'] = [2]), /identifier field 2 \(score\) is optional/);
     expectInvalid((o) => (o['format-version'] = 4), /cannot read format-version 4/);
     expectInvalid((o) => (o['table-uuid'] = null), 'table-uuid is required in format v3, found none');
     expectInvalid((o) => (o.properties.x = 1), 'properties.x: expected a JSON string, found 1');
+  });
+
+  it('reads but refuses to write metadata whose last-column-id / last-partition-id lag behind the ids in use', () => {
+    const o = base();
+    o['last-column-id'] = 2;
+    const m = tableMetadataFromJson(o);
+    expect(() => writeTableMetadata(m)).toThrow(/last-column-id 2 is below the highest field id 3 used by the schemas; expected last-column-id >= 3/);
+    const p = base();
+    p['last-partition-id'] = 999;
+    expect(() => writeTableMetadata(tableMetadataFromJson(p))).toThrow(/last-partition-id 999 is below the highest partition field id 1000/);
   });
 });
