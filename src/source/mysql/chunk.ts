@@ -59,7 +59,7 @@ function decodeValue(e: unknown): Value {
     const o = e as Record<string, unknown>;
     if (typeof o.n === 'string') return Number(o.n);
     if (typeof o.l === 'string') return BigInt(o.l);
-    if (typeof o.x === 'string') return fromHex(o.x);
+    if (typeof o.x === 'string') return Buffer.from(fromHex(o.x)); // Buffer, like the converters' bytes
   }
   throw new FloeError('source.mysql', 'invalid-data', `chunk bound value ${JSON.stringify(e)} is not an encoded key value: expected null, boolean, string, {n}, {l} or {x}`);
 }
