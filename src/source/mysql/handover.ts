@@ -1,0 +1,123 @@
+/**
+ * The hand-over from snapshot to streaming (DBLog step 2, seed 000: Flink CDC
+ * `BinlogSplitReader.shouldEmit`). Streaming starts at the LOWEST chunk high watermark; a change is
+ * delivered only if it was committed after the high watermark of the chunk that holds its key —
+ * earlier changes are already in that chunk's rows. Once the stream is past the HIGHEST high
+ * watermark every change passes and the filter switches itself off.
+ *
+ * A key-changing UPDATE touches two keys that may live in two chunks: its delete half (old key) and
+ * insert half (new key) are judged separately, and the change is narrowed to the half that is new
+ * for its chunk (Flink CDC judges the whole update by one key, which can leave a stale old key).
+ *
+ * Tables without chunks (not snapshotted) pass unfiltered. Keyless tables are located by their chunk
+ * column like any other; their rows carry no identity, so downstream appends them (at-least-once).
+ */
+import type { Row } from '../../model/values.js';
+import { ChunkLocator, type Chunk } from './chunk.js';
+import type { RowChange, TableRef, TransactionEvent } from './events.js';
+import type { KeyComparator, KeyTuple } from './key-compare.js';
+import { isAfter, maxOffset, minOffset, type BinlogOffset, type EventPosition } from './offset.js';
+import { tableKey } from './table-schema.js';
+import type { MappedTable } from './type-mapping.js';
+
+export interface HandoverTable {
+  readonly table: MappedTable;
+  /** The complete chunk plan, in key order. */
+  readonly chunks: readonly Chunk[];
+  readonly comparator: KeyComparator;
+  /** High watermark of every chunk, by chunk index. */
+  readonly highWatermarks: ReadonlyMap<number, BinlogOffset>;
+}
+
+interface Prepared {
+  locator: ChunkLocator;
+  keyIdx: number[];
+  hw: ReadonlyMap<number, BinlogOffset>;
+}
+
+export class HandoverFilter {
+  private readonly tables = new Map<string, Prepared>();
+  /** Where streaming starts: the lowest chunk high watermark. */
+  readonly start: BinlogOffset;
+  /** Past this, everything passes. */
+  readonly end: BinlogOffset;
+  private passAll = false;
+
+  constructor(tables: readonly HandoverTable[]) {
+    const all: BinlogOffset[] = [];
+    for (const t of tables) {
+      if (t.chunks.length === 0) continue;
+      for (const c of t.chunks) {
+        const hw = t.highWatermarks.get(c.index);
+        if (!hw) throw new Error(`hand-over: chunk ${c.index} of ${tableKey(t.table.schema.id)} has no high watermark: expected every chunk to be finished`);
+        all.push(hw);
+      }
+      const keyColumns = t.chunks[0].keyColumns;
+      this.tables.set(tableKey(t.table.schema.id), {
+        locator: new ChunkLocator(t.comparator, t.chunks),
+        keyIdx: keyColumns.map((name) => t.table.columns.findIndex((c) => c.column.name === name)),
+        hw: t.highWatermarks,
+      });
+    }
+    if (all.length === 0) throw new Error('hand-over: expected at least one snapshotted chunk');
+    this.start = minOffset(all);
+    this.end = maxOffset(all);
+  }
+
+  /** True once the stream has passed every chunk's high watermark. */
+  get finished(): boolean {
+    return this.passAll;
+  }
+
+  /** The transaction with the changes already contained in chunk rows removed. */
+  async filter(t: TransactionEvent): Promise<TransactionEvent> {
+    if (this.passAll) return t;
+    if (isAfter(t.position, this.end)) {
+      this.passAll = true;
+      return t;
+    }
+    // locate all keys of the transaction per table in one go (collation sort keys in one round trip)
+    const keysByTable = new Map<string, KeyTuple[]>();
+    for (const c of t.changes) {
+      const p = this.tables.get(tableKey(c.table));
+      if (!p) continue;
+      const list = keysByTable.get(tableKey(c.table)) ?? [];
+      if (c.before) list.push(p.keyIdx.map((i) => c.before![i]));
+      if (c.after) list.push(p.keyIdx.map((i) => c.after![i]));
+      keysByTable.set(tableKey(c.table), list);
+    }
+    const located = new Map<string, number[]>();
+    for (const [k, keys] of keysByTable) located.set(k, await this.tables.get(k)!.locator.locateMany(keys));
+    const cursor = new Map<string, number>();
+    const next = (table: TableRef) => {
+      const k = tableKey(table);
+      const i = cursor.get(k) ?? 0;
+      cursor.set(k, i + 1);
+      return located.get(k)![i];
+    };
+    const out: RowChange[] = [];
+    for (const c of t.changes) {
+      const p = this.tables.get(tableKey(c.table));
+      if (!p) {
+        out.push(c);
+        continue;
+      }
+      const newFor = (chunkIndex: number) => isAfter(c.position, p.hw.get(chunkIndex)!);
+      const beforeNew = c.before ? newFor(next(c.table)) : false;
+      const afterNew = c.after ? newFor(next(c.table)) : false;
+      if (c.op === 'insert') {
+        if (afterNew) out.push(c);
+      } else if (c.op === 'delete') {
+        if (beforeNew) out.push(c);
+      } else if (beforeNew && afterNew) out.push(c);
+      else if (beforeNew) out.push(narrow(c, 'delete', c.before!, c.position));
+      else if (afterNew) out.push(narrow(c, 'insert', c.after!, c.position));
+    }
+    const unchanged = out.length === t.changes.length && out.every((c, i) => c === t.changes[i]);
+    return unchanged ? t : { ...t, changes: out };
+  }
+}
+
+function narrow(c: RowChange, op: 'insert' | 'delete', row: Row, position: EventPosition): RowChange {
+  return op === 'delete' ? { table: c.table, op, before: row, position } : { table: c.table, op, after: row, position };
+}
