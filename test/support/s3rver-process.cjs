@@ -23,4 +23,12 @@ server.run().then(
 process.on('SIGTERM', () => {
   server.close().finally(() => process.exit(0));
 });
-process.on('disconnect', () => process.exit(0));
+// Do not outlive the test process that started us, even if it died without stopping us.
+const parent = process.ppid;
+setInterval(() => {
+  try {
+    process.kill(parent, 0);
+  } catch {
+    process.exit(0);
+  }
+}, 1000).unref();
