@@ -1,0 +1,218 @@
+/**
+ * `MySqlSource`: the MySQL/MariaDB source engine as the pipeline uses it. One ordered async stream
+ * (contract: events.ts): discover → snapshot (chunk plans, then chunk rows with their high
+ * watermarks, in parallel) → hand-over (binlog from the lowest high watermark, filtered per chunk) →
+ * streaming (transactions, DDL, progress) forever.
+ *
+ * Resume: the caller persists what the stream tells it — each table's `snapshot-plan` (serialized
+ * chunks), each finished chunk's high watermark, and the `offset` of the last transaction it
+ * committed — and passes them back as `SourceResume`. With an offset and every chunk finished the
+ * source streams from the offset (still filtering by chunk high watermarks until past the highest);
+ * otherwise it reads the unfinished chunks and hands over from the lowest high watermark. Events
+ * between the persisted offset and what the caller had really applied are delivered again
+ * (at-least-once across a crash; upserts absorb them).
+ */
+import { FloeError } from '../../util/errors.js';
+import { chunkId, chunkKeyColumns, parseChunk, serializeChunk, type Chunk } from './chunk.js';
+import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from './client.js';
+import { detectDialect, type ServerDialect } from './dialect.js';
+import { discoverTables, type TableFilterConfig } from './discovery.js';
+import type { SourceEvent, TableRef } from './events.js';
+import { HandoverFilter, type HandoverTable } from './handover.js';
+import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './key-compare.js';
+import { parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset.js';
+import { readSnapshot, type SnapshotTable } from './snapshot-reader.js';
+import { captureTableSchemas, tableKey, type TableId } from './table-schema.js';
+import { mapTable, type MappedTable, type TypeMappingOptions } from './type-mapping.js';
+import { BinlogReader, type StartPosition } from './binlog-reader.js';
+import { MappedTablesDecoding } from './binlog-decoding.js';
+import { readServerIdentity } from './watermark.js';
+
+/** Splits a table into its chunk plan (H5's chunk splitter). */
+export type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
+
+export interface MySqlSourceOptions {
+  readonly connection: MysqlConnectionConfig;
+  /** Which tables: include/exclude patterns (discovery) or an explicit list. */
+  readonly tables: TableFilterConfig | readonly TableId[];
+  readonly typeMapping?: TypeMappingOptions;
+  /** First replica server id floe uses: streaming uses it, snapshot backfill workers the next ones. */
+  readonly serverIdBase: number;
+  readonly snapshot?: {
+    /** Default true. false: no snapshot, stream from `startWhenNoSnapshot`. */
+    readonly enabled?: boolean;
+    readonly parallelism?: number;
+    /** Default true; false is at-least-once (see snapshot-reader.ts). */
+    readonly backfill?: boolean;
+    readonly splitter?: ChunkSplitter;
+  };
+  /** Where streaming starts when there is no snapshot and no resume offset (default latest). */
+  readonly startWhenNoSnapshot?: StartPosition;
+  readonly resume?: SourceResume;
+  readonly log?: (message: string) => void;
+}
+
+export interface SourceResume {
+  /** "db.table" → the serialized chunks of its `snapshot-plan` event. */
+  readonly plans?: Readonly<Record<string, readonly string[]>>;
+  /** chunk id → serialized high watermark (`serializeOffset`) of chunks already delivered. */
+  readonly finished?: Readonly<Record<string, string>>;
+  /** Offset of the last transaction (or progress mark) whose effects are committed. */
+  readonly offset?: BinlogOffset;
+}
+
+const SUBSYSTEM = 'mysql-source';
+
+export class MySqlSource {
+  private control: MysqlClient | undefined;
+  private dialect: ServerDialect | undefined;
+  private identity: ServerIdentity | undefined;
+  private current: BinlogReader | undefined;
+  /** Table mappings used to decode binlog rows; the pipeline replaces one after a DDL (`remap`). */
+  readonly decoding = new MappedTablesDecoding();
+  private mapped = new Map<string, MappedTable>();
+
+  constructor(private readonly options: MySqlSourceOptions) {}
+
+  /** Replaces a table's mapping (after the pipeline applied a DDL); later rows decode with it. */
+  async remap(table: TableRef): Promise<MappedTable> {
+    const client = this.control!;
+    const schemas = await captureTableSchemas(client, [table], this.dialect!.flavor);
+    const schema = schemas.get(tableKey(table));
+    if (!schema) {
+      this.decoding.delete(table);
+      this.mapped.delete(tableKey(table));
+      throw new FloeError(SUBSYSTEM, 'not-found', `table ${tableKey(table)} no longer exists: expected it after the DDL; stop capturing it`);
+    }
+    const mapped = mapTable(schema, this.options.typeMapping);
+    this.mapped.set(tableKey(table), mapped);
+    this.decoding.set(mapped);
+    return mapped;
+  }
+
+  /** The captured tables and their mappings (after `events()` has started). */
+  get tables(): ReadonlyMap<string, MappedTable> {
+    return this.mapped;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.close();
+    await this.control?.close().catch(() => {});
+    this.control = undefined;
+  }
+
+  async *events(): AsyncGenerator<SourceEvent> {
+    const o = this.options;
+    try {
+      const client = (this.control = await connectMysql(o.connection));
+      const dialect = (this.dialect = await detectDialect(client));
+      const identity = (this.identity = await readServerIdentity(client, dialect.flavor));
+      const ids = Array.isArray(o.tables) ? [...(o.tables as TableId[])] : await discoverTables(client, o.tables as TableFilterConfig);
+      const schemas = await captureTableSchemas(client, ids, dialect.flavor);
+      for (const id of ids) {
+        const s = schemas.get(tableKey(id));
+        if (!s) throw new FloeError(SUBSYSTEM, 'not-found', `table ${tableKey(id)} not found: expected a base table readable by the source user`);
+        const m = mapTable(s, o.typeMapping);
+        this.mapped.set(tableKey(id), m);
+        this.decoding.set(m);
+      }
+      const tables = [...this.mapped.values()];
+      const resume = o.resume ?? {};
+      const snapshotOn = o.snapshot?.enabled !== false;
+
+      // ---- snapshot ------------------------------------------------------------------------
+      const handover: HandoverTable[] = [];
+      if (snapshotOn) {
+        const weigher = serverCollationWeigher(client);
+        const snapshotTables: SnapshotTable[] = [];
+        const finished = new Set(Object.keys(resume.finished ?? {}));
+        let total = 0;
+        for (const m of tables) {
+          const key = tableKey(m.schema.id);
+          let chunks: Chunk[];
+          if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
+          else {
+            if (!o.snapshot?.splitter) throw new FloeError(SUBSYSTEM, 'config', 'snapshot.splitter is required to plan a snapshot: pass the chunk splitter');
+            chunks = await o.snapshot.splitter(client, m);
+          }
+          yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
+          const comparator: KeyComparator = createKeyComparator(chunks.length ? chunkKeyColumns(m, chunks[0]) : [], weigher);
+          snapshotTables.push({ table: m, chunks, comparator });
+          total += chunks.length;
+        }
+        const hw = new Map<string, Map<number, BinlogOffset>>();
+        let done = 0;
+        for (const t of snapshotTables) {
+          const m = new Map<number, BinlogOffset>();
+          for (const c of t.chunks) {
+            const text = resume.finished?.[chunkId(c)];
+            if (text !== undefined) {
+              m.set(c.index, parseOffset(text));
+              done++;
+            }
+          }
+          hw.set(tableKey(t.table.schema.id), m);
+        }
+        if (done < total) {
+          yield { kind: 'phase', phase: 'snapshot' };
+          for await (const r of readSnapshot({
+            connection: o.connection,
+            dialect,
+            identity,
+            tables: snapshotTables,
+            parallelism: o.snapshot?.parallelism,
+            backfill: o.snapshot?.backfill,
+            finished,
+            decoding: this.decoding,
+            serverIdBase: o.serverIdBase + 1,
+          })) {
+            hw.get(tableKey(r.table))!.set(r.chunk.index, r.highWatermark);
+            done++;
+            yield { kind: 'snapshot-rows', table: r.table, chunk: r.descriptor, rows: r.rows, lowWatermark: r.lowWatermark, highWatermark: r.highWatermark, keyless: r.keyless };
+            yield { kind: 'progress', chunksDone: done, chunksTotal: total };
+          }
+        }
+        for (const t of snapshotTables) handover.push({ ...t, highWatermarks: hw.get(tableKey(t.table.schema.id))! });
+      }
+
+      // ---- hand-over and streaming -------------------------------------------------------------
+      const filter = handover.some((t) => t.chunks.length > 0) ? new HandoverFilter(handover) : undefined;
+      let start: StartPosition;
+      if (resume.offset) start = { kind: 'offset', offset: resume.offset };
+      else if (filter) start = { kind: 'offset', offset: filter.start };
+      else start = o.startWhenNoSnapshot ?? { kind: 'latest' };
+      if (filter) yield { kind: 'phase', phase: 'handover', offset: start.kind === 'offset' ? start.offset : filter.start };
+      else yield { kind: 'phase', phase: 'streaming' };
+      let streaming = !filter;
+      const reader = (this.current = new BinlogReader({
+        connection: o.connection,
+        serverId: o.serverIdBase,
+        start,
+        tables: tables.map((m) => m.schema.id),
+        decoding: this.decoding,
+        dialect,
+        log: o.log,
+      }));
+      for await (const e of reader) {
+        if (e.kind === 'transaction' && filter && !streaming) {
+          const t = await filter.filter(e);
+          if (filter.finished) {
+            streaming = true;
+            yield { kind: 'phase', phase: 'streaming', offset: filter.end };
+          }
+          yield t;
+          continue;
+        }
+        yield e;
+      }
+    } finally {
+      await this.close();
+    }
+  }
+}
+
+/** Serialized resume helpers for callers that persist progress as text. */
+export const resumeText = {
+  offset: serializeOffset,
+  parseOffset,
+};
