@@ -337,19 +337,84 @@ class FloatBuilder extends PrimitiveBuilder {
   }
 }
 
+const TWO_32 = 4294967296;
+
+/**
+ * Unscaled value of a plain decimal text ("-123.45") at `scale` when it is an exact double (below
+ * 2^53); undefined sends the caller to the exact BigInt path, which also handles exponents, too many
+ * fraction digits and malformed text (and reports the error).
+ *
+ * Exactness: the digits accumulate into a non-decreasing value, so if the final value is below 2^53,
+ * every intermediate step was an exact integer operation.
+ */
+function fastUnscaled(s: string, scale: number): number | undefined {
+  const n = s.length;
+  let i = 0;
+  let neg = false;
+  const first = s.charCodeAt(0);
+  if (first === 45) {
+    neg = true;
+    i = 1;
+  } else if (first === 43) {
+    i = 1;
+  }
+  let x = 0;
+  let sawDigit = false;
+  let frac = -1;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      x = x * 10 + (c - 48);
+      sawDigit = true;
+      if (frac >= 0) frac++;
+    } else if (c === 46 && frac < 0) {
+      frac = 0;
+    } else {
+      return undefined;
+    }
+  }
+  const f = frac < 0 ? 0 : frac;
+  if (!sawDigit || f > scale) return undefined;
+  if (x !== 0) x *= 10 ** (scale - f);
+  if (x > Number.MAX_SAFE_INTEGER) return undefined;
+  return neg && x !== 0 ? -x : x;
+}
+
 class DecimalBuilder extends PrimitiveBuilder {
   private words = new Uint32Array(4 * 1024);
   private readonly scale: number;
   private readonly limit: bigint;
+  private readonly numberLimit: number;
+  /** Bounds of values that took the fast path, merged into the stats at `finish`. */
+  private fastMin = Infinity;
+  private fastMax = -Infinity;
 
   constructor(path: string, type: PrimitiveType & { kind: 'decimal' }, required: boolean, stats: FieldStats | undefined) {
     super(path, type, required, stats);
     this.scale = type.scale;
     this.limit = 10n ** BigInt(type.precision);
+    this.numberLimit = type.precision <= 15 ? 10 ** type.precision : Infinity;
   }
 
   protected appendValue(v: unknown): void {
     if (typeof v !== 'string') badValue(this.path, this.type, 'a decimal string such as "12.50"', v);
+    const i = this.length;
+    if (4 * i + 4 > this.words.length) this.words = grow(this.words, 4 * i + 4);
+    const fast = v.length > 0 && v.length <= 24 ? fastUnscaled(v, this.scale) : undefined;
+    if (fast !== undefined) {
+      if (fast >= this.numberLimit || fast <= -this.numberLimit) badValue(this.path, this.type, 'a value that fits the precision', v);
+      this.writeNumber(i, fast);
+      const s = this.stats;
+      if (s) {
+        s.valueCount++;
+        if (s.tracksBounds) {
+          if (fast < this.fastMin) this.fastMin = fast;
+          if (fast > this.fastMax) this.fastMax = fast;
+        }
+      }
+      this.length++;
+      return;
+    }
     let unscaled: bigint;
     try {
       unscaled = parseDecimal(v, this.scale);
@@ -357,8 +422,6 @@ class DecimalBuilder extends PrimitiveBuilder {
       return badValue(this.path, this.type, `a decimal with at most ${this.scale} fraction digits`, v);
     }
     if (unscaled >= this.limit || unscaled <= -this.limit) badValue(this.path, this.type, 'a value that fits the precision', v);
-    const i = this.length;
-    if (4 * i + 4 > this.words.length) this.words = grow(this.words, 4 * i + 4);
     // Decimal128: 16 bytes little-endian two's complement, as four little-endian 32-bit words.
     let x = BigInt.asUintN(128, unscaled);
     const w = this.words;
@@ -380,6 +443,44 @@ class DecimalBuilder extends PrimitiveBuilder {
     this.length++;
   }
 
+  /** Two's-complement words of a safe integer. */
+  private writeNumber(i: number, x: number): void {
+    const w = this.words;
+    const o = 4 * i;
+    const m = x < 0 ? -x : x;
+    let lo = m % TWO_32;
+    let hi = (m - lo) / TWO_32;
+    if (x < 0) {
+      // Negate: invert and add one, carrying from the low word.
+      lo = (~lo >>> 0) + 1;
+      hi = ~hi >>> 0;
+      if (lo === TWO_32) {
+        lo = 0;
+        hi = (hi + 1) >>> 0;
+      }
+      w[o] = lo;
+      w[o + 1] = hi;
+      w[o + 2] = 0xffffffff;
+      w[o + 3] = 0xffffffff;
+    } else {
+      w[o] = lo;
+      w[o + 1] = hi;
+      w[o + 2] = 0;
+      w[o + 3] = 0;
+    }
+  }
+
+  private publishFastBounds(): void {
+    const s = this.stats;
+    if (!s || this.fastMin === Infinity) return;
+    const lo = BigInt(this.fastMin);
+    const hi = BigInt(this.fastMax);
+    if (s.min === undefined || lo < (s.min as bigint)) s.min = lo;
+    if (s.max === undefined || hi > (s.max as bigint)) s.max = hi;
+    this.fastMin = Infinity;
+    this.fastMax = -Infinity;
+  }
+
   protected pushPlaceholder(): void {
     const i = this.length;
     if (4 * i + 4 > this.words.length) this.words = grow(this.words, 4 * i + 4);
@@ -391,6 +492,7 @@ class DecimalBuilder extends PrimitiveBuilder {
   }
 
   finish(): arrow.Data {
+    this.publishFastBounds();
     const n = this.length;
     const data = this.words.slice(0, 4 * n);
     const v = this.takeValidity();
@@ -500,10 +602,20 @@ class VarBinaryBuilder extends PrimitiveBuilder {
     if (this.text) {
       if (typeof v !== 'string') badValue(this.path, this.type, 'a string', v);
       // UTF-8 needs at most 3 bytes per UTF-16 unit.
-      const need = this.used + v.length * 3;
-      if (need > this.data.length) this.data = grow(this.data, need);
-      const { written } = utf8.encodeInto(v, this.data.subarray(this.used));
-      this.used += written;
+      const len = v.length;
+      if (this.used + len * 3 > this.data.length) this.data = grow(this.data, this.used + len * 3);
+      // ASCII is copied in JS; TextEncoder (a native call plus a view per value) only takes over at
+      // the first non-ASCII character.
+      const data = this.data;
+      let o = this.used;
+      let k = 0;
+      for (; k < len; k++) {
+        const c = v.charCodeAt(k);
+        if (c >= 0x80) break;
+        data[o++] = c;
+      }
+      if (k < len) o += utf8.encodeInto(k === 0 ? v : v.slice(k), data.subarray(o)).written;
+      this.used = o;
     } else {
       if (!(v instanceof Uint8Array)) badValue(this.path, this.type, 'bytes (Uint8Array)', v);
       const need = this.used + v.length;
