@@ -25,6 +25,7 @@ import { readSnapshot, type SnapshotTable } from './snapshot-reader.js';
 import { captureTableSchemas, tableKey, type TableId } from './table-schema.js';
 import { mapTable, type MappedTable, type TypeMappingOptions } from './type-mapping.js';
 import { BinlogReader, type StartPosition } from './binlog-reader.js';
+import { splitTable } from './chunk-splitter.js';
 import { MappedTablesDecoding } from './binlog-decoding.js';
 import { readServerIdentity } from './watermark.js';
 
@@ -44,6 +45,9 @@ export interface MySqlSourceOptions {
     readonly parallelism?: number;
     /** Default true; false is at-least-once (see snapshot-reader.ts). */
     readonly backfill?: boolean;
+    /** Rows per chunk (default 8096, as Flink CDC). */
+    readonly chunkSize?: number;
+    /** Default: H5's `splitTable` (even split for dense numeric keys, key walking otherwise). */
     readonly splitter?: ChunkSplitter;
   };
   /** Where streaming starts when there is no snapshot and no resume offset (default latest). */
@@ -131,9 +135,10 @@ export class MySqlSource {
           const key = tableKey(m.schema.id);
           let chunks: Chunk[];
           if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
+          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m);
           else {
-            if (!o.snapshot?.splitter) throw new FloeError(SUBSYSTEM, 'config', 'snapshot.splitter is required to plan a snapshot: pass the chunk splitter');
-            chunks = await o.snapshot.splitter(client, m);
+            chunks = [];
+            for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
           const comparator: KeyComparator = createKeyComparator(chunks.length ? chunkKeyColumns(m, chunks[0]) : [], weigher);

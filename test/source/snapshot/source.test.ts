@@ -8,8 +8,6 @@ import type mysql from 'mysql2/promise';
 import { createTestDatabase } from '../../support/shared-mysql.js';
 import { replicaId, sourceConfig, sql } from '../binlog/helpers.js';
 import { MySqlSource, type SourceResume } from '../../../src/source/mysql/source.js';
-import type { Chunk } from '../../../src/source/mysql/chunk.js';
-import type { MappedTable } from '../../../src/source/mysql/type-mapping.js';
 import type { SourceEvent } from '../../../src/source/mysql/events.js';
 import { keyText } from '../../../src/source/mysql/snapshot-reader.js';
 import { serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
@@ -28,19 +26,8 @@ afterAll(async () => {
   await conn?.end();
 });
 
-/** Stand-in splitter: even ranges of 100 over 1..1000 (H5's chunk splitter replaces it). */
-async function splitter(_c: unknown, m: MappedTable): Promise<Chunk[]> {
-  return Array.from({ length: 10 }, (_, i) => ({
-    table: m.schema.id,
-    index: i,
-    keyColumns: ['id'],
-    ...(i > 0 ? { lower: [i * 100 + 1] } : {}),
-    ...(i < 9 ? { upper: [(i + 1) * 100 + 1] } : {}),
-  }));
-}
-
 function source(resume?: SourceResume): MySqlSource {
-  return new MySqlSource({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, splitter }, resume });
+  return new MySqlSource({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, chunkSize: 100 }, resume });
 }
 
 describe('MySqlSource', () => {
@@ -79,7 +66,7 @@ describe('MySqlSource', () => {
     const kinds = events.map((e) => (e.kind === 'phase' ? `phase:${e.phase}` : e.kind));
     expect(kinds[0]).toBe('snapshot-plan');
     expect(kinds.indexOf('phase:snapshot')).toBeLessThan(kinds.indexOf('snapshot-rows'));
-    expect(kinds.filter((k) => k === 'snapshot-rows')).toHaveLength(10);
+    expect(kinds.filter((k) => k === 'snapshot-rows').length).toBeGreaterThanOrEqual(9); // ~1000/100 chunks
     expect(kinds.lastIndexOf('snapshot-rows')).toBeLessThan(kinds.indexOf('phase:handover'));
     const [rows] = (await conn.query(`SELECT id, v FROM \`${db}\`.t`)) as unknown as [{ id: number; v: string }[]];
     expect(replay.size).toBe(rows.length);
