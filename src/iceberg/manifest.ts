@@ -261,7 +261,14 @@ export function readManifest(bytes: Uint8Array, manifest?: ManifestFile): ReadMa
 function describePartition(specJson: string | undefined, specId: number, layout: PartitionFieldLayout[]): ManifestPartitionField[] {
   const byId = new Map(layout.map((l) => [l.fieldId, l]));
   if (specJson === undefined) return layout.map((l) => ({ fieldId: l.fieldId, name: l.avroName, type: l.type }));
-  const spec = partitionSpecFromJson(parseJson(specJson), specId);
+  let spec: PartitionSpec;
+  try {
+    spec = partitionSpecFromJson(parseJson(specJson), specId);
+  } catch {
+    // A transform floe does not model (multi-argument, engine-specific): the values are still
+    // readable by field id, in the partition record's order, which Java writes in spec order.
+    return layout.map((l) => ({ fieldId: l.fieldId, name: l.avroName, type: l.type }));
+  }
   return spec.fields.map((pf) => {
     const l = byId.get(pf.fieldId);
     if (!l) {

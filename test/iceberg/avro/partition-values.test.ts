@@ -7,6 +7,7 @@ import { Schema } from '../../../src/iceberg/schema.js';
 import { Types } from '../../../src/iceberg/types.js';
 import type { Value } from '../../../src/model/values.js';
 import { decodeWithAvsc, plain } from './avsc-decode.js';
+import { decimalRequiredBytes } from '../../../src/iceberg/avro/iceberg-schema.js';
 import { fieldOf, twosComplement, unwrap } from './manifest-fixtures.js';
 
 describe('partition values of every primitive type', () => {
@@ -72,5 +73,15 @@ describe('partition values of every primitive type', () => {
     expect([p.l, p.t, p.tsns, p.tstzns]).toEqual([-(2n ** 63n), 86_399_999_999n, 1_709_164_800_000_000_123n, 2n ** 62n]);
     expect(readManifest(bytes, { ...manifest, sequenceNumber: 1n }).entries[0].dataFile.partition).toEqual(values);
     expect(manifest.partitions?.every((s) => s.containsNull || s.lowerBound !== undefined)).toBe(true);
+  });
+});
+
+describe('decimal fixed sizes', () => {
+  it('match Java TypeUtil.decimalRequiredBytes for every precision 1..38', () => {
+    // Java: the first length whose floor(log10(2^(8·len−1) − 1)) holds the precision.
+    const maxPrecisionByLength = [0, 2, 4, 6, 9, 11, 14, 16, 18, 21, 23, 26, 28, 31, 33, 35, 38];
+    for (let p = 1; p <= 38; p++) {
+      expect(decimalRequiredBytes(p), `precision ${p}`).toBe(maxPrecisionByLength.findIndex((max, len) => len > 0 && p <= max));
+    }
   });
 });
