@@ -186,28 +186,31 @@ function checkPrivileges(grants: GrantSet | Error, dialect: ServerDialect, optio
     return;
   }
   const roleNote = grants.roles.length > 0 ? ` (privileges granted through roles ${grants.roles.join(', ')} are not visible here; grant them to the user directly or make the role a default role)` : '';
-  const missing: string[] = [];
-  if (!hasGlobal(grants, 'REPLICATION SLAVE', 'REPLICATION REPLICA')) missing.push('REPLICATION SLAVE');
+  const missingGlobal: string[] = [];
+  if (!hasGlobal(grants, 'REPLICATION SLAVE', 'REPLICATION REPLICA')) missingGlobal.push('REPLICATION SLAVE');
   const clientPriv = dialect.flavor === 'mariadb' && versionAtLeast(dialect.version, 10, 5, 2) ? 'BINLOG MONITOR' : 'REPLICATION CLIENT';
-  if (!hasGlobal(grants, 'REPLICATION CLIENT', 'BINLOG MONITOR')) missing.push(clientPriv);
-  let selectOk = true;
-  let selectWhat = 'ON *.*';
+  if (!hasGlobal(grants, 'REPLICATION CLIENT', 'BINLOG MONITOR')) missingGlobal.push(clientPriv);
   const tables = options.tables ?? [];
+  let selectTargets: string[] = [];
+  let deniedNote = '';
   if (tables.length === 0) {
-    selectOk = hasGlobal(grants, 'SELECT') || grants.databases.some((d) => d.privileges.has('SELECT') || d.privileges.has('ALL PRIVILEGES'));
+    const anySelect = hasGlobal(grants, 'SELECT') || grants.databases.some((d) => d.privileges.has('SELECT') || d.privileges.has('ALL PRIVILEGES'));
+    if (!anySelect) selectTargets = ['*.*'];
   } else {
     const denied = tables.filter((t) => !canSelectTable(grants, t.database, t.table));
     if (denied.length > 0) {
-      selectOk = false;
-      const dbs = [...new Set(denied.map((t) => t.database))];
-      selectWhat = dbs.map((d) => `ON \`${d}\`.*`).join(', ') + ` (no SELECT on ${denied.slice(0, 5).map(tableKey).join(', ')}${denied.length > 5 ? ', …' : ''})`;
+      selectTargets = [...new Set(denied.map((t) => t.database))].map((d) => `\`${d.replace(/`/g, '``')}\`.*`);
+      deniedNote = ` (no SELECT on ${denied.slice(0, 5).map(tableKey).join(', ')}${denied.length > 5 ? ', …' : ''})`;
     }
   }
-  if (!selectOk) missing.push(`SELECT ${selectWhat}`);
-  const ok = missing.length === 0;
+  const ok = missingGlobal.length === 0 && selectTargets.length === 0;
+  const statements: string[] = [];
+  if (missingGlobal.length > 0) statements.push(`GRANT ${missingGlobal.join(', ')} ON *.* TO <user>`);
+  for (const target of selectTargets) statements.push(`GRANT SELECT ON ${target} TO <user>`);
+  const lacking = [...missingGlobal, ...(selectTargets.length > 0 ? [`SELECT${deniedNote}`] : [])];
   add('privileges', ok, 'error', ok
-    ? `user can read the binlog and the captured tables`
-    : `the user lacks ${missing.join(', ')}: GRANT ${missing.map((m) => m.replace(/ \(no SELECT.*$/, '')).map((m) => (m.includes(' ON ') ? m : `${m} ON *.*`)).join('; GRANT ')} TO <user>${roleNote}`);
+    ? 'the user can read the binlog and the captured tables'
+    : `the user lacks ${lacking.join(', ')}: ${statements.join('; ')}${roleNote}`);
   const showDatabases = hasGlobal(grants, 'SHOW DATABASES') || hasGlobal(grants, 'SELECT');
   const captured = [...new Set(tables.map((t) => t.database))];
   const perDb = captured.length > 0 && captured.every((d) => canSelectDatabase(grants, d));
