@@ -6,6 +6,7 @@ import { BinlogReader, type StartPosition } from '../../../src/source/mysql/binl
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
+import { drainRawBinlog } from '../../../src/source/mysql/binlog-raw.js';
 import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
 import type { BinlogDecoding } from '../../../src/source/mysql/binlog-transactions.js';
 
@@ -255,5 +256,44 @@ describe('binlog reader', () => {
       error = e;
     }
     expect((error as Error)?.message).toMatch(/expected the binlog of server id 4242.*found server id/s);
+  });
+});
+
+describe('raw decode mode', () => {
+  it('counts what zongji decodes between two offsets, without converting', async () => {
+    await conn.query(`CREATE TABLE \`${db}\`.raw (id INT PRIMARY KEY, v VARCHAR(20))`);
+    const from = await watermark();
+    for (let i = 0; i < 10; i++) await conn.query(`INSERT INTO \`${db}\`.raw VALUES (?, 'r'), (?, 'r')`, [2 * i, 2 * i + 1]);
+    await conn.query(`UPDATE \`${db}\`.raw SET v = 'u'`);
+    const to = await watermark();
+    const stats = await drainRawBinlog({ connection: sourceConfig(), serverId: replicaId(), from, to, databases: [db] });
+    expect(stats.rows).toBe(20 + 20);
+    expect(stats.rowEvents).toBe(11);
+    expect(stats.events).toBeGreaterThan(11);
+  });
+});
+
+describe('foreign keys', () => {
+  it('ON DELETE CASCADE: the parent delete is delivered; the server does not log the cascaded child deletes', async () => {
+    // MariaDB KB "Replication and Foreign Keys": cascading deletes or updates are an internal
+    // mechanism and are not written to the binary log (MySQL with InnoDB-native FKs alike; only
+    // MySQL 9.x SQL-layer FK handling logs child row events). This test records that behaviour.
+    await conn.query(`CREATE TABLE \`${db}\`.parent (id INT PRIMARY KEY)`);
+    await conn.query(`CREATE TABLE \`${db}\`.child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES \`${db}\`.parent (id) ON DELETE CASCADE)`);
+    await conn.query(`INSERT INTO \`${db}\`.parent VALUES (1), (2)`);
+    await conn.query(`INSERT INTO \`${db}\`.child VALUES (10, 1), (11, 1), (12, 2)`);
+    const tables = ['parent', 'child'].map((table) => ({ database: db, table }));
+    const fkDecoding = await decodingFor(tables);
+    const start = await watermark();
+    await conn.query(`DELETE FROM \`${db}\`.parent WHERE id = 1`);
+    await conn.query(`INSERT INTO \`${db}\`.parent VALUES (3)`); // a marker after it
+    const r = new BinlogReader({ connection: sourceConfig(), serverId: replicaId(), start: { kind: 'offset', offset: start }, tables, decoding: fkDecoding });
+    const txns = await take(r, 2);
+    const [del] = txns;
+    expect(del.changes.filter((c) => c.table.table === 'parent').map((c) => [c.op, c.before])).toEqual([['delete', [1]]]);
+    const childDeletes = del.changes.filter((c) => c.table.table === 'child');
+    const [rows] = (await conn.query(`SELECT id FROM \`${db}\`.child ORDER BY id`)) as unknown as [{ id: number }[]];
+    expect(rows.map((x) => x.id)).toEqual([12]); // the server did cascade
+    if (!process.env.FLOE_TEST_MYSQL_URL) expect(childDeletes).toEqual([]); // …but MariaDB did not log it
   });
 });
