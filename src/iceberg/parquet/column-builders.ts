@@ -197,7 +197,7 @@ class BoolBuilder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const data = this.bits.slice(0, (n + 7) >> 3);
+    const data = this.bits.subarray(0, (n + 7) >> 3);
     const v = this.takeValidity();
     this.bits = new Uint8Array(64);
     this.length = 0;
@@ -237,7 +237,7 @@ class Int32Builder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const data = this.values.slice(0, n);
+    const data = this.values.subarray(0, n);
     const v = this.takeValidity();
     this.values = new Int32Array(Math.min(Math.max(n, 1024), 1 << 20));
     this.length = 0;
@@ -279,7 +279,7 @@ class Int64Builder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const data = this.values.slice(0, n);
+    const data = this.values.subarray(0, n);
     const v = this.takeValidity();
     this.values = new BigInt64Array(Math.min(Math.max(n, 1024), 1 << 20));
     this.length = 0;
@@ -328,7 +328,7 @@ class FloatBuilder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const data = this.values.slice(0, n);
+    const data = this.values.subarray(0, n);
     const v = this.takeValidity();
     const cap = Math.min(Math.max(n, 1024), 1 << 20);
     this.values = this.single ? new Float32Array(cap) : new Float64Array(cap);
@@ -494,7 +494,7 @@ class DecimalBuilder extends PrimitiveBuilder {
   finish(): arrow.Data {
     this.publishFastBounds();
     const n = this.length;
-    const data = this.words.slice(0, 4 * n);
+    const data = this.words.subarray(0, 4 * n);
     const v = this.takeValidity();
     this.words = new Uint32Array(4 * Math.min(Math.max(n, 1024), 1 << 18));
     this.length = 0;
@@ -549,7 +549,7 @@ class FixedBuilder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const data = this.bytes.slice(0, n * this.width);
+    const data = this.bytes.subarray(0, n * this.width);
     const v = this.takeValidity();
     this.bytes = new Uint8Array(this.width * Math.min(Math.max(n, 256), 1 << 16));
     this.length = 0;
@@ -656,8 +656,8 @@ class VarBinaryBuilder extends PrimitiveBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const valueOffsets = this.offsets.slice(0, n + 1);
-    const data = this.data.slice(0, this.used);
+    const valueOffsets = this.offsets.subarray(0, n + 1);
+    const data = this.data.subarray(0, this.used);
     const v = this.takeValidity();
     this.offsets = new Int32Array(Math.min(Math.max(n, 1024), 1 << 20) + 1);
     this.data = new Uint8Array(Math.min(Math.max(this.used, 16 * 1024), 1 << 24));
@@ -755,7 +755,7 @@ class ListBuilder extends BaseBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const valueOffsets = this.offsets.slice(0, n + 1);
+    const valueOffsets = this.offsets.subarray(0, n + 1);
     const v = this.takeValidity();
     const child = this.element.finish();
     this.offsets = new Int32Array(1025);
@@ -810,7 +810,7 @@ class MapBuilder extends BaseBuilder {
 
   finish(): arrow.Data {
     const n = this.length;
-    const valueOffsets = this.offsets.slice(0, n + 1);
+    const valueOffsets = this.offsets.subarray(0, n + 1);
     const v = this.takeValidity();
     const mapType = this.arrowDataType as arrow.Map_;
     const entryType = mapType.children[0].type as arrow.Struct;

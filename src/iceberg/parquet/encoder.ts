@@ -26,6 +26,8 @@ export interface ParquetEncoderOptions {
   maxRowGroupBytes: number;
   /** Optional cap on rows per row group. */
   maxRowGroupRows?: number;
+  /** Dictionary encoding (arrow-rs default: on, falling back to plain when a dictionary page fills). */
+  dictionary?: boolean;
 }
 
 export interface ParquetEncoder {
@@ -67,6 +69,7 @@ function writerProperties(options: ParquetEncoderOptions): pw.WriterProperties {
     .setKeyValueMetadata(new Map(options.keyValueMetadata))
     .setMaxRowGroupBytes(options.maxRowGroupBytes);
   if (options.maxRowGroupRows !== undefined) b = b.setMaxRowGroupSize(options.maxRowGroupRows);
+  if (options.dictionary !== undefined) b = b.setDictionaryEnabled(options.dictionary);
   return b.build();
 }
 

@@ -38,6 +38,8 @@ export interface ParquetWriterOptions {
   rowGroupBytes?: number;
   /** Optional cap on rows per row group. */
   rowGroupRows?: number;
+  /** Dictionary encoding; default on (Java `write.parquet.dict-size-bytes` applies there). */
+  dictionary?: boolean;
   /** Rows buffered in JS before a batch goes to the encoder (default 16384). */
   batchRows?: number;
   /** Buffered bytes before a batch goes to the encoder (default 8 MiB). */
@@ -122,6 +124,7 @@ export class ParquetFileWriter {
       keyValueMetadata: kv,
       maxRowGroupBytes: positive(options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES, 'rowGroupBytes'),
       maxRowGroupRows: options.rowGroupRows === undefined ? undefined : positive(options.rowGroupRows, 'rowGroupRows'),
+      dictionary: options.dictionary,
     });
   }
 
