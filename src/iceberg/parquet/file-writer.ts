@@ -51,8 +51,8 @@ export interface ParquetWriterOptions {
   /** Encoder implementation (default: parquet-wasm on this thread). */
   encoderFactory?: ParquetEncoderFactory;
   /**
-   * File bytes per Arrow byte assumed by `estimatedSize` until the first row group is emitted
-   * (default 1, which never overshoots). The rolling writer passes the ratio its last file achieved.
+   * File bytes per Arrow byte, as a previous file of the same data achieved, for `estimatedSize`.
+   * The rolling writer passes the ratio of its last file.
    */
   expectedCompressionRatio?: number;
 }
@@ -86,7 +86,7 @@ export class ParquetFileWriter {
   private readonly batchRows: number;
   private readonly batchBytes: number;
   private readonly metricsConfig: MetricsConfig;
-  private readonly expectedRatio: number;
+  private readonly expectedRatio: number | undefined;
   private buffered = 0;
   private rowsWritten = 0;
   /** Arrow bytes handed to the encoder, and at the time of the last emitted row group. */
@@ -102,7 +102,7 @@ export class ParquetFileWriter {
     this.arrowSchema = toArrowSchema(schema);
     this.structType = new arrow.Struct(this.arrowSchema.fields);
     this.metricsConfig = options.metrics ?? DEFAULT_METRICS_CONFIG;
-    this.expectedRatio = options.expectedCompressionRatio !== undefined && options.expectedCompressionRatio > 0 ? options.expectedCompressionRatio : 1;
+    this.expectedRatio = options.expectedCompressionRatio !== undefined && options.expectedCompressionRatio > 0 ? options.expectedCompressionRatio : undefined;
     this.batchRows = positive(options.batchRows ?? DEFAULT_BATCH_ROWS, 'batchRows');
     this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
     const statsFactory = (f: { id: number; type: PrimitiveType }): FieldStats | undefined => {
@@ -134,13 +134,16 @@ export class ParquetFileWriter {
   }
 
   /**
-   * Estimated size of the file if it were closed now: the bytes already emitted plus the rest at the
-   * compression ratio seen so far (`expectedCompressionRatio` until the first row group is emitted).
-   * Used for rolling.
+   * Estimated size of the file if it were closed now, for rolling. With `expectedCompressionRatio`
+   * (the ratio a previous file of the same data achieved) it is all Arrow bytes at that ratio;
+   * otherwise the bytes already emitted plus the rest at the ratio of the emitted row groups (1:1 until
+   * the first one), which never overshoots.
    */
   estimatedSize(): number {
-    const pendingRaw = this.rawSent - this.rawAtLastChunk + this.bufferedBytes();
-    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : this.expectedRatio;
+    const raw = this.rawSent + this.bufferedBytes();
+    if (this.expectedRatio !== undefined) return Math.max(this.encoder.bytesEmitted, Math.ceil(raw * this.expectedRatio));
+    const pendingRaw = raw - this.rawAtLastChunk;
+    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : 1;
     return this.encoder.bytesEmitted + Math.ceil(pendingRaw * ratio);
   }
 

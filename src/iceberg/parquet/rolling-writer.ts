@@ -85,7 +85,9 @@ export class RollingParquetWriter {
     if (!Number.isInteger(this.target) || this.target <= 0) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `targetFileSizeBytes must be a positive integer, found ${options.targetFileSizeBytes}`);
     }
-    this.options = { ...options, content, rowGroupBytes: options.rowGroupBytes ?? Math.min(DEFAULT_ROW_GROUP_BYTES, Math.max(this.target, 64 * 1024)) };
+    // Row groups of a quarter of the target (Java's defaults: 128 MiB groups in 512 MiB files), so the
+    // first file learns its compression ratio from an emitted row group before it must decide to roll.
+    this.options = { ...options, content, rowGroupBytes: options.rowGroupBytes ?? Math.min(DEFAULT_ROW_GROUP_BYTES, Math.max(64 * 1024, Math.floor(this.target / 4))) };
     this.prefix = options.fileNamePrefix ?? `00000-0-${randomUUID()}`;
   }
 
