@@ -1,0 +1,46 @@
+/**
+ * Retry validation for deletion vectors (Java `MergingSnapshotProducer.validateAddedDVs`): the spec
+ * allows at most one DV per data file in a snapshot, and Java readers fail on two ("Can't index
+ * multiple DVs"). When a commit that adds DVs must be retried on top of snapshots committed meanwhile,
+ * none of those snapshots may have added a DV for the same data file; if one did, the commit cannot
+ * simply be re-sequenced — the writer must merge the DVs and plan again.
+ */
+import type { FileIO } from '../../io/file-io.js';
+import { FloeError } from '../../util/errors.js';
+import type { DataFile } from '../data-file.js';
+import { ancestorsOf } from '../snapshot-ids.js';
+import type { TableMetadata } from '../table-metadata.js';
+import { readManifestEntries, readSnapshotManifests } from './manifest-io.js';
+import { isDeletionVector } from './snapshot-summary.js';
+
+export class ConcurrentDVCheck {
+  private readonly targets: Set<string>;
+  private readonly checked = new Set<bigint>();
+
+  constructor(
+    private readonly io: FileIO,
+    addedDeleteFiles: readonly DataFile[],
+    /** The main branch head the commit was planned on. */
+    private readonly startSnapshotId: bigint | undefined,
+  ) {
+    this.targets = new Set(addedDeleteFiles.filter(isDeletionVector).map((f) => f.referencedDataFile!));
+  }
+
+  /** Throws a non-retryable conflict when a snapshot committed since the start added a DV for one of ours. */
+  async validate(current: TableMetadata): Promise<void> {
+    if (this.targets.size === 0) return;
+    for (const snapshot of ancestorsOf(current, current.refs.main?.snapshotId)) {
+      if (snapshot.snapshotId === this.startSnapshotId) break;
+      if (this.checked.has(snapshot.snapshotId)) continue;
+      for (const manifest of await readSnapshotManifests(this.io, snapshot)) {
+        if (manifest.content !== 'deletes' || manifest.addedSnapshotId !== snapshot.snapshotId) continue;
+        for (const e of await readManifestEntries(this.io, manifest)) {
+          if (e.status === 'added' && isDeletionVector(e.dataFile) && this.targets.has(e.dataFile.referencedDataFile!)) {
+            throw new FloeError('iceberg.commit', 'commit-conflict', `snapshot ${snapshot.snapshotId}, committed concurrently, added a deletion vector for ${e.dataFile.referencedDataFile}, which this commit also adds one for; at most one DV per data file is allowed — merge the deletes and plan the commit again`, { retryable: false });
+          }
+        }
+      }
+      this.checked.add(snapshot.snapshotId);
+    }
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * Committing one snapshot (Java `SnapshotProducer` + `MergingSnapshotProducer`; spec "Optimistic
+ * Concurrency", "Sequence Numbers"; checklist §6.1):
+ *
+ * 1. the caller has written its data and delete files (failpoint `after-data-files`);
+ * 2. write one manifest per content (data / deletes) per partition spec, ADDED entries with null
+ *    snapshot id and sequence numbers, so the same manifests serve every attempt (`after-manifests`);
+ * 3. per attempt: on top of the current main branch, carry the parent's manifests over (rewriting those
+ *    that hold removed files, merging small ones), write a new manifest list with the attempt's
+ *    sequence number (last-sequence-number + 1) and, in v3, first-row-id = next-row-id
+ *    (`after-manifest-list`), and commit `add-snapshot` + `set-snapshot-ref main` guarded by
+ *    `assert-table-uuid` + `assert-ref-snapshot-id` (the catalogs then hit `after-metadata-file` and
+ *    `after-catalog-swap`);
+ * 4. on 'commit-conflict': back off, reload, ask the caller's `validate` again (the idempotent writer
+ *    skips a checkpoint that is already in the table), re-sequence and retry — the snapshot id stays the
+ *    same on every attempt;
+ * 5. on 'commit-state-unknown': never delete a written file; reload and look for the snapshot id — if
+ *    it is there the commit landed, else retry as after a conflict.
+ *
+ * Files written for attempts that did not land are deleted after the commit succeeds, fails for good,
+ * or is skipped — except once an outcome was unknown: then everything stays (orphans are harmless;
+ * a file a landed commit refers to is not).
+ */
+import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
+import type { DataFile, ManifestEntry } from '../data-file.js';
+import type { ManifestContent, ManifestFile } from '../manifest-file.js';
+import { writeManifestList } from '../manifest-list.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
+import { newSnapshotId, snapshotById } from '../snapshot-ids.js';
+import { MAIN_BRANCH } from '../table-metadata-constants.js';
+import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
+import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
+import { CommitWorkspace, manifestFormatVersion, specOf } from './commit-workspace.js';
+import { ConcurrentDVCheck } from './concurrent-dv-check.js';
+import { ManifestFilter } from './manifest-filter.js';
+import { ManifestMerger } from './manifest-merge.js';
+import { readSnapshotManifests } from './manifest-io.js';
+import { COMPUTED_SUMMARY_KEYS, snapshotSummary, SnapshotSummaryBuilder } from './snapshot-summary.js';
+
+const SUBSYSTEM = 'iceberg.commit';
+
+export type SnapshotOperation = 'append' | 'replace' | 'overwrite' | 'delete';
+
+/** What a snapshot changes. Added files must not be in the table yet; removed files must be live in it. */
+export interface SnapshotChanges {
+  operation: SnapshotOperation;
+  addedDataFiles?: readonly DataFile[];
+  /** Equality deletes, v2 position deletes, v3 deletion vectors. */
+  addedDeleteFiles?: readonly DataFile[];
+  /** Data or delete files to mark DELETED (as the table's manifests describe them: path, content, spec). */
+  removedFiles?: readonly DataFile[];
+}
+
+export type CommitDecision = 'proceed' | 'skip';
+
+export interface CommitOptions {
+  /** Extra summary properties (e.g. `floe.checkpoint-id`); must not collide with the computed ones. */
+  summary?: Record<string, string>;
+  /**
+   * Asked with the table's metadata before the first attempt and after every reload: 'skip' abandons
+   * the commit (nothing is committed, the commit's own manifests are removed; the caller's data and
+   * delete files are left to the caller).
+   */
+  validate?: (current: TableMetadata) => CommitDecision | Promise<CommitDecision>;
+  /** Overrides of the table's `commit.retry.*` properties. */
+  retry?: Partial<RetryPolicy>;
+  /** Where best-effort failures (cleanup) are reported. Default: process warnings. */
+  warn?: (message: string) => void;
+  /** Clock for the snapshot timestamp (tests). */
+  nowMs?: () => bigint;
+}
+
+export interface CommittedSnapshot {
+  status: 'committed';
+  snapshot: Snapshot;
+  /** The table right after the commit. */
+  table: CatalogTable;
+  attempts: number;
+}
+
+export interface SkippedCommit {
+  status: 'skipped';
+  /** The table as last reloaded (on which `validate` said 'skip'). */
+  table: CatalogTable;
+  attempts: number;
+}
+
+export type CommitResult = CommittedSnapshot | SkippedCommit;
+
+function defaultWarn(message: string): void {
+  process.emitWarning(message, { code: 'FLOE_COMMIT' });
+}
+
+function checkFiles(changes: SnapshotChanges, metadata: TableMetadata): void {
+  for (const f of changes.addedDataFiles ?? []) {
+    if (f.content !== 'data') throw new FloeError(SUBSYSTEM, 'invalid-argument', `${f.filePath}: a ${f.content} file was passed as a data file`);
+    specOf(metadata, f.specId);
+  }
+  for (const f of changes.addedDeleteFiles ?? []) {
+    if (f.content === 'data') throw new FloeError(SUBSYSTEM, 'invalid-argument', `${f.filePath}: a data file was passed as a delete file`);
+    specOf(metadata, f.specId);
+  }
+  const seen = new Set<string>();
+  for (const f of [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])]) {
+    const key = f.contentOffset === undefined ? f.filePath : `${f.filePath}#${f.contentOffset}`;
+    if (seen.has(key)) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${f.filePath} is added twice in one commit; a file may be live at most once in a snapshot`);
+    seen.add(key);
+  }
+}
+
+function checkExtraSummary(summary: Record<string, string> | undefined): void {
+  for (const [k, v] of Object.entries(summary ?? {})) {
+    if (COMPUTED_SUMMARY_KEYS.has(k)) throw new FloeError(SUBSYSTEM, 'invalid-argument', `summary property ${k} is computed by the commit; choose another key for the caller's value`);
+    if (typeof v !== 'string') throw new FloeError(SUBSYSTEM, 'invalid-argument', `summary property ${k} must be a string, found ${typeof v}`);
+  }
+}
+
+/** Writes this commit's new manifests: one per partition spec, in order of first appearance. */
+async function writeNewManifests(ws: CommitWorkspace, metadata: TableMetadata, content: ManifestContent, files: readonly DataFile[]): Promise<ManifestFile[]> {
+  const bySpec = new Map<number, ManifestEntry[]>();
+  for (const f of files) {
+    const entries = bySpec.get(f.specId) ?? [];
+    entries.push({ status: 'added', dataFile: f });
+    bySpec.set(f.specId, entries);
+  }
+  const out: ManifestFile[] = [];
+  for (const [specId, entries] of bySpec) out.push(await ws.writeManifest(metadata, specId, content, entries));
+  return out;
+}
+
+export async function commitSnapshot(table: CatalogTable, changes: SnapshotChanges, options: CommitOptions = {}): Promise<CommitResult> {
+  await failpoint('after-data-files');
+  checkExtraSummary(options.summary);
+  const warn = options.warn ?? defaultWarn;
+  const decide = async (m: TableMetadata): Promise<CommitDecision> => (options.validate ? await options.validate(m) : 'proceed');
+
+  let current = table;
+  if ((await decide(current.metadata)) === 'skip') return { status: 'skipped', table: current, attempts: 0 };
+  const formatVersion = manifestFormatVersion(current.metadata);
+  checkFiles(changes, current.metadata);
+  const policy = retryPolicy(current.metadata, options.retry);
+  const snapshotId = newSnapshotId();
+  const ws = new CommitWorkspace(current.io, current.metadata, snapshotId);
+  const added = [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])];
+  const started = Date.now();
+  let attempts = 0;
+  let unknownOutcome = false;
+
+  /** After an unknown outcome: did our snapshot land? */
+  const landed = (m: TableMetadata): Snapshot | undefined => (unknownOutcome ? snapshotById(m, snapshotId) : undefined);
+  const foundCommitted = (t: CatalogTable, s: Snapshot): CommittedSnapshot => ({ status: 'committed', snapshot: s, table: t, attempts });
+
+  try {
+    const newData = await writeNewManifests(ws, current.metadata, 'data', changes.addedDataFiles ?? []);
+    const newDeletes = await writeNewManifests(ws, current.metadata, 'deletes', changes.addedDeleteFiles ?? []);
+    await failpoint('after-manifests');
+    const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
+    const dataMerger = new ManifestMerger(ws, 'data');
+    const deleteMerger = new ManifestMerger(ws, 'deletes');
+    const dvCheck = new ConcurrentDVCheck(current.io, changes.addedDeleteFiles ?? [], current.metadata.refs[MAIN_BRANCH]?.snapshotId);
+
+    for (;;) {
+      attempts++;
+      const base = current.metadata;
+      if (base.formatVersion !== formatVersion) {
+        throw new FloeError(SUBSYSTEM, 'commit-conflict', `the table was upgraded from format v${formatVersion} to v${base.formatVersion} during the commit; write the files again for v${base.formatVersion}`, { retryable: false });
+      }
+      const parentId = base.refs[MAIN_BRANCH]?.snapshotId;
+      const parent = parentId === undefined ? undefined : snapshotById(base, parentId);
+      if (parentId !== undefined && !parent) throw new FloeError(SUBSYSTEM, 'invalid-data', `branch main points at snapshot ${parentId}, which the table's metadata does not have`);
+      if (attempts > 1) await dvCheck.validate(base);
+      const parentManifests = parent ? await readSnapshotManifests(current.io, parent) : [];
+      const filtered = await filter.filter(base, parentManifests);
+      const data = await dataMerger.merge(base, [...newData, ...filtered.manifests.filter((m) => m.content === 'data')]);
+      const deletes = await deleteMerger.merge(base, [...newDeletes, ...filtered.manifests.filter((m) => m.content === 'deletes')]);
+
+      const sequenceNumber = base.lastSequenceNumber + 1n;
+      const list = writeManifestList({
+        formatVersion,
+        snapshotId,
+        parentSnapshotId: parent?.snapshotId,
+        sequenceNumber,
+        firstRowId: formatVersion >= 3 ? (base.nextRowId ?? 0n) : undefined,
+        manifests: [...data, ...deletes],
+      });
+      const listPath = await ws.writeManifestList(attempts, list.bytes);
+      await failpoint('after-manifest-list');
+
+      const summaryChanges = new SnapshotSummaryBuilder();
+      for (const f of added) summaryChanges.addedFile(f);
+      for (const f of filtered.removed) summaryChanges.removedFile(f);
+      const now = options.nowMs ? options.nowMs() : BigInt(Date.now());
+      const snapshot: Snapshot = {
+        snapshotId,
+        sequenceNumber,
+        // Keep timestamps monotonic along the branch (DuckDB PR #333: Spark "lost" rows otherwise).
+        timestampMs: parent && parent.timestampMs > now ? parent.timestampMs : now,
+        manifestList: listPath,
+        summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, options.summary),
+        schemaId: base.currentSchemaId,
+      };
+      if (parent) snapshot.parentSnapshotId = parent.snapshotId;
+      if (formatVersion >= 3) {
+        snapshot.firstRowId = base.nextRowId ?? 0n;
+        snapshot.addedRows = list.addedRows ?? 0n;
+      }
+      const requirements: TableRequirement[] = [
+        { type: 'assert-table-uuid', uuid: base.tableUuid },
+        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: parentId ?? null },
+      ];
+      const updates: MetadataUpdate[] = [
+        { action: 'add-snapshot', snapshot },
+        { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
+      ];
+
+      let failure: FloeError;
+      try {
+        const loaded = await current.catalog.commitTable(current.identifier, requirements, updates);
+        const committedTable = catalogTable(current.catalog, loaded);
+        if (!unknownOutcome) await ws.cleanUp(new Set([listPath, ...list.manifests.map((m) => m.path)]), warn);
+        return { status: 'committed', snapshot: snapshotById(loaded.metadata, snapshotId) ?? snapshot, table: committedTable, attempts };
+      } catch (e) {
+        if (!isFloeError(e)) throw e;
+        failure = e;
+      }
+
+      if (failure.kind === 'commit-state-unknown') unknownOutcome = true;
+      const retryable = failure.kind === 'commit-state-unknown' || (failure.kind === 'commit-conflict' && failure.retryable);
+      const exhausted = attempts > policy.numRetries || Date.now() - started >= policy.totalTimeoutMs;
+      if (!retryable || exhausted) {
+        if (unknownOutcome) {
+          // One last look: the attempt whose outcome was unknown may have landed after all.
+          const again = await reloadTable(current);
+          const s = landed(again.metadata);
+          if (s) return foundCommitted(again, s);
+          throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} of ${current.identifier.name}: an attempt's outcome was unknown and the last attempt failed (${errorMessage(failure)}); the snapshot is not in the table now, but the unknown attempt may still land — its files were kept; reload and look for snapshot ${snapshotId} or the checkpoint before retrying`, { cause: failure, retryable: false });
+        }
+        if (retryable) {
+          throw new FloeError(SUBSYSTEM, 'commit-conflict', `gave up committing snapshot ${snapshotId} after ${attempts} attempt(s) (commit.retry.num-retries = ${policy.numRetries}): ${errorMessage(failure)}`, { cause: failure, retryable: true });
+        }
+        throw failure;
+      }
+      await sleep(backoffDelayMs(policy, attempts));
+      current = await reloadTable(current);
+      const s = landed(current.metadata);
+      if (s) return foundCommitted(current, s);
+      if ((await decide(current.metadata)) === 'skip') {
+        if (!unknownOutcome) await ws.cleanUp(new Set(), warn);
+        return { status: 'skipped', table: current, attempts };
+      }
+    }
+  } catch (e) {
+    if (!unknownOutcome) await ws.cleanUp(new Set(), warn);
+    else if (!isFloeError(e, 'commit-state-unknown')) {
+      throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId}: an attempt's outcome was unknown, then ${errorMessage(e)}; files were kept — reload and look for snapshot ${snapshotId} before retrying`, { cause: e, retryable: false });
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Metadata-only commits (no snapshot) with reload-and-retry on conflict: schema evolution through
+ * `schema-update.ts`, and the unpartitioned spec that global equality deletes need.
+ */
+import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
+import type { PartitionSpec } from '../partition.js';
+import { evolveSchema, type SchemaChange } from '../schema-update.js';
+import { sameSchema } from '../spec-compatibility.js';
+import type { TableMetadata } from '../table-metadata.js';
+import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
+import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
+
+const SUBSYSTEM = 'iceberg.commit';
+
+interface Planned {
+  requirements: TableRequirement[];
+  updates: MetadataUpdate[];
+  /** Whether reloaded metadata already shows this change (after an unknown outcome). */
+  landed: (m: TableMetadata) => boolean;
+}
+
+/**
+ * Commits the change `plan` derives from the current metadata (undefined = nothing to do), re-deriving
+ * it from reloaded metadata after a conflict. After an unknown outcome the reloaded metadata is first
+ * checked for the change itself (`landed`).
+ */
+async function commitMetadataChange(table: CatalogTable, plan: (m: TableMetadata) => Planned | undefined, retry: Partial<RetryPolicy> = {}): Promise<CatalogTable> {
+  const policy = retryPolicy(table.metadata, retry);
+  let current = table;
+  let previous: Planned | undefined;
+  for (let attempt = 1; ; attempt++) {
+    if (previous?.landed(current.metadata)) return current;
+    const planned = plan(current.metadata);
+    if (!planned) return current;
+    previous = undefined;
+    try {
+      return catalogTable(current.catalog, await current.catalog.commitTable(current.identifier, planned.requirements, planned.updates));
+    } catch (e) {
+      const retryable = isFloeError(e, 'commit-state-unknown') || (isFloeError(e, 'commit-conflict') && e.retryable);
+      if (!retryable) throw e;
+      if (attempt > policy.numRetries) {
+        throw new FloeError(SUBSYSTEM, isFloeError(e, 'commit-state-unknown') ? 'commit-state-unknown' : 'commit-conflict', `gave up a metadata change to ${current.identifier.name} after ${attempt} attempt(s): ${errorMessage(e)}`, { cause: e, retryable: false });
+      }
+      if (isFloeError(e, 'commit-state-unknown')) previous = planned;
+      await sleep(backoffDelayMs(policy, attempt));
+      current = await reloadTable(current);
+    }
+  }
+}
+
+/**
+ * Evolves the table's current schema (add column with v3 defaults, rename, drop, widen, make optional,
+ * write-default, doc) and commits `add-schema` + `set-current-schema`. The changes are re-applied to
+ * the reloaded schema after a conflict, so they must still make sense there (a rename of a column that
+ * a concurrent change already renamed fails with schema-update's error). Returns the table after it.
+ */
+export async function evolveTableSchema(table: CatalogTable, changes: readonly SchemaChange[], retry?: Partial<RetryPolicy>): Promise<CatalogTable> {
+  return commitMetadataChange(
+    table,
+    (m) => {
+      const evolution = evolveSchema(m, changes);
+      if (!evolution.changed) return undefined;
+      return {
+        requirements: [{ type: 'assert-table-uuid', uuid: m.tableUuid }, ...evolution.requirements],
+        updates: evolution.updates,
+        landed: (after) => {
+          const schema = after.schemas.find((x) => x.schemaId === after.currentSchemaId);
+          return schema !== undefined && sameSchema(schema, evolution.schema);
+        },
+      };
+    },
+    retry,
+  );
+}
+
+/** The table's unpartitioned spec, if it has one. */
+export function unpartitionedSpec(metadata: TableMetadata): PartitionSpec | undefined {
+  const def = metadata.partitionSpecs.find((s) => s.specId === metadata.defaultSpecId);
+  if (def && def.fields.length === 0) return def;
+  return metadata.partitionSpecs.find((s) => s.fields.length === 0);
+}
+
+/**
+ * Makes sure the table has an unpartitioned partition spec (adding one with `add-spec` if needed,
+ * without changing the default spec) and returns it with the table. Equality deletes written under
+ * an unpartitioned spec apply to every partition (spec "Scan Planning": global deletes) — what an
+ * upsert into a partitioned table needs when a row's partition can change with an update.
+ */
+export async function ensureUnpartitionedSpec(table: CatalogTable, retry?: Partial<RetryPolicy>): Promise<{ table: CatalogTable; spec: PartitionSpec }> {
+  const updated = await commitMetadataChange(
+    table,
+    (m) => {
+      if (unpartitionedSpec(m)) return undefined;
+      return {
+        requirements: [
+          { type: 'assert-table-uuid', uuid: m.tableUuid },
+          { type: 'assert-last-assigned-partition-id', lastAssignedPartitionId: m.lastPartitionId },
+        ],
+        updates: [{ action: 'add-spec', spec: { specId: -1, fields: [] } }],
+        landed: (after) => unpartitionedSpec(after) !== undefined,
+      };
+    },
+    retry,
+  );
+  const spec = unpartitionedSpec(updated.metadata);
+  if (!spec) throw new FloeError(SUBSYSTEM, 'internal', `added an unpartitioned spec to ${updated.identifier.name} but the committed metadata has none`);
+  return { table: updated, spec };
+}
