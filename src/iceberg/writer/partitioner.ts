@@ -1,0 +1,129 @@
+/**
+ * Routes rows to partitions: the partition tuple of a row under a spec (transforms of top-level source
+ * columns, format/spec.md "Partitioning"), a canonical string of that tuple to group writers by, and
+ * the partition directory name Java gives it (`PartitionSpec.partitionToPath`: `name=value` pairs with
+ * the transform's human string, URL-encoded). The directory is cosmetic — readers take partition
+ * values from manifests — but matching Java keeps tables familiar to people browsing storage.
+ */
+import { FloeError } from '../../util/errors.js';
+import { formatDate, formatTime, formatTimestamp, formatTimestampNs, type Row, type Value } from '../../model/values.js';
+import type { PartitionSpec, Transform } from '../partition.js';
+import { transformResultType } from '../partition.js';
+import type { Schema } from '../schema.js';
+import { transformFunction } from '../transforms.js';
+import { isPrimitive, type PrimitiveType } from '../types.js';
+import { encodeKey } from './row-key.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+export interface PartitionOf {
+  /** Partition tuple in spec field order. */
+  values: Value[];
+  /** Canonical string of the tuple ('' for an unpartitioned spec). */
+  key: string;
+  /** Directory under data/ ('' for an unpartitioned spec). */
+  path: string;
+}
+
+export class Partitioner {
+  readonly spec: PartitionSpec;
+  private readonly positions: number[];
+  private readonly fns: ((v: Value) => Value)[];
+  private readonly resultTypes: PrimitiveType[];
+  private readonly transforms: Transform[];
+  private readonly names: string[];
+  private readonly unpartitioned: PartitionOf = { values: [], key: '', path: '' };
+
+  constructor(schema: Schema, spec: PartitionSpec) {
+    this.spec = spec;
+    this.positions = [];
+    this.fns = [];
+    this.resultTypes = [];
+    this.transforms = [];
+    this.names = [];
+    for (const pf of spec.fields) {
+      const index = schema.indexOfTopLevel(pf.sourceId);
+      if (index < 0) {
+        throw new FloeError(SUBSYSTEM, 'unsupported', `partition field ${pf.name} has source column ${pf.sourceId}, which is not a top-level column of schema ${schema.schemaId}; floe partitions by top-level columns only`);
+      }
+      const source = schema.fields[index].type;
+      if (!isPrimitive(source)) {
+        throw new FloeError(SUBSYSTEM, 'unsupported', `partition field ${pf.name}: source column ${schema.fields[index].name} is a ${source.kind}`);
+      }
+      this.positions.push(index);
+      this.fns.push(transformFunction(pf.transform, source));
+      this.resultTypes.push(transformResultType(pf.transform, source));
+      this.transforms.push(pf.transform);
+      this.names.push(pf.name);
+    }
+  }
+
+  get isUnpartitioned(): boolean {
+    return this.positions.length === 0;
+  }
+
+  partitionOf(row: Row): PartitionOf {
+    if (this.positions.length === 0) return this.unpartitioned;
+    const values = this.positions.map((p, i) => this.fns[i](row[p] ?? null));
+    return { values, key: encodeKey(this.resultTypes, values, 'partition'), path: this.pathOf(values) };
+  }
+
+  private pathOf(values: readonly Value[]): string {
+    return values
+      .map((v, i) => `${escape(this.names[i])}=${escape(humanString(this.transforms[i], this.resultTypes[i], v))}`)
+      .join('/');
+  }
+}
+
+/** Java `URLEncoder.encode(s, UTF-8)` (space as '+', `*-._` kept). */
+function escape(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+}
+
+/** Java `Transform.toHumanString` for partition values. */
+function humanString(transform: Transform, type: PrimitiveType, v: Value): string {
+  if (v === null) return 'null';
+  switch (transform.kind) {
+    case 'year':
+      return String(1970 + (v as number));
+    case 'month': {
+      const m = v as number;
+      const year = 1970 + Math.floor(m / 12);
+      return `${year}-${String((((m % 12) + 12) % 12) + 1).padStart(2, '0')}`;
+    }
+    case 'day':
+      return formatDate(v as number);
+    case 'hour': {
+      const h = v as number;
+      const day = Math.floor(h / 24);
+      return `${formatDate(day)}-${String(h - day * 24).padStart(2, '0')}`;
+    }
+    default:
+      break;
+  }
+  switch (type.kind) {
+    case 'date':
+      return formatDate(v as number);
+    case 'time':
+      return formatTime(v as bigint);
+    case 'timestamp':
+      return formatTimestamp(v as bigint);
+    case 'timestamptz':
+      return `${formatTimestamp(v as bigint)}+00:00`;
+    case 'timestamp_ns':
+      return formatTimestampNs(v as bigint);
+    case 'timestamptz_ns':
+      return `${formatTimestampNs(v as bigint)}+00:00`;
+    case 'binary':
+    case 'fixed':
+      return base64(v as Uint8Array);
+    default:
+      return String(v);
+  }
+}
+
+function base64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+  return btoa(s);
+}

@@ -1,0 +1,133 @@
+/**
+ * Removing rows written earlier in the same checkpoint, by position (format/spec.md "Position Delete
+ * Files", "Deletion Vectors"; checklist §4.3–4.5). An equality delete cannot do it: equality deletes
+ * apply only to data with a strictly lower sequence number, and the data and deletes of one commit
+ * share one.
+ *
+ * - Format v2: one position-delete Parquet file per partition (`file_path`, `pos`, sorted by path then
+ *   position, no `row` column), in the partition of the data files it targets.
+ * - Format v3: deletion vectors — one `deletion-vector-v1` blob per data file, all in one Puffin file
+ *   per commit (as Java's `BaseDVFileWriter`), each manifest entry in its data file's partition. v3
+ *   forbids new position-delete files (spec "Version 3"), so this path never writes one.
+ *
+ * At most one DV may exist per data file per snapshot: when the data file already has a DV in the
+ * table (or file-scoped v2 position deletes from before an upgrade), the new DV is the union of old
+ * and new positions and the old entries are returned as `removed`, to be marked DELETED in the new
+ * delete manifest (spec "Deletion Vectors"; Java `BaseDVFileWriter` + `RowDelta.removeDeletes`).
+ */
+import type { FileIO } from '../../io/file-io.js';
+import { FloeError } from '../../util/errors.js';
+import type { Value } from '../../model/values.js';
+import type { DataFile } from '../data-file.js';
+import { POSITION_DELETE_KEY_VALUE, POSITION_DELETE_SCHEMA, positionDeleteMetricsConfig, positionDeleteRows, type PositionDelete } from '../parquet/delete-schemas.js';
+import type { ParquetWriterOptions } from '../parquet/file-writer.js';
+import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
+import { deletionVectorFile, readDeletionVector, writeDeletionVectorPuffin } from '../puffin/deletion-vector-file.js';
+import { PositionBitmap } from '../puffin/position-bitmap.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+/** Deleted positions of one data file. */
+export interface PositionDeleteTarget {
+  dataFilePath: string;
+  specId: number;
+  partition: readonly Value[];
+  positions: PositionBitmap;
+}
+
+/** Deletes already in the table for a data file, which a new DV must absorb and replace. */
+export interface ExistingDeletes {
+  positions: PositionBitmap;
+  /** The DV (or file-scoped position-delete) entries to mark DELETED. */
+  replaces: DataFile[];
+}
+
+export interface WrittenDeletes {
+  deleteFiles: DataFile[];
+  removed: DataFile[];
+  /** Objects written (for cleanup when the commit does not happen). */
+  paths: string[];
+}
+
+/** v2: position-delete files, one group of targets (one partition) per call. */
+export async function writePositionDeleteFile(args: {
+  io: FileIO;
+  locations: LocationProvider;
+  partitionPath: string;
+  fileNamePrefix: string;
+  targets: readonly PositionDeleteTarget[];
+  targetFileSizeBytes?: number;
+  parquet?: ParquetWriterOptions;
+}): Promise<WrittenDeletes> {
+  const { targets } = args;
+  if (targets.length === 0) return { deleteFiles: [], removed: [], paths: [] };
+  const specId = targets[0].specId;
+  const partition = targets[0].partition;
+  for (const t of targets) {
+    if (t.specId !== specId || t.partition.length !== partition.length) {
+      throw new FloeError(SUBSYSTEM, 'internal', `position deletes of one file must target one partition; ${t.dataFilePath} has spec ${t.specId}, expected ${specId}`);
+    }
+  }
+  const deletes: PositionDelete[] = [];
+  for (const t of targets) for (const pos of t.positions.positions()) deletes.push({ filePath: t.dataFilePath, pos });
+  const writer = new RollingParquetWriter(POSITION_DELETE_SCHEMA, {
+    ...args.parquet,
+    io: args.io,
+    locations: args.locations,
+    content: 'position-deletes',
+    specId,
+    partition: [...partition],
+    partitionPath: args.partitionPath,
+    metrics: positionDeleteMetricsConfig(),
+    keyValueMetadata: { ...args.parquet?.keyValueMetadata, ...POSITION_DELETE_KEY_VALUE },
+    targetFileSizeBytes: args.targetFileSizeBytes,
+    fileNamePrefix: args.fileNamePrefix,
+  });
+  try {
+    await writer.write(positionDeleteRows(deletes));
+    const files = await writer.close();
+    return { deleteFiles: files, removed: [], paths: files.map((f) => f.filePath) };
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
+
+/** v3: one Puffin file with a DV per target, merged with the data file's existing deletes. */
+export async function writeDeletionVectors(args: {
+  io: FileIO;
+  /** Absolute URI of the Puffin file to create. */
+  puffinPath: string;
+  targets: readonly PositionDeleteTarget[];
+  existing?: ReadonlyMap<string, ExistingDeletes>;
+}): Promise<WrittenDeletes> {
+  const live = args.targets.filter((t) => !t.positions.isEmpty);
+  if (live.length === 0) return { deleteFiles: [], removed: [], paths: [] };
+  const removed: DataFile[] = [];
+  const inputs = live.map((t) => {
+    const prior = args.existing?.get(t.dataFilePath);
+    if (!prior) return { referencedDataFile: t.dataFilePath, positions: t.positions };
+    removed.push(...prior.replaces);
+    return { referencedDataFile: t.dataFilePath, positions: t.positions.union(prior.positions) };
+  });
+  const puffin = writeDeletionVectorPuffin(inputs);
+  await args.io.write(args.puffinPath, puffin.bytes);
+  const deleteFiles = puffin.vectors.map((vector, i) =>
+    deletionVectorFile({ puffinPath: args.puffinPath, fileSizeInBytes: puffin.fileSizeInBytes, vector, specId: live[i].specId, partition: [...live[i].partition] }),
+  );
+  return { deleteFiles, removed, paths: [args.puffinPath] };
+}
+
+/**
+ * The positions of existing delete entries of one data file: DVs (read and checked against their
+ * record_count) and Parquet position-delete files scoped to that data file are both supported by the
+ * caller passing their positions; this reads a DV entry.
+ */
+export async function readExistingDeletionVector(io: FileIO, dv: DataFile): Promise<PositionBitmap> {
+  if (dv.fileFormat !== 'PUFFIN' || dv.contentOffset === undefined || dv.contentSizeInBytes === undefined) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${dv.filePath} is not a deletion vector entry (format ${dv.fileFormat}, content offset ${dv.contentOffset})`);
+  }
+  const start = Number(dv.contentOffset);
+  const bytes = await io.readRange(dv.filePath, start, start + Number(dv.contentSizeInBytes));
+  return readDeletionVector(bytes, 0, bytes.length, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
+}

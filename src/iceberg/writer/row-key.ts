@@ -1,0 +1,122 @@
+/**
+ * Canonical, exact encodings of row keys, so that two key values are "the same key" exactly when
+ * Iceberg's equality deletes would match them (spec "Equality Delete Files": values compared by
+ * equality of their type), independent of how the source happened to represent them:
+ *
+ * - int/date as their integer, long/time/timestamps as the bigint (a small long given as a JS number
+ *   encodes like the same bigint, never through a double);
+ * - decimal by its unscaled integer at the column's scale (`"1.50"` and `"1.5"` are one key);
+ * - string by its code units, uuid lowercased, binary/fixed by byte content (hex);
+ * - boolean, and null (only possible in keyless tables).
+ *
+ * Each value is tagged with its type letter and the list is JSON-encoded, which keeps the encoding
+ * unambiguous (no separator inside a string can forge another key).
+ *
+ * Keyless tables use the encoding of the whole row as its identity (exact, at the cost of memory
+ * proportional to the rows written in one checkpoint).
+ */
+import { FloeError } from '../../util/errors.js';
+import { parseDecimal, toHex, type Value } from '../../model/values.js';
+import type { IcebergType } from '../types.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+function fail(type: IcebergType, v: unknown, what: string): never {
+  const found = v instanceof Uint8Array ? 'bytes' : typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 40))}` : `${typeof v} ${String(v).slice(0, 40)}`;
+  throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected a value of type ${type.kind}, found ${found}; see src/model/values.ts for the value model`);
+}
+
+function integerText(type: IcebergType, v: Value, what: string): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v.toString();
+  return fail(type, v, what);
+}
+
+/** The canonical text of one non-null value (without the type tag). */
+export function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string {
+  switch (type.kind) {
+    case 'boolean':
+      if (typeof v !== 'boolean') fail(type, v, what);
+      return v ? 't' : 'f';
+    case 'int':
+    case 'date':
+      if (typeof v !== 'number' || !Number.isInteger(v)) fail(type, v, what);
+      return String(v);
+    case 'long':
+    case 'time':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
+      return integerText(type, v, what);
+    case 'decimal':
+      if (typeof v !== 'string') fail(type, v, what);
+      try {
+        return parseDecimal(v, type.scale).toString();
+      } catch (e) {
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: ${JSON.stringify(v)} is not a decimal with at most ${type.scale} fraction digits`, { cause: e });
+      }
+    case 'string':
+      if (typeof v !== 'string') fail(type, v, what);
+      return v;
+    case 'uuid':
+      if (typeof v !== 'string') fail(type, v, what);
+      return v.toLowerCase();
+    case 'binary':
+    case 'fixed':
+      if (!(v instanceof Uint8Array)) fail(type, v, what);
+      return toHex(v);
+    case 'float':
+    case 'double': {
+      // Only keyless tables hash float columns (the row is its identity); by bit pattern, NaN normalised.
+      if (typeof v !== 'number') fail(type, v, what);
+      if (Number.isNaN(v)) return 'NaN';
+      return Object.is(v, -0) ? '-0' : String(v);
+    }
+    default:
+      // Nested values (never in MySQL-sourced rows): a structural encoding is still exact.
+      return structural(v);
+  }
+}
+
+function structural(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v instanceof Uint8Array) return `0x${toHex(v)}`;
+  if (v instanceof Map) return `{${[...v.entries()].map(([k, x]) => `${structural(k)}:${structural(x)}`).join(',')}}`;
+  if (Array.isArray(v)) return `[${v.map(structural).join(',')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}:${structural(x)}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+const TAGS: Partial<Record<IcebergType['kind'], string>> = {
+  boolean: 'z',
+  int: 'i',
+  date: 'i',
+  long: 'l',
+  time: 'l',
+  timestamp: 'l',
+  timestamptz: 'l',
+  timestamp_ns: 'l',
+  timestamptz_ns: 'l',
+  decimal: 'd',
+  string: 's',
+  uuid: 'u',
+  binary: 'b',
+  fixed: 'b',
+  float: 'f',
+  double: 'f',
+};
+
+/** Encodes key values of the given types (same length) as one canonical string. */
+export function encodeKey(types: readonly IcebergType[], values: readonly Value[], what = 'key'): string {
+  if (values.length !== types.length) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected ${types.length} key value(s), found ${values.length}`);
+  }
+  const parts: (string | null)[] = new Array(types.length);
+  for (let i = 0; i < types.length; i++) {
+    const v = values[i];
+    parts[i] = v === null || v === undefined ? null : (TAGS[types[i].kind] ?? 'n') + canonicalValue(types[i], v, what);
+  }
+  return JSON.stringify(parts);
+}
