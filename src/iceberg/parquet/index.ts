@@ -41,6 +41,7 @@ export {
   defaultLocationProvider,
   DEFAULT_TARGET_FILE_SIZE_BYTES,
   type LocationProvider,
+  type RowLocation,
   type RollingWriterOptions,
 } from './rolling-writer.js';
 export {

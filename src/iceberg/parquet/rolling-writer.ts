@@ -62,10 +62,22 @@ export interface RollingWriterOptions extends ParquetWriterOptions {
   fileNamePrefix?: string;
 }
 
+/**
+ * Where a run of written rows landed: rows `firstPosition … firstPosition + rowCount - 1` of the file
+ * at `filePath`. Upsert writers record these to position-delete rows written twice in one commit
+ * (Java `BaseEqualityDeltaWriter`).
+ */
+export interface RowLocation {
+  filePath: string;
+  firstPosition: number;
+  rowCount: number;
+}
+
 export class RollingParquetWriter {
   private readonly options: RollingWriterOptions;
   private readonly target: number;
   private current: ParquetFileWriter | undefined;
+  private currentPath = '';
   private fileCount = 0;
   private readonly prefix: string;
   private readonly done: DataFile[] = [];
@@ -96,30 +108,51 @@ export class RollingParquetWriter {
     return this.done;
   }
 
-  async write(rows: readonly Row[]): Promise<void> {
+  /**
+   * Appends rows (arrays in schema field order); returns where they went, in order. The size check
+   * runs every 1000 rows, so one call may span files.
+   */
+  async write(rows: readonly Row[]): Promise<RowLocation[]> {
     this.ensureOpen();
+    const locations: RowLocation[] = [];
     for (let start = 0; start < rows.length; start += ROWS_PER_SIZE_CHECK) {
       const writer = this.open();
-      await writer.write(rows.slice(start, start + ROWS_PER_SIZE_CHECK));
+      const chunk = rows.slice(start, start + ROWS_PER_SIZE_CHECK);
+      addLocation(locations, this.currentPath, writer.recordCount, chunk.length);
+      await writer.write(chunk);
       if (writer.estimatedSize() >= this.target) await this.rollCurrent();
     }
+    return locations;
   }
 
   /** Column batch (one array per schema field), as `ParquetFileWriter.writeColumns`. */
-  async writeColumns(columns: readonly (readonly Value[])[]): Promise<void> {
+  async writeColumns(columns: readonly (readonly Value[])[]): Promise<RowLocation[]> {
     this.ensureOpen();
+    const locations: RowLocation[] = [];
     const n = columns[0]?.length ?? 0;
     for (let start = 0; start < n; start += ROWS_PER_SIZE_CHECK) {
       const writer = this.open();
       const end = Math.min(n, start + ROWS_PER_SIZE_CHECK);
+      addLocation(locations, this.currentPath, writer.recordCount, end - start);
       await writer.writeColumns(columns.map((c) => c.slice(start, end)));
       if (writer.estimatedSize() >= this.target) await this.rollCurrent();
     }
+    return locations;
+  }
+
+  /** Path of the file being written and the position the next row will get (Java `currentPath`/`currentRows`). */
+  nextRowLocation(): { filePath: string; position: number } {
+    this.ensureOpen();
+    const writer = this.open();
+    return { filePath: this.currentPath, position: writer.recordCount };
   }
 
   private open(): ParquetFileWriter {
     if (!this.current) {
       this.current = new ParquetFileWriter(this.schema, { ...this.options, expectedCompressionRatio: this.ratio ?? this.options.expectedCompressionRatio });
+      this.fileCount++;
+      const fileName = `${this.prefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
+      this.currentPath = this.options.locations.newDataLocation(fileName, this.options.partitionPath ?? '');
     }
     return this.current;
   }
@@ -133,9 +166,7 @@ export class RollingParquetWriter {
     }
     const result = await writer.close();
     this.ratio = result.arrowBytes > 0 ? Number(result.fileSizeInBytes) / result.arrowBytes : undefined;
-    this.fileCount++;
-    const fileName = `${this.prefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
-    const path = this.options.locations.newDataLocation(fileName, this.options.partitionPath ?? '');
+    const path = this.currentPath;
     this.written.push(path);
     await this.options.io.write(path, result.bytes);
     this.done.push(this.describe(path, result));
@@ -199,4 +230,10 @@ export class RollingParquetWriter {
   private ensureOpen(): void {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'rolling Parquet writer used after close or abort');
   }
+}
+
+function addLocation(out: RowLocation[], filePath: string, firstPosition: number, rowCount: number): void {
+  const last = out[out.length - 1];
+  if (last && last.filePath === filePath && last.firstPosition + last.rowCount === firstPosition) last.rowCount += rowCount;
+  else out.push({ filePath, firstPosition, rowCount });
 }

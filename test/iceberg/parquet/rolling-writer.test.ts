@@ -58,8 +58,19 @@ describe('rolling Parquet writer', () => {
       fileNamePrefix: '00000-7-test',
     });
     const total = 30_000;
-    for (let from = 0; from < total; from += 2_500) await writer.write(rowsFrom(from, 2_500));
+    expect(writer.nextRowLocation()).toEqual({ filePath: `${tableLocation}/data/00000-7-test-00001.parquet`, position: 0 });
+    const locations = [];
+    for (let from = 0; from < total; from += 2_500) locations.push(...(await writer.write(rowsFrom(from, 2_500))));
     const files = await writer.close();
+
+    // Every written row's location, in order: contiguous runs per file, positions from 0 in each file.
+    const perFile = new Map<string, number>();
+    for (const loc of locations) {
+      expect(loc.firstPosition).toBe(perFile.get(loc.filePath) ?? 0);
+      perFile.set(loc.filePath, loc.firstPosition + loc.rowCount);
+    }
+    expect([...perFile.keys()]).toEqual(files.map((f) => f.filePath));
+    expect([...perFile.values()]).toEqual(files.map((f) => Number(f.recordCount)));
 
     expect(files.length).toBeGreaterThanOrEqual(3);
     expect(files.reduce((n, f) => n + f.recordCount, 0n)).toBe(BigInt(total));
