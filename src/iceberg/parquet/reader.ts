@@ -33,6 +33,11 @@ export interface ParquetReadOptions {
   projection?: Schema | readonly NestedField[];
   /** Rows per batch (default 8192). */
   batchRows?: number;
+  /**
+   * Values for top-level fields the file does not have, taking precedence over `initial-default`:
+   * identity partition values (spec "Column Projection", rule 1). Keyed by field id.
+   */
+  missingValues?: ReadonlyMap<number, Value>;
 }
 
 /** Rows of consecutive positions; `firstPosition` is the file position of `rows[0]` (position deletes). */
@@ -109,12 +114,13 @@ interface TopLevelPlan {
   constant: Value;
 }
 
-function planProjection(fields: readonly NestedField[], info: ParquetFileInfo): TopLevelPlan[] {
+function planProjection(fields: readonly NestedField[], info: ParquetFileInfo, missingValues?: ReadonlyMap<number, Value>): TopLevelPlan[] {
   const match: FieldMatch = info.hasFieldIds ? 'id' : 'name';
   return fields.map((field) => {
     const fileField = matchField(info.arrowSchema.fields, field, match);
     if (!fileField || field.type.kind === 'unknown') {
-      return { field, column: undefined, convert: undefined, constant: missingFieldValue(field, field.name) };
+      const constant = missingValues?.has(field.id) ? missingValues.get(field.id)! : missingFieldValue(field, field.name);
+      return { field, column: undefined, convert: undefined, constant };
     }
     return { field, column: fileField.name, convert: columnConverter(field.type as IcebergType, fileField.type, field.name, match), constant: null };
   });
@@ -131,7 +137,7 @@ export async function* readParquetBatches(source: ParquetSource, options: Parque
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `${name} has no ${ICEBERG_SCHEMA_KEY} key-value entry; pass the schema to read it as`);
     }
     const fields = projection instanceof Schema ? projection.fields : projection;
-    const plan = planProjection(fields, info);
+    const plan = planProjection(fields, info, options.missingValues);
     const columns = [...new Set(plan.flatMap((p) => (p.column === undefined ? [] : [p.column])))];
     const stream = (await file.stream({ columns, batchSize: options.batchRows ?? 8192 })) as ReadableStream<pw.RecordBatch>;
     let position = 0;
