@@ -371,8 +371,9 @@ describe('Parquet file writer: row groups, batches and errors', () => {
       { id: 4, name: 'r', required: true, type: Types.string },
       { id: 5, name: 'u', required: false, type: Types.uuid },
       { id: 6, name: 'f', required: false, type: Types.fixed(2) },
+      { id: 7, name: 't', required: false, type: Types.time },
     ]);
-    const ok: Row = [1, 1n, '1.00', 'x', null, null];
+    const ok: Row = [1, 1n, '1.00', 'x', null, null, null];
     const bad: Array<[number, unknown, RegExp]> = [
       [0, 2 ** 31, /column i \(int\): expected a 32-bit integer/],
       [0, 1.5, /column i/],
@@ -384,6 +385,8 @@ describe('Parquet file writer: row groups, batches and errors', () => {
       [3, null, /column r is required but the value is null/],
       [4, 'not-a-uuid', /column u \(uuid\)/],
       [5, Uint8Array.of(1, 2, 3), /column f \(fixed\[2\]\): expected 2 bytes/],
+      [6, 86_400_000_000n, /column t \(time\): expected microseconds since midnight/],
+      [6, -1n, /column t \(time\)/],
     ];
     for (const [col, value, message] of bad) {
       const w = new ParquetFileWriter(all);
@@ -394,7 +397,7 @@ describe('Parquet file writer: row groups, batches and errors', () => {
       await w.abort();
     }
     const w = new ParquetFileWriter(all);
-    await expect(w.write([[1, 2n]] as never)).rejects.toThrow(/expected an array of 6 values/);
+    await expect(w.write([[1, 2n]] as never)).rejects.toThrow(/expected an array of 7 values/);
     await w.abort();
   });
 });

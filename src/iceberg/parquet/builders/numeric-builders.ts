@@ -12,6 +12,7 @@ import { PrimitiveBuilder, badValue, grow } from './builder-base.js';
 
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
+const MICROS_PER_DAY = 86_400_000_000n;
 
 export class BoolBuilder extends PrimitiveBuilder {
   private bits = new Uint8Array(64);
@@ -92,6 +93,8 @@ export class Int32Builder extends PrimitiveBuilder {
 
 export class Int64Builder extends PrimitiveBuilder {
   private values = new BigInt64Array(1024);
+  /** Iceberg `time` is a time of day: 0 ≤ µs < 24 h (MySQL TIME durations must not get here). */
+  private readonly timeOfDay = this.type.kind === 'time';
 
   protected appendValue(v: unknown): void {
     let b: bigint;
@@ -99,6 +102,7 @@ export class Int64Builder extends PrimitiveBuilder {
     else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
     else return badValue(this.path, this.type, 'a 64-bit integer (bigint)', v);
     if (b < LONG_MIN || b > LONG_MAX) badValue(this.path, this.type, 'a value within the signed 64-bit range', v);
+    if (this.timeOfDay && (b < 0n || b >= MICROS_PER_DAY)) badValue(this.path, this.type, 'microseconds since midnight, 0 to 86399999999', v);
     const i = this.length;
     if (i >= this.values.length) this.values = grow(this.values, i + 1);
     this.values[i] = b;
