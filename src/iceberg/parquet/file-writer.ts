@@ -137,7 +137,7 @@ export class ParquetFileWriter {
    * Estimated size of the file if it were closed now, for rolling. With `expectedCompressionRatio`
    * (the ratio a previous file of the same data achieved) it is all Arrow bytes at that ratio;
    * otherwise the bytes already emitted plus the rest at the ratio of the emitted row groups (1:1 until
-   * the first one), which never overshoots.
+   * the first one: conservative, as files compress).
    */
   estimatedSize(): number {
     const raw = this.rawSent + this.bufferedBytes();
