@@ -305,6 +305,7 @@ export class TableChangeWriter {
         fileNamePrefix: `${String(this.partitions.size).padStart(5, '0')}-${this.tag}`,
         targetFileSizeBytes: this.targetSize,
         sizeCheckRows: this.options.sizeCheckRows,
+        sortOrderId: this.table.metadata.defaultSortOrderId,
         parquet: this.options.parquet,
       });
       this.partitions.set(part.key, writer);

@@ -1,0 +1,98 @@
+/** Helpers for the upsert-writer tests: temporary filesystem warehouses, test schemas, local paths. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { PartitionSpec } from '../../../src/iceberg/partition.js';
+import { Schema } from '../../../src/iceberg/schema.js';
+import type { FormatVersion } from '../../../src/iceberg/table-metadata.js';
+import { createTable, type CatalogTable } from '../../../src/iceberg/table/index.js';
+import { Types } from '../../../src/iceberg/types.js';
+
+export interface Warehouse {
+  catalog: FileSystemCatalog;
+  dir: string;
+  remove: () => void;
+}
+
+export async function tempWarehouse(prefix = 'floe-writer-'): Promise<Warehouse> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const catalog = new FileSystemCatalog({ warehouse: path.join(dir, 'warehouse'), warn: () => {} });
+  await catalog.createNamespace(['db']);
+  return { catalog, dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** id long (key), grp int (partition source), name string, amount decimal(10,2), tag binary. */
+export function keyedSchema(): Schema {
+  return new Schema(
+    0,
+    [
+      { id: 1, name: 'id', required: true, type: Types.long },
+      { id: 2, name: 'grp', required: true, type: Types.int },
+      { id: 3, name: 'name', required: false, type: Types.string },
+      { id: 4, name: 'amount', required: false, type: Types.decimal(10, 2) },
+      { id: 5, name: 'tag', required: false, type: Types.binary },
+    ],
+    [1],
+  );
+}
+
+/** Partitioned by identity(grp), which is NOT part of the key: updates can move rows between partitions. */
+export const BY_GROUP: PartitionSpec = { specId: 0, fields: [{ sourceId: 2, fieldId: 1000, name: 'grp', transform: { kind: 'identity' } }] };
+
+let tables = 0;
+export async function newTable(
+  w: Warehouse,
+  options: { formatVersion: FormatVersion; schema?: Schema; spec?: PartitionSpec; properties?: Record<string, string>; name?: string },
+): Promise<CatalogTable> {
+  const identifier: TableIdentifier = { namespace: ['db'], name: options.name ?? `t${++tables}` };
+  return createTable(w.catalog, identifier, {
+    schema: options.schema ?? keyedSchema(),
+    partitionSpec: options.spec,
+    formatVersion: options.formatVersion,
+    properties: options.properties,
+  });
+}
+
+export function localPath(uri: string): string {
+  return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
+}
+
+export function readLocal(uri: string): Uint8Array {
+  return new Uint8Array(fs.readFileSync(localPath(uri)));
+}
+
+export function parquetKeyValues(uri: string): Record<string, string> {
+  const md = parquetMetadata(toArrayBuffer(readLocal(uri)));
+  return Object.fromEntries((md.key_value_metadata ?? []).map((kv) => [kv.key, kv.value ?? '']));
+}
+
+/** Rows of a Parquet file as hyparquet decodes them (independent of floe's reader). */
+export async function parquetRows(uri: string): Promise<Record<string, unknown>[]> {
+  return (await parquetReadObjects({ file: toArrayBuffer(readLocal(uri)), compressors })) as Record<string, unknown>[];
+}
+
+export function parquetColumnNames(uri: string): string[] {
+  const md = parquetMetadata(toArrayBuffer(readLocal(uri)));
+  return md.schema.slice(1).map((e) => e.name);
+}
+
+export function toArrayBuffer(b: Uint8Array): ArrayBuffer {
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+}
+
+/** Deterministic PRNG (mulberry32) so a failing random test can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
