@@ -1,0 +1,152 @@
+/**
+ * Checkpoint commits through the real filesystem catalog: stamps in the snapshot summary, lastCommitted
+ * read back from the table, skipping a checkpoint already committed (by this or another process of the
+ * job), empty checkpoints, and the table read back by icebird.
+ */
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
+import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
+import type { Row } from '../../../src/model/values.js';
+import { icebirdRows } from './icebird-read.js';
+import { localPath, newTable, tempWarehouse, type Warehouse } from './support.js';
+
+let w: Warehouse;
+beforeAll(async () => {
+  w = await tempWarehouse();
+});
+afterAll(() => w.remove());
+afterEach(() => disarmFailpoints());
+
+const enc = new TextEncoder();
+function row(id: bigint, grp: number, name: string): Row {
+  return [id, grp, name, '1.00', enc.encode(name)];
+}
+
+async function table(formatVersion: 2 | 3 = 2): Promise<TableIdentifier> {
+  const t = await newTable(w, { formatVersion });
+  return t.identifier;
+}
+
+function sortedNames(rows: Record<string, unknown>[]): [bigint, string][] {
+  return rows.map((r) => [r.id as bigint, r.name as string] as [bigint, string]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+describe('checkpoint commits', () => {
+  it('commits one stamped snapshot per checkpoint and reads the stamps back with lastCommitted', async () => {
+    const id = await table();
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-a' });
+    expect(await c.openTable(id)).toBeUndefined();
+    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    const first = await c.commitCheckpoint(1n, '{"gtid":"x:1-10"}');
+    expect(first.tables.map((t) => t.status)).toEqual(['committed']);
+    await c.write(id, [update(row(1n, 1, 'a2')), removeKey([2n]), insert(row(3n, 2, 'c'))]);
+    const second = await c.commitCheckpoint(2n, '{"gtid":"x:1-20"}');
+    const snap = second.tables[0].snapshot!;
+    expect(snap.summary).toMatchObject({
+      operation: 'overwrite',
+      'floe.job-id': 'job-a',
+      'floe.checkpoint-id': '2',
+      'floe.max-committed-checkpoint-id': '2',
+      'floe.source-offset': '{"gtid":"x:1-20"}',
+    });
+    const loaded = await loadCatalogTable(w.catalog, id);
+    expect(lastCommitted(loaded, 'job-a')).toEqual({ checkpointId: 2n, snapshotCheckpointId: 2n, sourceOffset: '{"gtid":"x:1-20"}', snapshotId: snap.snapshotId });
+    expect(lastCommitted(loaded, 'another-job')).toBeUndefined();
+    expect(await c.lastCommitted(id)).toMatchObject({ checkpointId: 2n });
+    expect(sortedNames(await icebirdRows(loaded.metadata.location))).toEqual([
+      [1n, 'a2'],
+      [3n, 'c'],
+    ]);
+  });
+
+  it('skips a checkpoint the table already holds, and deletes the files written for it', async () => {
+    const id = await table();
+    const first = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-b' });
+    await first.write(id, insert(row(1n, 1, 'a')));
+    await first.commitCheckpoint(7n, '"o7"');
+    const snapshots = (await loadCatalogTable(w.catalog, id)).metadata.snapshots.length;
+
+    // A restarted process re-delivers checkpoint 7 (and an older one).
+    for (const cp of [7n, 5n]) {
+      // Tiny files: every row is written to storage at once, so dropping the checkpoint has files to delete.
+      const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-b', writer: { targetFileSizeBytes: 1, sizeCheckRows: 1 } });
+      expect(await again.openTable(id)).toMatchObject({ checkpointId: 7n, sourceOffset: '"o7"' });
+      await again.write(id, [insert(row(1n, 1, 'a')), insert(row(9n, 1, 'not in checkpoint 7'))]);
+      const out = await again.commitCheckpoint(cp, '"replayed"');
+      expect(out.tables[0].status).toBe('already-committed');
+    }
+    const after = await loadCatalogTable(w.catalog, id);
+    expect(after.metadata.snapshots.length).toBe(snapshots);
+    // Only the committed data file is left under data/.
+    const dataDir = localPath(`${after.metadata.location}/data`);
+    expect(fs.readdirSync(dataDir).filter((f) => /^\d{5}-.*\.parquet$/.test(f))).toHaveLength(1);
+    expect(sortedNames(await icebirdRows(after.metadata.location))).toEqual([[1n, 'a']]);
+  });
+
+  it('validates again after a conflict: another process of the job committing the same checkpoint first wins', async () => {
+    const id = await table();
+    const a = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-c' });
+    // b's catalog lets a commit checkpoint 3 just before b's first commit request: b has passed its
+    // pre-check, loses the race, reloads, and its validate callback must see checkpoint 3 and skip.
+    let raced = false;
+    const hooked = new Proxy(w.catalog, {
+      get(target, prop, receiver) {
+        if (prop === 'commitTable') {
+          return async (...args: Parameters<typeof target.commitTable>) => {
+            if (!raced) {
+              raced = true;
+              await a.write(id, insert(row(1n, 1, 'from a')));
+              expect((await a.commitCheckpoint(3n, '"a"')).tables[0].status).toBe('committed');
+            }
+            return target.commitTable(...args);
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const b = new CheckpointCommitter({ catalog: hooked, jobId: 'job-c', retry: { minWaitMs: 1, maxWaitMs: 2 } });
+    await a.openTable(id);
+    await b.write(id, insert(row(1n, 1, 'from b')));
+    const rb = await b.commitCheckpoint(3n, '"b"');
+    expect(raced).toBe(true);
+    expect(rb.tables[0].status).toBe('already-committed');
+    const t = await loadCatalogTable(w.catalog, id);
+    expect(t.metadata.snapshots.map((s) => s.summary['floe.checkpoint-id'])).toEqual(['3']);
+    expect(sortedNames(await icebirdRows(t.metadata.location))).toEqual([[1n, 'from a']]);
+  });
+
+  it('commits an empty stamped snapshot for an idle table every N checkpoints, or when asked', async () => {
+    const busy = await table();
+    const idle = await table();
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-d', emptyCommitInterval: 3 });
+    await c.openTable(busy);
+    await c.openTable(idle);
+    const statuses: string[] = [];
+    for (let cp = 1n; cp <= 6n; cp++) {
+      await c.write(busy, insert(row(cp, 1, `r${cp}`)));
+      const out = await c.commitCheckpoint(cp, `{"pos":${cp}}`);
+      statuses.push(out.tables.find((t) => t.identifier.name === idle.name)!.status);
+    }
+    expect(statuses).toEqual(['no-changes', 'no-changes', 'committed', 'no-changes', 'no-changes', 'committed']);
+    expect(await c.lastCommitted(idle)).toMatchObject({ checkpointId: 6n, sourceOffset: '{"pos":6}' });
+    const forced = await c.commitCheckpoint(7n, '{"pos":7}', { commitEmpty: true });
+    expect(forced.tables.map((t) => t.status)).toEqual(['committed', 'committed']);
+    const t = await loadCatalogTable(w.catalog, idle);
+    const summary = currentSnapshot(t.metadata)!.summary;
+    expect(summary).toMatchObject({ operation: 'append', 'floe.checkpoint-id': '7', 'total-records': '0' });
+    expect(summary['added-data-files']).toBeUndefined();
+  });
+
+  it('refuses further use after a failed commit (restart as after a crash)', async () => {
+    const id = await table();
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-e' });
+    await c.write(id, insert(row(1n, 1, 'a')));
+    armFailpoint('after-manifests');
+    await expect(c.commitCheckpoint(1n, '"x"')).rejects.toThrow(/failpoint after-manifests/);
+    await expect(c.write(id, insert(row(2n, 1, 'b')))).rejects.toThrow(/failed earlier/);
+  });
+});
