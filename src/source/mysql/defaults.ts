@@ -80,7 +80,7 @@ export function unquoteSqlString(quoted: string): string {
 export function bitsToBytes(bits: string): Uint8Array {
   let value = bits === '' ? 0n : BigInt('0b' + bits);
   const n = Math.max(1, Math.ceil(bits.length / 8));
-  const out = new Uint8Array(n);
+  const out = Buffer.alloc(n); // a Buffer, like the bytes the converters produce
   for (let i = n - 1; i >= 0; i--) {
     out[i] = Number(value & 0xffn);
     value >>= 8n;

@@ -61,13 +61,16 @@ export function tableMatcher(config: TableFilterConfig): TableMatcher {
   };
 }
 
-/** Lists the captured tables, sorted by database then table name. */
+/** Lists the captured tables, sorted by database then table name (code-unit order, not the server's collation). */
 export async function discoverTables(client: MysqlClient, config: TableFilterConfig): Promise<TableId[]> {
   const matches = tableMatcher(config);
   const rows = await client.query<{ db: string; t: string }>(
     `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS t FROM information_schema.TABLES
-      WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')
-      ORDER BY TABLE_SCHEMA, TABLE_NAME`,
+      WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')`,
   );
-  return rows.map((r) => ({ database: String(r.db), table: String(r.t) })).filter(matches);
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return rows
+    .map((r) => ({ database: String(r.db), table: String(r.t) }))
+    .filter(matches)
+    .sort((a, b) => cmp(a.database, b.database) || cmp(a.table, b.table));
 }
