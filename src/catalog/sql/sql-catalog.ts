@@ -201,7 +201,12 @@ export class SqlCatalog implements Catalog {
         seen.push(c.identifier);
       }
       const prepared = [];
-      for (const c of changes) prepared.push({ change: c, ...(await this.prepareCommit(c.identifier, c.requirements, c.updates)) });
+      try {
+        for (const c of changes) prepared.push({ change: c, ...(await this.prepareCommit(c.identifier, c.requirements, c.updates)) });
+      } catch (e) {
+        for (const p of prepared) if (p.next !== undefined) await this.deleteOrphan(p.io, p.nextLocation);
+        throw e;
+      }
       const toSwap = prepared.filter((p) => p.next !== undefined);
       let failed: TableIdentifier | undefined;
       try {
