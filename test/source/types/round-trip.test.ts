@@ -296,3 +296,27 @@ describe('values the lake types cannot hold stop with the setting that fixes the
     expect(createSnapshotRowConverter(relaxed)(rows[0])).toEqual([1, 90_000_000_000n, 0]);
   });
 });
+
+describe.skipIf(Boolean(external))('MariaDB UUID / INET4 / INET6', () => {
+  it.each(['FULL', 'MINIMAL'])('read the same through both paths (binlog_row_metadata=%s)', async (metadata) => {
+    const database = `maria_types_${metadata.toLowerCase()}_${suffix}`;
+    client ??= await connectMysql({ host: server.host, port: server.port, user: server.user, password: server.password });
+    await client.query(`SET GLOBAL binlog_row_metadata = '${metadata}'`);
+    await client.query(`CREATE DATABASE ${database}`);
+    await client.query(`CREATE TABLE ${database}.done_marker (id INT PRIMARY KEY)`);
+    await client.query(`CREATE TABLE ${database}.all_types (id INT PRIMARY KEY, u UUID, i4 INET4, i6 INET6)`);
+    const dialect = await detectDialect(client);
+    const table = mapTable(await captureTableSchema(client, { database, table: 'all_types' }, dialect.flavor));
+    const captured = await captureBinlog(database, [
+      `INSERT INTO all_types VALUES
+        (1, '6ccd780c-baba-1026-9564-5b8c656024db', '10.0.0.1', '2001:db8::1'),
+        (2, '01234567-89ab-4def-8123-456789abcdef', '255.255.255.255', '::ffff:1.2.3.4'),
+        (3, '00000000-0000-0000-0000-000000000000', '0.0.0.0', '::'),
+        (4, NULL, NULL, '::1.2.3.4')`,
+    ]);
+    const snapshot = await snapshotRows(table);
+    expect(captured.inserts.map(createBinlogRowConverter(table))).toEqual(snapshot);
+    expect(snapshot[0]).toEqual([1, '6ccd780c-baba-1026-9564-5b8c656024db', '10.0.0.1', '2001:db8::1']);
+    expect(snapshot[3]).toEqual([4, null, null, '::1.2.3.4']);
+  });
+});
