@@ -128,9 +128,11 @@ export function writeManifest(o: WriteManifestOptions): WrittenManifest {
         return fail(`status ${JSON.stringify(entry.status)}: expected added, existing or deleted`);
     }
     if (entry.status !== 'deleted') {
-      // Spec "Snapshots": a file may be live at most once in a snapshot.
-      if (seenLive.has(file.filePath)) fail('the same file is live twice in one manifest');
-      seenLive.add(file.filePath);
+      // Spec "Snapshots": a file may be live at most once in a snapshot. Deletion vectors are told apart
+      // by their blob offset: several DVs share one Puffin file (Java `DeleteFileSet`, `BaseDVFileWriter`).
+      const liveKey = file.contentOffset === undefined ? file.filePath : `${file.filePath}#${file.contentOffset}`;
+      if (seenLive.has(liveKey)) fail('the same file is live twice in one manifest');
+      seenLive.add(liveKey);
       if (seq !== null && (minSeq === undefined || seq < minSeq)) minSeq = seq;
     }
     summary.update(file.partition);
