@@ -30,6 +30,7 @@ import type { Row, Value } from '../../model/values.js';
 import { FloeError } from '../../util/errors.js';
 import { VALUE_SHAPING_OPTIONS } from './client.js';
 import { mysqlJsonBinaryToText } from './mysql-json.js';
+import { tableKey } from './table-schema.js';
 import type { MappedColumn, MappedTable } from './type-mapping.js';
 import { snapshotValueConverter, valueError, toInteger, toBigInt, timeOfDay, type ValueConverter } from './snapshot-values.js';
 import { daysFromCivil } from '../../model/values.js';
@@ -143,7 +144,7 @@ export function createBinlogRowConverter(table: MappedTable): (row: Record<strin
           throw new FloeError(
             'source.mysql',
             'invalid-data',
-            `binlog row of ${table.columns[i].qualifiedName.split('.').slice(0, 2).join('.')} has no column ${JSON.stringify(names[i])}: expected the captured columns (${names.join(', ')}), found ${Object.keys(row).join(', ')}; the table changed after its schema was captured`,
+            `binlog row of ${tableKey(table.schema.id)} has no column ${JSON.stringify(names[i])}: expected the captured columns (${names.join(', ')}), found ${Object.keys(row).join(', ')}; the table changed after its schema was captured`,
           );
         }
         // zongji yields undefined for an ENUM's empty value when not adapted; fall through to the converter

@@ -20,6 +20,7 @@ import type { Value, Row } from '../../model/values.js';
 import { daysFromCivil, formatDecimal, parseDecimal, formatTime } from '../../model/values.js';
 import { FloeError } from '../../util/errors.js';
 import { quoteIdent } from './client.js';
+import { tableKey } from './table-schema.js';
 import type { MappedColumn, MappedTable, ValueKind } from './type-mapping.js';
 
 export type ValueConverter = (raw: unknown) => Value;
@@ -57,7 +58,7 @@ export function createSnapshotRowConverter(table: MappedTable): (raw: unknown[])
   const n = converters.length;
   return (raw) => {
     if (raw.length !== n) {
-      throw new FloeError('source.mysql', 'invalid-data', `snapshot row of ${table.columns[0]?.qualifiedName.split('.').slice(0, 2).join('.')} has ${raw.length} values: expected ${n}, one per captured column (was the table altered?)`);
+      throw new FloeError('source.mysql', 'invalid-data', `snapshot row of ${tableKey(table.schema.id)} has ${raw.length} values: expected ${n}, one per captured column (was the table altered?)`);
     }
     const out: Row = new Array(n);
     for (let i = 0; i < n; i++) {

@@ -215,6 +215,17 @@ describe('chunk splitter', () => {
     expect(chunks[1].lower).toHaveLength(3);
   });
 
+  it('walks keys holding zero dates (which read as null) without losing them', async () => {
+    await client.query('CREATE TABLE zd (d DATETIME NOT NULL, n INT NOT NULL, PRIMARY KEY (d, n))');
+    await client.query("SET SESSION sql_mode = ''");
+    await insertMany('zd', 'd, n', Array.from({ length: 600 }, (_, i) => `('${i < 250 ? '0000-00-00 00:00:00' : `2020-01-${String(1 + (i % 28)).padStart(2, '0')} 00:00:00`}', ${i})`));
+    await client.query("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'");
+    const { chunks, rows } = await checkCoverage('zd', { chunkSize: 50 });
+    expect(rows).toBe(600);
+    expect(chunks.length).toBe(12);
+    expect(chunks[2].lower![0]).toBeNull();
+  });
+
   it('splits on a configured non-unique chunk key column, keeping equal values together', async () => {
     await client.query('CREATE TABLE cfg (id INT PRIMARY KEY, grp INT NOT NULL, KEY (grp))');
     // group 7 alone has 600 rows, more than a chunk
