@@ -1,0 +1,47 @@
+/**
+ * `floe demo`: starts a local MySQL-compatible server unless the config names a source, loads a
+ * sample shop, replicates it into `./warehouse` (or the configured warehouse), applies live changes
+ * while streaming, stops cleanly, and prints what the lake holds and how to query it (src/demo/).
+ */
+import type { Command } from 'commander';
+import { runDemo } from '../../demo/run-demo.js';
+import { openCatalog } from '../catalog-from-config.js';
+import { commandContext } from '../command-context.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { runPipelineSession } from '../pipeline-session.js';
+import { handleStopSignals } from '../signals.js';
+
+export function registerDemo(program: Command, setExit: (code: ExitCodeValue) => void): void {
+  program
+    .command('demo')
+    .description('replicate a sample shop from a local MariaDB/MySQL (started for you unless the config has a source) into ./warehouse, with live changes, then show the lake')
+    .option('--no-progress', 'no progress bars on a terminal')
+    .action(async (options: { progress: boolean }, command: Command) => {
+      const ctx = await commandContext(command);
+      const stop = handleStopSignals(ctx.logger);
+      try {
+        const result = await runDemo({
+          config: ctx.config,
+          logger: ctx.logger,
+          openCatalog: (config) => openCatalog(config, ctx.logger),
+          runPipeline: async (config, run) => {
+            const { result, exitCode } = await runPipelineSession(config, {
+              mode: 'run',
+              signal: run.signal,
+              logger: ctx.logger,
+              progress: options.progress,
+              terminal: ctx.terminal,
+              extraSinks: run.extraSinks,
+            });
+            return { reason: result.reason, exitCode, error: result.error };
+          },
+          signal: stop.signal,
+          out: process.stdout,
+          color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        });
+        setExit(result.exitCode === 0 ? ExitCode.ok : (result.exitCode as ExitCodeValue));
+      } finally {
+        stop.dispose();
+      }
+    });
+}

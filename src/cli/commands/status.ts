@@ -1,0 +1,102 @@
+/**
+ * `floe status`: per table, what the lake holds and where the job stands — rows, last checkpoint,
+ * source offset, phase, lag — read from the tables themselves (no local state). A human table on a
+ * terminal, one JSON document otherwise (`--json` forces it).
+ */
+import type { Command } from 'commander';
+import { connectMysql } from '../../source/mysql/client.js';
+import { detectDialect } from '../../source/mysql/dialect.js';
+import type { BinlogOffset } from '../../source/mysql/offset.js';
+import { readWatermark } from '../../source/mysql/watermark.js';
+import { errorMessage } from '../../util/errors.js';
+import { stringifyJson } from '../../util/json.js';
+import { openCatalog } from '../catalog-from-config.js';
+import { commandContext, type CommandContext } from '../command-context.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { sourceConnection } from '../source-connection.js';
+import { tableStatuses, type TableStatus } from '../table-status.js';
+import { renderTable } from '../text-table.js';
+
+export function registerStatus(program: Command, setExit: (code: ExitCodeValue) => void): void {
+  program
+    .command('status')
+    .description('per table: rows, last checkpoint, source offset, snapshot phase and lag, read from the Iceberg tables')
+    .option('--json', 'JSON even on a terminal')
+    .option('--no-source', 'do not ask the source for its current binlog position (lag is then the time since the last commit)')
+    .action(async (options: { json?: boolean; source: boolean }, command: Command) => {
+      const ctx = await commandContext(command);
+      const sourceEnd = options.source ? await currentSourceEnd(ctx) : undefined;
+      const catalog = await openCatalog(ctx.config, ctx.logger);
+      let statuses: TableStatus[];
+      try {
+        statuses = await tableStatuses(catalog, { jobId: ctx.config.job.id, sourceEnd });
+      } finally {
+        await catalog.close?.();
+      }
+      if (process.stdout.isTTY && !options.json) process.stdout.write(humanStatus(ctx, statuses));
+      else process.stdout.write(`${stringifyJson({ job: ctx.config.job.id, warehouse: ctx.config.warehouse.location, tables: statuses.map(jsonStatus) }, 2)}\n`);
+      setExit(ExitCode.ok);
+    });
+}
+
+async function currentSourceEnd(ctx: CommandContext): Promise<BinlogOffset | undefined> {
+  if (!ctx.config.source) return undefined;
+  try {
+    const client = await connectMysql({ ...sourceConnection(ctx.config.source), connectTimeoutMs: 5_000 });
+    try {
+      return await readWatermark(client, await detectDialect(client));
+    } finally {
+      await client.close();
+    }
+  } catch (e) {
+    ctx.logger.warn('cannot read the source binlog position; lag is the time since the last commit', { err: errorMessage(e) });
+    return undefined;
+  }
+}
+
+function jsonStatus(s: TableStatus): Record<string, unknown> {
+  let offset: unknown = s.sourceOffset;
+  if (s.sourceOffset) {
+    try {
+      offset = JSON.parse(s.sourceOffset);
+    } catch {
+      offset = s.sourceOffset;
+    }
+  }
+  return {
+    table: s.table,
+    rows: s.rows,
+    phase: s.phase,
+    checkpointId: s.checkpointId,
+    snapshotId: s.snapshotId,
+    sourceOffset: offset,
+    offset: s.offset,
+    committedAt: s.committedAt,
+    lagSeconds: s.lagSeconds === undefined ? undefined : Math.round(s.lagSeconds * 1000) / 1000,
+    note: s.note,
+  };
+}
+
+function humanStatus(ctx: CommandContext, statuses: TableStatus[]): string {
+  const head = `job ${ctx.config.job.id} · warehouse ${ctx.config.warehouse.location} · ${ctx.config.catalog.type} catalog\n\n`;
+  if (statuses.length === 0) return `${head}no tables yet\n`;
+  const rows = statuses.map((s) => [
+    s.table,
+    s.rows === undefined ? '?' : s.rows.toLocaleString('en-US'),
+    s.phase,
+    s.checkpointId === undefined ? '–' : s.checkpointId.toString(),
+    s.offset ?? '–',
+    s.committedAt ? s.committedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–',
+    s.lagSeconds === undefined ? '–' : formatLag(s.lagSeconds),
+  ]);
+  const notes = statuses.filter((s) => s.note).map((s) => `  ${s.table}: ${s.note}\n`);
+  return head + renderTable(['TABLE', 'ROWS', 'PHASE', 'CHECKPOINT', 'OFFSET', 'COMMITTED', 'LAG'], rows, new Set([1, 3, 6])) + (notes.length ? `\nnotes:\n${notes.join('')}` : '');
+}
+
+function formatLag(seconds: number): string {
+  if (seconds < 1) return '0s';
+  if (seconds < 120) return `${Math.round(seconds)}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86400)}d`;
+}

@@ -1,0 +1,106 @@
+/**
+ * What `floe status` reports per table, read from the tables themselves (DESIGN §4: the lake is the
+ * source of truth): rows in the current snapshot (`total-records`), the job's last committed
+ * checkpoint and source offset (`lastCommitted`), when it was committed, the snapshot phase, and the
+ * lag — 0 when the committed offset has reached the source's current binlog end, else the time since
+ * that commit.
+ */
+import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
+import { identifierToString } from '../catalog/catalog.js';
+import { currentSnapshot, snapshotById } from '../iceberg/snapshot-ids.js';
+import { TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
+import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
+import type { TableMetadata } from '../iceberg/table-metadata.js';
+import { compareOffsets, formatOffset, parseOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { errorMessage } from '../util/errors.js';
+
+export interface TableStatus {
+  /** Iceberg identifier, `namespace.table`. */
+  table: string;
+  /** `total-records` of the current snapshot (0 for a table without snapshots). */
+  rows?: bigint;
+  /** The job's highest committed checkpoint id in this table. */
+  checkpointId?: bigint;
+  snapshotId?: bigint;
+  /** `floe.source-offset` as committed (verbatim). */
+  sourceOffset?: string;
+  /** The offset for a person: `binlog.000003:1234 gtid_pos="0-1-57"`. */
+  offset?: string;
+  phase: string;
+  /** When the job's last checkpoint was committed (ISO-8601). */
+  committedAt?: string;
+  lagSeconds?: number;
+  /** Why some fields are missing (table unreadable, offset unparsable). */
+  note?: string;
+}
+
+export interface StatusOptions {
+  jobId: string;
+  now?: Date;
+  /** The source's current binlog end, when it could be read. */
+  sourceEnd?: BinlogOffset;
+}
+
+/** Every table of every namespace (nested ones too), sorted by name. */
+export async function listAllTables(catalog: Catalog): Promise<TableIdentifier[]> {
+  const out: TableIdentifier[] = [];
+  const walk = async (parent: string[]): Promise<void> => {
+    for (const ns of await catalog.listNamespaces(parent)) {
+      out.push(...(await catalog.listTables(ns)));
+      await walk(ns);
+    }
+  };
+  await walk([]);
+  return out.sort((a, b) => identifierToString(a).localeCompare(identifierToString(b)));
+}
+
+export async function tableStatuses(catalog: Catalog, options: StatusOptions): Promise<TableStatus[]> {
+  const out: TableStatus[] = [];
+  for (const id of await listAllTables(catalog)) {
+    try {
+      const loaded = await catalog.loadTable(id);
+      out.push(tableStatus(identifierToString(id), loaded.metadata, options));
+    } catch (e) {
+      out.push({ table: identifierToString(id), phase: 'unknown', note: `cannot load the table: ${errorMessage(e)}` });
+    }
+  }
+  return out;
+}
+
+export function tableStatus(name: string, metadata: TableMetadata, options: StatusOptions): TableStatus {
+  const now = options.now ?? new Date();
+  const current = currentSnapshot(metadata);
+  const total = current?.summary[TOTAL_RECORDS];
+  const status: TableStatus = { table: name, rows: total !== undefined && /^\d+$/.test(total) ? BigInt(total) : current ? undefined : 0n, phase: 'not started' };
+  const last = lastCommitted(metadata, options.jobId);
+  if (!last) {
+    if (current) status.note = `no checkpoint of job ${options.jobId} in this table`;
+    return status;
+  }
+  status.checkpointId = last.checkpointId;
+  status.snapshotId = last.snapshotId;
+  status.sourceOffset = last.sourceOffset;
+  const snapshot = snapshotById(metadata, last.snapshotId);
+  const committedMs = snapshot ? Number(snapshot.timestampMs) : undefined;
+  if (committedMs !== undefined) status.committedAt = new Date(committedMs).toISOString();
+  status.phase = 'committed';
+  let offset: BinlogOffset | undefined;
+  try {
+    offset = parseOffset(last.sourceOffset);
+    status.offset = formatOffset(offset);
+  } catch (e) {
+    status.offset = last.sourceOffset;
+    status.note = `source offset not in floe's binlog offset form: ${errorMessage(e)}`;
+  }
+  let caughtUp = false;
+  if (offset && options.sourceEnd) {
+    try {
+      caughtUp = compareOffsets(offset, options.sourceEnd) >= 0;
+    } catch {
+      caughtUp = false; // another server's offsets: fall back to the time since the commit
+    }
+  }
+  if (caughtUp) status.lagSeconds = 0;
+  else if (committedMs !== undefined) status.lagSeconds = Math.max(0, (now.getTime() - committedMs) / 1000);
+  return status;
+}

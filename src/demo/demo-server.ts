@@ -1,0 +1,93 @@
+/**
+ * The MySQL-compatible server `floe demo` replicates from, when the configuration names none:
+ * 1. the machine's `mariadbd`, with its data directory kept in `./.floe/demo-mysql` (a second demo
+ *    reuses it; the demo database itself is recreated each time);
+ * 2. otherwise, where a Docker engine is reachable, a MySQL 8.4 container (testcontainers) with GTIDs
+ *    and the row binlog — removed when the demo ends, so nothing is kept between runs;
+ * 3. otherwise an error saying what to install.
+ */
+import { join } from 'node:path';
+import type { Logger } from '../pipeline/logger.js';
+import { FloeError, errorMessage } from '../util/errors.js';
+import { mariaDbAvailable, startMariaDb } from './local-mariadb.js';
+
+export interface DemoServer {
+  kind: 'mariadb' | 'mysql-container';
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** What to show the user: where it runs and where its data lives. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+export const DEMO_HOME = join('.floe', 'demo-mysql');
+
+export async function startDemoServer(logger: Logger, home = DEMO_HOME): Promise<DemoServer> {
+  if (await mariaDbAvailable()) {
+    logger.info('starting a local MariaDB for the demo', { dataDir: join(home, 'data') });
+    // Own process group: a Ctrl-C reaches floe, which stops cleanly and then stops the server.
+    const server = await startMariaDb({ home, serverId: 1, detached: true, extraArgs: ['--expire-logs-days=1'] });
+    return {
+      kind: 'mariadb',
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      password: server.password,
+      description: `MariaDB (mariadbd) on 127.0.0.1:${server.port}, data in ${join(home, 'data')}`,
+      stop: () => server.stop(),
+    };
+  }
+  const container = await startMysqlContainer(logger);
+  if (container) return container;
+  throw new FloeError(
+    'demo',
+    'unsupported',
+    'no MySQL-compatible server for the demo: mariadbd is not installed and no Docker engine is reachable; install MariaDB server (apt-get install mariadb-server, brew install mariadb), start Docker, or put a `source:` section in the config',
+  );
+}
+
+async function startMysqlContainer(logger: Logger): Promise<DemoServer | undefined> {
+  let testcontainers: typeof import('testcontainers');
+  let mysqlModule: typeof import('@testcontainers/mysql');
+  try {
+    testcontainers = await import('testcontainers');
+    mysqlModule = await import('@testcontainers/mysql');
+  } catch {
+    return undefined; // installed without dev dependencies
+  }
+  try {
+    await testcontainers.getContainerRuntimeClient();
+  } catch {
+    return undefined; // no Docker engine
+  }
+  logger.info('mariadbd not found; starting MySQL 8.4 in Docker for the demo (testcontainers)');
+  try {
+    const started = await new mysqlModule.MySqlContainer('mysql:8.4')
+      .withRootPassword('floe-demo')
+      .withCommand([
+        '--server-id=1',
+        '--log-bin=binlog',
+        '--binlog-format=ROW',
+        '--binlog-row-image=FULL',
+        '--binlog-row-metadata=FULL',
+        '--gtid-mode=ON',
+        '--enforce-gtid-consistency=ON',
+      ])
+      .start();
+    return {
+      kind: 'mysql-container',
+      host: started.getHost(),
+      port: started.getPort(),
+      user: 'root',
+      password: started.getRootPassword(),
+      description: `MySQL 8.4 in Docker on ${started.getHost()}:${started.getPort()} (removed when the demo ends)`,
+      stop: async () => {
+        await started.stop();
+      },
+    };
+  } catch (e) {
+    throw new FloeError('demo', 'internal', `could not start MySQL 8.4 in Docker: ${errorMessage(e)}`, { cause: e });
+  }
+}
