@@ -53,7 +53,7 @@ export class TerminalProgress implements ProgressReporter {
       stream,
       format: '{table} |{bar}| {rowsText} rows | {rateText} rows/s | {etaText}',
       barsize: 24,
-      hideCursor: true,
+      hideCursor: false, // a forced exit (second Ctrl-C) must not leave the cursor hidden
       clearOnComplete: false,
       autopadding: true,
       fps: 5,
