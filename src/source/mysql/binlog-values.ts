@@ -3,11 +3,11 @@
  * the value the snapshot path (snapshot-values.ts) produces for the same stored value.
  *
  * zongji follows mysql2's value options, so its connection must be created with
- * `BINLOG_CONNECTION_OPTIONS` (dateStrings, timezone 'Z', jsonStrings, no decimalNumbers): then
- * DATE/DATETIME arrive as their exact text, TIMESTAMP as UTC text built from the binlog's epoch seconds
- * (never a JS Date in the process zone), DECIMAL as exact text and 64-bit integers as numbers or exact
- * decimal strings. A JS Date reaching a converter means the connection was created without these
- * options; that is an error, never a silently shifted value.
+ * `BINLOG_CONNECTION_OPTIONS` (no decimalNumbers, bigNumberStrings, dateStrings, timezone 'Z'): DECIMAL
+ * then arrives as exact text and 64-bit integers as numbers or exact decimal strings. The temporal
+ * types of every current table format are decoded by floe from their bytes (below), so they never
+ * depend on these options; only pre-MySQL-5.6 temporal formats still come through zongji's text, and
+ * a JS Date reaching a converter (the options were not used) is an error, never a shifted value.
  *
  * Where zongji's decoding loses information, floe changes what zongji decodes instead of accepting a
  * wrong value (`adaptZongjiTableMap`, applied to every TABLE_MAP before its rows are parsed):
