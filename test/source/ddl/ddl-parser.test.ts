@@ -42,7 +42,7 @@ describe('lexer', () => {
       ['bits', '11', undefined],
       ['eof', '', undefined],
     ]);
-    expect([...t[5].bytes!]).toEqual([0x61, 0x62]);
+    expect([...t[4].bytes!]).toEqual([0x61, 0x62]);
   });
   it('reads back-quoted identifiers with doubled quotes and identifiers starting with digits', () => {
     const t = tokenize('`we``ird`.`t 1` 1abc 1e3 1.5 .5');
