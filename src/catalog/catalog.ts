@@ -37,6 +37,13 @@ export interface CreateTableRequest {
   formatVersion?: FormatVersion;
 }
 
+/** One table's part of a multi-table commit. */
+export interface TableCommit {
+  identifier: TableIdentifier;
+  requirements: TableRequirement[];
+  updates: MetadataUpdate[];
+}
+
 export interface Catalog {
   readonly name: string;
 
@@ -61,6 +68,12 @@ export interface Catalog {
     requirements: TableRequirement[],
     updates: MetadataUpdate[],
   ): Promise<LoadedTable>;
+  /**
+   * Optional: commits to several tables at once, all or none (SQL: one database transaction; REST:
+   * the `transactions/commit` endpoint — 'unsupported' when the server does not advertise it).
+   * Catalogs without an atomic multi-table commit do not implement it.
+   */
+  commitTransaction?(changes: TableCommit[]): Promise<LoadedTable[]>;
   renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void>;
   /** Removes the table from the catalog; with purge, also its files. */
   dropTable(identifier: TableIdentifier, purge?: boolean): Promise<void>;

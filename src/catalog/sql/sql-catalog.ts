@@ -22,7 +22,7 @@ import { stripTrailingSlash, writeTableMetadata } from '../../iceberg/table-meta
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from '../catalog.js';
+import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../catalog.js';
 import { normalizeWarehouse } from '../filesystem-layout.js';
 import { readTableMetadataFile } from '../filesystem-versions.js';
 import { checkTableIdentifier, sameTable } from '../identifiers.js';
@@ -191,7 +191,7 @@ export class SqlCatalog implements Catalog {
    * swaps run in one database transaction, which is rolled back unless every swap updates its row.
    * Used by `floe catalog serve` for the REST `transactions/commit` endpoint.
    */
-  async commitTransaction(changes: { identifier: TableIdentifier; requirements: TableRequirement[]; updates: MetadataUpdate[] }[]): Promise<LoadedTable[]> {
+  async commitTransaction(changes: TableCommit[]): Promise<LoadedTable[]> {
     return this.run('committing a multi-table transaction', async () => {
       const seen: TableIdentifier[] = [];
       for (const c of changes) {
