@@ -148,7 +148,30 @@ export const configSchema = z
       .strict()
       .prefault({}),
     iceberg: icebergSchema.prefault({}),
-    commit: z.object({ intervalMs: z.number().int().min(100).default(10_000) }).strict().prefault({}),
+    commit: z
+      .object({
+        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds (at a transaction boundary)'),
+        maxBufferedChanges: z
+          .number()
+          .int()
+          .min(1)
+          .default(500_000)
+          .describe('Checkpoint early when this many row changes are buffered (bounds memory: the writers keep one index entry per buffered key)'),
+        idleCheckpoints: z
+          .number()
+          .int()
+          .min(1)
+          .default(10)
+          .describe("A table without changes still records the stream's offset every this many checkpoints (an empty snapshot), so that a restart does not re-read a long stretch of binlog"),
+        idleMaxMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(600_000)
+          .describe('… or when its last commit is this old'),
+      })
+      .strict()
+      .prefault({}),
     schemaChanges: z.enum(['evolve', 'fail', 'stop']).default('evolve'),
     transforms: z.array(transformSchema).default([]),
     notifications: z

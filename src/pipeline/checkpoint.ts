@@ -1,0 +1,280 @@
+/**
+ * Checkpoints: the pipeline's unit of durability (DESIGN §4). Changes routed to tables are buffered by
+ * one `CheckpointCommitter` per table (src/iceberg/writer/); a checkpoint commits, for every table
+ * that needs it, ONE Iceberg snapshot stamped with the job id, the checkpoint id and that table's own
+ * progress (`floe.source-offset`, state.ts). One committer per table, because each table's stamp is
+ * its own: its phase, its chunks, its offset.
+ *
+ * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
+ * source hands out whole transactions) — and checkpoints every `commit.intervalMs`, when the changes
+ * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
+ * before a DDL, and at a clean stop.
+ *
+ * Ids: increase per job. A restart continues at (highest `floe.max-committed-checkpoint-id` over every
+ * table) + 1, so an id is never re-used, even for tables that a crash left one checkpoint behind.
+ *
+ * What each table's stamp says, at a checkpoint whose source position is C (the offset after the last
+ * transaction / progress mark routed): a table in the snapshot phase records its chunk progress; a
+ * streaming table records offset C — unless it is still skipping transactions it already holds
+ * (its committed offset is beyond C after a restart that reads from a lower table's offset): then its
+ * offset stays, and it is not committed at all.
+ *
+ * Which tables commit: those with buffered changes, those whose progress changed (chunks finished,
+ * phase switched), and idle streaming tables whose offset advanced — these at most every
+ * `idleCheckpoints` checkpoints or when their last commit is `idleMaxMs` old, and at a clean stop —
+ * so that a quiet table's offset advances too and a restart does not read a long (perhaps purged)
+ * stretch of binlog. That empty commit is the writer's stamps-only snapshot (`commitEmpty`).
+ */
+import type { TableIdentifier } from '../catalog/catalog.js';
+import type { Snapshot } from '../iceberg/table-metadata.js';
+import { CheckpointCommitter, type RowChange, type WriteMode } from '../iceberg/writer/index.js';
+import type { FileIO } from '../io/file-io.js';
+import { compareOffsets, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { errorMessage, FloeError } from '../util/errors.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { encodeTableProgress, settleProgress, type TableProgress } from './state.js';
+
+const SUBSYSTEM = 'pipeline.checkpoint';
+
+/** A table as checkpoints see it. */
+export interface CheckpointTable {
+  /** 'db.table' of the source table. */
+  readonly key: string;
+  readonly identifier: TableIdentifier;
+  readonly io: FileIO;
+  readonly location: string;
+  readonly committer: CheckpointCommitter;
+  /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
+  mode: WriteMode | undefined;
+  /** Changes buffered since the last commit. */
+  pending: number;
+  /** Progress as the table holds it (undefined: the job never committed to it). */
+  committed: TableProgress | undefined;
+  /** Progress including what is buffered (the router updates it); its offset is set at commit time. */
+  working: TableProgress | undefined;
+  /** Transactions at or before this offset are already in the table (restart); cleared once passed. */
+  skipUntil: BinlogOffset | undefined;
+  checkpointsSinceCommit: number;
+  lastCommitMs: number;
+}
+
+export interface CheckpointOptions {
+  readonly intervalMs: number;
+  readonly maxBufferedChanges: number;
+  readonly idleCheckpoints: number;
+  readonly idleMaxMs: number;
+  /** Tables committed at the same time. */
+  readonly concurrency: number;
+}
+
+export interface CommittedTable {
+  readonly key: string;
+  readonly before: TableProgress | undefined;
+  readonly after: TableProgress;
+  readonly snapshot: Snapshot | undefined;
+}
+
+export interface CheckpointReport {
+  readonly checkpointId: bigint;
+  readonly reason: string;
+  readonly committed: readonly CommittedTable[];
+}
+
+export class Checkpointer {
+  readonly tables = new Map<string, CheckpointTable>();
+  private nextId: bigint;
+  private buffered = 0;
+  private lastCheckpointMs: number;
+  /** The source position everything routed so far reaches (C), and its commit time. */
+  private position: BinlogOffset | undefined;
+  private positionTimeMs: number | undefined;
+
+  constructor(
+    firstCheckpointId: bigint,
+    private readonly options: CheckpointOptions,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics | undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.nextId = firstCheckpointId;
+    this.lastCheckpointMs = now();
+  }
+
+  /** The next checkpoint id (for logs and tests). */
+  get upcomingCheckpointId(): bigint {
+    return this.nextId;
+  }
+
+  get sourcePosition(): BinlogOffset | undefined {
+    return this.position;
+  }
+
+  /** Everything routed so far reaches `offset` (a transaction boundary); `timestampMs` = its commit time. */
+  advance(offset: BinlogOffset, timestampMs?: number): void {
+    this.position = offset;
+    if (timestampMs !== undefined) this.positionTimeMs = timestampMs;
+  }
+
+  add(table: CheckpointTable): void {
+    this.tables.set(table.key, table);
+  }
+
+  table(key: string): CheckpointTable {
+    const t = this.tables.get(key);
+    if (!t) throw new FloeError(SUBSYSTEM, 'internal', `no checkpoint table for ${key}`);
+    return t;
+  }
+
+  /**
+   * Makes each table's writer take its mode. A writer has one mode: a table that buffered changes in
+   * another mode gets them committed first — by ONE checkpoint before anything of the caller's event
+   * is written, so that a checkpoint never holds part of a transaction.
+   */
+  async ensureModes(wanted: readonly (readonly [CheckpointTable, WriteMode])[]): Promise<void> {
+    const switching = wanted.filter(([t, mode]) => t.mode !== mode);
+    if (switching.length === 0) return;
+    const busy = switching.find(([t]) => t.pending > 0);
+    if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].mode} to ${busy[1]} writes`);
+    for (const [t, mode] of switching) {
+      await t.committer.openTable(t.identifier, { mode });
+      t.mode = mode;
+    }
+  }
+
+  /** Buffers changes of one table (its mode set with `ensureModes`). */
+  async write(table: CheckpointTable, changes: readonly RowChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    await table.committer.write(table.identifier, changes);
+    table.pending += changes.length;
+    this.buffered += changes.length;
+  }
+
+  /** Why a checkpoint is due now, or undefined. */
+  due(): string | undefined {
+    if (this.buffered >= this.options.maxBufferedChanges) return `${this.buffered} buffered changes`;
+    if (this.now() - this.lastCheckpointMs >= this.options.intervalMs) return 'interval';
+    return undefined;
+  }
+
+  /**
+   * Commits every table that needs it (see the module header). `flushIdle` commits every table whose
+   * offset advanced (a clean stop). Throws on any commit failure: the run must stop and restart from
+   * what the tables hold.
+   */
+  async checkpoint(reason: string, options: { flushIdle?: boolean } = {}): Promise<CheckpointReport> {
+    const id = this.nextId;
+    const now = this.now();
+    const work: { table: CheckpointTable; progress: TableProgress }[] = [];
+    for (const table of this.tables.values()) {
+      const progress = this.progressAt(table);
+      if (progress && this.needsCommit(table, progress, now, options.flushIdle ?? false)) work.push({ table, progress });
+      else table.checkpointsSinceCommit++;
+    }
+    const committed: CommittedTable[] = [];
+    if (work.length > 0) {
+      this.nextId++;
+      let next = 0;
+      let failed = false;
+      const worker = async () => {
+        while (next < work.length && !failed) {
+          const item = work[next++];
+          try {
+            committed.push(await this.commitTable(id, item.table, item.progress));
+          } catch (e) {
+            failed = true;
+            throw e;
+          }
+        }
+      };
+      // allSettled: never leave a commit running behind the caller's back when another one failed.
+      const results = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency, work.length) }, worker));
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failure) throw failure.reason;
+      this.logger.debug('checkpoint committed', { checkpoint: id.toString(), reason, tables: committed.length });
+    }
+    this.buffered = 0;
+    this.lastCheckpointMs = this.now();
+    return { checkpointId: id, reason, committed };
+  }
+
+  /** The progress a commit of `table` would record now (undefined: nothing to record yet). */
+  private progressAt(table: CheckpointTable): TableProgress | undefined {
+    const p = table.working;
+    if (!p || p.phase !== 'streaming' || !this.position) return p;
+    if (table.skipUntil) {
+      if (compareOffsets(this.position, table.skipUntil) < 0) return p;
+      table.skipUntil = undefined;
+    }
+    return { ...p, offset: this.position };
+  }
+
+  private needsCommit(table: CheckpointTable, progress: TableProgress, now: number, flushIdle: boolean): boolean {
+    if (table.pending > 0) return true;
+    const before = table.committed;
+    if (!before || before.phase !== progress.phase) return true;
+    if (progress.snapshot !== before.snapshot) return true;
+    const offsetMoved = progress.offset !== undefined && (before.offset === undefined || serializeOffset(progress.offset) !== serializeOffset(before.offset));
+    if (!offsetMoved) return false;
+    return flushIdle || table.checkpointsSinceCommit + 1 >= this.options.idleCheckpoints || now - table.lastCommitMs >= this.options.idleMaxMs;
+  }
+
+  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress): Promise<CommittedTable> {
+    const started = this.now();
+    const { summary, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
+      io: table.io,
+      tableLocation: table.location,
+      sourceKey: table.key,
+      checkpointId: id,
+    });
+    let outcome;
+    try {
+      outcome = await table.committer.commitCheckpoint(id, summary, { commitEmpty: true });
+    } catch (e) {
+      throw new FloeError(SUBSYSTEM, 'internal', `checkpoint ${id} of ${table.key} failed: ${errorMessage(e)}`, { cause: e, retryable: false });
+    }
+    const result = outcome.tables[0];
+    if (!result || result.status !== 'committed') {
+      // Our ids are above everything the job committed when this process started: only another
+      // process running the same job can have committed this one. Its changes would be dropped here.
+      throw new FloeError(
+        SUBSYSTEM,
+        'commit-conflict',
+        `checkpoint ${id} of ${table.key}: the table already holds checkpoint ${id} of this job (status ${result?.status ?? 'none'}); is another floe process running with the same job.id? Stop it; this process stops without committing`,
+        { retryable: false },
+      );
+    }
+    const before = table.committed;
+    table.committed = recorded;
+    table.working = recorded;
+    table.pending = 0;
+    table.checkpointsSinceCommit = 0;
+    table.lastCommitMs = this.now();
+    if (this.metrics) reportCommit(this.metrics, table.key, result.snapshot, (this.now() - started) / 1000, recorded, this.positionTimeMs, this.now());
+    return { key: table.key, before, after: recorded, snapshot: result.snapshot };
+  }
+
+  /** Drops every buffered change (their files were never committed). */
+  async abort(): Promise<void> {
+    for (const t of this.tables.values()) {
+      try {
+        await t.committer.abort();
+      } catch (e) {
+        this.logger.warn('could not remove the files of an abandoned checkpoint', { table: t.key, err: e });
+      }
+    }
+  }
+}
+
+function summaryNumber(s: Snapshot | undefined, key: string): number {
+  const v = s?.summary[key];
+  return v === undefined ? 0 : Number(v);
+}
+
+function reportCommit(metrics: Metrics, key: string, snapshot: Snapshot | undefined, seconds: number, progress: TableProgress, positionTimeMs: number | undefined, nowMs: number): void {
+  metrics.commitDuration(key, seconds);
+  // The summary has one byte total for all added files; it is reported with the data files.
+  metrics.filesWritten(key, 'data', summaryNumber(snapshot, 'added-data-files'), summaryNumber(snapshot, 'added-files-size'));
+  metrics.filesWritten(key, 'delete', summaryNumber(snapshot, 'added-delete-files'), 0);
+  if (progress.phase === 'streaming' && positionTimeMs !== undefined) metrics.tableLag(key, (nowMs - positionTimeMs) / 1000);
+}

@@ -1,0 +1,115 @@
+/**
+ * Routing source events to table writers: snapshot chunks and binlog transactions become writer row
+ * changes (projected to the Iceberg schema, column transforms applied), buffered in each table's
+ * current checkpoint, and each table's working progress (state.ts) follows what was buffered.
+ *
+ * Writer modes (a `TableChangeWriter` has one per checkpoint, so the two kinds of writes of one table
+ * never share a checkpoint — the checkpointer commits before a switch, which in practice happens once,
+ * at the hand-over, when every chunk is done and the first transaction arrives):
+ * - snapshot chunks → `append-only`: the chunk's keys cannot be in the table yet (its rows are only
+ *   ever committed once, together with the chunk's "finished" mark, and binlog changes of its keys
+ *   come after every chunk) — no equality deletes for millions of rows that cannot exist. A keyed table
+ *   that already holds rows without this job's progress (made by someone else, or by a job with
+ *   another id) is snapshotted in `upsert` mode instead, so nothing is duplicated.
+ * - transactions → `upsert` (keyed tables) or `append` (tables without a primary key).
+ *
+ * Replays after a restart: a table skips the transactions at or before its own committed offset
+ * (`skipUntil`, compared per transaction with `isAfter`), because the source reads from the lowest
+ * offset any table needs. Beyond it every change is applied.
+ */
+import type { RowChange as WriterChange, WriteMode } from '../iceberg/writer/index.js';
+import type { Row } from '../model/values.js';
+import type { SnapshotPlanEvent, SnapshotRowsEvent, TransactionEvent } from '../source/mysql/events.js';
+import { isAfter, serializeOffset } from '../source/mysql/offset.js';
+import { tableKey } from '../source/mysql/table-schema.js';
+import type { CheckpointTable, Checkpointer } from './checkpoint.js';
+import type { Metrics } from './metrics.js';
+import type { ProgressReporter } from './progress.js';
+
+export interface RoutedTable {
+  readonly key: string;
+  readonly checkpoint: CheckpointTable;
+  /** Source row → Iceberg row (table-mapping-catalog.ts). */
+  project: (row: Row) => Row;
+  readonly snapshotMode: WriteMode;
+  readonly streamMode: WriteMode;
+}
+
+export class Router {
+  readonly tables = new Map<string, RoutedTable>();
+
+  constructor(
+    private readonly checkpointer: Checkpointer,
+    private readonly metrics: Metrics | undefined,
+    private readonly progress: ProgressReporter | undefined,
+  ) {}
+
+  add(table: RoutedTable): void {
+    this.tables.set(table.key, table);
+  }
+
+  /** A table's chunk plan: the start of its snapshot progress (a resumed plan is already there). */
+  plan(e: SnapshotPlanEvent): RoutedTable | undefined {
+    const t = this.tables.get(tableKey(e.table));
+    if (!t || e.chunks.length === 0) return undefined;
+    const c = t.checkpoint;
+    if (!c.working?.snapshot) c.working = { phase: 'snapshot', snapshot: { chunks: e.chunks.map((x) => x.range), finished: new Map(), rows: 0 } };
+    return t;
+  }
+
+  /** A finished chunk: its rows are buffered and it is marked finished in the table's progress. */
+  async snapshotRows(e: SnapshotRowsEvent): Promise<RoutedTable | undefined> {
+    const t = this.tables.get(tableKey(e.table));
+    if (!t) return undefined;
+    const c = t.checkpoint;
+    const snapshot = c.working?.snapshot;
+    if (!snapshot) throw new Error(`router: chunk ${e.chunk.id} arrived before the plan of ${t.key}`);
+    await this.checkpointer.ensureModes([[c, t.snapshotMode]]);
+    const changes: WriterChange[] = new Array(e.rows.length);
+    for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]) };
+    await this.checkpointer.write(c, changes);
+    const finished = new Map(snapshot.finished);
+    finished.set(e.chunk.id, serializeOffset(e.highWatermark));
+    c.working = { ...c.working!, snapshot: { chunks: snapshot.chunks, finished, rows: snapshot.rows + e.rows.length, planLocation: snapshot.planLocation } };
+    this.metrics?.rowsWritten(t.key, 'snapshot', e.rows.length);
+    this.progress?.rowsCopied(t.key, e.rows.length);
+    return t;
+  }
+
+  /** A whole transaction: its changes per table, minus what each table already holds. */
+  async transaction(e: TransactionEvent): Promise<void> {
+    const byTable = new Map<RoutedTable, WriterChange[]>();
+    for (const change of e.changes) {
+      const t = this.tables.get(tableKey(change.table));
+      if (!t) continue;
+      const c = t.checkpoint;
+      if (c.skipUntil) {
+        if (!isAfter(change.position, c.skipUntil)) continue;
+        c.skipUntil = undefined; // the stream is in order: everything from here on is new
+      }
+      let list = byTable.get(t);
+      if (!list) byTable.set(t, (list = []));
+      list.push(toWriterChange(t, change.op, change.before, change.after));
+    }
+    if (byTable.size > 0) {
+      await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t.checkpoint, t.streamMode] as const));
+      for (const [t, changes] of byTable) {
+        await this.checkpointer.write(t.checkpoint, changes);
+        this.metrics?.binlogEvents(t.key, changes.length);
+        this.metrics?.rowsWritten(t.key, 'streaming', changes.length);
+      }
+    }
+    this.checkpointer.advance(e.offset, e.timestampMs);
+  }
+}
+
+function toWriterChange(t: RoutedTable, op: 'insert' | 'update' | 'delete', before: Row | undefined, after: Row | undefined): WriterChange {
+  switch (op) {
+    case 'insert':
+      return { op, after: t.project(after!) };
+    case 'update':
+      return { op, before: t.project(before!), after: t.project(after!) };
+    case 'delete':
+      return { op, before: t.project(before!) };
+  }
+}

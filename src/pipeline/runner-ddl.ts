@@ -1,0 +1,104 @@
+/**
+ * The runner's hook for DDL events (issue 5 item 3). The source surfaces every DDL statement of the
+ * captured databases at its binlog position; the runner asks a `DdlHandler` what to do with it,
+ * BETWEEN transactions, with everything before the DDL routed but not necessarily committed:
+ *
+ * - `ignore`: the statement does not concern a captured table (another table of the database, a
+ *   CREATE of a table the include patterns do not match, …);
+ * - `applied`: the handler changed captured tables (evolved Iceberg schemas); it has called
+ *   `ctx.checkpoint()` first when the writers had to be flushed with the old schema, and
+ *   `ctx.refreshTable()` for each table whose schema changed, so later rows are mapped anew;
+ * - `stop`: stop before the DDL — the runner commits everything before it and returns 'ddl-stop'
+ *   with the DDL's position (schemaChanges: stop);
+ * - `fail`: stop with the error.
+ *
+ * The policy module (schema-change.ts, owned by the schema-change work) implements `DdlHandler`;
+ * `createDdlHandler` below is the single place that chooses the handler. Until it lands, the
+ * interim handler here applies the policies it can without schema evolution: `stop` stops, and
+ * `fail` — and `evolve`, which needs the evolution module — fail with a message naming the DDL.
+ */
+import type { FloeConfig } from '../config/schema.js';
+import type { DdlEvent, TableRef } from '../source/mysql/events.js';
+import { formatEventPosition } from '../source/mysql/offset.js';
+import { FloeError } from '../util/errors.js';
+import type { Logger } from './logger.js';
+import type { Notifier } from './notifications.js';
+
+export interface DdlContext {
+  readonly config: FloeConfig;
+  /** 'db.table' of every captured table. */
+  readonly capturedTables: ReadonlySet<string>;
+  readonly logger: Logger;
+  readonly notifier: Notifier;
+  /** Commits everything routed before the DDL (one checkpoint). */
+  checkpoint(): Promise<void>;
+  /**
+   * Re-reads a captured table's MySQL definition, its mapping and its Iceberg table (after the
+   * handler evolved it), so that later rows are decoded and projected with the new schema.
+   */
+  refreshTable(table: TableRef): Promise<void>;
+}
+
+export type DdlOutcome =
+  | { readonly action: 'ignore' }
+  | { readonly action: 'applied'; readonly tables: readonly string[] }
+  | { readonly action: 'stop'; readonly table?: string }
+  | { readonly action: 'fail'; readonly error: unknown };
+
+export interface DdlHandler {
+  onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome>;
+}
+
+/** The handler for the configured `schemaChanges` policy. */
+export function createDdlHandler(config: FloeConfig): DdlHandler {
+  return new InterimDdlHandler(config.schemaChanges);
+}
+
+/** "gtid 0-1-42, binlog.000003:1234" — how a DDL's position is reported to operators. */
+export function ddlPositionText(e: DdlEvent): string {
+  const at = formatEventPosition(e.position).replace(/#\d+.*$/, '');
+  return e.gtid ? `gtid ${e.gtid}, ${at}` : at;
+}
+
+class InterimDdlHandler implements DdlHandler {
+  constructor(private readonly policy: FloeConfig['schemaChanges']) {}
+
+  async onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome> {
+    const touched = capturedTablesIn(event.statement, event.database, ctx.capturedTables);
+    if (touched.length === 0) return { action: 'ignore' };
+    if (this.policy === 'stop') return { action: 'stop', table: touched[0] };
+    const why = this.policy === 'fail' ? 'schemaChanges is fail' : 'applying schema changes (schemaChanges: evolve) is not available in this build';
+    return {
+      action: 'fail',
+      error: new FloeError(
+        'pipeline.schema-change',
+        'unsupported',
+        `DDL on captured table ${touched.join(', ')} at ${ddlPositionText(event)}: ${event.statement.slice(0, 500)} — ${why}; everything before it is committed. Set schemaChanges: stop to stop cleanly before such statements, or re-snapshot the table (drop its Iceberg table) after the change`,
+      ),
+    };
+  }
+}
+
+/**
+ * The captured tables a statement may concern: every identifier (`name`, `` `name` ``, `db.name`)
+ * in it that names one, unqualified names resolved in the statement's default database. Errs on the
+ * side of "concerned" (a column that happens to share a captured table's name counts): a false
+ * positive stops the pipeline, a false negative would corrupt a table.
+ */
+export function capturedTablesIn(statement: string, defaultDatabase: string, captured: ReadonlySet<string>): string[] {
+  const text = statement.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(--\s|#)[^\n]*/g, ' ');
+  const ident = '(?:`((?:[^`]|``)+)`|([A-Za-z0-9_$\\u0080-\\uffff]+))';
+  const re = new RegExp(`${ident}(?:\\s*\\.\\s*${ident})?`, 'g');
+  const found = new Set<string>();
+  for (const m of text.matchAll(re)) {
+    const first = (m[1] ?? m[2]).replace(/``/g, '`');
+    const second = m[3] ?? m[4];
+    const candidates = second !== undefined ? [`${first}.${second.replace(/``/g, '`')}`] : [`${defaultDatabase}.${first}`];
+    // A qualified pair may also be table.column of an unqualified table.
+    if (second !== undefined) candidates.push(`${defaultDatabase}.${first}`);
+    for (const c of candidates) {
+      for (const key of captured) if (key.toLowerCase() === c.toLowerCase()) found.add(key);
+    }
+  }
+  return [...found];
+}

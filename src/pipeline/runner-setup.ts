@@ -1,0 +1,79 @@
+/**
+ * Start of a run: find the captured MySQL tables, map each to its Iceberg table (creating missing
+ * ones), and read from each Iceberg table where this job stands in it (`lastCommitted` + its
+ * `floe.source-offset`, state.ts) — the only state a restart has.
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import type { FloeConfig } from '../config/schema.js';
+import { currentSnapshot } from '../iceberg/snapshot-ids.js';
+import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
+import type { MysqlClient } from '../source/mysql/client.js';
+import type { ServerDialect } from '../source/mysql/dialect.js';
+import { discoverTables } from '../source/mysql/discovery.js';
+import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/table-schema.js';
+import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
+import { FloeError } from '../util/errors.js';
+import type { Logger } from './logger.js';
+import { typeMappingOptions } from './runner-config.js';
+import { decodeTableProgress, type TableProgress } from './state.js';
+import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
+import { planTableMapping, type TableMapping } from './table-mapping.js';
+import { compileTransforms } from './transforms.js';
+
+export interface PreparedTable {
+  readonly key: string;
+  readonly id: TableId;
+  readonly mapped: MappedTable;
+  readonly mapping: TableMapping;
+  readonly ready: ReadyTable;
+  readonly committed: CommittedCheckpoint | undefined;
+  readonly progress: TableProgress | undefined;
+  /** The table holds rows although this job never committed to it (made by another job or tool). */
+  readonly foreignRows: boolean;
+}
+
+/** Discovers the captured tables (sorted by name) and maps their definitions. */
+export async function discoverMappedTables(config: FloeConfig, client: MysqlClient, dialect: ServerDialect): Promise<MappedTable[]> {
+  const source = config.source!;
+  const ids = await discoverTables(client, { include: source.include, exclude: source.exclude });
+  if (ids.length === 0) {
+    throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);
+  }
+  const schemas = await captureTableSchemas(client, ids, dialect.flavor);
+  return ids.flatMap((id) => {
+    const s = schemas.get(tableKey(id));
+    return s ? [mapTable(s, typeMappingOptions(source))] : []; // dropped between the two queries
+  });
+}
+
+export async function prepareTables(config: FloeConfig, tables: readonly MappedTable[], catalog: Catalog, logger: Logger): Promise<PreparedTable[]> {
+  const transforms = compileTransforms(config.transforms);
+  const out: PreparedTable[] = [];
+  const icebergNames = new Map<string, string>();
+  for (const mapped of tables) {
+    const key = tableKey(mapped.schema.id);
+    const mapping = planTableMapping(mapped, config, transforms);
+    const name = [...mapping.identifier.namespace, mapping.identifier.name].join('.');
+    const clash = icebergNames.get(name);
+    if (clash) throw new FloeError('config', 'config', `MySQL tables ${clash} and ${key} both map to the Iceberg table ${name}; give one of them another name in tables.overrides`);
+    icebergNames.set(name, key);
+    for (const note of mapping.notes) logger.info(note, { table: key });
+    const ready = await ensureIcebergTable(catalog, mapping, logger);
+    const committed = lastCommitted(ready.table.metadata, config.job.id);
+    const progress = committed ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
+    const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];
+    const foreignRows = !committed && records !== undefined && records !== '0';
+    if (foreignRows) {
+      logger.warn('the Iceberg table already holds rows this job did not write; its snapshot upserts instead of appending', { table: key, iceberg: name, rows: records });
+    }
+    out.push({ key, id: mapped.schema.id, mapped, mapping, ready, committed, progress, foreignRows });
+  }
+  return out;
+}
+
+/** The first checkpoint id of this run: one above anything the job committed to any table. */
+export function firstCheckpointId(tables: readonly PreparedTable[]): bigint {
+  let max = 0n;
+  for (const t of tables) if (t.committed && t.committed.checkpointId > max) max = t.committed.checkpointId;
+  return max + 1n;
+}

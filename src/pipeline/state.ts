@@ -1,0 +1,207 @@
+/**
+ * Per-table progress, persisted in the lake itself (DESIGN §2, §4: "the lake is the source of truth —
+ * no local state"). Every checkpoint commit stamps the table's snapshot summary with
+ * `floe.source-offset` = this module's JSON, and a restart reads it back (with `lastCommitted`) to
+ * rebuild the source's resume point, on any machine.
+ *
+ * `floe.source-offset` (kept small: it is copied into every snapshot summary):
+ *
+ *   {"v":1,"phase":"snapshot","snapshot":{"state":"<uri>","chunks":120,"finished":57,"rows":45210}}
+ *   {"v":1,"phase":"streaming","offset":{<serializeOffset form>},"snapshot":{…}}
+ *   {"v":1,"phase":"streaming","offset":{<serializeOffset form>}}
+ *
+ * - `phase`: `snapshot` while the table's chunks are being copied; `streaming` from the hand-over on.
+ * - `offset` (streaming): the binlog offset up to which the table is complete — every transaction at
+ *   or before it is in the table, none after it. Resume reads from there and skips the table's
+ *   transactions at or before it.
+ * - `snapshot`: the chunk plan and the finished chunks with their high watermarks, kept from the first
+ *   chunk until the table's offset has passed the highest high watermark (until then the hand-over
+ *   filter needs them after a restart); counts for people and `floe status`. The big part lives in
+ *   immutable objects beside the table's data, written BEFORE the commit that references them and
+ *   never overwritten (a commit that does not land leaves an unreferenced object, nothing else):
+ *     <table location>/floe/state/plan-<uuid>.json             {"v":1,"table":"db.t","chunks":["<serialized chunk>",…]}
+ *     <table location>/floe/state/<checkpoint id>-<uuid>.json  {"v":1,"table":"db.t","plan":"<uri>","finished":{"db.t#3":{<offset>},…},"rows":45210}
+ *   The plan is written once per table snapshot; a progress object per checkpoint that finished chunks.
+ *   Caveat: Iceberg's orphan-file removal deletes files under the table location that no metadata
+ *   references; while a table is snapshotting, run it with an age threshold longer than the snapshot
+ *   (the default of 3 days is) or exclude `floe/`.
+ */
+import type { FileIO } from '../io/file-io.js';
+import { chunkId, parseChunk } from '../source/mysql/chunk.js';
+import { compareOffsets, maxOffset, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { errorMessage, FloeError } from '../util/errors.js';
+import { parseJson, stringifyJson } from '../util/json.js';
+
+const SUBSYSTEM = 'pipeline.state';
+export const STATE_VERSION = 1;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export type TablePhase = 'snapshot' | 'streaming';
+
+export interface SnapshotProgress {
+  /** Serialized chunks (`serializeChunk`) in plan order, as the source's `snapshot-plan` gave them. */
+  readonly chunks: readonly string[];
+  /** Chunk id → serialized high watermark of every chunk whose rows are in the table. */
+  readonly finished: ReadonlyMap<string, string>;
+  /** Snapshot rows written to the table so far. */
+  readonly rows: number;
+  /** Where the plan object is, once written. */
+  readonly planLocation?: string;
+  /** Where an object holding exactly this progress is, once written (cleared by every change). */
+  readonly stateLocation?: string;
+}
+
+export interface TableProgress {
+  readonly phase: TablePhase;
+  readonly offset?: BinlogOffset;
+  readonly snapshot?: SnapshotProgress;
+}
+
+/** Whether every chunk of the plan is finished. */
+export function snapshotComplete(s: SnapshotProgress): boolean {
+  return s.finished.size >= s.chunks.length;
+}
+
+/** The highest high watermark of a complete snapshot (undefined when no chunk is finished). */
+export function highestWatermark(s: SnapshotProgress): BinlogOffset | undefined {
+  const all = [...s.finished.values()].map(parseOffset);
+  return all.length ? maxOffset(all) : undefined;
+}
+
+/**
+ * Drops the snapshot part once the table's offset has passed every chunk's high watermark: from there
+ * on no transaction can be already contained in a chunk, and the plan is no longer needed to resume.
+ */
+export function settleProgress(p: TableProgress): TableProgress {
+  if (p.phase !== 'streaming' || !p.snapshot || !p.offset || !snapshotComplete(p.snapshot)) return p;
+  const highest = highestWatermark(p.snapshot);
+  if (highest && compareOffsets(p.offset, highest) < 0) return p;
+  return { phase: 'streaming', offset: p.offset };
+}
+
+function stateDirectory(tableLocation: string): string {
+  return `${tableLocation.replace(/\/+$/, '')}/floe/state`;
+}
+
+function checkpointText(id: bigint): string {
+  return id.toString().padStart(20, '0');
+}
+
+function offsetJson(o: BinlogOffset): unknown {
+  return parseJson(serializeOffset(o));
+}
+
+async function writeObject(io: FileIO, path: string, value: unknown): Promise<void> {
+  // Fresh uuid names: create-if-absent makes "never overwritten" a property of the store, not a hope.
+  const created = await io.writeIfAbsent(path, encoder.encode(stringifyJson(value)));
+  if (!created) throw new FloeError(SUBSYSTEM, 'already-exists', `state object ${path} already exists; state objects are immutable and named by fresh UUIDs`);
+}
+
+export interface EncodeContext {
+  readonly io: FileIO;
+  /** The table's base location. */
+  readonly tableLocation: string;
+  /** 'db.table' of the source table (recorded in the objects, checked when read back). */
+  readonly sourceKey: string;
+  readonly checkpointId: bigint;
+}
+
+/**
+ * The `floe.source-offset` text for a table's progress, writing the plan / progress objects it refers
+ * to first when they are not in the warehouse yet. Returns the progress with their locations set.
+ */
+export async function encodeTableProgress(p: TableProgress, ctx: EncodeContext): Promise<{ summary: string; progress: TableProgress }> {
+  let snapshot = p.snapshot;
+  if (snapshot && !snapshot.stateLocation) {
+    const dir = stateDirectory(ctx.tableLocation);
+    let planLocation = snapshot.planLocation;
+    if (!planLocation) {
+      planLocation = `${dir}/plan-${globalThis.crypto.randomUUID()}.json`;
+      await writeObject(ctx.io, planLocation, { v: STATE_VERSION, table: ctx.sourceKey, chunks: snapshot.chunks });
+    }
+    const stateLocation = `${dir}/${checkpointText(ctx.checkpointId)}-${globalThis.crypto.randomUUID()}.json`;
+    const finished: Record<string, unknown> = {};
+    for (const [id, hw] of snapshot.finished) finished[id] = parseJson(hw);
+    await writeObject(ctx.io, stateLocation, { v: STATE_VERSION, table: ctx.sourceKey, plan: planLocation, finished, rows: snapshot.rows });
+    snapshot = { ...snapshot, planLocation, stateLocation };
+  }
+  const doc: Record<string, unknown> = { v: STATE_VERSION, phase: p.phase };
+  if (p.offset) doc.offset = offsetJson(p.offset);
+  if (snapshot) doc.snapshot = { state: snapshot.stateLocation, chunks: snapshot.chunks.length, finished: snapshot.finished.size, rows: snapshot.rows };
+  return { summary: stringifyJson(doc), progress: { ...p, snapshot } };
+}
+
+function invalid(what: string, why: string): FloeError {
+  return new FloeError(
+    SUBSYSTEM,
+    'invalid-data',
+    `${what}: ${why}. It was not written by this version of floe, or was edited; to start the table over, drop its Iceberg table (floe creates and snapshots it again)`,
+  );
+}
+
+async function readObject(io: FileIO, path: string, what: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = decoder.decode(await io.read(path));
+  } catch (e) {
+    throw new FloeError(
+      SUBSYSTEM,
+      'not-found',
+      `${what}: cannot read the snapshot state object ${path} the table's last checkpoint refers to (${errorMessage(e)}); if orphan-file removal deleted it, drop the Iceberg table to snapshot it again`,
+      { cause: e },
+    );
+  }
+  const doc = parseJson(text) as unknown;
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw invalid(`${what}: ${path}`, 'not a JSON object');
+  return doc as Record<string, unknown>;
+}
+
+function readOffsetValue(value: unknown, what: string): BinlogOffset {
+  if (!value || typeof value !== 'object') throw invalid(what, `expected a binlog offset object, found ${JSON.stringify(value)}`);
+  return parseOffset(stringifyJson(value));
+}
+
+/**
+ * Reads a table's progress back from its `floe.source-offset` (and the objects it refers to).
+ * `what` names the table in messages; `sourceKey` is checked against the objects.
+ */
+export async function decodeTableProgress(summary: string, io: FileIO, sourceKey: string, what: string): Promise<TableProgress> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseJson(summary) as Record<string, unknown>;
+  } catch (e) {
+    throw invalid(`${what}: floe.source-offset`, `not JSON (${errorMessage(e)})`);
+  }
+  if (!doc || typeof doc !== 'object' || doc.v !== STATE_VERSION) throw invalid(`${what}: floe.source-offset ${summary.slice(0, 200)}`, `expected {"v":${STATE_VERSION},…}`);
+  const phase = doc.phase;
+  if (phase !== 'snapshot' && phase !== 'streaming') throw invalid(`${what}: floe.source-offset`, `phase must be "snapshot" or "streaming", found ${JSON.stringify(phase)}`);
+  const offset = doc.offset === undefined ? undefined : readOffsetValue(doc.offset, `${what}: floe.source-offset offset`);
+  if (phase === 'streaming' && !offset) throw invalid(`${what}: floe.source-offset`, 'a streaming table must carry an offset');
+  let snapshot: SnapshotProgress | undefined;
+  if (doc.snapshot !== undefined) {
+    const ref = doc.snapshot as Record<string, unknown>;
+    if (!ref || typeof ref.state !== 'string') throw invalid(`${what}: floe.source-offset snapshot`, 'expected {"state": "<uri>", …}');
+    snapshot = await readSnapshotProgress(io, ref.state, sourceKey, what);
+  }
+  return { phase, ...(offset ? { offset } : {}), ...(snapshot ? { snapshot } : {}) };
+}
+
+async function readSnapshotProgress(io: FileIO, stateLocation: string, sourceKey: string, what: string): Promise<SnapshotProgress> {
+  const state = await readObject(io, stateLocation, what);
+  if (state.v !== STATE_VERSION || state.table !== sourceKey || typeof state.plan !== 'string' || typeof state.finished !== 'object' || typeof state.rows !== 'number') {
+    throw invalid(`${what}: ${stateLocation}`, `expected {"v":${STATE_VERSION},"table":"${sourceKey}","plan":…,"finished":{…},"rows":n}`);
+  }
+  const plan = await readObject(io, state.plan, what);
+  if (plan.v !== STATE_VERSION || plan.table !== sourceKey || !Array.isArray(plan.chunks) || !plan.chunks.every((c) => typeof c === 'string')) {
+    throw invalid(`${what}: ${state.plan}`, `expected {"v":${STATE_VERSION},"table":"${sourceKey}","chunks":["…"]}`);
+  }
+  const chunks = plan.chunks as string[];
+  const ids = new Set(chunks.map((c) => chunkId(parseChunk(c))));
+  const finished = new Map<string, string>();
+  for (const [id, hw] of Object.entries(state.finished as Record<string, unknown>)) {
+    if (!ids.has(id)) throw invalid(`${what}: ${stateLocation}`, `finished chunk ${id} is not in the plan`);
+    finished.set(id, serializeOffset(readOffsetValue(hw, `${what}: high watermark of ${id}`)));
+  }
+  return { chunks, finished, rows: state.rows, planLocation: state.plan, stateLocation };
+}

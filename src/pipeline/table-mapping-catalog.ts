@@ -1,0 +1,151 @@
+/**
+ * Making a mapped table real in the catalog: create it (and its namespace) when it is missing, reuse
+ * it when it exists — after checking that its schema still matches the MySQL table — and give the
+ * runner the function that turns a source row into a row of the Iceberg table's schema.
+ *
+ * Partitioned tables get an unpartitioned spec next to their default one at once
+ * (`ensureUnpartitionedSpec`): the upsert writer writes its equality deletes under it, so that a delete
+ * reaches a row in any partition (spec "Scan Planning": global equality deletes) — an UPDATE that moves
+ * a row to another partition still removes the old row.
+ *
+ * An existing table must have exactly the mapped columns (by name), with the same types, no required
+ * field the source can leave null, and the primary key as its identifier fields. Anything else means the
+ * table drifted from MySQL while floe was not applying DDL (or was created by someone else): floe stops
+ * with a message naming each difference rather than write rows the table cannot hold.
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import { identifierToString } from '../catalog/catalog.js';
+import { isUnpartitioned, transformToString, type PartitionSpec } from '../iceberg/partition.js';
+import type { Schema } from '../iceberg/schema.js';
+import { createTable, ensureUnpartitionedSpec, loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
+import { isPrimitive, typesEqual, typeToString } from '../iceberg/types.js';
+import type { Row, Value } from '../model/values.js';
+import { FloeError, isFloeError } from '../util/errors.js';
+import type { Logger } from './logger.js';
+import type { TableMapping } from './table-mapping.js';
+
+const SUBSYSTEM = 'pipeline.table-mapping';
+
+export interface ReadyTable {
+  readonly table: CatalogTable;
+  readonly created: boolean;
+  /** Source row (MySQL column order) → row of the table's current schema (transforms applied). */
+  readonly project: (row: Row) => Row;
+}
+
+/** Creates or loads the table of `mapping`, checks it, and returns it with its row projection. */
+export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping, logger: Logger): Promise<ReadyTable> {
+  let table: CatalogTable;
+  let created = false;
+  if (await catalog.tableExists(mapping.identifier)) {
+    table = await loadCatalogTable(catalog, mapping.identifier);
+  } else {
+    await ensureNamespace(catalog, mapping.identifier.namespace);
+    try {
+      table = await createTable(catalog, mapping.identifier, {
+        schema: mapping.schema,
+        partitionSpec: mapping.partitionSpec,
+        properties: mapping.properties,
+        formatVersion: mapping.formatVersion,
+      });
+      created = true;
+      logger.info('created Iceberg table', { table: mapping.sourceKey, iceberg: identifierToString(mapping.identifier), formatVersion: mapping.formatVersion });
+    } catch (e) {
+      // Another process of the job created it first: use that one (it is checked below).
+      if (!isFloeError(e, 'already-exists')) throw e;
+      table = await loadCatalogTable(catalog, mapping.identifier);
+    }
+  }
+  const schema = currentSchema(table);
+  const problems = schemaProblems(mapping, schema);
+  if (problems.length > 0) {
+    throw new FloeError(
+      SUBSYSTEM,
+      'unsupported',
+      `the Iceberg table ${identifierToString(mapping.identifier)} does not match the MySQL table ${mapping.sourceKey}: ${problems.join('; ')}. ` +
+        'The table changed outside floe (or while floe was not applying DDL); alter the Iceberg table to match, or drop it so that floe creates and snapshots it again',
+    );
+  }
+  if (!created) warnOnSpecDifference(table, mapping, logger);
+  if (!isUnpartitioned(defaultSpec(table))) table = (await ensureUnpartitionedSpec(table)).table;
+  return { table, created, project: rowProjection(mapping, schema) };
+}
+
+async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): Promise<void> {
+  for (let depth = 1; depth <= namespace.length; depth++) {
+    const level = namespace.slice(0, depth);
+    if (await catalog.namespaceExists(level)) continue;
+    try {
+      await catalog.createNamespace(level);
+    } catch (e) {
+      if (!isFloeError(e, 'already-exists')) throw e;
+    }
+  }
+}
+
+function currentSchema(table: CatalogTable): Schema {
+  const m = table.metadata;
+  const s = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+  if (!s) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${identifierToString(table.identifier)}: current schema ${m.currentSchemaId} is missing from its metadata`);
+  return s;
+}
+
+function defaultSpec(table: CatalogTable): PartitionSpec {
+  const m = table.metadata;
+  const s = m.partitionSpecs.find((x) => x.specId === m.defaultSpecId);
+  if (!s) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${identifierToString(table.identifier)}: default spec ${m.defaultSpecId} is missing from its metadata`);
+  return s;
+}
+
+/** Every way the table's schema cannot take the mapped rows (empty = compatible). */
+export function schemaProblems(mapping: TableMapping, schema: Schema): string[] {
+  const problems: string[] = [];
+  const byName = new Map(mapping.columns.map((c) => [c.name, c]));
+  for (const f of schema.fields) {
+    const c = byName.get(f.name);
+    if (!c) {
+      problems.push(`column ${f.name} is in the Iceberg table but not in MySQL`);
+      continue;
+    }
+    if (!isPrimitive(f.type) || !typesEqual(f.type, c.type)) problems.push(`column ${f.name} is ${typeToString(f.type)} in Iceberg, expected ${typeToString(c.type)}`);
+    if (f.required && !c.required) problems.push(`column ${f.name} is required in Iceberg but nullable in MySQL`);
+  }
+  const inTable = new Set(schema.fields.map((f) => f.name));
+  for (const c of mapping.columns) if (!inTable.has(c.name)) problems.push(`column ${c.name} is in MySQL but not in the Iceberg table`);
+  const keyOf = (s: Schema) => s.identifierFieldIds.map((id) => s.findField(id)?.name ?? `#${id}`).join(', ');
+  const expectedKey = keyOf(mapping.schema);
+  const foundKey = keyOf(schema);
+  if (expectedKey !== foundKey) problems.push(`identifier fields are [${foundKey}] in Iceberg, expected the primary key [${expectedKey}]`);
+  return problems;
+}
+
+function warnOnSpecDifference(table: CatalogTable, mapping: TableMapping, logger: Logger): void {
+  const text = (spec: PartitionSpec, schema: Schema) =>
+    spec.fields.map((f) => `${transformToString(f.transform)}(${schema.findField(f.sourceId)?.name ?? f.sourceId})`).join(', ');
+  const have = text(defaultSpec(table), currentSchema(table));
+  const want = text(mapping.partitionSpec, mapping.schema);
+  if (have !== want) {
+    logger.warn('existing Iceberg table keeps its partitioning; the configured partitionBy applies to new tables only', {
+      table: mapping.sourceKey,
+      partitioning: have || '(unpartitioned)',
+      configured: want || '(unpartitioned)',
+    });
+  }
+}
+
+/** Source row → row in the order of `schema`'s top-level fields, transforms applied. */
+export function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
+  const byName = new Map(mapping.columns.map((c) => [c.name, c]));
+  const plan = schema.fields.map((f) => byName.get(f.name)!);
+  const identity = plan.length === mapping.sourceColumnCount && plan.every((c, i) => c.sourceIndex === i && !c.transform);
+  if (identity) return (row) => row;
+  return (row) => {
+    const out: Value[] = new Array(plan.length);
+    for (let i = 0; i < plan.length; i++) {
+      const c = plan[i];
+      const v = row[c.sourceIndex];
+      out[i] = c.transform ? c.transform(v) : v;
+    }
+    return out;
+  };
+}

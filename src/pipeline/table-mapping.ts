@@ -1,0 +1,164 @@
+/**
+ * Table mapping: what Iceberg table a captured MySQL table becomes (issue 5 item 2; DESIGN §5, §6).
+ *
+ * - Identifier: namespace and name from the `tables.namespace` / `tables.name` templates (`{database}`,
+ *   `{table}`), or the per-table override; a dotted namespace (`lake.sales`) is a multi-level one.
+ * - Schema: one top-level field per kept column, in column order, with field ids 1..n; `required` when
+ *   the column is NOT NULL (date/datetime/timestamp columns stay optional: zero dates read as null,
+ *   except in the primary key, which must be required to be an identifier field); types from the
+ *   source's type mapping, or `string` for hashed/masked columns; identifier fields = the primary key
+ *   (none for a keyless table, which the writer then runs in `append` mode).
+ * - Defaults (format v3): a literal MySQL default becomes the field's `write-default` (transformed like
+ *   the column's values). Expressions (`CURRENT_TIMESTAMP`, `uuid()`) are not literals and are skipped;
+ *   format v2 cannot carry defaults at all. Both produce a note for the log.
+ * - Partition spec from `tables.overrides["db.table"].partitionBy`; properties = the target file size,
+ *   then `iceberg.properties`, then the override's properties; the format version from the config.
+ *
+ * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
+ */
+import type { TableIdentifier } from '../catalog/catalog.js';
+import type { FloeConfig } from '../config/schema.js';
+import { parsePartitionSpec } from '../iceberg/partition-spec-text.js';
+import { UNPARTITIONED, type PartitionSpec } from '../iceberg/partition.js';
+import { Schema } from '../iceberg/schema.js';
+import { TARGET_FILE_SIZE_PROPERTY } from '../iceberg/writer/table-locations.js';
+import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/types.js';
+import type { Value } from '../model/values.js';
+import { literalDefaultValue } from '../source/mysql/default-values.js';
+import { isRequired } from '../source/mysql/snapshot-values.js';
+import { tableKey, type TableId } from '../source/mysql/table-schema.js';
+import type { MappedTable } from '../source/mysql/type-mapping.js';
+import { errorMessage, FloeError } from '../util/errors.js';
+import { transformedType, valueTransformer, type TransformLookup } from './transforms.js';
+
+const SUBSYSTEM = 'pipeline.table-mapping';
+
+/** One kept column: where its value comes from in a source row and what the Iceberg field is. */
+export interface ColumnMapping {
+  /** Index of the column in the source's rows (the MySQL column order). */
+  readonly sourceIndex: number;
+  readonly name: string;
+  readonly fieldId: number;
+  readonly type: PrimitiveType;
+  readonly required: boolean;
+  /** hash / mask of the value; undefined = the value as the source gives it. */
+  readonly transform?: (value: Value) => Value;
+}
+
+export interface TableMapping {
+  readonly source: TableId;
+  /** 'db.table' */
+  readonly sourceKey: string;
+  readonly identifier: TableIdentifier;
+  /** The schema a new table is created with (ids 1..n). */
+  readonly schema: Schema;
+  readonly partitionSpec: PartitionSpec;
+  readonly properties: Record<string, string>;
+  readonly formatVersion: 2 | 3;
+  /** No primary key: rows are their own identity (writer `append` mode). */
+  readonly keyless: boolean;
+  /** Kept columns in field order. */
+  readonly columns: readonly ColumnMapping[];
+  /** Columns in the source's rows (kept and dropped). */
+  readonly sourceColumnCount: number;
+  /** Things an operator should know (skipped defaults); logged once per table. */
+  readonly notes: readonly string[];
+}
+
+export type MappingConfig = Pick<FloeConfig, 'tables' | 'iceberg'>;
+
+/** The Iceberg identifier of a source table (templates + overrides). */
+export function icebergIdentifier(source: TableId, config: MappingConfig): TableIdentifier {
+  const override = config.tables.overrides[tableKey(source)];
+  const fill = (template: string) => template.replaceAll('{database}', source.database).replaceAll('{table}', source.table);
+  const namespace = fill(override?.namespace ?? config.tables.namespace)
+    .split('.')
+    .map((s) => s.trim());
+  const name = fill(override?.name ?? config.tables.name);
+  if (namespace.some((level) => level === '') || name === '') {
+    throw new FloeError(SUBSYSTEM, 'config', `table ${tableKey(source)}: the namespace ${JSON.stringify(namespace.join('.'))} / name ${JSON.stringify(name)} made from tables.namespace/tables.name has an empty part; fix the template or the override`);
+  }
+  return { namespace, name };
+}
+
+export function planTableMapping(mapped: MappedTable, config: MappingConfig, transforms: TransformLookup): TableMapping {
+  const source = mapped.schema.id;
+  const sourceKey = tableKey(source);
+  const formatVersion = config.iceberg.formatVersion;
+  const primaryKey = new Set(mapped.schema.primaryKey);
+  const notes: string[] = [];
+  const columns: ColumnMapping[] = [];
+  const fields: NestedField[] = [];
+  let skippedDefaultsV2 = 0;
+
+  mapped.columns.forEach((column, sourceIndex) => {
+    const name = column.column.name;
+    const transform = transforms(source.database, source.table, name);
+    const isKey = primaryKey.has(name);
+    if (transform && isKey && transform.kind !== 'hash') {
+      throw new FloeError(SUBSYSTEM, 'config', `transforms: column ${sourceKey}.${name} is part of the primary key and cannot be ${transform.kind === 'drop' ? 'dropped' : 'masked'} (rows would lose their identity); use a hash transform for key columns`);
+    }
+    if (transform?.kind === 'drop') return;
+    let sourceType: PrimitiveType;
+    try {
+      sourceType = parsePrimitive(column.icebergType);
+    } catch (e) {
+      throw new FloeError(SUBSYSTEM, 'internal', `column ${column.qualifiedName}: the type mapping gave ${column.icebergType}, which is not an Iceberg primitive type: ${errorMessage(e)}`);
+    }
+    const type = transform ? transformedType(transform, sourceType) : sourceType;
+    const apply = transform ? valueTransformer(transform, sourceType) : undefined;
+    const fieldId = fields.length + 1;
+    const field: NestedField = { id: fieldId, name, required: isKey || isRequired(column), type };
+    const dflt = literalDefaultValue(column);
+    if (dflt.literal) {
+      const value = apply ? apply(dflt.value) : dflt.value;
+      if (value !== null) {
+        if (formatVersion >= 3) field.writeDefault = value;
+        else skippedDefaultsV2++;
+      }
+    } else if (column.column.default.kind === 'expression' || column.column.default.kind === 'literal') {
+      notes.push(`column ${name}: default not carried to Iceberg (${dflt.reason})`);
+    }
+    if (column.column.comment) field.doc = column.column.comment;
+    fields.push(field);
+    columns.push({ sourceIndex, name, fieldId, type, required: field.required, transform: apply });
+  });
+  if (skippedDefaultsV2 > 0) notes.push(`${skippedDefaultsV2} literal column default(s) not carried: format v2 tables cannot hold column defaults (iceberg.formatVersion: 3 can)`);
+
+  const identifierFieldIds = mapped.schema.primaryKey.map((k) => columns.find((c) => c.name === k)!.fieldId);
+  let schema: Schema;
+  try {
+    schema = new Schema(0, fields, identifierFieldIds);
+  } catch (e) {
+    throw new FloeError(SUBSYSTEM, 'unsupported', `table ${sourceKey}: its primary key (${mapped.schema.primaryKey.join(', ')}) cannot be the Iceberg identifier: ${errorMessage(e)}`, { cause: e });
+  }
+
+  const override = config.tables.overrides[sourceKey];
+  let partitionSpec: PartitionSpec = UNPARTITIONED;
+  if (override?.partitionBy && override.partitionBy.length > 0) {
+    try {
+      partitionSpec = parsePartitionSpec(override.partitionBy, schema);
+    } catch (e) {
+      throw new FloeError(SUBSYSTEM, 'config', `tables.overrides["${sourceKey}"].partitionBy: ${errorMessage(e)}`, { cause: e });
+    }
+  }
+  const properties: Record<string, string> = {
+    [TARGET_FILE_SIZE_PROPERTY]: String(config.iceberg.targetFileSizeBytes),
+    ...config.iceberg.properties,
+    ...(override?.properties ?? {}),
+  };
+
+  return {
+    source,
+    sourceKey,
+    identifier: icebergIdentifier(source, config),
+    schema,
+    partitionSpec,
+    properties,
+    formatVersion,
+    keyless: identifierFieldIds.length === 0,
+    columns,
+    sourceColumnCount: mapped.columns.length,
+    notes,
+  };
+}
