@@ -1,0 +1,108 @@
+/**
+ * The worker side of the worker-thread Parquet encoder (worker-encoder.ts): one `worker_threads`
+ * thread running parquet-wasm encoders (`wasmParquetEncoder`, encoder.ts) for the files the main
+ * thread assigns to it. Messages for one file are handled strictly in order; files interleave.
+ *
+ * Protocol (all messages carry the file's `id`):
+ *   main → worker  open {options} · write {ipc} · finish · abort
+ *   worker → main  opened · written {bytesEmitted, chunksEmitted} · finished {chunks} · aborted ·
+ *                  failed {message}
+ * Every request gets exactly one answer (the main thread keeps the worker alive while answers are
+ * due); once a file failed, its later requests are answered `failed` (`aborted` for an abort).
+ * IPC and file bytes are transferred, not copied.
+ */
+import { parentPort } from 'node:worker_threads';
+import { wasmParquetEncoder, type ParquetEncoder, type ParquetEncoderOptions } from './encoder.js';
+
+export type WireEncoderOptions = Omit<ParquetEncoderOptions, 'keyValueMetadata'> & { keyValueMetadata: [string, string][] };
+
+export type ToWorker =
+  | { op: 'open'; id: number; options: WireEncoderOptions }
+  | { op: 'write'; id: number; ipc: Uint8Array }
+  | { op: 'finish'; id: number }
+  | { op: 'abort'; id: number };
+
+export type FromWorker =
+  | { op: 'opened'; id: number }
+  | { op: 'written'; id: number; bytesEmitted: number; chunksEmitted: number }
+  | { op: 'finished'; id: number; chunks: Uint8Array[] }
+  | { op: 'aborted'; id: number }
+  | { op: 'failed'; id: number; message: string };
+
+interface Slot {
+  encoder: ParquetEncoder;
+  /** The file's messages run one after another. */
+  tail: Promise<void>;
+  failed: boolean;
+}
+
+const port = parentPort;
+if (!port) throw new Error('worker-encoder-thread must run in a worker thread');
+const slots = new Map<number, Slot>();
+
+function send(message: FromWorker, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(message, transfer);
+}
+
+function ownedBuffers(chunks: readonly Uint8Array[]): ArrayBuffer[] {
+  const seen = new Set<ArrayBuffer>();
+  for (const c of chunks) {
+    if (c.byteOffset === 0 && c.byteLength === c.buffer.byteLength && c.buffer instanceof ArrayBuffer) seen.add(c.buffer);
+  }
+  return [...seen];
+}
+
+function refuse(m: ToWorker): void {
+  if (m.op === 'abort') send({ op: 'aborted', id: m.id });
+  else send({ op: 'failed', id: m.id, message: 'the file failed earlier' });
+}
+
+async function handle(slot: Slot, m: ToWorker): Promise<void> {
+  if (slot.failed) return refuse(m);
+  try {
+    switch (m.op) {
+      case 'write':
+        await slot.encoder.write(m.ipc);
+        send({ op: 'written', id: m.id, bytesEmitted: slot.encoder.bytesEmitted, chunksEmitted: slot.encoder.chunksEmitted });
+        return;
+      case 'finish': {
+        slots.delete(m.id);
+        const chunks = await slot.encoder.finish();
+        send({ op: 'finished', id: m.id, chunks }, ownedBuffers(chunks));
+        return;
+      }
+      case 'abort':
+        slots.delete(m.id);
+        await slot.encoder.abort();
+        send({ op: 'aborted', id: m.id });
+        return;
+      case 'open':
+        return;
+    }
+  } catch (e) {
+    slot.failed = true;
+    slots.delete(m.id);
+    await slot.encoder.abort().catch(() => undefined);
+    send({ op: 'failed', id: m.id, message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.op === 'open') {
+    try {
+      const encoder = wasmParquetEncoder({ ...m.options, keyValueMetadata: new Map(m.options.keyValueMetadata) });
+      slots.set(m.id, { encoder, tail: Promise.resolve(), failed: false });
+      send({ op: 'opened', id: m.id });
+    } catch (e) {
+      send({ op: 'failed', id: m.id, message: e instanceof Error ? e.message : String(e) });
+    }
+    return;
+  }
+  const slot = slots.get(m.id);
+  if (!slot) {
+    // A file that already failed (its failure was reported) or was never opened.
+    refuse(m);
+    return;
+  }
+  slot.tail = slot.tail.then(() => handle(slot, m));
+});

@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Schema } from '../../../src/iceberg/schema.js';
+import { Types } from '../../../src/iceberg/types.js';
+import type { Row } from '../../../src/model/values.js';
+import { ParquetFileWriter, writeParquetFile } from '../../../src/iceberg/parquet/file-writer.js';
+import { readParquetRows } from '../../../src/iceberg/parquet/reader.js';
+import { WorkerEncoderPool } from '../../../src/iceberg/parquet/worker-encoder.js';
+import { readWithHyparquet } from './hyparquet-raw.js';
+
+const SCHEMA = new Schema(
+  0,
+  [
+    { id: 1, name: 'id', required: true, type: Types.long },
+    { id: 2, name: 'qty', required: false, type: Types.int },
+    { id: 3, name: 'price', required: false, type: Types.decimal(12, 2) },
+    { id: 4, name: 'name', required: false, type: Types.string },
+    { id: 5, name: 'at', required: false, type: Types.timestamptz },
+  ],
+  [1],
+);
+
+function rows(n: number, seed = 0): Row[] {
+  const out: Row[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = i + seed;
+    out.push([BigInt(k), k % 7 === 0 ? null : k % 1000, `${k % 5000}.${String(k % 100).padStart(2, '0')}`, k % 11 === 0 ? null : `name-${k % 313}-ü`, BigInt(k) * 1_000_003n]);
+  }
+  return out;
+}
+
+const pool = new WorkerEncoderPool({ threads: 2, maxInFlight: 2 });
+afterAll(() => pool.close());
+
+describe('worker-thread Parquet encoder', () => {
+  it('writes the same bytes as the single-thread encoder, across many batches and row groups', async () => {
+    const data = rows(6000);
+    const options = { batchRows: 700, rowGroupRows: 1000 };
+    const local = await writeParquetFile(SCHEMA, data, options);
+    const viaWorker = await writeParquetFile(SCHEMA, data, { ...options, encoderFactory: pool.factory });
+    expect(viaWorker.recordCount).toBe(6000n);
+    expect(viaWorker.splitOffsets.length).toBe(6);
+    expect(Buffer.from(viaWorker.bytes).equals(Buffer.from(local.bytes))).toBe(true);
+    expect(viaWorker.metrics).toEqual(local.metrics);
+    const back = await readParquetRows(viaWorker.bytes, SCHEMA);
+    expect(back).toEqual(data);
+    const independent = await readWithHyparquet(viaWorker.bytes, SCHEMA.fields, SCHEMA.fields.map((f) => f.name));
+    expect(independent).toEqual(data);
+  });
+
+  it('encodes several files at once on the pool, each intact', async () => {
+    const files = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (f) => {
+        const w = new ParquetFileWriter(SCHEMA, { batchRows: 500, encoderFactory: pool.factory });
+        const data = rows(3000 + f * 100, f * 100_000);
+        for (let i = 0; i < data.length; i += 250) await w.write(data.slice(i, i + 250));
+        return { data, result: await w.close() };
+      }),
+    );
+    for (const { data, result } of files) expect(await readParquetRows(result.bytes, SCHEMA)).toEqual(data);
+    expect(pool.threadCount).toBe(2);
+  });
+
+  it('an empty file and an aborted file', async () => {
+    const empty = await writeParquetFile(SCHEMA, [], { encoderFactory: pool.factory });
+    expect(empty.recordCount).toBe(0n);
+    expect(await readParquetRows(empty.bytes, SCHEMA)).toEqual([]);
+    const w = new ParquetFileWriter(SCHEMA, { batchRows: 100, encoderFactory: pool.factory });
+    await w.write(rows(1000));
+    await w.abort();
+    // the pool keeps working after an abort
+    const after = await writeParquetFile(SCHEMA, rows(10), { encoderFactory: pool.factory });
+    expect(after.recordCount).toBe(10n);
+  });
+
+  it('reports bytes arrow-rs cannot read as a failure of that file only', async () => {
+    const encoder = pool.open({ compression: 'zstd', keyValueMetadata: new Map(), maxRowGroupBytes: 1 << 20 });
+    await encoder.write(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]));
+    await expect(encoder.finish()).rejects.toThrow(/iceberg\.parquet: parquet-wasm failed while encoding in a worker thread/);
+    const ok = await writeParquetFile(SCHEMA, rows(5), { encoderFactory: pool.factory });
+    expect(ok.recordCount).toBe(5n);
+  });
+});
