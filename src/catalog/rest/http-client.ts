@@ -79,7 +79,7 @@ export class RestHttpClient {
   }
 
   async request(req: RestRequest): Promise<RestResponse> {
-    let response = await this.send(req);
+    let response = await this.sendWithStaleSocketRetry(req);
     if (response.status === 401 && this.auth.rejected()) response = await this.send(req);
     const text = await response.text();
     let json: unknown;
@@ -92,6 +92,22 @@ export class RestHttpClient {
     }
     if (response.ok) return { status: response.status, json };
     throw this.errorFor(req, response.status, json, text);
+  }
+
+  /**
+   * A pooled keep-alive connection the server has closed (a restart, an idle timeout) fails the next
+   * request with a reset. GET and HEAD are safe to send once more; other methods are not, because
+   * the request may have been processed (http-client's table above decides what that means).
+   */
+  private async sendWithStaleSocketRetry(req: RestRequest): Promise<Response> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return this.send(req);
+    try {
+      return await this.send(req);
+    } catch (e) {
+      const code = causeCode(e);
+      if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return this.send(req);
+      throw e;
+    }
   }
 
   private async send(req: RestRequest): Promise<Response> {

@@ -3,6 +3,7 @@
  * drop, and properties (`{updated, removed, missing}`, 422 when a key is both updated and removed).
  */
 import { asArray, asObject } from '../../iceberg/schema-json.js';
+import { isFloeError } from '../../util/errors.js';
 import { namespaceFromQuery } from '../rest/rest-paths.js';
 import { namespaceFromJson, stringMapFromJson } from '../rest/rest-json.js';
 import { errorModelFor, HttpError } from './error-response.js';
@@ -41,7 +42,7 @@ export async function dropNamespace(ctx: HandlerContext, namespace: string[]): P
   try {
     await ctx.catalog.dropNamespace(namespace);
   } catch (e) {
-    namespaceNotFound(e);
+    if (isFloeError(e, 'not-found')) namespaceNotFound(e);
     // The catalogs refuse a non-empty namespace with invalid-argument: 409 NamespaceNotEmpty.
     const model = errorModelFor(e, { dropNamespace: true });
     throw new HttpError(model.code, model.type, model.message);
