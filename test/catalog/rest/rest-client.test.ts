@@ -270,7 +270,7 @@ describe('REST client: table files on S3 (s3rver) configured from the server', (
       const t = await sql.createTable({ namespace: ['s3'], name: 't' }, { schema: testSchema() });
       expect(t.metadataLocation).toMatch(new RegExp(`^s3://${s3.bucket}/wh/s3/t/metadata/00000-`));
 
-      const raw = await (await fetch(`${plainUrl}/v1/namespaces/s3/tables/t`)).json();
+      const raw = (await (await fetch(`${plainUrl}/v1/namespaces/s3/tables/t`)).json()) as any;
       expect(raw.config).toEqual({ 's3.endpoint': s3.config.endpoint, 's3.path-style-access': 'true', 'client.region': 'us-east-1', 's3.region': 'us-east-1' });
       expect(raw['storage-credentials']).toBeUndefined();
 
@@ -280,7 +280,7 @@ describe('REST client: table files on S3 (s3rver) configured from the server', (
       expect(await loaded.io.exists(loaded.metadataLocation)).toBe(true);
       await withKeys.close();
 
-      const vended = await (await fetch(`${vendingUrl}/v1/namespaces/s3/tables/t`)).json();
+      const vended = (await (await fetch(`${vendingUrl}/v1/namespaces/s3/tables/t`)).json()) as any;
       expect(vended.config['s3.access-key-id']).toBe('S3RVER');
       expect(vended['storage-credentials']).toEqual([{ prefix: `s3://${s3.bucket}/wh/s3/t`, config: { 's3.access-key-id': 'S3RVER', 's3.secret-access-key': 'S3RVER' } }]);
       // With vending, a client with no storage settings at all reads and writes the table's files.

@@ -239,7 +239,7 @@ describe('floe catalog serve: requests as PyIceberg and Trino send them', () => 
     const prefixed = new RestCatalogServer({ catalog: fs, warehouse: fs.warehouse, prefix: 'warehouses/main' });
     const url = await prefixed.listen(0);
     try {
-      const config = await (await fetch(`${url}/v1/config`)).json();
+      const config = (await (await fetch(`${url}/v1/config`)).json()) as any;
       expect(config.overrides).toEqual({ prefix: 'warehouses/main' });
       expect((await fetch(`${url}/v1/warehouses/main/namespaces`, { method: 'POST', body: JSON.stringify({ namespace: ['a'] }) })).status).toBe(200);
       expect((await fetch(`${url}/v1/namespaces`)).status).toBe(404);
