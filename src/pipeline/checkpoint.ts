@@ -72,6 +72,8 @@ export interface CommittedTable {
   readonly key: string;
   readonly before: TableProgress | undefined;
   readonly after: TableProgress;
+  /** Snapshot rows in the table (also when `after` no longer carries the snapshot part). */
+  readonly snapshotRows: number | undefined;
   readonly snapshot: Snapshot | undefined;
 }
 
@@ -221,6 +223,8 @@ export class Checkpointer {
 
   private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress): Promise<CommittedTable> {
     const started = this.now();
+    // A table that never had a writer (only progress to record) must be known to its committer.
+    if (table.mode === undefined) await table.committer.openTable(table.identifier);
     const { summary, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
       io: table.io,
       tableLocation: table.location,
@@ -251,7 +255,7 @@ export class Checkpointer {
     table.checkpointsSinceCommit = 0;
     table.lastCommitMs = this.now();
     if (this.metrics) reportCommit(this.metrics, table.key, result.snapshot, (this.now() - started) / 1000, recorded, this.positionTimeMs, this.now());
-    return { key: table.key, before, after: recorded, snapshot: result.snapshot };
+    return { key: table.key, before, after: recorded, snapshotRows: progress.snapshot?.rows, snapshot: result.snapshot };
   }
 
   /** Drops every buffered change (their files were never committed). */

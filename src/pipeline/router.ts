@@ -22,6 +22,7 @@ import type { Row } from '../model/values.js';
 import type { SnapshotPlanEvent, SnapshotRowsEvent, TransactionEvent } from '../source/mysql/events.js';
 import { isAfter, serializeOffset } from '../source/mysql/offset.js';
 import { tableKey } from '../source/mysql/table-schema.js';
+import { FloeError } from '../util/errors.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
 import type { Metrics } from './metrics.js';
 import type { ProgressReporter } from './progress.js';
@@ -86,6 +87,14 @@ export class Router {
       if (c.skipUntil) {
         if (!isAfter(change.position, c.skipUntil)) continue;
         c.skipUntil = undefined; // the stream is in order: everything from here on is new
+      }
+      if (change.op === 'delete-matching') {
+        // Hook for ON DELETE CASCADE (the cascade work wires the writer's delete-by-columns here).
+        throw new FloeError(
+          'pipeline',
+          'unsupported',
+          `a DELETE in ${tableKey(change.cause.table)} cascades to ${t.key} (ON DELETE CASCADE, constraint ${change.cause.constraints.join(' → ')}), and applying cascaded deletes is not available in this build; exclude ${t.key} or its parent from source.include`,
+        );
       }
       let list = byTable.get(t);
       if (!list) byTable.set(t, (list = []));

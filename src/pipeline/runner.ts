@@ -293,7 +293,7 @@ class PipelineRun {
       if (!snapshotDone(c.after)) continue;
       this.announcedFinished.add(c.key);
       this.options.progress?.tableFinished(c.key);
-      this.options.notifications.notify({ type: 'table-snapshot-finished', table: c.key, rows: c.after.snapshot?.rows ?? c.before?.snapshot?.rows ?? 0 });
+      this.options.notifications.notify({ type: 'table-snapshot-finished', table: c.key, rows: c.snapshotRows ?? 0 });
     }
   }
 

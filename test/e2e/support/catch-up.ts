@@ -1,0 +1,59 @@
+/**
+ * "floe has caught up": every table's committed offset (its `floe.source-offset`, read from the table
+ * itself) has reached a binlog position taken after the last change the test made.
+ */
+import type { Catalog, TableIdentifier } from '../../../src/catalog/catalog.js';
+import { identifierToString } from '../../../src/catalog/catalog.js';
+import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
+import { lastCommitted } from '../../../src/iceberg/writer/index.js';
+import { decodeTableProgress } from '../../../src/pipeline/state.js';
+import { connectMysql, type MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
+import { detectDialect } from '../../../src/source/mysql/dialect.js';
+import { compareOffsets, formatOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
+import { readWatermark } from '../../../src/source/mysql/watermark.js';
+
+export async function serverPosition(connection: MysqlConnectionConfig): Promise<BinlogOffset> {
+  const client = await connectMysql(connection);
+  try {
+    return await readWatermark(client, await detectDialect(client));
+  } finally {
+    await client.close();
+  }
+}
+
+/** The offset a table's last checkpoint of `jobId` records (undefined: none yet, or still snapshotting). */
+export async function committedOffset(catalog: Catalog, identifier: TableIdentifier, jobId: string, sourceKey: string): Promise<BinlogOffset | undefined> {
+  if (!(await catalog.tableExists(identifier))) return undefined;
+  const table = await loadCatalogTable(catalog, identifier);
+  const last = lastCommitted(table.metadata, jobId);
+  if (!last) return undefined;
+  const progress = await decodeTableProgress(last.sourceOffset, table.io, sourceKey, identifierToString(identifier));
+  return progress.phase === 'streaming' ? progress.offset : undefined;
+}
+
+export interface WatchedTable {
+  identifier: TableIdentifier;
+  sourceKey: string;
+}
+
+/** Polls until every table's committed offset is at or past `target`; `check` may throw to abort. */
+export async function waitForCatchUp(
+  catalog: Catalog,
+  tables: readonly WatchedTable[],
+  jobId: string,
+  target: BinlogOffset,
+  options: { timeoutMs: number; check?: () => void },
+): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    options.check?.();
+    const behind: string[] = [];
+    for (const t of tables) {
+      const o = await committedOffset(catalog, t.identifier, jobId, t.sourceKey);
+      if (!o || compareOffsets(o, target) < 0) behind.push(`${t.sourceKey} at ${o ? formatOffset(o) : '(nothing streamed yet)'}`);
+    }
+    if (behind.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`floe did not catch up with ${formatOffset(target)} within ${options.timeoutMs} ms: ${behind.join('; ')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
