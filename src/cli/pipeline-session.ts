@@ -13,7 +13,7 @@ import { TerminalProgress, type ProgressReporter } from '../pipeline/progress.js
 import { errorMessage, isFloeError } from '../util/errors.js';
 import type { TerminalRouter } from './command-context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { loadRunner, type RunnerResult } from './pipeline-runner.js';
+import { runPipeline, type RunResult } from '../pipeline/runner.js';
 
 export interface SessionOptions {
   mode: 'run' | 'snapshot';
@@ -27,13 +27,12 @@ export interface SessionOptions {
 }
 
 export interface SessionOutcome {
-  result: RunnerResult;
+  result: RunResult;
   exitCode: ExitCodeValue;
 }
 
 export async function runPipelineSession(config: FloeConfig, options: SessionOptions): Promise<SessionOutcome> {
   const { logger } = options;
-  const runPipeline = await loadRunner();
   const notifier: Notifier = createNotifier(config, logger, { extraSinks: options.extraSinks });
   let metricsServer: MetricsServer | undefined;
   let metrics: PrometheusMetrics | undefined;
@@ -49,7 +48,7 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
       progress = bars;
       options.terminal.routeTo((text) => bars.writeLine(text));
     }
-    let result: RunnerResult;
+    let result: RunResult;
     try {
       result = await runPipeline(config, {
         mode: options.mode,
@@ -73,7 +72,7 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
   }
 }
 
-function reportOutcome(result: RunnerResult, notifier: Notifier, logger: Logger): ExitCodeValue {
+function reportOutcome(result: RunResult, notifier: Notifier, logger: Logger): ExitCodeValue {
   switch (result.reason) {
     case 'snapshot-complete':
       notifier.notify({ type: 'stopped', reason: 'snapshot-complete' });

@@ -1,9 +1,9 @@
 /**
  * What `floe status` reports per table, read from the tables themselves (DESIGN §4: the lake is the
  * source of truth): rows in the current snapshot (`total-records`), the job's last committed
- * checkpoint and source offset (`lastCommitted`), when it was committed, the snapshot phase, and the
- * lag — 0 when the committed offset has reached the source's current binlog end, else the time since
- * that commit.
+ * checkpoint and source offset (`lastCommitted`), when it was committed, the snapshot phase (with
+ * chunks done / planned while it runs), and the lag — 0 when the committed offset has reached the
+ * source's current binlog end, else the time since that commit.
  */
 import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
 import { identifierToString } from '../catalog/catalog.js';
@@ -11,7 +11,8 @@ import { currentSnapshot, snapshotById } from '../iceberg/snapshot-ids.js';
 import { TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import { compareOffsets, formatOffset, parseOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { parseProgressSummary, phaseText } from './progress-summary.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface TableStatus {
@@ -24,6 +25,8 @@ export interface TableStatus {
   snapshotId?: bigint;
   /** `floe.source-offset` as committed (verbatim). */
   sourceOffset?: string;
+  /** Snapshot rows copied so far and chunks finished / planned, while the snapshot runs. */
+  snapshot?: { chunks: number; finished: number; rows: number };
   /** The offset for a person: `binlog.000003:1234 gtid_pos="0-1-57"`. */
   offset?: string;
   phase: string;
@@ -83,14 +86,17 @@ export function tableStatus(name: string, metadata: TableMetadata, options: Stat
   const snapshot = snapshotById(metadata, last.snapshotId);
   const committedMs = snapshot ? Number(snapshot.timestampMs) : undefined;
   if (committedMs !== undefined) status.committedAt = new Date(committedMs).toISOString();
-  status.phase = 'committed';
   let offset: BinlogOffset | undefined;
   try {
-    offset = parseOffset(last.sourceOffset);
-    status.offset = formatOffset(offset);
+    const progress = parseProgressSummary(last.sourceOffset);
+    status.phase = phaseText(progress);
+    offset = progress.offset;
+    if (offset) status.offset = formatOffset(offset);
+    if (progress.snapshot && progress.phase === 'snapshot') status.snapshot = progress.snapshot;
   } catch (e) {
+    status.phase = 'unknown';
     status.offset = last.sourceOffset;
-    status.note = `source offset not in floe's binlog offset form: ${errorMessage(e)}`;
+    status.note = `cannot read floe.source-offset: ${errorMessage(e)}`;
   }
   let caughtUp = false;
   if (offset && options.sourceEnd) {

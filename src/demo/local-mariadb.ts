@@ -13,9 +13,10 @@
  *   `<home>/server.json`) is adopted rather than fought over.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:fs';
 import { mkdtemp, rm, cp, mkdir, readFile, writeFile, access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
@@ -69,15 +70,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Whether `mariadbd` and `mariadb-install-db` can be run here. */
+/** Whether `mariadbd` and `mariadb-install-db` can be run here (both on the PATH, executable). */
 export async function mariaDbAvailable(): Promise<boolean> {
-  try {
-    await execFileAsync('mariadbd', ['--version']);
-    await execFileAsync('mariadb-install-db', ['--help']);
-    return true;
-  } catch {
-    return false;
+  return (await onPath('mariadbd')) && (await onPath('mariadb-install-db'));
+}
+
+async function onPath(command: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      await access(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      // not in this directory
+    }
   }
+  return false;
 }
 
 function osUser(): string {

@@ -14,14 +14,15 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { identifierToString } from '../catalog/catalog.js';
 import { sourceSchema, type FloeConfig, type SourceConfig } from '../config/schema.js';
-import { sourceConnection } from '../cli/source-connection.js';
+import { mysqlConnection } from '../pipeline/runner-config.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
 import type { Logger } from '../pipeline/logger.js';
 import { RecordingSink, type NotificationSink } from '../pipeline/notifications.js';
 import { icebergIdentifier } from '../pipeline/table-mapping.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
-import { compareOffsets, parseOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { compareOffsets, type BinlogOffset } from '../source/mysql/offset.js';
+import { parseProgressSummary } from '../cli/progress-summary.js';
 import { FloeError, errorMessage } from '../util/errors.js';
 import { startDemoServer, DEMO_HOME, type DemoServer } from './demo-server.js';
 import { compareShop, formatComparisons, type TableComparison } from './lake-report.js';
@@ -77,7 +78,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     print(`source:    ${server ? server.description : `the configured source (${source.url ? 'url' : `${source.host}:${source.port}`})`}`);
 
-    client = await connectMysql(sourceConnection(source));
+    client = await connectMysql(mysqlConnection(source));
     const dialect = await detectDialect(client);
     if (!server) {
       const foreign = await foreignShopTables(client);
@@ -91,7 +92,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const config: FloeConfig = {
       ...options.config,
       source: { ...source, snapshot: { ...source.snapshot, mode: 'initial' } },
-      commit: { intervalMs: 1000 },
+      commit: { ...options.config.commit, intervalMs: 1000 },
       transforms: [],
     };
     catalog = await options.openCatalog(config);
@@ -189,7 +190,8 @@ async function waitForCommits(catalog: Catalog, config: FloeConfig, targets: Map
 
 function reached(committed: string, target: BinlogOffset): boolean {
   try {
-    return compareOffsets(parseOffset(committed), target) >= 0;
+    const progress = parseProgressSummary(committed);
+    return progress.phase === 'streaming' && progress.offset !== undefined && compareOffsets(progress.offset, target) >= 0;
   } catch {
     return false;
   }

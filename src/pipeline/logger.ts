@@ -55,6 +55,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // Errors are already plain objects (serializeError keeps FloeError's kind and the cause chain);
+      // pino's own err serializer would flatten them again.
+      serializers: { err: (e: unknown) => e },
     },
     stream,
   );

@@ -29,7 +29,9 @@ export interface WebhookOptions {
 }
 
 export class WebhookSink implements NotificationSink {
+  /** Waiting to be sent; the one being sent is `inFlight`, not in here. */
   private readonly queue: Notification[] = [];
+  private inFlight: Notification | undefined;
   private running: Promise<void> | undefined;
   private readonly shutdown = new AbortController();
   private readonly options: Required<Omit<WebhookOptions, 'headers'>> & { headers: Record<string, string> };
@@ -80,7 +82,7 @@ export class WebhookSink implements NotificationSink {
       const outcome = await Promise.race([this.running.then(() => 'done' as const), expired]);
       clearTimeout(timer);
       if (outcome === 'timeout') {
-        const pending = this.queue.length;
+        const pending = this.queue.length + (this.inFlight ? 1 : 0);
         this.shutdown.abort();
         this.logger.warn('webhook notifications not delivered before shutdown', { webhook: this.target, pending, timeoutMs });
         await this.running;
@@ -92,9 +94,13 @@ export class WebhookSink implements NotificationSink {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0 && !this.shutdown.signal.aborted) {
-      const n = this.queue[0]!;
-      await this.send(n);
-      if (this.queue[0] === n) this.queue.shift();
+      const n = this.queue.shift()!;
+      this.inFlight = n;
+      try {
+        await this.send(n);
+      } finally {
+        this.inFlight = undefined;
+      }
     }
   }
 

@@ -69,8 +69,10 @@ export class TerminalProgress implements ProgressReporter {
   /** Prints a line above the bars (or plainly when none are shown). */
   writeLine(text: string): void {
     const line = text.endsWith('\n') ? text : `${text}\n`;
-    if (this.active) this.multibar.log(line);
-    else this.stream.write(line);
+    if (this.active) {
+      this.multibar.log(line);
+      this.multibar.update(); // draw now: a line logged just before stop() must not be lost
+    } else this.stream.write(line);
   }
 
   tableStarted(table: string, approximateRows: number): void {

@@ -5,14 +5,14 @@ import type { FloeConfig } from '../../config/schema.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Logger } from '../../pipeline/logger.js';
 import { errorMessage } from '../../util/errors.js';
-import { openCatalog } from '../catalog-from-config.js';
+import { openCatalog } from '../../pipeline/runner-config.js';
 import type { CheckLine } from './check-line.js';
 
 export async function catalogChecks(config: FloeConfig, logger: Logger): Promise<CheckLine[]> {
   const name = `${config.catalog.type} catalog ${JSON.stringify(config.catalog.name)}`;
   let catalog: Catalog;
   try {
-    catalog = await openCatalog(config, logger);
+    catalog = openCatalog(config, logger);
   } catch (e) {
     return [{ check: 'catalog.connect', ok: false, severity: 'error', message: `cannot open the ${name}: ${errorMessage(e)}` }];
   }

@@ -9,7 +9,7 @@ import { discoverTables } from '../../source/mysql/discovery.js';
 import { runPreflight } from '../../source/mysql/preflight.js';
 import { tableKey } from '../../source/mysql/table-schema.js';
 import { errorMessage } from '../../util/errors.js';
-import { sourceConnection } from '../source-connection.js';
+import { mysqlConnection } from '../../pipeline/runner-config.js';
 import type { CheckLine } from './check-line.js';
 
 export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
@@ -17,7 +17,7 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
   if (!source) {
     return [{ check: 'source.config', ok: false, severity: 'error', message: 'no source configured: add a `source:` section (host, port, user, password or url); `floe demo` starts a local one instead' }];
   }
-  const connection = sourceConnection(source);
+  const connection = mysqlConnection(source);
   const where = `${connection.user}@${connection.host}:${connection.port}`;
   let client: MysqlClient;
   try {

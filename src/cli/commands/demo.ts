@@ -4,11 +4,9 @@
  * while streaming, stops cleanly, and prints what the lake holds and how to query it (src/demo/).
  */
 import type { Command } from 'commander';
-import { runDemo } from '../../demo/run-demo.js';
-import { openCatalog } from '../catalog-from-config.js';
+import { openCatalog } from '../../pipeline/runner-config.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { runPipelineSession } from '../pipeline-session.js';
 import { handleStopSignals } from '../signals.js';
 
 export function registerDemo(program: Command, setExit: (code: ExitCodeValue) => void): void {
@@ -18,12 +16,15 @@ export function registerDemo(program: Command, setExit: (code: ExitCodeValue) =>
     .option('--no-progress', 'no progress bars on a terminal')
     .action(async (options: { progress: boolean }, command: Command) => {
       const ctx = await commandContext(command);
+      // Loaded here, not at start-up: the demo pulls in the scan reader, which other commands do not need.
+      const { runDemo } = await import('../../demo/run-demo.js');
+      const { runPipelineSession } = await import('../pipeline-session.js');
       const stop = handleStopSignals(ctx.logger);
       try {
         const result = await runDemo({
           config: ctx.config,
           logger: ctx.logger,
-          openCatalog: (config) => openCatalog(config, ctx.logger),
+          openCatalog: async (config) => openCatalog(config, ctx.logger),
           runPipeline: async (config, run) => {
             const { result, exitCode } = await runPipelineSession(config, {
               mode: 'run',

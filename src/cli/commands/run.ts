@@ -12,7 +12,6 @@ import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { checksPassed } from '../checks/check-line.js';
 import { sourceChecks } from '../checks/source-checks.js';
 import { handleStopSignals } from '../signals.js';
-import { runPipelineSession } from '../pipeline-session.js';
 
 interface PipelineCommandOptions {
   preflight: boolean;
@@ -61,6 +60,8 @@ async function pipelineCommand(mode: 'run' | 'snapshot', ctx: CommandContext, op
   if (options.preflight && !(await preflight(ctx))) return ExitCode.preflight;
   const stop = handleStopSignals(logger);
   try {
+    // The pipeline's modules load when a pipeline runs, not for every command (start-up time).
+    const { runPipelineSession } = await import('../pipeline-session.js');
     const { exitCode } = await runPipelineSession(config, { mode, signal: stop.signal, logger, progress: options.progress, terminal: ctx.terminal });
     return exitCode;
   } finally {

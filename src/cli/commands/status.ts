@@ -9,11 +9,10 @@ import { detectDialect } from '../../source/mysql/dialect.js';
 import type { BinlogOffset } from '../../source/mysql/offset.js';
 import { readWatermark } from '../../source/mysql/watermark.js';
 import { errorMessage } from '../../util/errors.js';
-import { stringifyJson } from '../../util/json.js';
-import { openCatalog } from '../catalog-from-config.js';
+import { parseJson, stringifyJson } from '../../util/json.js';
+import { mysqlConnection, openCatalog } from '../../pipeline/runner-config.js';
 import { commandContext, type CommandContext } from '../command-context.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { sourceConnection } from '../source-connection.js';
 import { tableStatuses, type TableStatus } from '../table-status.js';
 import { renderTable } from '../text-table.js';
 
@@ -26,7 +25,7 @@ export function registerStatus(program: Command, setExit: (code: ExitCodeValue) 
     .action(async (options: { json?: boolean; source: boolean }, command: Command) => {
       const ctx = await commandContext(command);
       const sourceEnd = options.source ? await currentSourceEnd(ctx) : undefined;
-      const catalog = await openCatalog(ctx.config, ctx.logger);
+      const catalog = openCatalog(ctx.config, ctx.logger);
       let statuses: TableStatus[];
       try {
         statuses = await tableStatuses(catalog, { jobId: ctx.config.job.id, sourceEnd });
@@ -42,7 +41,7 @@ export function registerStatus(program: Command, setExit: (code: ExitCodeValue) 
 async function currentSourceEnd(ctx: CommandContext): Promise<BinlogOffset | undefined> {
   if (!ctx.config.source) return undefined;
   try {
-    const client = await connectMysql({ ...sourceConnection(ctx.config.source), connectTimeoutMs: 5_000 });
+    const client = await connectMysql({ ...mysqlConnection(ctx.config.source), connectTimeoutMs: 5_000 });
     try {
       return await readWatermark(client, await detectDialect(client));
     } finally {
@@ -58,7 +57,7 @@ function jsonStatus(s: TableStatus): Record<string, unknown> {
   let offset: unknown = s.sourceOffset;
   if (s.sourceOffset) {
     try {
-      offset = JSON.parse(s.sourceOffset);
+      offset = parseJson(s.sourceOffset);
     } catch {
       offset = s.sourceOffset;
     }
@@ -67,6 +66,7 @@ function jsonStatus(s: TableStatus): Record<string, unknown> {
     table: s.table,
     rows: s.rows,
     phase: s.phase,
+    snapshot: s.snapshot,
     checkpointId: s.checkpointId,
     snapshotId: s.snapshotId,
     sourceOffset: offset,

@@ -1,0 +1,58 @@
+/**
+ * Runs the `floe` command as a real child process (`node --import tsx src/cli/main.ts …`), from any
+ * working directory, and collects its output and exit code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const TSX = pathToFileURL(require.resolve('tsx/esm')).href;
+
+export interface FloeRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface FloeOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Kill (SIGKILL) after this many ms; default 120 s. */
+  timeoutMs?: number;
+}
+
+export function spawnFloe(args: string[], options: FloeOptions = {}): { child: ChildProcess; done: Promise<FloeRun>; output: () => { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  const done = new Promise<FloeRun>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+export function runFloe(args: string[], options: FloeOptions = {}): Promise<FloeRun> {
+  return spawnFloe(args, options).done;
+}
+
+/** JSON log lines of a run's stderr (non-JSON lines skipped). */
+export function logLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
