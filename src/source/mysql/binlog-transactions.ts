@@ -38,6 +38,11 @@ export interface BinlogDecoding {
    * description of the table as logged (column names and types from the TableMap event).
    */
   decoderFor(table: TableRef, tableMap: TableMapEntry): RowDecoder | undefined;
+  /**
+   * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
+   * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
+   */
+  expandTransaction?(t: TransactionEvent): TransactionEvent;
 }
 
 export interface AssemblerOptions {
@@ -87,7 +92,8 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
     });
   }
   const { raw: _raw, ...rest } = t;
-  return { ...rest, changes };
+  const decoded: TransactionEvent = { ...rest, changes };
+  return decoding.expandTransaction ? decoding.expandTransaction(decoded) : decoded;
 }
 
 interface OpenTransaction {

@@ -28,8 +28,14 @@
  * 5. `progress` carries an offset that is safe to resume from (a transaction boundary after
  *    everything emitted so far) while nothing else is emitted (heartbeats, skipped transactions
  *    of other tables), and snapshot counters.
+ * 6. A `transaction`'s `changes` may hold synthetic `delete-matching` changes (cascade.ts): the
+ *    server does not log the child rows an `ON DELETE CASCADE` removes, so right after each logged
+ *    DELETE of a referenced row the source adds "delete every row of the child table whose FK
+ *    columns equal these values" (at the same position as the parent delete). Consumers apply it
+ *    in order like any other change; it has no `before`/`after` image. Only emitted when the source
+ *    found such constraints among the captured tables (`MySqlSource.cascades`).
  */
-import type { Row } from '../../model/values.js';
+import type { Row, Value } from '../../model/values.js';
 import type { BinlogOffset, EventPosition } from './offset.js';
 import { tableKey, type TableId } from './table-schema.js';
 
@@ -50,6 +56,30 @@ export interface RowChange {
   readonly position: EventPosition;
 }
 
+/**
+ * Synthetic change (guarantee 6): every row of `table` whose `columns` equal `values` is deleted —
+ * the child rows an ON DELETE CASCADE removed in the server without logging them. `values` follow
+ * the value model of the child's columns (the parent's referenced columns have the same types).
+ */
+export interface CascadeDeleteChange {
+  readonly table: TableRef;
+  readonly op: 'delete-matching';
+  /** Child columns (names as captured), aligned with `values`; never empty. */
+  readonly columns: readonly string[];
+  /** Non-null values the child rows' `columns` must equal. */
+  readonly values: readonly Value[];
+  /** The position of the parent's delete that caused it. */
+  readonly position: EventPosition;
+  /** The parent table whose delete caused it, and the constraint names from it down to `table`. */
+  readonly cause: { readonly table: TableRef; readonly constraints: readonly string[] };
+  /** Absent: a synthetic change carries no row image (declared so that `c.before` type-checks). */
+  readonly before?: undefined;
+  readonly after?: undefined;
+}
+
+/** What a transaction carries: row changes as logged, and synthetic cascade deletes. */
+export type TransactionChange = RowChange | CascadeDeleteChange;
+
 export interface TransactionEvent {
   readonly kind: 'transaction';
   /** GTID of the transaction; absent for anonymous transactions (MySQL gtid_mode=OFF). */
@@ -60,8 +90,8 @@ export interface TransactionEvent {
   readonly offset: BinlogOffset;
   /** Commit time from the binlog event header (seconds resolution, in ms since the epoch). */
   readonly timestampMs: number;
-  /** Row changes of captured tables, in binlog order. */
-  readonly changes: readonly RowChange[];
+  /** Row changes of captured tables, in binlog order (with synthetic cascade deletes, guarantee 6). */
+  readonly changes: readonly TransactionChange[];
 }
 
 export interface DdlEvent {

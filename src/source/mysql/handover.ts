@@ -11,10 +11,16 @@
  *
  * Tables without chunks (not snapshotted) pass unfiltered. Keyless tables are located by their chunk
  * column like any other; their rows carry no identity, so downstream appends them (at-least-once).
+ *
+ * Synthetic cascade deletes (`delete-matching`, cascade.ts) have no key to locate: one is dropped
+ * when it is not after the high watermark of ANY chunk of its table (every chunk's rows already
+ * reflect it) and passed otherwise, to apply to the whole table. Delivery note: when only some
+ * chunks were read after the parent delete, a child row those chunks hold that was inserted after
+ * the delete with the same FK values (parent key re-used inside the window) is deleted as well.
  */
 import type { Row } from '../../model/values.js';
 import { ChunkLocator, type Chunk } from './chunk.js';
-import type { RowChange, TableRef, TransactionEvent } from './events.js';
+import type { RowChange, TableRef, TransactionChange, TransactionEvent } from './events.js';
 import type { KeyComparator, KeyTuple } from './key-compare.js';
 import { isAfter, maxOffset, minOffset, type BinlogOffset, type EventPosition } from './offset.js';
 import { tableKey } from './table-schema.js';
@@ -80,7 +86,7 @@ export class HandoverFilter {
     const keysByTable = new Map<string, KeyTuple[]>();
     for (const c of t.changes) {
       const p = this.tables.get(tableKey(c.table));
-      if (!p) continue;
+      if (!p || c.op === 'delete-matching') continue;
       const list = keysByTable.get(tableKey(c.table)) ?? [];
       if (c.before) list.push(p.keyIdx.map((i) => c.before![i]));
       if (c.after) list.push(p.keyIdx.map((i) => c.after![i]));
@@ -95,11 +101,15 @@ export class HandoverFilter {
       cursor.set(k, i + 1);
       return located.get(k)![i];
     };
-    const out: RowChange[] = [];
+    const out: TransactionChange[] = [];
     for (const c of t.changes) {
       const p = this.tables.get(tableKey(c.table));
       if (!p) {
         out.push(c);
+        continue;
+      }
+      if (c.op === 'delete-matching') {
+        if ([...p.hw.values()].some((hw) => isAfter(c.position, hw))) out.push(c);
         continue;
       }
       const newFor = (chunkIndex: number) => isAfter(c.position, p.hw.get(chunkIndex)!);

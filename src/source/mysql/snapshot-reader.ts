@@ -34,7 +34,7 @@ import { FloeError, errorMessage } from '../../util/errors.js';
 import { type Chunk, chunkContainsKey, chunkId, chunkSql, serializeChunk } from './chunk.js';
 import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from './client.js';
 import type { ServerDialect } from './dialect.js';
-import type { ChunkDescriptor, TableRef } from './events.js';
+import type { CascadeDeleteChange, ChunkDescriptor, TableRef } from './events.js';
 import type { KeyComparator, KeyTuple } from './key-compare.js';
 import { compareOffsets, type BinlogOffset, type ServerIdentity } from './offset.js';
 import { createSnapshotRowConverter } from './snapshot-values.js';
@@ -71,6 +71,11 @@ export interface SnapshotReaderOptions {
   readonly serverIdBase: number;
   /** Use the MariaDB consistent-snapshot low watermark (default: true on MariaDB). */
   readonly consistentSnapshot?: boolean;
+  /**
+   * Tables whose deletes cascade into `table` (ON DELETE CASCADE, cascade.ts): the backfill reads
+   * their events too, so the synthetic child deletes of the window apply to the chunk's rows.
+   */
+  readonly cascadeTriggers?: (table: TableRef) => readonly TableRef[];
 }
 
 export interface ChunkResult {
@@ -225,14 +230,14 @@ async function backfillWindow(
     serverId: replicaServerId,
     start: { kind: 'offset', offset: low },
     stopAt: high,
-    tables: [id],
+    tables: [id, ...(options.cascadeTriggers?.(id) ?? []).filter((t) => t.database !== id.database || t.table !== id.table)],
     ddlDatabases: [],
     decoding: options.decoding,
     dialect: options.dialect,
     progressIntervalMs: 60_000,
   });
   // the window's changes of this table, in order (the window is short: one chunk read long)
-  const changes: { op: string; before?: Row; after?: Row }[] = [];
+  const changes: ({ op: string; before?: Row; after?: Row } | CascadeDeleteChange)[] = [];
   for await (const e of reader) {
     if (e.kind !== 'transaction') continue;
     for (const c of e.changes) if (c.table.database === id.database && c.table.table === id.table) changes.push(c);
@@ -250,6 +255,11 @@ async function backfillWindow(
   // RecordUtils.upsertBinlog: insert/update replace the row by key, delete removes it; changes for
   // keys outside the chunk belong to other chunks
   for (const c of changes) {
+    if (c.op === 'delete-matching') {
+      // a synthetic cascade delete (cascade.ts): every row of the chunk with those FK values
+      applied += deleteMatchingRows(t.table, byKey, c as CascadeDeleteChange);
+      continue;
+    }
     if (c.before && inChunk(c.before)) {
       const k = keyText(pkIdx.map((i) => c.before![i]));
       if (!c.after || keyText(pkIdx.map((i) => c.after![i])) !== k) byKey.delete(k);
@@ -261,4 +271,19 @@ async function backfillWindow(
     }
   }
   return applied;
+}
+
+/** Removes the rows whose `change.columns` equal `change.values`; returns how many. */
+function deleteMatchingRows(table: MappedTable, byKey: Map<string, Row>, change: CascadeDeleteChange): number {
+  const idx = change.columns.map((name) => table.columns.findIndex((c) => c.column.name.toLowerCase() === name.toLowerCase()));
+  if (idx.some((i) => i < 0)) return 0;
+  const wanted = keyText(change.values);
+  let n = 0;
+  for (const [k, row] of byKey) {
+    if (keyText(idx.map((i) => row[i])) === wanted) {
+      byKey.delete(k);
+      n++;
+    }
+  }
+  return n;
 }

@@ -22,12 +22,14 @@ import { HandoverFilter, type HandoverTable } from './handover.js';
 import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './key-compare.js';
 import { parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset.js';
 import { readSnapshot, type SnapshotTable } from './snapshot-reader.js';
-import { captureTableSchemas, tableKey, type TableId } from './table-schema.js';
+import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './table-schema.js';
 import { mapTable, type MappedTable, type TypeMappingOptions } from './type-mapping.js';
 import { BinlogReader, type StartPosition } from './binlog-reader.js';
 import { splitTable } from './chunk-splitter.js';
 import { MappedTablesDecoding } from './binlog-decoding.js';
 import { readServerIdentity } from './watermark.js';
+import { CascadeExpander } from './cascade.js';
+import { discoverForeignKeys, planCascades, type CascadePlan } from './foreign-keys.js';
 
 /** Splits a table into its chunk plan (H5's chunk splitter). */
 export type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
@@ -54,6 +56,11 @@ export interface MySqlSourceOptions {
   readonly startWhenNoSnapshot?: StartPosition;
   readonly resume?: SourceResume;
   readonly log?: (message: string) => void;
+  /**
+   * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
+   * cascade.ts, foreign-keys.ts). The plan and its warnings are in `cascades` once events started.
+   */
+  readonly cascadeDeletes?: boolean;
 }
 
 export interface SourceResume {
@@ -75,11 +82,22 @@ export class MySqlSource {
   /** Table mappings used to decode binlog rows; the pipeline replaces one after a DDL (`remap`). */
   readonly decoding = new MappedTablesDecoding();
   private mapped = new Map<string, MappedTable>();
+  private cascadePlan: CascadePlan = { rules: [], warnings: [] };
 
   constructor(private readonly options: MySqlSourceOptions) {}
 
-  /** Replaces a table's mapping (after the pipeline applied a DDL); later rows decode with it. */
-  async remap(table: TableRef): Promise<MappedTable> {
+  /**
+   * Replaces a table's mapping (after the pipeline applied a DDL); later rows decode with it. With
+   * `definition` (the table as the DDL left it, ddl-apply.ts) that definition is used; without, the
+   * server's current one (information_schema), which may already include later DDL.
+   */
+  async remap(table: TableRef, definition?: TableSchema): Promise<MappedTable> {
+    if (definition) {
+      const mapped = mapTable(definition, this.options.typeMapping);
+      this.mapped.set(tableKey(table), mapped);
+      this.decoding.set(mapped);
+      return mapped;
+    }
     const client = this.control!;
     const schemas = await captureTableSchemas(client, [table], this.dialect!.flavor);
     const schema = schemas.get(tableKey(table));
@@ -92,6 +110,40 @@ export class MySqlSource {
     this.mapped.set(tableKey(table), mapped);
     this.decoding.set(mapped);
     return mapped;
+  }
+
+  /**
+   * The ON DELETE CASCADE constraints floe reproduces among the captured tables, and warnings for the
+   * foreign keys it cannot (after `events()` has started; also logged then).
+   */
+  get cascades(): CascadePlan {
+    return this.cascadePlan;
+  }
+
+  /** Re-reads the foreign keys of the captured tables (after a DDL that may have changed them). */
+  async replanCascades(): Promise<CascadePlan> {
+    if (this.options.cascadeDeletes === false || !this.control) return this.cascadePlan;
+    const fks = await discoverForeignKeys(this.control, [...new Set([...this.mapped.values()].map((m) => m.schema.id.database))]);
+    const plan = planCascades(fks, this.mapped);
+    this.cascadePlan = plan;
+    this.decoding.cascades = plan.rules.length > 0 ? new CascadeExpander(plan.rules, (key) => this.mapped.get(key)) : undefined;
+    return plan;
+  }
+
+  /** The server flavor (after `events()` has started). */
+  get flavor(): ServerDialect['flavor'] | undefined {
+    return this.dialect?.flavor;
+  }
+
+  /** Reads tables' current definitions from the server (information_schema). */
+  async captureSchemas(tables: readonly TableRef[]): Promise<Map<string, TableSchema>> {
+    return captureTableSchemas(this.control!, tables, this.dialect!.flavor);
+  }
+
+  /** Stops decoding a table's rows (it was dropped or renamed away). */
+  forget(table: TableRef): void {
+    this.decoding.delete(table);
+    this.mapped.delete(tableKey(table));
   }
 
   /** The captured tables and their mappings (after `events()` has started). */
@@ -121,6 +173,10 @@ export class MySqlSource {
         this.decoding.set(m);
       }
       const tables = [...this.mapped.values()];
+      if (o.cascadeDeletes !== false) {
+        const plan = await this.replanCascades();
+        for (const w of plan.warnings) o.log?.(`foreign keys: ${w}`);
+      }
       const resume = o.resume ?? {};
       const snapshotOn = o.snapshot?.enabled !== false;
 
@@ -170,6 +226,7 @@ export class MySqlSource {
             finished,
             decoding: this.decoding,
             serverIdBase: o.serverIdBase + 1,
+            cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
           })) {
             hw.get(tableKey(r.table))!.set(r.chunk.index, r.highWatermark);
             done++;

@@ -1,0 +1,223 @@
+/**
+ * "Delete every row whose columns F equal values V" for the upsert writer — how floe applies the
+ * child deletes of a MySQL `ON DELETE CASCADE` that the binlog does not carry (source cascade.ts).
+ *
+ * In one checkpoint a matching delete becomes:
+ * - an equality delete with `equality_ids` = the field ids of F (schema order) and the row V: it
+ *   removes matching rows committed in EARLIER snapshots. Spec "Equality Delete Files": any
+ *   primitive non-float columns may be equality fields, optional ones included, and a delete
+ *   applies to data files with a strictly lower data sequence number only (spec "Scan Planning");
+ * - position deletes (v2) / deletion-vector positions (v3) for rows written EARLIER IN THIS
+ *   checkpoint with F = V — the equality delete cannot reach them (same sequence number). For that
+ *   the writer keeps a secondary index F-values → row locations, only for the field sets it is told
+ *   about (`TableChangeWriterOptions.matchFields`: the FK columns of cascade child tables), because
+ *   the index must exist before the rows are written.
+ * Rows written AFTER the matching delete in the same checkpoint are untouched, as in MySQL (a child
+ * inserted after its parent was deleted and re-created stays).
+ *
+ * Equality-delete files are one rolling writer per field set (an equality-delete file has one set
+ * of equality ids). For partitioned tables they are global (unpartitioned spec), like the writer's
+ * key deletes.
+ */
+import type { FileIO } from '../../io/file-io.js';
+import { FloeError } from '../../util/errors.js';
+import type { Row, Value } from '../../model/values.js';
+import type { DataFile } from '../data-file.js';
+import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
+import type { ParquetWriterOptions } from '../parquet/file-writer.js';
+import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
+import type { Schema } from '../schema.js';
+import { isPrimitive, type IcebergType } from '../types.js';
+import type { RowLocation } from './positional-data-writer.js';
+import { encodeKey } from './row-key.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+/** The writer change: delete every live row whose `fields` (top-level names) equal `values`. */
+export interface MatchingDelete {
+  op: 'delete-matching';
+  /** Top-level field names of the table's current schema; at least one. */
+  fields: readonly string[];
+  /** Values aligned with `fields` (value model of each field's type); nulls match nothing and are refused. */
+  values: readonly Value[];
+}
+
+export function deleteMatching(fields: readonly string[], values: readonly Value[]): MatchingDelete {
+  return { op: 'delete-matching', fields, values };
+}
+
+/** A field set resolved against the schema: positions and ids in schema order. */
+export interface MatchFields {
+  /** Canonical id of the set: its field ids in schema order, joined. */
+  readonly key: string;
+  readonly positions: readonly number[];
+  readonly fieldIds: readonly number[];
+  readonly types: readonly IcebergType[];
+  readonly names: readonly string[];
+}
+
+/** Resolves top-level field names (case-sensitive first, then case-insensitive, as MySQL names compare). */
+export function resolveMatchFields(schema: Schema, names: readonly string[], what = 'delete-matching'): MatchFields {
+  if (names.length === 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected at least one field to match on`);
+  const found: number[] = [];
+  for (const name of names) {
+    let pos = schema.fields.findIndex((f) => f.name === name);
+    if (pos < 0) pos = schema.fields.findIndex((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (pos < 0) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${JSON.stringify(name)} is not a top-level field of schema ${schema.schemaId} (fields: ${schema.fields.map((f) => f.name).join(', ')}); is the FK column dropped by a column transform?`);
+    }
+    const t = schema.fields[pos].type;
+    if (!isPrimitive(t) || t.kind === 'float' || t.kind === 'double' || t.kind === 'unknown') {
+      throw new FloeError(SUBSYSTEM, 'unsupported', `${what}: field ${name} is ${t.kind}; equality deletes can only match primitive non-float columns (spec "Equality Delete Files")`);
+    }
+    if (found.includes(pos)) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${name} is named twice`);
+    found.push(pos);
+  }
+  const order = found.map((pos, i) => ({ pos, i })).sort((a, b) => a.pos - b.pos);
+  const positions = order.map((o) => o.pos);
+  const fieldIds = positions.map((p) => schema.fields[p].id);
+  return { key: fieldIds.join(','), positions, fieldIds, types: positions.map((p) => schema.fields[p].type), names: positions.map((p) => schema.fields[p].name) };
+}
+
+/** Values of a MatchingDelete reordered to the schema order of its resolved fields. */
+function valuesInSchemaOrder(change: MatchingDelete, m: MatchFields, schema: Schema): Value[] {
+  if (change.values.length !== change.fields.length) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: ${change.fields.length} field(s) but ${change.values.length} value(s)`);
+  }
+  return m.positions.map((pos) => {
+    const i = change.fields.findIndex((n) => n === schema.fields[pos].name || n.toLowerCase() === schema.fields[pos].name.toLowerCase());
+    const v = change.values[i];
+    if (v === null || v === undefined) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: value of ${schema.fields[pos].name} is null; a matching delete needs non-null values (a null FK references nothing)`);
+    }
+    return v;
+  });
+}
+
+export interface MatchingDeletesOptions {
+  io: FileIO;
+  locations: LocationProvider;
+  /** File names `mdel-<n>-<tag>-<00001>.parquet`. */
+  tag: string;
+  targetFileSizeBytes: number;
+  parquet?: ParquetWriterOptions;
+  /** Field-name sets whose rows written in this checkpoint are indexed (cascade child FK columns). */
+  indexed?: readonly (readonly string[])[];
+}
+
+/**
+ * The matching-delete state of one table for one checkpoint: the secondary indexes and the
+ * equality-delete writers. The table writer calls `record` for every data row it writes and
+ * `apply` for every `delete-matching` change.
+ */
+export class MatchingDeletes {
+  private readonly indexes: { fields: MatchFields; rows: Map<string, RowLocation[]> }[] = [];
+  private readonly writers = new Map<string, { fields: MatchFields; writer: RollingParquetWriter; pending: Row[] }>();
+  /** Equality deletes written (rows in the delete files). */
+  equalityDeletes = 0;
+  /** Rows of this checkpoint removed by position. */
+  positionDeletes = 0;
+
+  constructor(
+    private readonly schema: Schema,
+    private readonly options: MatchingDeletesOptions,
+  ) {
+    for (const names of options.indexed ?? []) {
+      const fields = resolveMatchFields(schema, names, 'matchFields');
+      if (!this.indexes.some((x) => x.fields.key === fields.key)) this.indexes.push({ fields, rows: new Map() });
+    }
+  }
+
+  get isEmpty(): boolean {
+    return this.equalityDeletes === 0;
+  }
+
+  /** Indexes a data row written in this checkpoint at `loc`. */
+  record(row: Row, loc: RowLocation): void {
+    for (const ix of this.indexes) {
+      const values = ix.fields.positions.map((p) => row[p] ?? null);
+      if (values.some((v) => v === null)) continue; // a NULL never equals a matching value
+      const k = encodeKey(ix.fields.types, values, 'matching-delete index');
+      const list = ix.rows.get(k);
+      if (list) list.push(loc);
+      else ix.rows.set(k, [loc]);
+    }
+  }
+
+  /**
+   * Applies one matching delete: rows of this checkpoint with those values are removed by position
+   * (through `deleteAt`), older rows by an equality delete.
+   */
+  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void): Promise<void> {
+    const fields = resolveMatchFields(this.schema, change.fields);
+    const values = valuesInSchemaOrder(change, fields, this.schema);
+    const ix = this.indexes.find((x) => x.fields.key === fields.key);
+    if (!ix) {
+      throw new FloeError(
+        SUBSYSTEM,
+        'invalid-argument',
+        `delete-matching on (${fields.names.join(', ')}): the writer does not index these fields, so rows written earlier in this checkpoint could not be removed; open the table with matchFields including [${fields.names.join(', ')}]`,
+      );
+    }
+    const k = encodeKey(fields.types, values, 'delete-matching');
+    const locs = ix.rows.get(k);
+    if (locs) {
+      ix.rows.delete(k);
+      for (const loc of locs) {
+        if (loc.file.deleted?.has(loc.pos)) continue; // superseded already
+        deleteAt(loc);
+        this.positionDeletes++;
+      }
+    }
+    let w = this.writers.get(fields.key);
+    if (!w) {
+      const ids = [...fields.fieldIds];
+      w = {
+        fields,
+        pending: [],
+        writer: new RollingParquetWriter(equalityDeleteSchema(this.schema, ids), {
+          ...this.options.parquet,
+          io: this.options.io,
+          locations: this.options.locations,
+          content: 'equality-deletes',
+          equalityIds: ids,
+          specId: -1, // set at prepare: the unpartitioned spec
+          partition: [],
+          partitionPath: '',
+          keyValueMetadata: { ...this.options.parquet?.keyValueMetadata, ...equalityDeleteKeyValue(ids) },
+          targetFileSizeBytes: this.options.targetFileSizeBytes,
+          fileNamePrefix: `mdel-${this.writers.size}-${this.options.tag}`,
+        }),
+      };
+      this.writers.set(fields.key, w);
+    }
+    w.pending.push(values);
+    this.equalityDeletes++;
+    if (w.pending.length >= 1000) await this.flush(w);
+  }
+
+  private async flush(w: { writer: RollingParquetWriter; pending: Row[] }): Promise<void> {
+    if (w.pending.length === 0) return;
+    const rows = w.pending;
+    w.pending = [];
+    await w.writer.write(rows);
+  }
+
+  /** Finishes the equality-delete files (spec id of the caller's choosing: unpartitioned). */
+  async close(specId: number): Promise<DataFile[]> {
+    const out: DataFile[] = [];
+    for (const w of this.writers.values()) {
+      await this.flush(w);
+      for (const f of await w.writer.close()) out.push({ ...f, specId, partition: [] });
+    }
+    this.writers.clear();
+    for (const ix of this.indexes) ix.rows.clear();
+    return out;
+  }
+
+  async abort(): Promise<void> {
+    for (const w of this.writers.values()) await w.writer.abort();
+    this.writers.clear();
+    for (const ix of this.indexes) ix.rows.clear();
+  }
+}
