@@ -41,7 +41,7 @@ describe('worker-thread Parquet encoder', () => {
     expect(viaWorker.splitOffsets.length).toBe(6);
     expect(Buffer.from(viaWorker.bytes).equals(Buffer.from(local.bytes))).toBe(true);
     expect(viaWorker.metrics).toEqual(local.metrics);
-    const back = await readParquetRows(viaWorker.bytes, SCHEMA);
+    const back = await readParquetRows(viaWorker.bytes, { projection: SCHEMA });
     expect(back).toEqual(data);
     const independent = await readWithHyparquet(viaWorker.bytes, SCHEMA.fields, SCHEMA.fields.map((f) => f.name));
     expect(independent).toEqual(data);
@@ -56,14 +56,14 @@ describe('worker-thread Parquet encoder', () => {
         return { data, result: await w.close() };
       }),
     );
-    for (const { data, result } of files) expect(await readParquetRows(result.bytes, SCHEMA)).toEqual(data);
+    for (const { data, result } of files) expect(await readParquetRows(result.bytes, { projection: SCHEMA })).toEqual(data);
     expect(pool.threadCount).toBe(2);
   });
 
   it('an empty file and an aborted file', async () => {
     const empty = await writeParquetFile(SCHEMA, [], { encoderFactory: pool.factory });
     expect(empty.recordCount).toBe(0n);
-    expect(await readParquetRows(empty.bytes, SCHEMA)).toEqual([]);
+    expect(await readParquetRows(empty.bytes, { projection: SCHEMA })).toEqual([]);
     const w = new ParquetFileWriter(SCHEMA, { batchRows: 100, encoderFactory: pool.factory });
     await w.write(rows(1000));
     await w.abort();

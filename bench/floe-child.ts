@@ -1,0 +1,81 @@
+/**
+ * floe as the benchmark measures it: one child process running `runPipeline` (src/pipeline/runner.ts)
+ * with the configuration the parent passes in FLOE_BENCH_CONFIG (JSON, validated by floe's own config
+ * schema), in the mode given as the first argument (`snapshot` | `run`). A child process, so that its
+ * CPU time (all threads: main, Parquet encoder workers, libuv) and peak RSS are floe's alone.
+ *
+ * Messages to the parent (IPC):
+ *   {type:'started'}                              just before runPipeline is called
+ *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
+ *   {type:'usage', elapsedMs, cpuMs, peakRssBytes} when the parent asks to stop (before the final commit)
+ *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes}
+ * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
+ */
+import { readFileSync } from 'node:fs';
+import { configSchema } from '../src/config/schema.js';
+import { createLogger } from '../src/pipeline/logger.js';
+import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/notifications.js';
+import { runPipeline } from '../src/pipeline/runner.js';
+import { errorMessage } from '../src/util/errors.js';
+
+export interface ChildUsage {
+  elapsedMs: number;
+  cpuMs: number;
+  peakRssBytes: number;
+}
+
+export type ChildMessage =
+  | { type: 'started' }
+  | { type: 'notification'; event: string; atMs: number }
+  | ({ type: 'usage' } & ChildUsage)
+  | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
+
+/** Peak resident set size of this process (VmHWM; getrusage's maxrss where /proc is missing). */
+function peakRssBytes(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+function send(m: ChildMessage): void {
+  process.send?.(m);
+}
+
+async function main(): Promise<void> {
+  const mode = process.argv[2];
+  if (mode !== 'snapshot' && mode !== 'run') throw new Error(`floe-child: mode must be snapshot or run, found ${mode}`);
+  const config = configSchema.parse(JSON.parse(process.env.FLOE_BENCH_CONFIG ?? '{}'));
+  const logger = createLogger({ level: (process.env.FLOE_BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn', format: 'json' });
+  const controller = new AbortController();
+  let t0 = 0;
+  let cpu0: NodeJS.CpuUsage = process.cpuUsage();
+  const usage = (): ChildUsage => {
+    const d = process.cpuUsage(cpu0);
+    return { elapsedMs: performance.now() - t0, cpuMs: (d.user + d.system) / 1000, peakRssBytes: peakRssBytes() };
+  };
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'stop' && !controller.signal.aborted) {
+      send({ type: 'usage', ...usage() });
+      controller.abort();
+    }
+  });
+  const notifications = new FanOutNotifier(config.job.id, [new LogSink(logger), { deliver: (n: Notification) => send({ type: 'notification', event: n.type, atMs: performance.now() - t0 }) }], logger);
+  send({ type: 'started' });
+  t0 = performance.now();
+  cpu0 = process.cpuUsage();
+  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger });
+  const final = usage();
+  await notifications.close(1000);
+  send({ type: 'done', reason: result.reason, error: result.error === undefined ? undefined : errorMessage(result.error), ...final });
+  process.disconnect?.();
+}
+
+main().catch((e) => {
+  send({ type: 'done', reason: 'failed', error: errorMessage(e), elapsedMs: 0, cpuMs: 0, peakRssBytes: peakRssBytes() });
+  process.exitCode = 1;
+  process.disconnect?.();
+});

@@ -1,0 +1,102 @@
+/**
+ * Runs floe (bench/floe-child.ts) as a child process and measures it: wall time of `runPipeline`
+ * as the child sees it, CPU time of the whole child process (every thread), peak RSS.
+ *
+ * - `runFloeSnapshot`: mode `snapshot`, until runPipeline returns 'snapshot-complete'.
+ * - `runFloeUntil`: mode `run`; the parent polls `done()` (the lake's committed offset against the
+ *   server's binlog position) and, once it holds, asks the child to stop; the time, CPU and RSS are
+ *   taken at that moment (the child then commits what it holds and exits).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChildMessage, ChildUsage } from './floe-child.js';
+
+export interface FloeRun extends ChildUsage {
+  reason: string;
+  /** Pipeline notifications with the time since runPipeline started. */
+  notifications: { event: string; atMs: number }[];
+}
+
+const CHILD = fileURLToPath(new URL('./floe-child.ts', import.meta.url));
+
+interface Running {
+  child: ChildProcess;
+  started: Promise<void>;
+  usage: Promise<ChildUsage>;
+  done: Promise<FloeRun>;
+}
+
+function start(mode: 'snapshot' | 'run', config: unknown): Running {
+  const child = fork(CHILD, [mode], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, FLOE_BENCH_CONFIG: JSON.stringify(config) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const notifications: FloeRun['notifications'] = [];
+  let onStarted!: () => void;
+  let onUsage!: (u: ChildUsage) => void;
+  const started = new Promise<void>((r) => (onStarted = r));
+  const usage = new Promise<ChildUsage>((r) => (onUsage = r));
+  const done = new Promise<FloeRun>((resolve, reject) => {
+    let result: FloeRun | undefined;
+    child.on('message', (m: ChildMessage) => {
+      switch (m.type) {
+        case 'started':
+          onStarted();
+          break;
+        case 'notification':
+          notifications.push({ event: m.event, atMs: m.atMs });
+          break;
+        case 'usage':
+          onUsage(m);
+          break;
+        case 'done':
+          result = { reason: m.reason, elapsedMs: m.elapsedMs, cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes, notifications };
+          if (m.reason === 'failed') reject(new Error(`bench: floe (${mode}) failed: ${m.error ?? 'no message'}`));
+          break;
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (result) resolve(result);
+      else reject(new Error(`bench: floe child (${mode}) exited with ${signal ?? code} before reporting a result`));
+    });
+  });
+  return { child, started, usage, done };
+}
+
+export async function runFloeSnapshot(config: unknown): Promise<FloeRun> {
+  const r = start('snapshot', config);
+  const run = await r.done;
+  if (run.reason !== 'snapshot-complete') throw new Error(`bench: floe snapshot ended with ${run.reason}, expected snapshot-complete`);
+  return run;
+}
+
+export interface UntilOptions {
+  pollMs?: number;
+  /** Give up (and kill floe) when `done` has not held after this long. */
+  timeoutMs: number;
+}
+
+/** Runs floe in `run` mode until `done()` holds; the measures are taken at that moment. */
+export async function runFloeUntil(config: unknown, done: () => Promise<boolean>, options: UntilOptions): Promise<FloeRun> {
+  const r = start('run', config);
+  let failure: unknown;
+  r.done.catch((e) => (failure = e));
+  await Promise.race([r.started, r.done]);
+  const deadline = performance.now() + options.timeoutMs;
+  for (;;) {
+    if (failure) throw failure;
+    if (await done()) break;
+    if (performance.now() > deadline) {
+      r.child.kill('SIGKILL');
+      throw new Error(`bench: floe did not commit the workload within ${options.timeoutMs / 1000} s`);
+    }
+    await new Promise((res) => setTimeout(res, options.pollMs ?? 100));
+  }
+  r.child.send({ type: 'stop' });
+  const usage = await r.usage;
+  const final = await r.done;
+  if (final.reason !== 'stopped') throw new Error(`bench: floe run ended with ${final.reason}, expected stopped`);
+  return { ...final, ...usage };
+}

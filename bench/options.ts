@@ -1,0 +1,100 @@
+/**
+ * Command-line flags and environment variables of `npm run bench` (flags win over the environment).
+ *
+ *   --rows N          rows loaded into the benchmark table        FLOE_BENCH_ROWS     default 2,000,000
+ *   --changes M       random updates/deletes applied after the snapshot  FLOE_BENCH_CHANGES  default 500,000
+ *   --seed S          seed of the data and workload generator     FLOE_BENCH_SEED     default 1
+ *   --mysql-url URL   use this server instead of a private MariaDB (it must have binlog_format=ROW,
+ *                     binlog_row_image=FULL; the user needs SUPER or BINLOG ADMIN to skip logging the load)
+ *                                                                  FLOE_BENCH_MYSQL_URL
+ *   --commit-interval-ms T   floe's commit.intervalMs during the benchmark (default 1000)
+ *   --parallelism P   snapshot chunks read at once (default: floe's default)
+ *   --json FILE       also write the results as JSON to FILE
+ *   --keep            keep the warehouse and the server's data directory (printed at the end)
+ *   --verify          scan the lake after each phase and compare it with MySQL (on by default up to 100,000 rows)
+ *   --no-verify       never scan the lake
+ */
+export interface BenchOptions {
+  rows: number;
+  changes: number;
+  seed: number;
+  mysqlUrl?: string;
+  commitIntervalMs: number;
+  parallelism?: number;
+  jsonFile?: string;
+  keep: boolean;
+  verify: boolean;
+}
+
+const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--commit-interval-ms T] [--parallelism P] [--json FILE] [--keep] [--verify|--no-verify]';
+
+function count(text: string, what: string): number {
+  const n = Number(text.replace(/[_,]/g, ''));
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`bench: ${what} must be a non-negative integer, found ${JSON.stringify(text)}\n${USAGE}`);
+  return n;
+}
+
+export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const o: BenchOptions = {
+    rows: count(env.FLOE_BENCH_ROWS ?? '2000000', 'FLOE_BENCH_ROWS'),
+    changes: count(env.FLOE_BENCH_CHANGES ?? '500000', 'FLOE_BENCH_CHANGES'),
+    seed: count(env.FLOE_BENCH_SEED ?? '1', 'FLOE_BENCH_SEED'),
+    mysqlUrl: env.FLOE_BENCH_MYSQL_URL || undefined,
+    commitIntervalMs: 1000,
+    keep: false,
+    verify: false,
+  };
+  let verify: boolean | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`bench: ${flag} needs a value\n${USAGE}`);
+      return v;
+    };
+    switch (flag) {
+      case '--rows':
+        o.rows = count(value(), '--rows');
+        break;
+      case '--changes':
+        o.changes = count(value(), '--changes');
+        break;
+      case '--seed':
+        o.seed = count(value(), '--seed');
+        break;
+      case '--mysql-url':
+        o.mysqlUrl = value();
+        break;
+      case '--commit-interval-ms':
+        o.commitIntervalMs = Math.max(100, count(value(), '--commit-interval-ms'));
+        break;
+      case '--parallelism':
+        o.parallelism = Math.max(1, count(value(), '--parallelism'));
+        break;
+      case '--json':
+        o.jsonFile = value();
+        break;
+      case '--keep':
+        o.keep = true;
+        break;
+      case '--verify':
+        verify = true;
+        break;
+      case '--no-verify':
+        verify = false;
+        break;
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`bench: unknown option ${arg}\n${USAGE}`);
+    }
+  }
+  if (o.rows < 1) throw new Error('bench: --rows must be at least 1');
+  if (o.changes > 0 && Math.ceil(o.changes * 0.2) >= o.rows) {
+    throw new Error(`bench: --changes ${o.changes} would delete ${Math.ceil(o.changes * 0.2)} rows (one change in five is a delete) but the table has ${o.rows}; use more --rows`);
+  }
+  o.verify = verify ?? o.rows <= 100_000;
+  return o;
+}

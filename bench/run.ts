@@ -1,0 +1,217 @@
+/**
+ * `npm run bench` — floe's throughput on this machine against the two raw ceilings it cannot beat
+ * (issue 5 item 8). Steps:
+ *
+ *   1. start a private MariaDB (binlog ROW / FULL row image; or use --mysql-url), load N rows
+ *   2. ceiling A: the table's full read through mysql2 (streamed, floe's value-shaping options)
+ *   3. floe snapshot: `runPipeline` mode 'snapshot' into a local warehouse (filesystem catalog),
+ *      in a child process (CPU and peak RSS are floe's alone)
+ *   4. apply M random updates/deletes (bench/workload.ts)
+ *   5. ceiling B: zongji's decode of that binlog range with no sink (`drainRawBinlog`)
+ *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
+ *      offset reaches the binlog position after the workload
+ *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
+ *
+ * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMariaDb, type LocalServer } from '../src/demo/local-mariadb.js';
+import { connectMysql, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
+import { detectDialect } from '../src/source/mysql/dialect.js';
+import { formatOffset, type BinlogOffset } from '../src/source/mysql/offset.js';
+import { readServerIdentity, readWatermark } from '../src/source/mysql/watermark.js';
+import { rawBinlogDecode, rawTableRead } from './ceilings.js';
+import { loadTable, TABLE } from './dataset.js';
+import { runFloeSnapshot, runFloeUntil, type FloeRun } from './floe-process.js';
+import { reached, verifyLake, type LakeTable } from './lake.js';
+import { parseBenchOptions, type BenchOptions } from './options.js';
+import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
+import { applyWorkload } from './workload.js';
+
+const DATABASE = 'floe_bench';
+const JOB_ID = 'bench';
+
+export interface BenchResult {
+  options: Omit<BenchOptions, 'jsonFile'>;
+  machine: Machine;
+  rows: Row[];
+  snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number };
+  cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number };
+  verified?: { afterSnapshot: boolean; afterStreaming: boolean };
+}
+
+function log(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+function parseUrl(url: string): MysqlConnectionConfig {
+  const u = new URL(url);
+  return { host: u.hostname, port: u.port ? Number(u.port) : 3306, user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password || '') };
+}
+
+function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string): Record<string, unknown> {
+  return {
+    job: { id: JOB_ID },
+    source: {
+      host: c.host,
+      port: c.port,
+      user: c.user,
+      password: c.password,
+      serverId: 4_000_100,
+      include: [`${DATABASE}.${TABLE}`],
+      snapshot: { mode: 'initial', ...(o.parallelism ? { parallelism: o.parallelism } : {}) },
+    },
+    warehouse: { location: warehouse },
+    catalog: { type: 'filesystem', name: 'floe' },
+    commit: { intervalMs: o.commitIntervalMs },
+  };
+}
+
+async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: BinlogOffset; version: string }> {
+  const client = await connectMysql(c);
+  try {
+    const dialect = await detectDialect(client);
+    const identity = await readServerIdentity(client, dialect.flavor);
+    const [v] = await client.query<{ v: string }>('SELECT VERSION() AS v');
+    return { offset: await readWatermark(client, dialect, identity), version: `${dialect.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${String(v.v)}` };
+  } finally {
+    await client.close();
+  }
+}
+
+function seconds(ms: number): number {
+  return ms / 1000;
+}
+
+function floeRow(step: string, run: FloeRun, count: number, unit: string, ceilingRate: number | undefined): Row {
+  const r: Row = { step, seconds: seconds(run.elapsedMs), count, unit, cpuSeconds: run.cpuMs / 1000, peakRssBytes: run.peakRssBytes };
+  const own = rate(r);
+  if (own !== undefined && ceilingRate) r.ratio = own / ceilingRate;
+  return r;
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  let server: LocalServer | undefined;
+  const warehouseRoot = await mkdtemp(join(tmpdir(), 'floe-bench-'));
+  const warehouse = join(warehouseRoot, 'warehouse');
+  try {
+    let connection: MysqlConnectionConfig;
+    if (o.mysqlUrl) connection = parseUrl(o.mysqlUrl);
+    else {
+      log('starting a private MariaDB (binlog ROW, FULL row image)');
+      server = await startMariaDb({
+        extraArgs: ['--innodb-buffer-pool-size=1G', '--max-allowed-packet=64M', '--local-infile=1', '--binlog-cache-size=4M'],
+        home: o.keep ? join(warehouseRoot, 'mariadb') : undefined,
+      });
+      connection = { host: server.host, port: server.port, user: server.user, password: server.password };
+    }
+    const { version } = await serverPosition(connection);
+    const machine = describeMachine(version);
+    log(`machine: ${machineLine(machine)}`);
+    const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
+    const config = floeConfig(o, connection, warehouse);
+    const rows: Row[] = [];
+
+    log(`loading ${o.rows} rows into ${DATABASE}.${TABLE}`);
+    const load = await loadTable(connection, DATABASE, o.rows, o.seed);
+    rows.push({ step: 'load (LOAD DATA, not measured)', seconds: seconds(load.elapsedMs), count: load.rows, unit: 'rows', note: load.unlogged ? 'binlog off for the load' : 'load logged to the binlog' });
+
+    log('ceiling A: full table read through mysql2');
+    const ceilingA = await rawTableRead(connection, DATABASE);
+    if (ceilingA.count !== o.rows) throw new Error(`bench: the raw read returned ${ceilingA.count} rows, expected ${o.rows}`);
+    const rowA: Row = { step: 'ceiling A: mysql2 streamed read', seconds: seconds(ceilingA.elapsedMs), count: ceilingA.count, unit: 'rows', cpuSeconds: ceilingA.cpuMs / 1000, note: 'bench process' };
+    rows.push(rowA);
+
+    log('floe snapshot (runPipeline mode snapshot, child process)');
+    const snap = await runFloeSnapshot(config);
+    const snapRow = floeRow('floe snapshot', snap, o.rows, 'rows', rate(rowA));
+    rows.push(snapRow);
+    let verified: BenchResult['verified'];
+    if (o.verify) {
+      const v = await verifyLake(lakeTable, connection, DATABASE);
+      if (v.mismatches > 0) throw new Error(`bench: after the snapshot the lake differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
+      verified = { afterSnapshot: true, afterStreaming: false };
+      log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
+    }
+
+    const from = (await serverPosition(connection)).offset;
+    log(`applying ${o.changes} random updates/deletes`);
+    const work = await applyWorkload(connection, DATABASE, o.rows, o.changes, o.seed);
+    const to = (await serverPosition(connection)).offset;
+    rows.push({
+      step: 'changes applied (not measured)',
+      seconds: seconds(work.elapsedMs),
+      count: work.updates + work.deletes,
+      unit: 'changes',
+      note: `${work.updates} updates, ${work.deletes} deletes, ${work.transactions} transactions; binlog ${formatOffset(from)} → ${formatOffset(to)}`,
+    });
+
+    log('ceiling B: zongji decode of the workload binlog, no sink');
+    const ceilingB = await rawBinlogDecode(connection, DATABASE, from, to);
+    if (ceilingB.count !== o.changes) throw new Error(`bench: zongji decoded ${ceilingB.count} row changes, expected ${o.changes}`);
+    const rowB: Row = { step: 'ceiling B: zongji decode, no sink', seconds: seconds(ceilingB.elapsedMs), count: ceilingB.count, unit: 'changes', cpuSeconds: ceilingB.cpuMs / 1000, note: `${ceilingB.events} binlog events; bench process` };
+    rows.push(rowB);
+
+    log('floe streaming (runPipeline mode run, child process) until the workload is committed');
+    const cdc = await runFloeUntil(config, () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
+    const started = cdc.notifications.find((n) => n.event === 'streaming-started');
+    const cdcRow = floeRow('floe CDC, start to committed', cdc, o.changes, 'changes', rate(rowB));
+    cdcRow.note = `commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}`;
+    rows.push(cdcRow);
+    if (o.verify) {
+      const v = await verifyLake(lakeTable, connection, DATABASE);
+      if (v.mismatches > 0) throw new Error(`bench: after streaming the lake differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
+      verified = { afterSnapshot: true, afterStreaming: true };
+      log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
+    }
+
+    const { jsonFile: _jsonFile, ...shown } = o;
+    return {
+      options: shown,
+      machine,
+      rows,
+      snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes },
+      cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
+      verified,
+    };
+  } finally {
+    if (o.keep) log(`kept: warehouse ${warehouse}${server ? `, MariaDB data under ${join(warehouseRoot, 'mariadb')}` : ''}`);
+    await server?.stop().catch(() => {});
+    if (!o.keep) await rm(warehouseRoot, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  let o: BenchOptions;
+  try {
+    o = parseBenchOptions(process.argv.slice(2), process.env);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const result = await runBench(o);
+  const out = [
+    '',
+    `floe benchmark: ${o.rows.toLocaleString('en-US')} rows, ${o.changes.toLocaleString('en-US')} changes`,
+    `machine: ${machineLine(result.machine)}`,
+    '',
+    formatTable(result.rows),
+    '',
+    `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
+      `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
+      `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  if (o.jsonFile) await writeFile(o.jsonFile, JSON.stringify(result, null, 2) + '\n');
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main().catch((e) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
