@@ -58,12 +58,11 @@ export function registerCatalogServe(catalogCommand: Command, setExit: (code: Ex
       const port = parsePort(options.port);
       const token = options.token ?? (process.env.FLOE_CATALOG_TOKEN || undefined);
       const clients = parseCredential(options.credential ?? process.env.FLOE_CATALOG_CREDENTIAL);
-      const catalog = await openCatalog(ctx.config, { warn: (message) => ctx.logger.warn(message) });
-      const warehouse = warehouseOf(catalog);
-      if (warehouse === undefined) {
-        await catalog.close();
+      if (ctx.config.catalog.type === 'rest') {
         throw new FloeError('cli.catalog-serve', 'config', 'catalog.type is rest: floe catalog serve serves a filesystem or sql catalog; point clients at that REST catalog directly');
       }
+      const catalog = await openCatalog(ctx.config, { warn: (message) => ctx.logger.warn(message) });
+      const warehouse = warehouseOf(catalog)!;
       const server = new RestCatalogServer({
         catalog,
         warehouse,
