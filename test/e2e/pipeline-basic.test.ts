@@ -212,7 +212,7 @@ describe('pipeline end to end (in process)', () => {
       [2, 'id', true],
       [3, 'amount', true],
       [4, 'note', false],
-      [5, 'created', true],
+      [5, 'created', false], // a zero DATETIME reads as null
     ]);
     expect(ordersSchema.findFieldByName('amount')!.writeDefault).toBe('0.00');
     expect(orders.metadata.properties['write.parquet.compression-codec']).toBe('zstd');
