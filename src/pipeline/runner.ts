@@ -21,6 +21,7 @@
  */
 import type { Catalog } from '../catalog/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
+import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { CheckpointCommitter } from '../iceberg/writer/index.js';
 import { connectMysql, quoteString, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
@@ -49,6 +50,12 @@ export interface RunOptions {
   metrics?: Metrics;
   progress?: ProgressReporter;
   logger: Logger;
+  /**
+   * How Parquet files are encoded (default: parquet-wasm on this thread). The CLI passes the
+   * worker-thread pool (src/iceberg/parquet/worker-encoder.ts), which the pipeline may not import
+   * itself (only cli/ and io/ touch Node-only modules).
+   */
+  parquetEncoder?: ParquetEncoderFactory;
 }
 
 export interface RunResult {
@@ -131,7 +138,13 @@ class PipelineRun {
         identifier: t.mapping.identifier,
         io: t.ready.table.io,
         location: t.ready.table.metadata.location,
-        committer: new CheckpointCommitter({ catalog, jobId: config.job.id, emptyCommitInterval: 0, warn: (m) => logger.warn(m, { table: t.key }) }),
+        committer: new CheckpointCommitter({
+          catalog,
+          jobId: config.job.id,
+          emptyCommitInterval: 0,
+          warn: (m) => logger.warn(m, { table: t.key }),
+          ...(this.options.parquetEncoder ? { writer: { parquet: { encoderFactory: this.options.parquetEncoder } } } : {}),
+        }),
         mode: undefined,
         pending: 0,
         committed: t.progress,
