@@ -1,6 +1,8 @@
 /**
  * What `floe status` reports per table, read from the tables themselves (DESIGN §4: the lake is the
- * source of truth): rows in the current snapshot (`total-records`), the job's last committed
+ * source of truth): the current snapshot's `total-records` and delete counts — data-file records, of
+ * which upserts and deletes later remove some through delete files until compaction, so they are an
+ * upper bound of the live rows; `--count` scans for the exact number — the job's last committed
  * checkpoint and source offset (`lastCommitted`), when it was committed, the snapshot phase (with
  * chunks done / planned while it runs), and the lag — 0 when the committed offset has reached the
  * source's current binlog end, else the time since that commit.
@@ -8,7 +10,8 @@
 import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
 import { identifierToString } from '../catalog/catalog.js';
 import { currentSnapshot, snapshotById } from '../iceberg/snapshot-ids.js';
-import { TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
+import { TOTAL_EQ_DELETES, TOTAL_POS_DELETES, TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
+import { scanTable } from '../iceberg/scan/index.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/offset.js';
@@ -18,7 +21,11 @@ import { errorMessage } from '../util/errors.js';
 export interface TableStatus {
   /** Iceberg identifier, `namespace.table`. */
   table: string;
-  /** `total-records` of the current snapshot (0 for a table without snapshots). */
+  /** `total-records` of the current snapshot: rows in data files, deleted ones included (0 without snapshots). */
+  records?: bigint;
+  /** `total-equality-deletes` / `total-position-deletes` of the current snapshot (DVs count as position deletes). */
+  deletes?: { equality: bigint; position: bigint };
+  /** Live rows, deletes applied: only when counted (`floe status --count`). */
   rows?: bigint;
   /** The job's highest committed checkpoint id in this table. */
   checkpointId?: bigint;
@@ -42,6 +49,8 @@ export interface StatusOptions {
   now?: Date;
   /** The source's current binlog end, when it could be read. */
   sourceEnd?: BinlogOffset;
+  /** Count live rows by scanning each table (reads every data and delete file). */
+  countRows?: boolean;
 }
 
 /** Every table of every namespace (nested ones too), sorted by name. */
@@ -62,7 +71,14 @@ export async function tableStatuses(catalog: Catalog, options: StatusOptions): P
   for (const id of await listAllTables(catalog)) {
     try {
       const loaded = await catalog.loadTable(id);
-      out.push(tableStatus(identifierToString(id), loaded.metadata, options));
+      const status = tableStatus(identifierToString(id), loaded.metadata, options);
+      if (options.countRows) {
+        const scan = await scanTable(loaded);
+        let n = 0n;
+        for await (const _row of scan.rows()) n++;
+        status.rows = n;
+      }
+      out.push(status);
     } catch (e) {
       out.push({ table: identifierToString(id), phase: 'unknown', note: `cannot load the table: ${errorMessage(e)}` });
     }
@@ -73,8 +89,15 @@ export async function tableStatuses(catalog: Catalog, options: StatusOptions): P
 export function tableStatus(name: string, metadata: TableMetadata, options: StatusOptions): TableStatus {
   const now = options.now ?? new Date();
   const current = currentSnapshot(metadata);
-  const total = current?.summary[TOTAL_RECORDS];
-  const status: TableStatus = { table: name, rows: total !== undefined && /^\d+$/.test(total) ? BigInt(total) : current ? undefined : 0n, phase: 'not started' };
+  const count = (key: string): bigint | undefined => {
+    if (!current) return 0n;
+    const v = current.summary[key];
+    return v !== undefined && /^\d+$/.test(v) ? BigInt(v) : undefined;
+  };
+  const status: TableStatus = { table: name, records: count(TOTAL_RECORDS), phase: 'not started' };
+  const equality = count(TOTAL_EQ_DELETES);
+  const position = count(TOTAL_POS_DELETES);
+  if (equality !== undefined && position !== undefined) status.deletes = { equality, position };
   const last = lastCommitted(metadata, options.jobId);
   if (!last) {
     if (current) status.note = `no checkpoint of job ${options.jobId} in this table`;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { startMariaDb, type TestServer } from '../support/mariadb.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { runFloe } from './run-floe.js';
+import { logLines, runFloe } from './run-floe.js';
 
 interface Line {
   check: string;
@@ -144,6 +144,15 @@ describe('floe check', () => {
     expect(line(noSource, 'source.config')).toMatchObject({ ok: false, severity: 'error' });
     expect(line(noSource, 'storage.write')).toMatchObject({ ok: false, severity: 'error' });
     expect(line(noSource, 'storage.write').message).toContain('not-a-dir');
+  });
+
+  it('floe run exits 3 without starting when a required check fails, naming it in the log', async () => {
+    const file = join(dir, 'run-nobinlog.yaml');
+    await writeFile(file, `source: { host: ${noBinlog.host}, port: ${noBinlog.port}, user: ${noBinlog.user}, serverId: 4711 }\nwarehouse: { location: ${JSON.stringify(join(dir, 'wh-run'))} }\n`);
+    const done = await runFloe(['run', '-c', file], { cwd: dir });
+    expect(done.code).toBe(3);
+    const errors = logLines(done.stderr).filter((l) => l.level === 'error');
+    expect(errors.some((l) => l.check === 'source.log_bin' && String(l.msg).includes('binary log is off'))).toBe(true);
   });
 
   it('exits 2 on an invalid configuration, naming the offending path', async () => {

@@ -21,14 +21,15 @@ export function registerStatus(program: Command, setExit: (code: ExitCodeValue) 
     .command('status')
     .description('per table: rows, last checkpoint, source offset, snapshot phase and lag, read from the Iceberg tables')
     .option('--json', 'JSON even on a terminal')
+    .option('--count', 'count the live rows of each table by scanning it (deletes applied; reads every file)')
     .option('--no-source', 'do not ask the source for its current binlog position (lag is then the time since the last commit)')
-    .action(async (options: { json?: boolean; source: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean; source: boolean; count?: boolean }, command: Command) => {
       const ctx = await commandContext(command);
       const sourceEnd = options.source ? await currentSourceEnd(ctx) : undefined;
       const catalog = openCatalog(ctx.config, ctx.logger);
       let statuses: TableStatus[];
       try {
-        statuses = await tableStatuses(catalog, { jobId: ctx.config.job.id, sourceEnd });
+        statuses = await tableStatuses(catalog, { jobId: ctx.config.job.id, sourceEnd, countRows: options.count === true });
       } finally {
         await catalog.close?.();
       }
@@ -64,6 +65,8 @@ function jsonStatus(s: TableStatus): Record<string, unknown> {
   }
   return {
     table: s.table,
+    records: s.records,
+    deletes: s.deletes,
     rows: s.rows,
     phase: s.phase,
     snapshot: s.snapshot,
@@ -80,9 +83,12 @@ function jsonStatus(s: TableStatus): Record<string, unknown> {
 function humanStatus(ctx: CommandContext, statuses: TableStatus[]): string {
   const head = `job ${ctx.config.job.id} · warehouse ${ctx.config.warehouse.location} · ${ctx.config.catalog.type} catalog\n\n`;
   if (statuses.length === 0) return `${head}no tables yet\n`;
+  const counted = statuses.some((s) => s.rows !== undefined);
   const rows = statuses.map((s) => [
     s.table,
-    s.rows === undefined ? '?' : s.rows.toLocaleString('en-US'),
+    ...(counted ? [s.rows === undefined ? '?' : s.rows.toLocaleString('en-US')] : []),
+    s.records === undefined ? '?' : s.records.toLocaleString('en-US'),
+    s.deletes === undefined ? '?' : (s.deletes.equality + s.deletes.position).toLocaleString('en-US'),
     s.phase,
     s.checkpointId === undefined ? '–' : s.checkpointId.toString(),
     s.offset ?? '–',
@@ -90,7 +96,10 @@ function humanStatus(ctx: CommandContext, statuses: TableStatus[]): string {
     s.lagSeconds === undefined ? '–' : formatLag(s.lagSeconds),
   ]);
   const notes = statuses.filter((s) => s.note).map((s) => `  ${s.table}: ${s.note}\n`);
-  return head + renderTable(['TABLE', 'ROWS', 'PHASE', 'CHECKPOINT', 'OFFSET', 'COMMITTED', 'LAG'], rows, new Set([1, 3, 6])) + (notes.length ? `\nnotes:\n${notes.join('')}` : '');
+  const headers = ['TABLE', ...(counted ? ['ROWS'] : []), 'RECORDS', 'DELETES', 'PHASE', 'CHECKPOINT', 'OFFSET', 'COMMITTED', 'LAG'];
+  const right = new Set(['ROWS', 'RECORDS', 'DELETES', 'CHECKPOINT', 'LAG'].map((h) => headers.indexOf(h)).filter((i) => i >= 0));
+  const legend = counted ? '' : '\nRECORDS: rows in data files; DELETES: delete-file entries not yet compacted away (floe status --count scans for live rows)\n';
+  return head + renderTable(headers, rows, right) + legend + (notes.length ? `\nnotes:\n${notes.join('')}` : '');
 }
 
 function formatLag(seconds: number): string {
