@@ -204,18 +204,22 @@ describe('commits', () => {
     expect(b.spec.specId).toBe(1);
   });
 
-  it('failpoint after the manifest list: nothing committed, the commit’s own files removed, data files kept', async () => {
-    const t = await newTable();
-    const d = await writeDataFile(t, [[1n, 'a']]);
-    armFailpoint('after-manifest-list');
-    try {
-      await expect(appendFiles(t, [d])).rejects.toThrow(/failpoint after-manifest-list/);
-    } finally {
-      disarmFailpoints();
-    }
-    expect((await env.catalog.loadTable(t.identifier)).metadata.snapshots).toHaveLength(0);
-    const files = await t.io.list(`${t.metadata.location}/`);
-    expect(files.filter((f) => f.endsWith('.avro'))).toEqual([]);
-    expect(files).toContain(d.filePath);
-  });
+  for (const point of ['after-data-files', 'after-manifests', 'after-manifest-list']) {
+    it(`failpoint ${point}: nothing committed, the commit's own files removed, data files kept`, async () => {
+      const t = await newTable();
+      const d = await writeDataFile(t, [[1n, 'a']]);
+      armFailpoint(point);
+      try {
+        await expect(appendFiles(t, [d])).rejects.toThrow(new RegExp(`failpoint ${point}`));
+      } finally {
+        disarmFailpoints();
+      }
+      expect((await env.catalog.loadTable(t.identifier)).metadata.snapshots).toHaveLength(0);
+      const files = await t.io.list(`${t.metadata.location}/`);
+      expect(files.filter((f) => f.endsWith('.avro'))).toEqual([]);
+      expect(files).toContain(d.filePath);
+      // The next attempt commits normally.
+      expect((await appendFiles(t, [d])).status).toBe('committed');
+    });
+  }
 });

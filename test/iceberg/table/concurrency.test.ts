@@ -23,9 +23,9 @@ const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'concurre
 const WRITERS = 4;
 const COMMITS = 5;
 
-function runWriter(args: AppenderArgs): Promise<{ committed: number; attempts: number }> {
+function runWriter(args: AppenderArgs, env: Record<string, string> = {}): Promise<{ committed: number; attempts: number }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', script, JSON.stringify(args)], { cwd: process.cwd(), timeout: 240_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', script, JSON.stringify(args)], { cwd: process.cwd(), timeout: 240_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       if (error) reject(new Error(`writer ${args.writer} failed: ${stderr || error.message}`));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!));
     });
@@ -89,6 +89,30 @@ describe('concurrent writer processes', () => {
   it(`${WRITERS} processes × ${COMMITS} appends on local disk: every commit exactly once, nothing lost`, async () => {
     await concurrentAppends({ warehouse: path.join(local.dir, 'warehouse') });
   });
+
+  // One real crash (SIGKILL) per run keeps this file fast; commit.test.ts throws at every failpoint in-process.
+  for (const point of ['after-manifest-list']) {
+    it(`a writer killed at ${point} leaves the table unchanged, and the next writer commits normally`, async () => {
+      const options = { warehouse: path.join(local.dir, `crash-${point}`) };
+      const catalog = new FileSystemCatalog(options);
+      try {
+        await catalog.createNamespace(['db']);
+        const identifier = { namespace: ['db'], name: 't' };
+        await createTable(catalog, identifier, { schema, formatVersion: 2 });
+        // The writer's second commit dies at the failpoint (SIGKILL: nothing after it runs).
+        const crashed = await runWriter({ catalog: options, identifier, writer: 1, commits: 2 }, { FLOE_FAILPOINTS: `${point}:1:exit` }).catch((e: Error) => e);
+        expect(crashed).toBeInstanceOf(Error);
+        let table = await loadCatalogTable(catalog, identifier);
+        expect(table.metadata.snapshots).toHaveLength(1);
+        await runWriter({ catalog: options, identifier, writer: 2, commits: 1 });
+        table = await loadCatalogTable(catalog, identifier);
+        expect(table.metadata.snapshots.map((s) => s.sequenceNumber)).toEqual([1n, 2n]);
+        expect((await readTableRows(table)).map((r) => r[0]).sort()).toEqual([1000n, 2000n]);
+      } finally {
+        await catalog.close();
+      }
+    });
+  }
 });
 
 const docker = await dockerStatus();
