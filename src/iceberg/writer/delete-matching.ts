@@ -40,6 +40,10 @@ export interface MatchingDelete {
   fields: readonly string[];
   /** Values aligned with `fields` (value model of each field's type); nulls match nothing and are refused. */
   values: readonly Value[];
+  /** Absent (declared so that code reading `change.before` of any change type-checks). */
+  before?: undefined;
+  after?: undefined;
+  key?: undefined;
 }
 
 export function deleteMatching(fields: readonly string[], values: readonly Value[]): MatchingDelete {

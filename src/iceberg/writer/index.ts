@@ -8,7 +8,8 @@
  *   per checkpoint, replay-safe.
  * - `lastCommitted(table, jobId)`: where a job stands in a table, read from the table itself.
  */
-export { insert, remove, removeKey, update, type ChangeOp, type RowChange } from './row-change.js';
+export { insert, remove, removeKey, update, type ChangeOp, type KeyedRowChange, type RowChange } from './row-change.js';
+export { deleteMatching, MatchingDeletes, resolveMatchFields, type MatchingDelete } from './delete-matching.js';
 export {
   TableChangeWriter,
   type PrepareOptions,

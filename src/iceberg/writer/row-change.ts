@@ -11,15 +11,22 @@
  *
  * In keyless tables (append mode) the row is its own identity: `delete` and `update` need `before`.
  *
+ * - `delete-matching` (delete-matching.ts): every live row whose named fields equal the given values
+ *   is deleted — the child rows of a MySQL ON DELETE CASCADE, which the binlog does not carry.
+ *
  * Delivery: an insert of a key that exists is treated as an upsert, and a delete of a key that does
  * not exist is a no-op, so a replayed change leaves the table as it was (DESIGN §4; seed 003 "UPSERT는
  * 멱등합니다").
  */
 import type { Row, Value } from '../../model/values.js';
+import type { MatchingDelete } from './delete-matching.js';
 
 export type ChangeOp = 'insert' | 'update' | 'delete';
 
-export interface RowChange {
+/** A row-level change, or a matching delete (`delete-matching`, delete-matching.ts). */
+export type RowChange = KeyedRowChange | MatchingDelete;
+
+export interface KeyedRowChange {
   op: ChangeOp;
   /** The row before the change (update: optional when `key` is given or the key is unchanged). */
   before?: Row;

@@ -53,6 +53,7 @@ import { Partitioner } from './partitioner.js';
 import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
 import { writeDeletionVectors, writePositionDeleteFile, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
 import type { RowChange } from './row-change.js';
+import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from './table-key.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 
@@ -79,6 +80,11 @@ export interface TableChangeWriterOptions {
   locations?: LocationProvider;
   /** Unique per writer; default a random UUID. */
   fileNameTag?: string;
+  /**
+   * Field-name sets that `delete-matching` changes may name (the FK columns of cascade child
+   * tables): rows written in the checkpoint are indexed by them (delete-matching.ts).
+   */
+  matchFields?: readonly (readonly string[])[];
 }
 
 export interface PrepareOptions {
@@ -141,6 +147,7 @@ export class TableChangeWriter {
   private eqPending: Row[] = [];
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   private readonly extraPaths: string[] = [];
+  private readonly matching: MatchingDeletes;
   readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0 };
 
   constructor(
@@ -165,6 +172,14 @@ export class TableChangeWriter {
     const sizes = targetFileSizes(m);
     this.targetSize = options.targetFileSizeBytes ?? sizes.data;
     this.deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
+    this.matching = new MatchingDeletes(schema, {
+      io: table.io,
+      locations: this.locations,
+      tag: this.tag,
+      targetFileSizeBytes: this.deleteTargetSize,
+      parquet: options.parquet,
+      indexed: options.matchFields,
+    });
   }
 
   /** Whether any change was applied since the writer was created. */
@@ -188,6 +203,11 @@ export class TableChangeWriter {
   async apply(change: RowChange): Promise<void> {
     this.ensureOpen();
     this.stats.changes++;
+    if (change.op === 'delete-matching') {
+      await this.matching.apply(change, (loc) => this.deleteAt(loc));
+      this.stats.equalityDeletes++;
+      return;
+    }
     if (this.mode === 'append') return this.applyKeyless(change);
     switch (change.op) {
       case 'insert': {
@@ -275,7 +295,9 @@ export class TableChangeWriter {
   private async deleteRow(row: Row): Promise<void> {
     const k = this.key.keyOfRow(row);
     const list = this.keylessRows.get(k);
-    const loc = list?.pop();
+    let loc = list?.pop();
+    // a row a matching delete already removed is not a live copy
+    while (loc && loc.file.deleted?.has(loc.pos)) loc = list!.pop();
     if (list && list.length === 0) this.keylessRows.delete(k);
     if (loc) {
       this.deleteAt(loc);
@@ -288,6 +310,7 @@ export class TableChangeWriter {
   }
 
   private deleteAt(loc: RowLocation): void {
+    if (loc.file.deleted?.has(loc.pos)) return; // already removed (by a matching delete)
     loc.file.deletePosition(loc.pos);
     this.stats.positionDeletes++;
   }
@@ -311,7 +334,9 @@ export class TableChangeWriter {
       this.partitions.set(part.key, writer);
     }
     this.stats.rowsWritten++;
-    return writer.write(row);
+    const loc = await writer.write(row);
+    this.matching.record(row, loc);
+    return loc;
   }
 
   private async equalityDelete(values: Value[]): Promise<void> {
@@ -381,6 +406,13 @@ export class TableChangeWriter {
       for (const f of eqFiles) {
         written.push(f.filePath);
         deleteFiles.push({ ...f, specId, partition: [] });
+      }
+    }
+    if (!this.matching.isEmpty) {
+      const files = await this.matching.close(this.equalityDeleteSpecId(options.equalityDeleteSpecId));
+      for (const f of files) {
+        written.push(f.filePath);
+        deleteFiles.push(f);
       }
     }
 
@@ -466,6 +498,7 @@ export class TableChangeWriter {
       for (const h of w.files) paths.push(h.path);
     }
     await this.eqWriter?.abort();
+    await this.matching.abort();
     for (const p of new Set(paths)) {
       try {
         await this.table.io.delete(p);
