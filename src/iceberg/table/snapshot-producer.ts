@@ -14,8 +14,9 @@
  * 4. on 'commit-conflict': back off, reload, ask the caller's `validate` again (the idempotent writer
  *    skips a checkpoint that is already in the table), re-sequence and retry — the snapshot id stays the
  *    same on every attempt;
- * 5. on 'commit-state-unknown': never delete a written file; reload and look for the snapshot id — if
- *    it is there the commit landed, else retry as after a conflict.
+ * 5. on 'commit-state-unknown' (or any error of the swap that is not a definite answer: storage or
+ *    network failures): never delete a written file; reload and look for the snapshot id — if it is
+ *    there the commit landed, else retry as after a conflict.
  *
  * Files written for attempts that did not land are deleted after the commit succeeds, fails for good,
  * or is skipped — except once an outcome was unknown: then everything stays (orphans are harmless;
@@ -222,8 +223,10 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         if (!unknownOutcome) await ws.cleanUp(new Set([listPath, ...list.manifests.map((m) => m.path)]), warn);
         return { status: 'committed', snapshot: snapshotById(loaded.metadata, snapshotId) ?? snapshot, table: committedTable, attempts };
       } catch (e) {
-        if (!isFloeError(e)) throw e;
-        failure = e;
+        // Anything but a definite answer from the catalog may have landed: a storage or network error
+        // during the swap counts as an unknown outcome (files kept, reload and look), never as a failure.
+        if (isFloeError(e) && e.kind !== 'io') failure = e;
+        else failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `commit of snapshot ${snapshotId} failed without a definite answer: ${errorMessage(e)}`, { cause: e, retryable: false });
       }
 
       if (failure.kind === 'commit-state-unknown') unknownOutcome = true;

@@ -139,24 +139,30 @@ describe('commit retries', () => {
     expect(ids).toEqual([101n, 102n, 103n, 2n, 3n].sort());
   });
 
-  it('commit-state-unknown after the commit landed: found by its snapshot id, not committed twice, nothing deleted', async () => {
-    const base = await freshTable();
-    const wrapped = new WrappedCatalog(env.catalog, async (call, commit) => {
-      await commit();
-      if (call === 1) throw new FloeError('test.catalog', 'commit-state-unknown', 'timed out after sending the commit (test)');
-      throw new Error('no second commit expected');
+  const afterLanding: [string, () => Error][] = [
+    ['commit-state-unknown', () => new FloeError('test.catalog', 'commit-state-unknown', 'timed out after sending the commit (test)')],
+    ['a network error', () => Object.assign(new Error('socket hang up (test)'), { code: 'ECONNRESET' })],
+  ];
+  for (const [what, error] of afterLanding) {
+    it(`${what} after the commit landed: found by its snapshot id, not committed twice, nothing deleted`, async () => {
+      const base = await freshTable();
+      const wrapped = new WrappedCatalog(env.catalog, async (call, commit) => {
+        await commit();
+        if (call === 1) throw error();
+        throw new Error('no second commit expected');
+      });
+      const t = catalogTable(wrapped, base);
+      const result = await appendFiles(t, [await writeDataFile(t, [[3n, 'c']])], { retry: fast, summary: { 'floe.checkpoint-id': '9' } });
+      expect(result.status).toBe('committed');
+      expect(result.attempts).toBe(1);
+      expect(wrapped.commits).toHaveLength(1);
+      const final = await loadCatalogTable(env.catalog, base.identifier);
+      expect(final.metadata.snapshots.filter((s) => s.summary['floe.checkpoint-id'] === '9')).toHaveLength(1);
+      expect(final.metadata.currentSnapshotId).toBe(addedSnapshot(wrapped.commits[0].updates).snapshotId);
+      await expectAllReferencedFilesExist(final);
+      expect((await readTableRows(final)).map((r) => r[0]).sort()).toEqual([1n, 2n, 3n]);
     });
-    const t = catalogTable(wrapped, base);
-    const result = await appendFiles(t, [await writeDataFile(t, [[3n, 'c']])], { retry: fast, summary: { 'floe.checkpoint-id': '9' } });
-    expect(result.status).toBe('committed');
-    expect(result.attempts).toBe(1);
-    expect(wrapped.commits).toHaveLength(1);
-    const final = await loadCatalogTable(env.catalog, base.identifier);
-    expect(final.metadata.snapshots.filter((s) => s.summary['floe.checkpoint-id'] === '9')).toHaveLength(1);
-    expect(final.metadata.currentSnapshotId).toBe(addedSnapshot(wrapped.commits[0].updates).snapshotId);
-    await expectAllReferencedFilesExist(final);
-    expect((await readTableRows(final)).map((r) => r[0]).sort()).toEqual([1n, 2n, 3n]);
-  });
+  }
 
   it('commit-state-unknown when the commit did not land: retried with the same snapshot id, the unknown attempt’s files kept', async () => {
     const base = await freshTable();
