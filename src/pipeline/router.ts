@@ -24,6 +24,7 @@ import { isAfter, serializeOffset } from '../source/mysql/offset.js';
 import { tableKey } from '../source/mysql/table-schema.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
+import { cascadeWriterChange } from './cascade.js';
 import type { Metrics } from './metrics.js';
 import type { ProgressReporter } from './progress.js';
 
@@ -32,6 +33,8 @@ export interface RoutedTable {
   readonly checkpoint: CheckpointTable;
   /** Source row → Iceberg row (table-mapping-catalog.ts). */
   project: (row: Row) => Row;
+  /** MySQL column names in source-row order (to place the values of cascade deletes). */
+  sourceColumns?: readonly string[];
   readonly snapshotMode: WriteMode;
   readonly streamMode: WriteMode;
 }
@@ -89,12 +92,11 @@ export class Router {
         c.skipUntil = undefined; // the stream is in order: everything from here on is new
       }
       if (change.op === 'delete-matching') {
-        // Hook for ON DELETE CASCADE (the cascade work wires the writer's delete-by-columns here).
-        throw new FloeError(
-          'pipeline',
-          'unsupported',
-          `a DELETE in ${tableKey(change.cause.table)} cascades to ${t.key} (ON DELETE CASCADE, constraint ${change.cause.constraints.join(' → ')}), and applying cascaded deletes is not available in this build; exclude ${t.key} or its parent from source.include`,
-        );
+        // ON DELETE CASCADE child rows the binlog does not carry (source cascade.ts, pipeline/cascade.ts)
+        let list = byTable.get(t);
+        if (!list) byTable.set(t, (list = []));
+        list.push(cascadeWriterChange(change, t.project, t.sourceColumns ?? []));
+        continue;
       }
       let list = byTable.get(t);
       if (!list) byTable.set(t, (list = []));

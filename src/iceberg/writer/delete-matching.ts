@@ -39,7 +39,13 @@ export interface MatchingDelete {
   /** Top-level field names of the table's current schema; at least one. */
   fields: readonly string[];
   /** Values aligned with `fields` (value model of each field's type); nulls match nothing and are refused. */
-  values: readonly Value[];
+  values?: readonly Value[];
+  /**
+   * Instead of `values`: a row in the table schema's field order that holds the values at the
+   * fields' positions (other positions are ignored) — what a pipeline gets by projecting a sparse
+   * source row through its column mapping and transforms.
+   */
+  row?: Row;
   /** Absent (declared so that code reading `change.before` of any change type-checks). */
   before?: undefined;
   after?: undefined;
@@ -47,6 +53,7 @@ export interface MatchingDelete {
 }
 
 export function deleteMatching(fields: readonly string[], values: readonly Value[]): MatchingDelete {
+  // (a change built from a projected row: { op: 'delete-matching', fields, row })
   return { op: 'delete-matching', fields, values };
 }
 
@@ -85,12 +92,17 @@ export function resolveMatchFields(schema: Schema, names: readonly string[], wha
 
 /** Values of a MatchingDelete reordered to the schema order of its resolved fields. */
 function valuesInSchemaOrder(change: MatchingDelete, m: MatchFields, schema: Schema): Value[] {
-  if (change.values.length !== change.fields.length) {
-    throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: ${change.fields.length} field(s) but ${change.values.length} value(s)`);
+  const row = change.row;
+  const values = change.values;
+  if (row !== undefined && row.length !== schema.fields.length) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: the row has ${row.length} values, expected ${schema.fields.length} (schema ${schema.schemaId} field order)`);
+  }
+  if (row === undefined && (values === undefined || values.length !== change.fields.length)) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: ${change.fields.length} field(s) but ${values?.length ?? 'no'} value(s)`);
   }
   return m.positions.map((pos) => {
     const i = change.fields.findIndex((n) => n === schema.fields[pos].name || n.toLowerCase() === schema.fields[pos].name.toLowerCase());
-    const v = change.values[i];
+    const v = row !== undefined ? row[pos] : values![i];
     if (v === null || v === undefined) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: value of ${schema.fields[pos].name} is null; a matching delete needs non-null values (a null FK references nothing)`);
     }
