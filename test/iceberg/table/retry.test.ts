@@ -25,7 +25,7 @@ import {
 } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/types.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { tempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
+import { tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
 
 const schema = new Schema(
   0,
@@ -181,6 +181,28 @@ describe('commit retries', () => {
     const final = await loadCatalogTable(env.catalog, base.identifier);
     await expectAllReferencedFilesExist(final);
     expect((await readTableRows(final)).map((r) => r[0]).sort()).toEqual([1n, 2n, 3n]);
+  });
+
+  it('v3: a concurrent commit that added a DV for the same data file makes the retry fail for good (one DV per data file)', async () => {
+    const base = await freshTable(3);
+    const dataFile = (await readManifestEntries(base.io, (await readSnapshotManifests(base.io, base.metadata.snapshots[0]))[0]))[0].dataFile;
+    const wrapped: WrappedCatalog = new WrappedCatalog(env.catalog, async (call, commit) => {
+      if (call === 1) {
+        const other = await loadCatalogTable(env.catalog, base.identifier);
+        const r = await commitRowDelta(other, { deleteFiles: await writeDeletionVectors(other, [{ dataFile, positions: [0] }]) });
+        expect(r.status).toBe('committed');
+      }
+      return commit();
+    });
+    const t = catalogTable(wrapped, base);
+    const ours = await writeDeletionVectors(t, [{ dataFile, positions: [1] }]);
+    const err = await commitRowDelta(t, { deleteFiles: ours }, { retry: fast }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FloeError);
+    expect((err as FloeError).kind).toBe('commit-conflict');
+    expect((err as FloeError).retryable).toBe(false);
+    expect((err as FloeError).message).toMatch(/added a deletion vector for .* which this commit also adds one for/);
+    const final = await loadCatalogTable(env.catalog, base.identifier);
+    expect((await readTableRows(final)).map((r) => r[0])).toEqual([2n]);
   });
 
   it('gives up after commit.retry.num-retries conflicts with a retryable error, removing only its own metadata files', async () => {
