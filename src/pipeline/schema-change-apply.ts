@@ -99,8 +99,8 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
           restartFor = await renameLakeTable(deps, e.table, e.renamedTo);
           break;
         }
-        await rt.source.remap(e.table, definition);
-        await rt.refreshTable(e.table);
+        const mapped = await rt.source.remap(e.table, definition);
+        await ctx.refreshTable(e.table, mapped);
         applied.push(key);
         ctx.notifier.notify({ type: 'schema-change-applied', table: key, statement, position, changes: plan.changes.map(describeChange) });
         ctx.logger.info('schema change applied', { table: key, position, changes: plan.changes.map(describeChange).join('; ') || '(none in the lake)' });

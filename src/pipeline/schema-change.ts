@@ -36,20 +36,24 @@ import { applyEvolve } from './schema-change-apply.js';
 
 const SUBSYSTEM = 'pipeline.schema-change';
 
-/** What the evolve policy needs from the runner besides `DdlContext` (wired by runner.ts). */
+/**
+ * What the evolve policy needs from the runner besides `DdlContext` (whose `refreshTable(table,
+ * mapped)` it calls after evolving a table). The runner builds the handler with
+ * `createSchemaChangeHandler(config, () => runtime)`; `runtime` may be undefined until the source runs.
+ */
 export interface SchemaChangeRuntime {
   /** The running source: current definitions, flavor, decoding remap, cascades. */
   readonly source: Pick<MySqlSource, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades'>;
   readonly catalog: Catalog;
   /** The Iceberg table of a captured table ('db.table'). */
   icebergIdentifier(key: string): TableIdentifier | undefined;
-  /**
-   * After the source was remapped and the Iceberg schema evolved: re-plan the table's mapping and
-   * projection and reopen its writer on the new schema (checks the lake table matches).
-   */
-  refreshTable(table: TableRef): Promise<void>;
-  /** Stops routing a table's changes (dropped or renamed away). */
+  /** Stops routing a table's changes (dropped or renamed away in MySQL). */
   dropTable(key: string): void;
+}
+
+/** The runner's DDL handler for `config.schemaChanges` (accepted DDL positions from FLOE_ACCEPT_DDL unless given). */
+export function createSchemaChangeHandler(config: FloeConfig, runtime: () => SchemaChangeRuntime | undefined, acceptDdl?: readonly string[]): DdlHandler {
+  return new SchemaChangeHandler({ policy: config.schemaChanges, config, runtime, ...(acceptDdl ? { acceptDdl } : {}) });
 }
 
 export interface SchemaChangeOptions {
