@@ -1,0 +1,124 @@
+/**
+ * The writer's matching delete (ON DELETE CASCADE child rows): rows committed in earlier checkpoints
+ * are removed by an equality delete on the FK field, rows written earlier in the same checkpoint by
+ * position (v2 position deletes, v3 deletion vectors), rows written after it stay. Read back with
+ * floe's scan and, for v2, with icebird (an independent reader); the delete files checked with
+ * hyparquet (equality ids, the FK column only).
+ */
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import { readManifestEntries, readSnapshotManifests, loadCatalogTable } from '../../../src/iceberg/table/index.js';
+import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import { readTableRows } from '../../../src/iceberg/scan/index.js';
+import { Schema } from '../../../src/iceberg/schema.js';
+import { Types } from '../../../src/iceberg/types.js';
+import { CheckpointCommitter, deleteMatching, insert, remove, update, type RowChange } from '../../../src/iceberg/writer/index.js';
+import type { Row } from '../../../src/model/values.js';
+import { icebirdRows } from '../../iceberg/writer/icebird-read.js';
+import { localPath, newTable, tempWarehouse, type Warehouse } from '../../iceberg/writer/support.js';
+
+let w: Warehouse;
+beforeAll(async () => {
+  w = await tempWarehouse('floe-cascade-writer-');
+});
+afterAll(() => w.remove());
+
+/** child: id long (key), pid int (FK, optional), name string. */
+function childSchema(keyed = true): Schema {
+  return new Schema(
+    0,
+    [
+      { id: 1, name: 'id', required: keyed, type: Types.long },
+      { id: 2, name: 'pid', required: false, type: Types.int },
+      { id: 3, name: 'name', required: false, type: Types.string },
+    ],
+    keyed ? [1] : [],
+  );
+}
+
+const r = (id: number, pid: number | null, name: string): Row => [BigInt(id), pid, name];
+
+async function liveRows(id: TableIdentifier): Promise<string[]> {
+  const t = await loadCatalogTable(w.catalog, id);
+  return (await readTableRows(t)).map((x) => `${x[0]}:${x[1]}:${x[2]}`).sort();
+}
+
+async function run(formatVersion: 2 | 3): Promise<TableIdentifier> {
+  const t = await newTable(w, { formatVersion, schema: childSchema() });
+  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+  await c.write(t.identifier, [insert(r(1, 10, 'a')), insert(r(2, 10, 'b')), insert(r(3, 20, 'c')), insert(r(7, null, 'orphan'))]);
+  await c.commitCheckpoint(1n, '{}');
+  const changes: RowChange[] = [
+    insert(r(4, 10, 'd')), // same checkpoint, before the cascade: removed by position
+    insert(r(5, 20, 'e')),
+    update(r(3, 10, 'c2'), r(3, 20, 'c')), // moved to parent 10 in this checkpoint: removed by position
+    insert(r(8, 10, 'h')),
+    remove(r(8, 10, 'h')), // already gone before the cascade
+    deleteMatching(['pid'], [10]), // parent 10 deleted
+    insert(r(6, 10, 'f')), // parent 10 re-created, child attached after the delete: stays
+  ];
+  await c.write(t.identifier, changes);
+  const out = await c.commitCheckpoint(2n, '{}');
+  expect(out.tables[0].status).toBe('committed');
+  return t.identifier;
+}
+
+describe('matching deletes in the upsert writer', () => {
+  it('v2: equality delete on the FK for committed rows, position deletes for rows of the checkpoint', async () => {
+    const id = await run(2);
+    expect(await liveRows(id)).toEqual(['5:20:e', '6:10:f', '7:null:orphan']);
+    const t = await loadCatalogTable(w.catalog, id);
+    const viaIcebird = (await icebirdRows(t.metadata.location)).map((x) => `${x.id}:${x.pid}:${x.name}`).sort();
+    expect(viaIcebird).toEqual(['5:20:e', '6:10:f', '7:null:orphan']);
+
+    // the FK equality-delete file: equality_ids [2] (pid), one row {pid: 10}
+    const entries = [];
+    for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
+    const fkDeletes = entries.filter((e) => e.status === 'added' && e.dataFile.content === 'equality-deletes' && e.dataFile.equalityIds?.join() === '2');
+    expect(fkDeletes).toHaveLength(1);
+    const bytes = fs.readFileSync(localPath(fkDeletes[0].dataFile.filePath));
+    const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    expect(parquetMetadata(buf).schema.slice(1).map((s) => [s.name, s.field_id])).toEqual([['pid', 2]]);
+    expect(await parquetReadObjects({ file: buf })).toEqual([{ pid: 10 }]);
+    const positionDeletes = entries.filter((e) => e.status === 'added' && e.dataFile.content === 'position-deletes');
+    expect(positionDeletes.length).toBeGreaterThan(0);
+  });
+
+  it('v3: the same through deletion vectors', async () => {
+    const id = await run(3);
+    expect(await liveRows(id)).toEqual(['5:20:e', '6:10:f', '7:null:orphan']);
+  });
+
+  it('keyless child tables: matched rows removed; a later delete of an identical row removes a live copy', async () => {
+    const t = await newTable(w, { formatVersion: 2, schema: childSchema(false) });
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await c.write(t.identifier, [insert(r(1, 10, 'x')), insert(r(1, 30, 'y')), insert(r(1, 30, 'y'))]);
+    await c.commitCheckpoint(1n, '{}');
+    await c.write(t.identifier, [
+      insert(r(2, 10, 'z')),
+      insert(r(1, 30, 'y')), // a third identical copy, this checkpoint
+      deleteMatching(['pid'], [10]),
+      remove(r(1, 30, 'y')), // MySQL deletes one copy: the one of this checkpoint, by position
+    ]);
+    await c.commitCheckpoint(2n, '{}');
+    expect(await liveRows(t.identifier)).toEqual(['1:30:y', '1:30:y']);
+  });
+
+  it('refuses a matching delete on fields the writer was not told to index, naming them', async () => {
+    const t = await newTable(w, { formatVersion: 2, schema: childSchema() });
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade' });
+    await expect(c.write(t.identifier, [insert(r(1, 10, 'a')), deleteMatching(['pid'], [10])])).rejects.toThrow(/does not index these fields.*matchFields including \[pid\]/);
+  });
+
+  it('takes its values from a projected row and refuses float fields and nulls', async () => {
+    const t = await newTable(w, { formatVersion: 3, schema: childSchema() });
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await c.write(t.identifier, [insert(r(1, 10, 'a')), insert(r(2, 11, 'b')), { op: 'delete-matching', fields: ['pid'], row: [null, 11, null] }]);
+    await c.commitCheckpoint(1n, '{}');
+    expect(await liveRows(t.identifier)).toEqual(['1:10:a']);
+    const c2 = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await expect(c2.write(t.identifier, [deleteMatching(['pid'], [null])])).rejects.toThrow(/value of pid is null/);
+  });
+});
