@@ -20,6 +20,7 @@
 import type { FloeConfig } from '../config/schema.js';
 import type { DdlEvent, TableRef } from '../source/mysql/events.js';
 import { formatEventPosition } from '../source/mysql/offset.js';
+import type { MappedTable } from '../source/mysql/type-mapping.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { Notifier } from './notifications.js';
@@ -33,10 +34,12 @@ export interface DdlContext {
   /** Commits everything routed before the DDL (one checkpoint). */
   checkpoint(): Promise<void>;
   /**
-   * Re-reads a captured table's MySQL definition, its mapping and its Iceberg table (after the
-   * handler evolved it), so that later rows are decoded and projected with the new schema.
+   * Re-reads a captured table's mapping and its Iceberg table (after the handler evolved it), so
+   * that later rows are decoded and projected with the new schema: buffered changes are committed
+   * first (with the old schema). `mapped` is the table's definition as of the DDL (e.g. derived from
+   * the statement); without it the server's current definition is captured.
    */
-  refreshTable(table: TableRef): Promise<void>;
+  refreshTable(table: TableRef, mapped?: MappedTable): Promise<void>;
 }
 
 export type DdlOutcome =

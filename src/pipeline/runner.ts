@@ -25,7 +25,8 @@ import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { CheckpointCommitter } from '../iceberg/writer/index.js';
 import { connectMysql, quoteString, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
-import type { DdlEvent, PhaseEvent, SourceEvent } from '../source/mysql/events.js';
+import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/events.js';
+import type { MappedTable } from '../source/mysql/type-mapping.js';
 import { serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { MySqlSource } from '../source/mysql/source.js';
 import { readServerIdentity } from '../source/mysql/watermark.js';
@@ -40,6 +41,9 @@ import { checkpointOptions, mysqlConnection, openCatalog, sourceOptions, streamS
 import { createDdlHandler, ddlPositionText, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { discoverMappedTables, firstCheckpointId, prepareTables, type PreparedTable } from './runner-setup.js';
 import { snapshotComplete, type TableProgress } from './state.js';
+import { ensureIcebergTable } from './table-mapping-catalog.js';
+import { planTableMapping } from './table-mapping.js';
+import { compileTransforms } from './transforms.js';
 import { planResume, type TableStart } from './state-resume.js';
 import { sameSourceMapping } from './runner-checks.js';
 
@@ -265,9 +269,7 @@ class PipelineRun {
       checkpoint: async () => {
         await this.commit('before a DDL');
       },
-      refreshTable: async () => {
-        throw new FloeError('pipeline', 'unsupported', 'refreshing a table after a schema change is not wired in this build');
-      },
+      refreshTable: (table, mapped) => this.refreshTable(table, mapped),
     };
     const outcome = await this.ddl.onDdl(e, ctx);
     switch (outcome.action) {
@@ -285,6 +287,28 @@ class PipelineRun {
         await this.commit('before a refused DDL', { flushIdle: true });
         throw outcome.error;
     }
+  }
+
+  /**
+   * After a schema change of a captured table (the DDL handler has evolved its Iceberg table): what is
+   * buffered is committed with the old schema, later binlog rows decode with the new MySQL definition
+   * (`mapped`, or the server's current one), and map onto the table's new schema.
+   */
+  private async refreshTable(ref: TableRef, mapped?: MappedTable): Promise<void> {
+    const key = tableKey(ref);
+    const prepared = this.prepared.get(key);
+    const routed = this.router!.tables.get(key);
+    if (!prepared || !routed) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
+    const c = routed.checkpoint;
+    if (c.pending > 0) await this.commit(`schema change of ${key}`);
+    let definition = mapped;
+    if (definition) this.source!.decoding.set(definition);
+    else definition = await this.source!.remap(ref);
+    const mapping = planTableMapping(definition, this.config, compileTransforms(this.config.transforms));
+    const ready = await ensureIcebergTable(this.catalog!, mapping, this.logger);
+    routed.project = ready.project;
+    c.mode = undefined; // the next write re-opens the writer on the table's new schema
+    this.prepared.set(key, { ...prepared, mapped: definition, mapping, ready });
   }
 
   /** The signal aborted: commit what was routed (a transaction boundary), close, report. */
