@@ -6,6 +6,7 @@
  * hyparquet (equality ids, the FK column only).
  */
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/catalog/catalog.js';
@@ -81,7 +82,7 @@ describe('matching deletes in the upsert writer', () => {
     const bytes = fs.readFileSync(localPath(fkDeletes[0].dataFile.filePath));
     const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     expect(parquetMetadata(buf).schema.slice(1).map((s) => [s.name, s.field_id])).toEqual([['pid', 2]]);
-    expect(await parquetReadObjects({ file: buf })).toEqual([{ pid: 10 }]);
+    expect(await parquetReadObjects({ file: buf, compressors })).toEqual([{ pid: 10 }]);
     const positionDeletes = entries.filter((e) => e.status === 'added' && e.dataFile.content === 'position-deletes');
     expect(positionDeletes.length).toBeGreaterThan(0);
   });
