@@ -4,7 +4,10 @@
  * - `commitRowDelta`: data files + delete files (equality deletes, v2 position deletes, v3 deletion
  *   vectors) + optionally removed files in one snapshot — what the upsert writer commits per checkpoint.
  *   The operation is chosen as Java's `BaseRowDelta.operation()`: only data added (nothing removed) →
- *   `append`; delete files and no data → `delete`; anything else → `overwrite`.
+ *   `append`; delete files and no data → `delete`; anything else → `overwrite`. Deviation: an empty
+ *   row delta (a checkpoint with no changes that still records its offsets) is an `append`, where Java
+ *   says `overwrite` — streaming readers (Spark `streaming-skip-overwrite-snapshots`) stop at
+ *   overwrites, and an empty snapshot overwrites nothing.
  * - `appendFiles`: data files only, operation `append` (Java `MergeAppend`: manifests are merged as
  *   for every floe commit — floe commits too often for Java's non-merging FastAppend to be wise).
  */
