@@ -114,6 +114,25 @@ describe('commits', () => {
     expect(c.snapshot.summary['total-records']).toBe('5');
   });
 
+  it('an empty row delta (a checkpoint without changes) commits an append that only carries the offsets and totals', async () => {
+    let t = await newTable(3);
+    t = committed(await appendFiles(t, [await writeDataFile(t, [[1n, 'a']])])).table;
+    const r = committed(await commitRowDelta(t, {}, { summary: { 'floe.source-offset': '{"gtid":"x:1-5"}' } }));
+    expect(r.snapshot.summary).toEqual({
+      operation: 'append',
+      'floe.source-offset': '{"gtid":"x:1-5"}',
+      'changed-partition-count': '0',
+      'total-records': '1',
+      'total-files-size': t.metadata.snapshots[0].summary['total-files-size'],
+      'total-data-files': '1',
+      'total-delete-files': '0',
+      'total-position-deletes': '0',
+      'total-equality-deletes': '0',
+    });
+    expect([r.snapshot.firstRowId, r.snapshot.addedRows]).toEqual([1n, 0n]);
+    expect(await readSnapshotManifests(r.table.io, r.snapshot)).toEqual(await readSnapshotManifests(t.io, t.metadata.snapshots[0]));
+  });
+
   it('v3: first-row-id, added-rows and next-row-id from the manifest list; DVs counted as added-dvs', async () => {
     let t = await newTable(3);
     const d1 = await writeDataFile(t, [[1n, 'a'], [2n, 'b']]);
