@@ -171,7 +171,8 @@ export async function auditTable(table: CatalogTable, jobId?: string): Promise<T
   const chain: string[] = [];
   const byId = new Map(m.snapshots.map((s) => [s.snapshotId, s]));
   for (let s = current; s; s = s.parentSnapshotId === undefined ? undefined : byId.get(s.parentSnapshotId)) {
-    if (jobId === undefined || s.summary['floe.job-id'] === jobId) chain.unshift(s.summary['floe.checkpoint-id']);
+    const stamped = s.summary['floe.checkpoint-id'] !== undefined;
+    if (stamped && (jobId === undefined || s.summary['floe.job-id'] === jobId)) chain.unshift(s.summary['floe.checkpoint-id']);
   }
   expect(new Set(chain).size, `checkpoint ids along main: ${chain.join(', ')}`).toBe(chain.length);
   return { checkpointIds: chain, liveDataFiles: liveData, liveDeleteFiles: liveDeletes };

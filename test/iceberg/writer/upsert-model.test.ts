@@ -8,9 +8,10 @@
  * position-delete file in v3).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
-import { ensureUnpartitionedSpec } from '../../../src/iceberg/table/index.js';
+import { PositionBitmap } from '../../../src/iceberg/puffin/position-bitmap.js';
+import { scanTable } from '../../../src/iceberg/scan/index.js';
+import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
+import { CheckpointCommitter, TableChangeWriter, findExistingDeletes, update, writeDeletionVectors } from '../../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from './change-stream.js';
 import { icebirdRows } from './icebird-read.js';
 import { BY_GROUP, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
@@ -123,5 +124,51 @@ describe('upsert writer against a reference model', () => {
     }
     await auditTable(await loadCatalogTable(w.catalog, table.identifier), 'v3');
     await writer.abort();
+  });
+});
+
+describe('a new deletion vector for a data file that already has one', () => {
+  it('merges the earlier DV (and marks it DELETED) so the snapshot keeps one DV per data file', async () => {
+    const created = await newTable(w, { formatVersion: 3 });
+    const id = created.identifier;
+    const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'merge' });
+    const rows = Array.from({ length: 10 }, (_, i) => [BigInt(i), 0, `r${i}`, null, null]);
+    await committer.write(id, rows.map((after) => ({ op: 'insert' as const, after })));
+    await committer.commitCheckpoint(1n, '"1"');
+    let table = await loadCatalogTable(w.catalog, id);
+    const [dataFile] = (await scanTable(table)).tasks.map((t) => t.file);
+
+    const first = await writeDeletionVectors({
+      io: table.io,
+      puffinPath: `${table.metadata.location}/data/first-dv.puffin`,
+      targets: [{ dataFilePath: dataFile.filePath, specId: 0, partition: [], positions: PositionBitmap.of([1, 2]) }],
+    });
+    table = (await commitRowDelta(table, { deleteFiles: first.deleteFiles })).table;
+
+    const existing = await findExistingDeletes(table, [dataFile.filePath]);
+    expect(existing.get(dataFile.filePath)?.positions.toArray()).toEqual([1n, 2n]);
+    const merged = await writeDeletionVectors({
+      io: table.io,
+      puffinPath: `${table.metadata.location}/data/merged-dv.puffin`,
+      targets: [{ dataFilePath: dataFile.filePath, specId: 0, partition: [], positions: PositionBitmap.of([2, 5]) }],
+      existing,
+    });
+    expect(merged.removed.map((f) => f.filePath)).toEqual([first.deleteFiles[0].filePath]);
+    const result = await commitRowDelta(table, { deleteFiles: merged.deleteFiles, removedFiles: merged.removed });
+    table = result.table;
+
+    const model: Model = new Map(rows.filter((r) => ![1n, 2n, 5n].includes(r[0] as bigint)).map((r) => [r[0] as bigint, r]));
+    await expectTableEquals(table, model, 'after the merged DV');
+    await auditTable(table); // among others: at most one live DV per data file
+    if (result.status !== 'committed') throw new Error('expected a commit');
+    const entries = (await Promise.all((await readSnapshotManifests(table.io, result.snapshot)).map((m) => readManifestEntries(table.io, m)))).flat();
+    const dvs = entries.filter((e) => e.dataFile.fileFormat === 'PUFFIN');
+    expect(dvs.map((e) => [e.status, e.dataFile.filePath.split('/').pop(), e.dataFile.recordCount])).toEqual(
+      expect.arrayContaining([
+        ['deleted', 'first-dv.puffin', 2n],
+        ['added', 'merged-dv.puffin', 3n],
+      ]),
+    );
+    expect(dvs.filter((e) => e.status !== 'deleted')).toHaveLength(1);
   });
 });
