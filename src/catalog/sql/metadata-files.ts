@@ -6,7 +6,7 @@
  * `write.metadata.path` or `<location>/metadata`. The uuid makes every name unique, so a plain write
  * never overwrites anything and a losing writer's file is simply unreferenced.
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../../iceberg/snapshot-ids.js';
 import { stripTrailingSlash } from '../../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 
@@ -31,5 +31,5 @@ export function metadataDirOf(metadata: TableMetadata): string {
 /** The location of the next metadata file after `currentLocation` (undefined: a new table). */
 export function nextMetadataLocation(metadata: TableMetadata, currentLocation?: string): string {
   const version = currentLocation === undefined ? 0 : parseMetadataVersion(currentLocation) + 1;
-  return `${metadataDirOf(metadata)}/${String(version).padStart(5, '0')}-${randomUUID()}.metadata.json`;
+  return `${metadataDirOf(metadata)}/${String(version).padStart(5, '0')}-${newUuid()}.metadata.json`;
 }
