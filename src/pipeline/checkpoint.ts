@@ -27,7 +27,7 @@
  */
 import type { TableIdentifier } from '../catalog/catalog.js';
 import type { Snapshot } from '../iceberg/table-metadata.js';
-import { CheckpointCommitter, type RowChange, type WriteMode } from '../iceberg/writer/index.js';
+import { CheckpointCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { errorMessage, FloeError } from '../util/errors.js';
@@ -45,6 +45,8 @@ export interface CheckpointTable {
   readonly io: FileIO;
   readonly location: string;
   readonly committer: CheckpointCommitter;
+  /** Writer options besides the mode, asked whenever a writer is opened (e.g. cascade match fields). */
+  readonly writerOptions: () => TableChangeWriterOptions;
   /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
   mode: WriteMode | undefined;
   /** Changes buffered since the last commit. */
@@ -122,6 +124,13 @@ export class Checkpointer {
     this.tables.set(table.key, table);
   }
 
+  /** Stops committing a table (no longer captured); it must have nothing buffered. */
+  remove(key: string): void {
+    const t = this.tables.get(key);
+    if (t && t.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
+    this.tables.delete(key);
+  }
+
   table(key: string): CheckpointTable {
     const t = this.tables.get(key);
     if (!t) throw new FloeError(SUBSYSTEM, 'internal', `no checkpoint table for ${key}`);
@@ -139,7 +148,7 @@ export class Checkpointer {
     const busy = switching.find(([t]) => t.pending > 0);
     if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].mode} to ${busy[1]} writes`);
     for (const [t, mode] of switching) {
-      await t.committer.openTable(t.identifier, { mode });
+      await t.committer.openTable(t.identifier, { ...t.writerOptions(), mode });
       t.mode = mode;
     }
   }
@@ -224,7 +233,7 @@ export class Checkpointer {
   private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress): Promise<CommittedTable> {
     const started = this.now();
     // A table that never had a writer (only progress to record) must be known to its committer.
-    if (table.mode === undefined) await table.committer.openTable(table.identifier);
+    if (table.mode === undefined) await table.committer.openTable(table.identifier, table.writerOptions());
     const { summary, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
       io: table.io,
       tableLocation: table.location,

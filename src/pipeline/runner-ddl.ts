@@ -12,16 +12,16 @@
  *   with the DDL's position (schemaChanges: stop);
  * - `fail`: stop with the error.
  *
- * The policy module (schema-change.ts, owned by the schema-change work) implements `DdlHandler`;
- * `createDdlHandler` below is the single place that chooses the handler. Until it lands, the
- * interim handler here applies the policies it can without schema evolution: `stop` stops, and
- * `fail` — and `evolve`, which needs the evolution module — fail with a message naming the DDL.
+ * The policy module (schema-change.ts) implements `DdlHandler`; the runner builds it with
+ * `createSchemaChangeHandler`. Before asking it, the runner takes the DDLs that bring a NEW table
+ * into capture (`newTablesIn`): those it handles itself, by snapshotting the table in process.
  */
 import type { FloeConfig } from '../config/schema.js';
-import type { DdlEvent, TableRef } from '../source/mysql/events.js';
+import { parseDdl } from '../source/mysql/ddl-parser.js';
+import type { DdlStatement } from '../source/mysql/ddl-statements.js';
+import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/events.js';
 import { formatEventPosition } from '../source/mysql/offset.js';
 import type { MappedTable } from '../source/mysql/type-mapping.js';
-import { FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { Notifier } from './notifications.js';
 
@@ -52,34 +52,28 @@ export interface DdlHandler {
   onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome>;
 }
 
-/** The handler for the configured `schemaChanges` policy. */
-export function createDdlHandler(config: FloeConfig): DdlHandler {
-  return new InterimDdlHandler(config.schemaChanges);
-}
-
 /** "gtid 0-1-42, binlog.000003:1234" — how a DDL's position is reported to operators. */
 export function ddlPositionText(e: DdlEvent): string {
   const at = formatEventPosition(e.position).replace(/#\d+.*$/, '');
   return e.gtid ? `gtid ${e.gtid}, ${at}` : at;
 }
 
-class InterimDdlHandler implements DdlHandler {
-  constructor(private readonly policy: FloeConfig['schemaChanges']) {}
-
-  async onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome> {
-    const touched = capturedTablesIn(event.statement, event.database, ctx.capturedTables);
-    if (touched.length === 0) return { action: 'ignore' };
-    if (this.policy === 'stop') return { action: 'stop', table: touched[0] };
-    const why = this.policy === 'fail' ? 'schemaChanges is fail' : 'applying schema changes (schemaChanges: evolve) is not available in this build';
-    return {
-      action: 'fail',
-      error: new FloeError(
-        'pipeline.schema-change',
-        'unsupported',
-        `DDL on captured table ${touched.join(', ')} at ${ddlPositionText(event)}: ${event.statement.slice(0, 500)} — ${why}; everything before it is committed. Set schemaChanges: stop to stop cleanly before such statements, or re-snapshot the table (drop its Iceberg table) after the change`,
-      ),
-    };
+/**
+ * Tables a DDL brings into capture: a CREATE TABLE (or RENAME into a name) of a table that matches the
+ * include patterns and is not captured yet. The runner snapshots them in process, without stopping
+ * the others' streaming for longer than the snapshot (runner.ts). Unparsable statements bring none.
+ */
+export function newTablesIn(e: DdlEvent, captured: ReadonlySet<string>, matches: (t: TableRef) => boolean): TableRef[] {
+  let ddl: DdlStatement;
+  try {
+    ddl = parseDdl(e.statement, e.database);
+  } catch {
+    return [];
   }
+  const candidates: TableRef[] = [];
+  if (ddl.kind === 'create-table' && !ddl.temporary) candidates.push(ddl.table);
+  if (ddl.kind === 'rename-table') for (const r of ddl.renames) if (!captured.has(tableKey(r.from))) candidates.push(r.to);
+  return candidates.filter((t) => !captured.has(tableKey(t)) && matches(t));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/snapshot-ids.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
-import type { MysqlClient } from '../source/mysql/client.js';
+import { quoteString, type MysqlClient } from '../source/mysql/client.js';
 import type { ServerDialect } from '../source/mysql/dialect.js';
 import { discoverTables } from '../source/mysql/discovery.js';
 import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/table-schema.js';
@@ -15,7 +15,8 @@ import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import { typeMappingOptions } from './runner-config.js';
-import { decodeTableProgress, type TableProgress } from './state.js';
+import type { ProgressReporter } from './progress.js';
+import { decodeTableProgress, snapshotComplete, type TableProgress } from './state.js';
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
@@ -76,4 +77,20 @@ export function firstCheckpointId(tables: readonly PreparedTable[]): bigint {
   let max = 0n;
   for (const t of tables) if (t.committed && t.committed.checkpointId > max) max = t.committed.checkpointId;
   return max + 1n;
+}
+
+/** Progress bars for the tables with chunks still to copy, sized by the server's row estimate. */
+export async function announceSnapshotRows(client: MysqlClient, tables: readonly PreparedTable[], progress: ProgressReporter, snapshotFresh: boolean): Promise<void> {
+  const toCopy = tables.filter((t) => (t.progress ? t.progress.phase === 'snapshot' && t.progress.snapshot && !snapshotComplete(t.progress.snapshot) : snapshotFresh));
+  if (toCopy.length === 0) return;
+  const rows = await client.query<{ db: string; t: string; n: unknown }>(
+    `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS t, TABLE_ROWS AS n FROM information_schema.TABLES WHERE (TABLE_SCHEMA, TABLE_NAME) IN (${toCopy
+      .map((t) => `(${quoteString(t.id.database)}, ${quoteString(t.id.table)})`)
+      .join(', ')})`,
+  );
+  for (const t of toCopy) {
+    const r = rows.find((x) => String(x.db) === t.id.database && String(x.t) === t.id.table);
+    progress.tableStarted(t.key, Number(r?.n ?? 0));
+    if (t.progress?.snapshot) progress.rowsCopied(t.key, t.progress.snapshot.rows);
+  }
 }

@@ -11,8 +11,10 @@
  * Modes: `run` snapshots what needs it (per `source.snapshot.mode`: initial / never / schema-only),
  * then streams until `signal` aborts — it then commits what it routed, closes the source and returns
  * 'stopped'. `snapshot` stops at the hand-over, after committing every chunk: 'snapshot-complete'.
- * A DDL goes to the DDL handler (runner-ddl.ts): ignored, applied, 'ddl-stop' (everything before it
- * committed) or a failure. Any error returns 'failed' after closing everything; nothing uncommitted
+ * A DDL that creates a table matching the include patterns restarts the source in process with that
+ * table added: it is snapshotted, then every table streams on from its committed offset. Any other
+ * DDL goes to the schema-change policy (schema-change.ts through runner-ddl.ts): ignored, applied,
+ * 'ddl-stop' (everything before it committed) or a failure. Any error returns 'failed' after closing everything; nothing uncommitted
  * is trusted on restart — the tables are the only state (if in doubt, stop: a restart resumes).
  *
  * Notifications: snapshot started / table snapshot finished / snapshot finished / streaming started
@@ -22,30 +24,30 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { CheckpointCommitter } from '../iceberg/writer/index.js';
-import { connectMysql, quoteString, type MysqlClient } from '../source/mysql/client.js';
+import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
+import { tableMatcher } from '../source/mysql/discovery.js';
 import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/events.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
 import { serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
-import { MySqlSource } from '../source/mysql/source.js';
+import { MySqlSource, type SourceResume } from '../source/mysql/source.js';
+import { captureTableSchemas } from '../source/mysql/table-schema.js';
+import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
 import { readServerIdentity } from '../source/mysql/watermark.js';
 import { FloeError } from '../util/errors.js';
-import { Checkpointer, type CheckpointReport, type CheckpointTable } from './checkpoint.js';
+import { Checkpointer, type CheckpointReport } from './checkpoint.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Notifier } from './notifications.js';
 import type { ProgressReporter } from './progress.js';
-import { Router, type RoutedTable } from './router.js';
-import { checkpointOptions, mysqlConnection, openCatalog, sourceOptions, streamStartOffset } from './runner-config.js';
-import { createDdlHandler, ddlPositionText, type DdlContext, type DdlHandler } from './runner-ddl.js';
-import { discoverMappedTables, firstCheckpointId, prepareTables, type PreparedTable } from './runner-setup.js';
-import { snapshotComplete, type TableProgress } from './state.js';
-import { ensureIcebergTable } from './table-mapping-catalog.js';
-import { planTableMapping } from './table-mapping.js';
-import { compileTransforms } from './transforms.js';
-import { planResume, type TableStart } from './state-resume.js';
+import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
+import { checkpointOptions, mysqlConnection, openCatalog, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
+import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
+import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
+import { CapturedTables } from './runner-tables.js';
+import { createSchemaChangeHandler } from './schema-change.js';
+import { planResume } from './state-resume.js';
+import { snapshotComplete, type TableProgress } from './state.js';
 
 export interface RunOptions {
   mode: 'run' | 'snapshot';
@@ -82,6 +84,9 @@ export async function runPipeline(config: FloeConfig, options: RunOptions): Prom
 
 const STOP = Symbol('stop');
 
+/** A source session ends the run, or asks for a new session that also captures `tables`. */
+type SessionEnd = RunResult | { restart: TableRef[] };
+
 class PipelineRun {
   private readonly logger: Logger;
   private client: MysqlClient | undefined;
@@ -89,44 +94,56 @@ class PipelineRun {
   private source: MySqlSource | undefined;
   private checkpointer: Checkpointer | undefined;
   private router: Router | undefined;
-  private ddl: DdlHandler;
+  private tables: CapturedTables | undefined;
+  private readonly ddl: DdlHandler;
+  private readonly stopped: Promise<typeof STOP>;
   /** Tables whose snapshot runs in this process (for notifications). */
   private readonly snapshotting = new Set<string>();
   private readonly announcedFinished = new Set<string>();
   private streamingAnnounced = false;
-  private prepared = new Map<string, PreparedTable>();
 
   constructor(
     private readonly config: FloeConfig,
     private readonly options: RunOptions,
   ) {
     this.logger = options.logger;
-    this.ddl = createDdlHandler(config);
+    this.ddl = createSchemaChangeHandler(config, () =>
+      this.source && this.catalog && this.tables
+        ? {
+            source: this.source,
+            catalog: this.catalog,
+            icebergIdentifier: (key) => this.tables!.prepared.get(key)?.mapping.identifier,
+            dropTable: (key) => this.tables!.remove(key),
+          }
+        : undefined,
+    );
+    const signal = options.signal;
+    this.stopped = new Promise((resolve) => {
+      if (signal.aborted) resolve(STOP);
+      else signal.addEventListener('abort', () => resolve(STOP), { once: true });
+    });
   }
 
   async execute(): Promise<RunResult> {
     const config = this.config;
     const source = config.source;
     if (!source) throw new FloeError('config', 'config', 'source: missing; configure the MySQL source (url or host/port/user/password)');
-    const { signal, logger } = this.options;
+    const logger = this.logger;
 
     // ---- start: tables, their Iceberg tables and where each stands ----------------------------
     const client = (this.client = await connectMysql(mysqlConnection(source)));
     const dialect = await detectDialect(client);
     const identity = await readServerIdentity(client, dialect.flavor);
-    const mapped = await discoverMappedTables(config, client, dialect);
     const catalog = (this.catalog = openCatalog(config, logger));
-    const tables = await prepareTables(config, mapped, catalog, logger);
-    for (const t of tables) this.prepared.set(t.key, t);
-    const firstId = firstCheckpointId(tables);
-    const fresh = tables.filter((t) => !t.progress);
+    const prepared = await prepareTables(config, await discoverMappedTables(config, client, dialect), catalog, logger);
+    const firstId = firstCheckpointId(prepared);
+    const fresh = prepared.filter((t) => !t.progress);
     const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await streamStartOffset(source, client, dialect, identity) : undefined;
-    const starts: TableStart[] = tables.map((t) => ({ key: t.key, progress: t.progress, streamFrom: t.progress ? undefined : streamFrom }));
-    const { resume, skipUntil } = planResume(starts);
+    const { resume, skipUntil } = planResume(prepared.map((t) => ({ key: t.key, progress: t.progress, streamFrom: t.progress ? undefined : streamFrom })));
     logger.info('pipeline starting', {
       job: config.job.id,
       mode: this.options.mode,
-      tables: tables.length,
+      tables: prepared.length,
       checkpoint: firstId.toString(),
       resumeFrom: resume.offset ? serializeOffset(resume.offset) : undefined,
     });
@@ -135,63 +152,83 @@ class PipelineRun {
     const checkpointer = (this.checkpointer = new Checkpointer(firstId, checkpointOptions(config), logger, this.options.metrics));
     if (resume.offset) checkpointer.advance(resume.offset);
     const router = (this.router = new Router(checkpointer, this.options.metrics, this.options.progress));
-    const startMs = Date.now();
-    for (const t of tables) {
-      const c: CheckpointTable = {
-        key: t.key,
-        identifier: t.mapping.identifier,
-        io: t.ready.table.io,
-        location: t.ready.table.metadata.location,
-        committer: new CheckpointCommitter({
-          catalog,
-          jobId: config.job.id,
-          emptyCommitInterval: 0,
-          warn: (m) => logger.warn(m, { table: t.key }),
-          ...(this.options.parquetEncoder ? { writer: { parquet: { encoderFactory: this.options.parquetEncoder } } } : {}),
-        }),
-        mode: undefined,
-        pending: 0,
-        committed: t.progress,
-        working: t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined),
-        skipUntil: skipUntil.get(t.key),
-        checkpointsSinceCommit: 0,
-        lastCommitMs: startMs,
-      };
-      checkpointer.add(c);
-      router.add(routedTable(t, c));
-    }
+    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder }));
+    for (const t of prepared) tables.add(t, t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined), skipUntil.get(t.key));
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).
     if (fresh.length > 0 && streamFrom) await this.commit('start offsets of tables without a snapshot');
-    await this.announceApproximateRows(tables);
+    if (this.options.progress) await announceSnapshotRows(client, prepared, this.options.progress, source.snapshot.mode === 'initial');
 
-    // ---- the stream ----------------------------------------------------------------------------
-    const src = (this.source = new MySqlSource(sourceOptions(source, tables.map((t) => t.id), resume, (m) => logger.debug(m, { component: 'source' }))));
+    // ---- sessions of the source: one, unless a new table joins --------------------------------
+    let next: SourceResume = resume;
+    for (;;) {
+      const end = await this.session(next);
+      if (!('restart' in end)) return end;
+      next = await this.capture(end.restart);
+    }
+  }
+
+  /** One source stream, until the run ends or a new table must join. */
+  private async session(resume: SourceResume): Promise<SessionEnd> {
+    const source = this.config.source!;
+    const tables = this.tables!;
+    const ids = [...tables.prepared.values()].map((t) => t.id);
+    const src = (this.source = new MySqlSource(sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' }))));
     const events = src.events()[Symbol.asyncIterator]();
-    const stopped = new Promise<typeof STOP>((resolve) => {
-      if (signal.aborted) resolve(STOP);
-      else signal.addEventListener('abort', () => resolve(STOP), { once: true });
-    });
     let first = true;
     for (;;) {
-      const next = await Promise.race([events.next(), stopped]);
+      const next = await Promise.race([events.next(), this.stopped]);
       if (next === STOP) return this.stop();
       if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
       if (first) {
         first = false;
-        sameSourceMapping(src.tables, tables);
+        sameSourceMapping(src.tables, [...tables.prepared.values()]);
       }
-      const outcome = await this.handle(next.value);
-      if (outcome) return outcome;
-      const why = checkpointer.due();
+      const end = await this.handle(next.value);
+      if (end) {
+        if ('restart' in end) {
+          await src.close();
+          await events.return?.(undefined);
+        }
+        return end;
+      }
+      const why = this.checkpointer!.due();
       if (why) await this.commit(why);
     }
   }
 
-  /** One source event; a result ends the run. */
-  private async handle(e: SourceEvent): Promise<RunResult | undefined> {
-    const router = this.router!;
+  /**
+   * New tables join: they are created in the lake and snapshotted by the next session, which reads
+   * the binlog from the offset every table has just committed (the caller flushed them all).
+   */
+  private async capture(refs: readonly TableRef[]): Promise<SourceResume> {
+    const { config, logger } = this;
+    const client = this.client!;
+    const dialect = await detectDialect(client);
+    const schemas = await captureTableSchemas(client, refs, dialect.flavor);
+    const mapped = [...schemas.values()].map((s) => mapTable(s, typeMappingOptions(config.source!)));
+    const added = await prepareTables(config, mapped, this.catalog!, logger);
+    for (const t of added) {
+      if (t.progress) {
+        throw new FloeError(
+          'pipeline',
+          'unsupported',
+          `table ${t.key} was created in MySQL while its Iceberg table ${[...t.mapping.identifier.namespace, t.mapping.identifier.name].join('.')} holds an earlier table of that name (job ${config.job.id} committed to it); drop the Iceberg table and start floe again to snapshot the new one`,
+        );
+      }
+      this.tables!.add(t, undefined, undefined);
+      logger.info('new table captured: snapshotting it while the other tables wait at their offsets', { table: t.key });
+    }
     const checkpointer = this.checkpointer!;
+    const { resume, skipUntil } = planResume([...checkpointer.tables.values()].map((t) => ({ key: t.key, progress: t.committed })));
+    for (const t of checkpointer.tables.values()) t.skipUntil = skipUntil.get(t.key);
+    if (this.options.progress) await announceSnapshotRows(client, added, this.options.progress, true);
+    return resume;
+  }
+
+  /** One source event; a session end stops the session. */
+  private async handle(e: SourceEvent): Promise<SessionEnd | undefined> {
+    const router = this.router!;
     switch (e.kind) {
       case 'snapshot-plan': {
         const t = router.plan(e);
@@ -207,7 +244,7 @@ class PipelineRun {
         this.options.metrics?.readerLag((Date.now() - e.timestampMs) / 1000);
         return undefined;
       case 'progress':
-        if (e.offset) checkpointer.advance(e.offset);
+        if (e.offset) this.checkpointer!.advance(e.offset);
         return undefined;
       case 'ddl':
         return this.handleDdl(e);
@@ -234,6 +271,7 @@ class PipelineRun {
       }
       await this.commit('hand-over');
       if (this.snapshotting.size > 0) notifications.notify({ type: 'snapshot-finished', tables: [...this.snapshotting] });
+      this.snapshotting.clear();
       this.options.progress?.stop();
       if (this.options.mode === 'snapshot') return this.finishSnapshotMode();
       this.announceStreaming(e.offset);
@@ -259,11 +297,21 @@ class PipelineRun {
     return { reason: 'snapshot-complete' };
   }
 
-  private async handleDdl(e: DdlEvent): Promise<RunResult | undefined> {
+  private async handleDdl(e: DdlEvent): Promise<SessionEnd | undefined> {
     const checkpointer = this.checkpointer!;
+    const captured = new Set(checkpointer.tables.keys());
+    const source = this.config.source!;
+    const joining = newTablesIn(e, captured, tableMatcher({ include: source.include, exclude: source.exclude }));
+    if (joining.length > 0) {
+      // The statement changes no captured table: pass it, commit every table at this point, and
+      // start a session that snapshots the new table(s).
+      checkpointer.advance(e.offset, e.timestampMs);
+      await this.commit('a new table joins', { flushIdle: true });
+      return { restart: joining };
+    }
     const ctx: DdlContext = {
       config: this.config,
-      capturedTables: new Set(checkpointer.tables.keys()),
+      capturedTables: captured,
       logger: this.logger,
       notifier: this.options.notifications,
       checkpoint: async () => {
@@ -290,25 +338,14 @@ class PipelineRun {
   }
 
   /**
-   * After a schema change of a captured table (the DDL handler has evolved its Iceberg table): what is
-   * buffered is committed with the old schema, later binlog rows decode with the new MySQL definition
-   * (`mapped`, or the server's current one), and map onto the table's new schema.
+   * After a schema change of a captured table (the handler evolved its Iceberg table): what is
+   * buffered is committed with the old schema; later rows decode with `mapped` (the handler switched
+   * the source to it) or the server's current definition, and map onto the table's new schema.
    */
   private async refreshTable(ref: TableRef, mapped?: MappedTable): Promise<void> {
     const key = tableKey(ref);
-    const prepared = this.prepared.get(key);
-    const routed = this.router!.tables.get(key);
-    if (!prepared || !routed) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
-    const c = routed.checkpoint;
-    if (c.pending > 0) await this.commit(`schema change of ${key}`);
-    let definition = mapped;
-    if (definition) this.source!.decoding.set(definition);
-    else definition = await this.source!.remap(ref);
-    const mapping = planTableMapping(definition, this.config, compileTransforms(this.config.transforms));
-    const ready = await ensureIcebergTable(this.catalog!, mapping, this.logger);
-    routed.project = ready.project;
-    c.mode = undefined; // the next write re-opens the writer on the table's new schema
-    this.prepared.set(key, { ...prepared, mapped: definition, mapping, ready });
+    if ((this.checkpointer!.tables.get(key)?.pending ?? 0) > 0) await this.commit(`schema change of ${key}`);
+    await this.tables!.refresh(key, mapped ?? (await this.source!.remap(ref)));
   }
 
   /** The signal aborted: commit what was routed (a transaction boundary), close, report. */
@@ -334,25 +371,6 @@ class PipelineRun {
     }
   }
 
-  /** Progress bars for tables with chunks still to copy (server's row estimate). */
-  private async announceApproximateRows(tables: readonly PreparedTable[]): Promise<void> {
-    const progress = this.options.progress;
-    if (!progress) return;
-    const toCopy = tables.filter((t) => !t.progress || (t.progress.phase === 'snapshot' && t.progress.snapshot && !snapshotComplete(t.progress.snapshot)));
-    const needsSnapshot = this.config.source!.snapshot.mode === 'initial' ? toCopy : toCopy.filter((t) => t.progress);
-    if (needsSnapshot.length === 0) return;
-    const rows = await this.client!.query<{ db: string; t: string; n: unknown }>(
-      `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS t, TABLE_ROWS AS n FROM information_schema.TABLES WHERE (TABLE_SCHEMA, TABLE_NAME) IN (${needsSnapshot
-        .map((t) => `(${quoteString(t.id.database)}, ${quoteString(t.id.table)})`)
-        .join(', ')})`,
-    );
-    for (const t of needsSnapshot) {
-      const r = rows.find((x) => String(x.db) === t.id.database && String(x.t) === t.id.table);
-      progress.tableStarted(t.key, Number(r?.n ?? 0));
-      if (t.progress?.snapshot) progress.rowsCopied(t.key, t.progress.snapshot.rows);
-    }
-  }
-
   /** After a failure: drop buffered changes (never committed) so their files do not linger. */
   async abandon(): Promise<void> {
     await this.checkpointer?.abort().catch(() => {});
@@ -368,15 +386,4 @@ class PipelineRun {
 
 function snapshotDone(p: TableProgress): boolean {
   return p.phase === 'streaming' || (p.snapshot !== undefined && snapshotComplete(p.snapshot));
-}
-
-function routedTable(t: PreparedTable, checkpoint: CheckpointTable): RoutedTable {
-  const keyless = t.mapping.keyless;
-  return {
-    key: t.key,
-    checkpoint,
-    project: t.ready.project,
-    snapshotMode: keyless ? 'append' : t.foreignRows ? 'upsert' : 'append-only',
-    streamMode: keyless ? 'append' : 'upsert',
-  };
 }

@@ -63,7 +63,7 @@ beforeAll(async () => {
         password: server.password,
         serverId: 30_000 + (process.pid % 5000) * 8,
         include: [`${db}.*`],
-        snapshot: { chunkSize: 150, parallelism: 1 },
+        snapshot: { chunkSize: 400, parallelism: 1 },
         timeAsMicros: [`${db}.all_types.dur`],
       },
       warehouse: { location: warehouse },
@@ -88,6 +88,7 @@ interface RunRecord {
   how: 'sigkill' | 'failpoint';
   failpoint?: string;
   phase: Phase;
+  ms: number;
 }
 
 function phaseOf(p: FloeProcess): Phase {
@@ -112,6 +113,7 @@ describe('crash and restart', () => {
         // Every third run dies inside a commit; the others get a SIGKILL at a random moment. The
         // first runs are killed soon after the snapshot starts (it spans several runs).
         const failpoint = run % 3 === 0 ? `${COMMIT_STEPS[(run / 3) % COMMIT_STEPS.length]}:${run < 6 ? 1 + Math.floor(random() * 3) : Math.floor(random() * 12)}:exit` : undefined;
+        const began = Date.now();
         const p = new FloeProcess(configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
         let killed = false;
         if (failpoint) {
@@ -128,16 +130,17 @@ describe('crash and restart', () => {
         }
         const exit = await p.exited;
         if (exit.signal !== 'SIGKILL') throw new Error(`run ${run} (${failpoint ?? 'sigkill'}) ended by itself with code ${exit.code}:\n${p.tail()}`);
-        runs.push({ run, how: killed ? 'sigkill' : 'failpoint', failpoint, phase });
+        runs.push({ run, how: killed ? 'sigkill' : 'failpoint', failpoint, phase, ms: Date.now() - began });
       }
     } finally {
       await writer.stop();
     }
-    console.log(`writer: ${writer.transactions} transactions; runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}`).join(' ')}`);
+    console.log(`writer: ${writer.transactions} transactions; runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}/${r.ms}ms`).join(' ')}`);
 
     // A last run catches up with everything the writer did, then stops cleanly.
     const target = await serverPosition({ ...sharedMysqlConfig() });
     const catalog = new FileSystemCatalog({ warehouse });
+    const catchUpStart = Date.now();
     const last = new FloeProcess(configPath);
     try {
       await waitForCatchUp(
@@ -156,6 +159,7 @@ describe('crash and restart', () => {
       last.kill('SIGTERM');
     }
     const exit = await last.exited;
+    console.log(`caught up and stopped in ${Date.now() - catchUpStart} ms`);
     expect(exit, last.tail()).toEqual({ code: 0, signal: null });
 
     for (const t of CRASH_TABLES) {

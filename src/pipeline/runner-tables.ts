@@ -1,0 +1,109 @@
+/**
+ * The runner's captured tables and their wiring: for each prepared table (runner-setup.ts) a
+ * checkpoint table (its committer and progress, checkpoint.ts) and a routed table (its projection
+ * and writer modes, router.ts). Tables join at start or later (a new table matching the include
+ * patterns), change shape after a DDL (`refresh`), and leave when dropped in MySQL (`remove`).
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import type { FloeConfig } from '../config/schema.js';
+import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
+import { CheckpointCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
+import type { CascadePlan } from '../source/mysql/foreign-keys.js';
+import type { BinlogOffset } from '../source/mysql/offset.js';
+import type { MappedTable } from '../source/mysql/type-mapping.js';
+import { FloeError } from '../util/errors.js';
+import { matchFieldsFor } from './cascade.js';
+import type { CheckpointTable, Checkpointer } from './checkpoint.js';
+import type { Logger } from './logger.js';
+import type { RoutedTable, Router } from './router.js';
+import type { PreparedTable } from './runner-setup.js';
+import type { TableProgress } from './state.js';
+import { ensureIcebergTable } from './table-mapping-catalog.js';
+import { planTableMapping } from './table-mapping.js';
+import { compileTransforms } from './transforms.js';
+
+export interface TableWiring {
+  readonly config: FloeConfig;
+  readonly catalog: Catalog;
+  readonly checkpointer: Checkpointer;
+  readonly router: Router;
+  readonly logger: Logger;
+  /** The source's current ON DELETE CASCADE plan (child tables index their rows by FK values). */
+  readonly cascades: () => CascadePlan | undefined;
+  readonly parquetEncoder?: ParquetEncoderFactory;
+}
+
+export class CapturedTables {
+  readonly prepared = new Map<string, PreparedTable>();
+
+  constructor(private readonly w: TableWiring) {}
+
+  /** Wires a prepared table in: `working` is its progress to start from, `skipUntil` what it holds. */
+  add(t: PreparedTable, working: TableProgress | undefined, skipUntil: BinlogOffset | undefined): void {
+    const { config, catalog, logger } = this.w;
+    const c: CheckpointTable = {
+      key: t.key,
+      identifier: t.mapping.identifier,
+      io: t.ready.table.io,
+      location: t.ready.table.metadata.location,
+      committer: new CheckpointCommitter({
+        catalog,
+        jobId: config.job.id,
+        emptyCommitInterval: 0,
+        warn: (m) => logger.warn(m, { table: t.key }),
+        ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
+      }),
+      writerOptions: () => this.writerOptions(t.key),
+      mode: undefined,
+      pending: 0,
+      committed: t.progress,
+      working,
+      skipUntil,
+      checkpointsSinceCommit: 0,
+      lastCommitMs: Date.now(),
+    };
+    const keyless = t.mapping.keyless;
+    const routed: RoutedTable = {
+      key: t.key,
+      checkpoint: c,
+      project: t.ready.project,
+      sourceColumns: t.mapped.columns.map((col) => col.column.name),
+      snapshotMode: keyless ? 'append' : t.foreignRows ? 'upsert' : 'append-only',
+      streamMode: keyless ? 'append' : 'upsert',
+    };
+    this.prepared.set(t.key, t);
+    this.w.checkpointer.add(c);
+    this.w.router.add(routed);
+  }
+
+  private writerOptions(key: string): TableChangeWriterOptions {
+    const plan = this.w.cascades();
+    const matchFields = plan ? matchFieldsFor(plan, key) : [];
+    return matchFields.length > 0 ? { matchFields } : {};
+  }
+
+  /**
+   * A captured table changed shape (the DDL handler evolved its Iceberg table and switched the
+   * source's decoding to `mapped`): later rows map onto the table's new schema, through a new writer.
+   * The caller has committed what was buffered with the old schema.
+   */
+  async refresh(key: string, mapped: MappedTable): Promise<void> {
+    const prepared = this.prepared.get(key);
+    const routed = this.w.router.tables.get(key);
+    if (!prepared || !routed) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
+    if (routed.checkpoint.pending > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
+    const mapping = planTableMapping(mapped, this.w.config, compileTransforms(this.w.config.transforms));
+    const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger);
+    routed.project = ready.project;
+    routed.sourceColumns = mapped.columns.map((col) => col.column.name);
+    routed.checkpoint.mode = undefined; // the next write opens a writer on the table's new schema
+    this.prepared.set(key, { ...prepared, mapped, mapping, ready });
+  }
+
+  /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. */
+  remove(key: string): void {
+    this.w.checkpointer.remove(key);
+    this.w.router.tables.delete(key);
+    this.prepared.delete(key);
+  }
+}
