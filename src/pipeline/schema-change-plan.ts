@@ -143,6 +143,8 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
         return undefined;
       }
       case 'modify': {
+        const narrowing = integerNarrowing(c.before, c.after);
+        if (narrowing) return `column ${c.after.name} of ${key} changes from ${c.before.columnType} to ${c.after.columnType}, which ${narrowing}`;
         const f = fields.get(c.after.name.toLowerCase());
         const t = target(c.after.name);
         if (!f || !t) return undefined; // dropped by a transform
@@ -231,6 +233,21 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
     }
     return final;
   }
+}
+
+const INTEGER_RANK: Record<string, number> = { tinyint: 1, smallint: 2, mediumint: 3, int: 4, integer: 4, bigint: 5 };
+
+/**
+ * MySQL integer narrowing (fewer bytes): the server converted the stored values — clamping them
+ * outside strict mode — without writing row events, so the lake could keep values MySQL no longer
+ * has, even where the Iceberg type stays the same (smallint and int are both Iceberg int).
+ */
+function integerNarrowing(before: ColumnSchema, after: ColumnSchema): string | undefined {
+  const a = INTEGER_RANK[before.dataType];
+  const b = INTEGER_RANK[after.dataType];
+  if (a === undefined || b === undefined || b >= a) return undefined;
+  if (/^tinyint\(1\)/.test(before.columnType) && after.dataType === 'tinyint') return undefined;
+  return 'narrows the column: MySQL rewrote the stored values (clamping those out of range unless in strict mode) without row events';
 }
 
 /** Spec promotions floe applies (format/spec.md "Schema Evolution"). */
