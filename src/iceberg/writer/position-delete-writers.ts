@@ -24,6 +24,7 @@ import type { ParquetWriterOptions } from '../parquet/file-writer.js';
 import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
 import { deletionVectorFile, readDeletionVector, writeDeletionVectorPuffin } from '../puffin/deletion-vector-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
+import type { DataFileHandle } from './positional-data-writer.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -130,4 +131,59 @@ export async function readExistingDeletionVector(io: FileIO, dv: DataFile): Prom
   const start = Number(dv.contentOffset);
   const bytes = await io.readRange(dv.filePath, start, start + Number(dv.contentSizeInBytes));
   return readDeletionVector(bytes, 0, bytes.length, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
+}
+
+/**
+ * The position deletes of one checkpoint's data files (those with deleted positions): v3 → one Puffin
+ * file of DVs; v2 → one position-delete file per partition. Paths are pushed to `written` as soon as
+ * they exist, so that a failure part-way can still remove them.
+ */
+export async function writeCheckpointPositionDeletes(args: {
+  io: FileIO;
+  formatVersion: number;
+  locations: LocationProvider;
+  /** Unique tag of the writer (file names). */
+  tag: string;
+  files: readonly DataFileHandle[];
+  existing?: ReadonlyMap<string, ExistingDeletes>;
+  targetFileSizeBytes?: number;
+  parquet?: ParquetWriterOptions;
+  written: string[];
+}): Promise<{ deleteFiles: DataFile[]; removed: DataFile[] }> {
+  const byPartition = new Map<string, PositionDeleteTarget[]>();
+  for (const h of args.files) {
+    if (!h.deleted || h.deleted.isEmpty) continue;
+    const t = { dataFilePath: h.path, specId: h.specId, partition: h.partition, positions: h.deleted };
+    const group = byPartition.get(h.partitionPath);
+    if (group) group.push(t);
+    else byPartition.set(h.partitionPath, [t]);
+  }
+  if (byPartition.size === 0) return { deleteFiles: [], removed: [] };
+  if (args.formatVersion >= 3) {
+    // v3: deletion vectors only; a v3 table must never receive a position-delete file.
+    const dvs = await writeDeletionVectors({
+      io: args.io,
+      puffinPath: args.locations.newDataLocation(`dv-${args.tag}.puffin`, ''),
+      targets: [...byPartition.values()].flat(),
+      existing: args.existing,
+    });
+    args.written.push(...dvs.paths);
+    return { deleteFiles: dvs.deleteFiles, removed: dvs.removed };
+  }
+  const deleteFiles: DataFile[] = [];
+  let n = 0;
+  for (const [partitionPath, group] of byPartition) {
+    const pos = await writePositionDeleteFile({
+      io: args.io,
+      locations: args.locations,
+      partitionPath,
+      fileNamePrefix: `pos-${String(n++).padStart(5, '0')}-${args.tag}`,
+      targets: group,
+      targetFileSizeBytes: args.targetFileSizeBytes,
+      parquet: args.parquet,
+    });
+    args.written.push(...pos.paths);
+    deleteFiles.push(...pos.deleteFiles);
+  }
+  return { deleteFiles, removed: [] };
 }

@@ -43,15 +43,15 @@ import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../data-file.js';
-import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer.js';
-import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
+import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { isUnpartitioned, type PartitionSpec } from '../partition.js';
 import type { Schema } from '../schema.js';
 import type { TableMetadata } from '../table-metadata.js';
 import { Partitioner } from './partitioner.js';
 import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
-import { writeDeletionVectors, writePositionDeleteFile, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
+import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
+import { writeCheckpointPositionDeletes, type ExistingDeletes } from './position-delete-writers.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from './table-key.js';
@@ -127,8 +127,6 @@ interface KeyEntry {
   eqDeleted: boolean;
 }
 
-const EQ_DELETE_BATCH = 1000;
-
 export class TableChangeWriter {
   readonly mode: WriteMode;
   readonly schema: Schema;
@@ -143,8 +141,7 @@ export class TableChangeWriter {
   private readonly partitions = new Map<string, PositionalDataWriter>();
   private readonly keys = new Map<string, KeyEntry>();
   private readonly keylessRows = new Map<string, RowLocation[]>();
-  private eqWriter: RollingParquetWriter | undefined;
-  private eqPending: Row[] = [];
+  private readonly eqDeletes: EqualityDeleteSink;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   private readonly extraPaths: string[] = [];
   private readonly matching: MatchingDeletes;
@@ -172,6 +169,13 @@ export class TableChangeWriter {
     const sizes = targetFileSizes(m);
     this.targetSize = options.targetFileSizeBytes ?? sizes.data;
     this.deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
+    this.eqDeletes = new EqualityDeleteSink(schema, this.key.fieldIds, {
+      io: table.io,
+      locations: this.locations,
+      fileNamePrefix: `eq-${this.tag}`,
+      targetFileSizeBytes: this.deleteTargetSize,
+      parquet: options.parquet,
+    });
     this.matching = new MatchingDeletes(schema, {
       io: table.io,
       locations: this.locations,
@@ -340,33 +344,8 @@ export class TableChangeWriter {
   }
 
   private async equalityDelete(values: Value[]): Promise<void> {
-    this.eqPending.push(values);
     this.stats.equalityDeletes++;
-    if (this.eqPending.length >= EQ_DELETE_BATCH) await this.flushEqualityDeletes();
-  }
-
-  private async flushEqualityDeletes(): Promise<void> {
-    if (this.eqPending.length === 0) return;
-    if (!this.eqWriter) {
-      const ids = this.key.fieldIds;
-      // Spec id set at prepare (the unpartitioned spec of a partitioned table may not exist yet).
-      this.eqWriter = new RollingParquetWriter(equalityDeleteSchema(this.schema, ids), {
-        ...this.options.parquet,
-        io: this.table.io,
-        locations: this.locations,
-        content: 'equality-deletes',
-        equalityIds: ids,
-        specId: -1,
-        partition: [],
-        partitionPath: '',
-        keyValueMetadata: { ...this.options.parquet?.keyValueMetadata, ...equalityDeleteKeyValue(ids) },
-        targetFileSizeBytes: this.deleteTargetSize,
-        fileNamePrefix: `eq-${this.tag}`,
-      });
-    }
-    const rows = this.eqPending;
-    this.eqPending = [];
-    await this.eqWriter.write(rows);
+    await this.eqDeletes.add(values);
   }
 
   /**
@@ -398,18 +377,15 @@ export class TableChangeWriter {
     }
 
     const deleteFiles: DataFile[] = [];
-    await this.flushEqualityDeletes();
-    if (this.eqWriter) {
-      const specId = this.equalityDeleteSpecId(options.equalityDeleteSpecId);
-      const eqFiles = await this.eqWriter.close();
-      this.eqWriter = undefined;
-      for (const f of eqFiles) {
+    if (this.eqDeletes.count > 0) {
+      const files = await this.eqDeletes.close(equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId));
+      for (const f of files) {
         written.push(f.filePath);
-        deleteFiles.push({ ...f, specId, partition: [] });
+        deleteFiles.push(f);
       }
     }
     if (!this.matching.isEmpty) {
-      const files = await this.matching.close(this.equalityDeleteSpecId(options.equalityDeleteSpecId));
+      const files = await this.matching.close(equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId));
       for (const f of files) {
         written.push(f.filePath);
         deleteFiles.push(f);
@@ -417,7 +393,7 @@ export class TableChangeWriter {
     }
 
     const dataFiles: DataFile[] = [];
-    const targets = new Map<string, PositionDeleteTarget[]>(); // by partition path
+    const kept: DataFileHandle[] = [];
     for (const h of handles) {
       if (h.deletedCount === h.recordCount) {
         // Every row was superseded within the checkpoint: nothing references the file, drop it.
@@ -426,63 +402,24 @@ export class TableChangeWriter {
         continue;
       }
       dataFiles.push(h.dataFile!);
-      if (h.deleted && !h.deleted.isEmpty) {
-        const t = { dataFilePath: h.path, specId: h.specId, partition: h.partition, positions: h.deleted };
-        const group = targets.get(h.partitionPath);
-        if (group) group.push(t);
-        else targets.set(h.partitionPath, [t]);
-      }
+      kept.push(h);
     }
-
-    let removed: DataFile[] = [];
-    if (targets.size > 0) {
-      if (this.formatVersion >= 3) {
-        // v3: deletion vectors only; a v3 table must never receive a position-delete file.
-        const dvs = await writeDeletionVectors({
-          io,
-          puffinPath: this.locations.newDataLocation(`dv-${this.tag}.puffin`, ''),
-          targets: [...targets.values()].flat(),
-          existing: options.existingDeletes,
-        });
-        deleteFiles.push(...dvs.deleteFiles);
-        written.push(...dvs.paths);
-        removed = dvs.removed;
-      } else {
-        let n = 0;
-        for (const [partitionPath, group] of targets) {
-          const pos = await writePositionDeleteFile({
-            io,
-            locations: this.locations,
-            partitionPath,
-            fileNamePrefix: `pos-${String(n++).padStart(5, '0')}-${this.tag}`,
-            targets: group,
-            targetFileSizeBytes: this.deleteTargetSize,
-            parquet: this.options.parquet,
-          });
-          deleteFiles.push(...pos.deleteFiles);
-          written.push(...pos.paths);
-        }
-      }
-    }
+    const positional = await writeCheckpointPositionDeletes({
+      io,
+      formatVersion: this.formatVersion,
+      locations: this.locations,
+      tag: this.tag,
+      files: kept,
+      existing: options.existingDeletes,
+      targetFileSizeBytes: this.deleteTargetSize,
+      parquet: this.options.parquet,
+      written,
+    });
+    deleteFiles.push(...positional.deleteFiles);
+    const removed = positional.removed;
     this.keys.clear();
     this.keylessRows.clear();
     return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
-  }
-
-  private equalityDeleteSpecId(given: number | undefined): number {
-    if (isUnpartitioned(this.spec)) return given ?? this.spec.specId;
-    if (given !== undefined) {
-      const spec = this.table.metadata.partitionSpecs.find((s) => s.specId === given);
-      if (spec && !isUnpartitioned(spec)) {
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `equality deletes of a partitioned table must use an unpartitioned spec; spec ${given} is partitioned`);
-      }
-      return given;
-    }
-    const unpartitioned = this.table.metadata.partitionSpecs.find((s) => isUnpartitioned(s));
-    if (!unpartitioned) {
-      throw new FloeError(SUBSYSTEM, 'invalid-argument', `table ${this.table.metadata.location} is partitioned and has no unpartitioned spec for global equality deletes; add one (ensureUnpartitionedSpec) and pass its id`);
-    }
-    return unpartitioned.specId;
   }
 
   /**
@@ -497,7 +434,7 @@ export class TableChangeWriter {
       await w.abort();
       for (const h of w.files) paths.push(h.path);
     }
-    await this.eqWriter?.abort();
+    await this.eqDeletes.abort();
     await this.matching.abort();
     for (const p of new Set(paths)) {
       try {
