@@ -6,6 +6,8 @@
  *    and the row binlog — removed when the demo ends, so nothing is kept between runs;
  * 3. otherwise an error saying what to install.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../pipeline/logger.js';
 import { FloeError, errorMessage } from '../util/errors.js';
@@ -48,7 +50,34 @@ export async function startDemoServer(logger: Logger, home = DEMO_HOME): Promise
   );
 }
 
+/**
+ * Whether a Docker engine could be reachable, by the places testcontainers looks (environment,
+ * ~/.testcontainers.properties, the usual sockets, a Docker CLI context) — checked before loading
+ * testcontainers at all, which is slow to find out that nothing is there.
+ */
+export function dockerMaybeReachable(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.DOCKER_HOST || env.TESTCONTAINERS_HOST_OVERRIDE || env.TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE) return true;
+  const home = homedir();
+  const candidates = [
+    '/var/run/docker.sock',
+    join(home, '.testcontainers.properties'),
+    join(home, '.docker', 'run', 'docker.sock'),
+    join(home, '.docker', 'desktop', 'docker.sock'),
+    join(home, '.colima', 'default', 'docker.sock'),
+    join(home, '.rd', 'docker.sock'),
+    ...(env.XDG_RUNTIME_DIR ? [join(env.XDG_RUNTIME_DIR, 'docker.sock'), join(env.XDG_RUNTIME_DIR, 'podman', 'podman.sock')] : []),
+  ];
+  if (candidates.some((c) => existsSync(c))) return true;
+  try {
+    const config = JSON.parse(readFileSync(join(home, '.docker', 'config.json'), 'utf8')) as { currentContext?: string };
+    return Boolean(config.currentContext && config.currentContext !== 'default');
+  } catch {
+    return false;
+  }
+}
+
 async function startMysqlContainer(logger: Logger): Promise<DemoServer | undefined> {
+  if (!dockerMaybeReachable()) return undefined;
   let testcontainers: typeof import('testcontainers');
   let mysqlModule: typeof import('@testcontainers/mysql');
   try {
