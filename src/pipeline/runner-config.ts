@@ -1,10 +1,10 @@
 /**
  * floe's configuration turned into the parts the runner wires together (issue 5 item 1): the MySQL
- * connection, the source engine's options, the catalog, the checkpoint settings, and the concrete
- * binlog offset a table without a snapshot starts streaming from.
+ * connection, the source engine's options, the checkpoint settings, and the concrete binlog offset a
+ * table without a snapshot starts streaming from; the catalog through src/catalog/factory.ts.
  */
 import type { Catalog } from '../catalog/catalog.js';
-import { FileSystemCatalog } from '../catalog/filesystem-catalog.js';
+import { createCatalog, storageConfigOf } from '../catalog/factory.js';
 import type { FloeConfig, SourceConfig, WarehouseConfig } from '../config/schema.js';
 import type { StorageConfig } from '../io/file-io-factory.js';
 import type { Chunk } from '../source/mysql/chunk.js';
@@ -79,31 +79,14 @@ export function checkpointOptions(config: FloeConfig): CheckpointOptions {
   };
 }
 
+/** The storage part of the config (the catalog factory's form; kept for the CLI's checks). */
 export function storageConfig(warehouse: WarehouseConfig): StorageConfig {
-  const s3 = warehouse.s3;
-  return {
-    s3: {
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: s3.pathStyle,
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-      sessionToken: s3.sessionToken,
-    },
-  };
+  return storageConfigOf(warehouse);
 }
 
+/** The configured catalog, connecting on first use (src/catalog/factory.ts `createCatalog`). */
 export function openCatalog(config: FloeConfig, logger: Logger): Catalog {
-  const catalog = config.catalog;
-  if (catalog.type !== 'filesystem') {
-    throw new FloeError('config', 'config', `catalog.type ${catalog.type} is not available to the pipeline in this build; use catalog.type: filesystem`);
-  }
-  return new FileSystemCatalog({
-    warehouse: config.warehouse.location,
-    name: catalog.name,
-    storage: storageConfig(config.warehouse),
-    warn: (message) => logger.warn(message, { catalog: catalog.name }),
-  });
+  return createCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) });
 }
 
 /**

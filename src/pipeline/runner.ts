@@ -22,6 +22,7 @@
  * events, reader lag, per-table lag, commit durations, files and bytes.
  */
 import type { Catalog } from '../catalog/catalog.js';
+import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
@@ -41,7 +42,7 @@ import type { Notifier } from './notifications.js';
 import type { ProgressReporter } from './progress.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
-import { checkpointOptions, mysqlConnection, openCatalog, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
+import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
 import { CapturedTables } from './runner-tables.js';
@@ -134,7 +135,7 @@ class PipelineRun {
     const client = (this.client = await connectMysql(mysqlConnection(source)));
     const dialect = await detectDialect(client);
     const identity = await readServerIdentity(client, dialect.flavor);
-    const catalog = (this.catalog = openCatalog(config, logger));
+    const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     const prepared = await prepareTables(config, await discoverMappedTables(config, client, dialect), catalog, logger);
     const firstId = firstCheckpointId(prepared);
     const fresh = prepared.filter((t) => !t.progress);
