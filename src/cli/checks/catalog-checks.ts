@@ -17,7 +17,7 @@ export async function catalogChecks(config: FloeConfig, logger: Logger): Promise
     return [{ check: 'catalog.connect', ok: false, severity: 'error', message: `cannot open the ${name}: ${errorMessage(e)}` }];
   }
   try {
-    const lines: CheckLine[] = [{ check: 'catalog.connect', ok: true, severity: 'info', message: `opened the ${name}` }];
+    const lines: CheckLine[] = [{ check: 'catalog.connect', ok: true, severity: 'error', message: `opened the ${name}` }];
     try {
       const namespaces = await catalog.listNamespaces();
       const names = namespaces.map((n) => n.join('.'));

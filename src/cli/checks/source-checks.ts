@@ -26,7 +26,7 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
     return [{ check: 'source.connection', ok: false, severity: 'error', message: `cannot connect to ${where}: ${errorMessage(e)}` }];
   }
   try {
-    const lines: CheckLine[] = [{ check: 'source.connection', ok: true, severity: 'info', message: `connected to ${where}` }];
+    const lines: CheckLine[] = [{ check: 'source.connection', ok: true, severity: 'error', message: `connected to ${where}` }];
     const tables = await discoverTables(client, { include: source.include, exclude: source.exclude });
     lines.push(
       tables.length > 0

@@ -33,7 +33,7 @@ export async function storageChecks(config: FloeConfig): Promise<CheckLine[]> {
     const payload = new TextEncoder().encode(`floe check ${new Date().toISOString()}\n`);
     try {
       await io.write(probe, payload);
-      lines.push({ check: 'storage.write', ok: true, severity: 'info', message: `wrote a probe object under ${warehouse}` });
+      lines.push({ check: 'storage.write', ok: true, severity: 'error', message: `wrote a probe object under ${warehouse}` });
     } catch (e) {
       return fail('storage.write', `cannot write under ${warehouse}: ${errorMessage(e)}; check the path or bucket, the credentials and their write permission`);
     }
@@ -41,14 +41,14 @@ export async function storageChecks(config: FloeConfig): Promise<CheckLine[]> {
       const back = await io.read(probe);
       if (Buffer.compare(Buffer.from(back), Buffer.from(payload)) !== 0) {
         fail('storage.read', `read back ${back.length} bytes from the probe object, expected the ${payload.length} written: the store does not return what it stores`);
-      } else lines.push({ check: 'storage.read', ok: true, severity: 'info', message: 'read the probe object back' });
+      } else lines.push({ check: 'storage.read', ok: true, severity: 'error', message: 'read the probe object back' });
     } catch (e) {
       fail('storage.read', `cannot read the probe object back: ${errorMessage(e)}; check read permission`);
     }
     try {
       await io.delete(probe);
       if (await io.exists(probe)) fail('storage.delete', 'the probe object still exists after delete; floe needs to remove files of failed commits and expired snapshots');
-      else lines.push({ check: 'storage.delete', ok: true, severity: 'info', message: 'deleted the probe object' });
+      else lines.push({ check: 'storage.delete', ok: true, severity: 'error', message: 'deleted the probe object' });
     } catch (e) {
       fail('storage.delete', `cannot delete the probe object ${probe}: ${errorMessage(e)}; check delete permission`);
     }
@@ -57,7 +57,7 @@ export async function storageChecks(config: FloeConfig): Promise<CheckLine[]> {
         const atomic = await io.supportsAtomicCreate(warehouse);
         lines.push(
           atomic
-            ? { check: 'storage.atomic-create', ok: true, severity: 'info', message: 'create-if-absent is atomic here: the filesystem catalog can commit safely' }
+            ? { check: 'storage.atomic-create', ok: true, severity: 'error', message: 'create-if-absent is atomic here: the filesystem catalog can commit safely' }
             : { check: 'storage.atomic-create', ok: false, severity: 'error', message: `this store ignores create-if-absent (If-None-Match: *), so concurrent filesystem-catalog commits could overwrite each other; use catalog.type sql or rest for ${warehouse}` },
         );
       } catch (e) {
