@@ -59,7 +59,7 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     if (clash) throw new FloeError('config', 'config', `MySQL tables ${clash} and ${key} both map to the Iceberg table ${name}; give one of them another name in tables.overrides`);
     icebergNames.set(name, key);
     for (const note of mapping.notes) logger.info(note, { table: key });
-    const ready = await ensureIcebergTable(catalog, mapping, logger);
+    const ready = await ensureIcebergTable(catalog, mapping, logger, { pendingDdlPossible: (table) => lastCommitted(table.metadata, config.job.id) !== undefined });
     const committed = lastCommitted(ready.table.metadata, config.job.id);
     const progress = committed ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
     const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];

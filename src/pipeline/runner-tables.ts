@@ -93,7 +93,8 @@ export class CapturedTables {
     if (!prepared || !routed) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
     if (routed.checkpoint.pending > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
     const mapping = planTableMapping(mapped, this.w.config, compileTransforms(this.w.config.transforms));
-    const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger);
+    // Later DDL of the same table may still be ahead in the binlog (the definition is read now).
+    const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger, { pendingDdlPossible: () => true });
     routed.project = ready.project;
     routed.sourceColumns = mapped.columns.map((col) => col.column.name);
     routed.checkpoint.mode = undefined; // the next write opens a writer on the table's new schema

@@ -33,8 +33,20 @@ export interface ReadyTable {
   readonly project: (row: Row) => Row;
 }
 
+export interface EnsureOptions {
+  /**
+   * Whether the MySQL definition may be AHEAD of the Iceberg schema: true for a table this job
+   * already streams into, where the binlog between its committed offset and now may hold DDL not
+   * applied yet (floe stopped before it, or crashed) — the schema-change policy deals with it when
+   * the statement comes. Then only differences that make rows unwritable are refused (a required
+   * Iceberg field MySQL no longer has, other identifier fields); rows carry the Iceberg table's
+   * columns by name until then. Default false: every difference is refused.
+   */
+  readonly pendingDdlPossible?: (table: CatalogTable) => boolean;
+}
+
 /** Creates or loads the table of `mapping`, checks it, and returns it with its row projection. */
-export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping, logger: Logger): Promise<ReadyTable> {
+export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping, logger: Logger, options: EnsureOptions = {}): Promise<ReadyTable> {
   let table: CatalogTable;
   let created = false;
   if (await catalog.tableExists(mapping.identifier)) {
@@ -57,7 +69,17 @@ export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping
     }
   }
   const schema = currentSchema(table);
-  const problems = schemaProblems(mapping, schema);
+  let problems = schemaProblems(mapping, schema);
+  if (problems.length > 0 && !created && options.pendingDdlPossible?.(table)) {
+    const blocking = blockingProblems(mapping, schema);
+    if (blocking.length === 0) {
+      logger.warn('the MySQL table differs from its Iceberg table; expecting the DDL that made the difference further on in the binlog (the schema-change policy applies it there)', {
+        table: mapping.sourceKey,
+        differences: problems.join('; '),
+      });
+    }
+    problems = blocking;
+  }
   if (problems.length > 0) {
     throw new FloeError(
       SUBSYSTEM,
@@ -119,6 +141,15 @@ export function schemaProblems(mapping: TableMapping, schema: Schema): string[] 
   return problems;
 }
 
+/** Differences no pending DDL can make writable: a required field MySQL lacks, other key fields. */
+function blockingProblems(mapping: TableMapping, schema: Schema): string[] {
+  const names = new Set(mapping.columns.map((c) => c.name));
+  const problems = schema.fields.filter((f) => f.required && !names.has(f.name)).map((f) => `required column ${f.name} is in the Iceberg table but not in MySQL`);
+  const key = (s: Schema) => s.identifierFieldIds.map((id) => s.findField(id)?.name ?? `#${id}`).join(', ');
+  if (key(mapping.schema) !== key(schema)) problems.push(`identifier fields are [${key(schema)}] in Iceberg, expected the primary key [${key(mapping.schema)}]`);
+  return problems;
+}
+
 function warnOnSpecDifference(table: CatalogTable, mapping: TableMapping, logger: Logger): void {
   const text = (spec: PartitionSpec, schema: Schema) =>
     spec.fields.map((f) => `${transformToString(f.transform)}(${schema.findField(f.sourceId)?.name ?? f.sourceId})`).join(', ');
@@ -133,16 +164,24 @@ function warnOnSpecDifference(table: CatalogTable, mapping: TableMapping, logger
   }
 }
 
-/** Source row → row in the order of `schema`'s top-level fields, transforms applied. */
+/**
+ * Source row → row in the order of `schema`'s top-level fields, transforms applied. A field the
+ * mapping lacks (only while a DDL is pending, see `EnsureOptions`) is null; a source column the
+ * table lacks is not written.
+ */
 export function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
   const byName = new Map(mapping.columns.map((c) => [c.name, c]));
-  const plan = schema.fields.map((f) => byName.get(f.name)!);
-  const identity = plan.length === mapping.sourceColumnCount && plan.every((c, i) => c.sourceIndex === i && !c.transform);
+  const plan = schema.fields.map((f) => byName.get(f.name));
+  const identity = plan.length === mapping.sourceColumnCount && plan.every((c, i) => c !== undefined && c.sourceIndex === i && !c.transform);
   if (identity) return (row) => row;
   return (row) => {
     const out: Value[] = new Array(plan.length);
     for (let i = 0; i < plan.length; i++) {
       const c = plan[i];
+      if (!c) {
+        out[i] = null;
+        continue;
+      }
       const v = row[c.sourceIndex];
       out[i] = c.transform ? c.transform(v) : v;
     }

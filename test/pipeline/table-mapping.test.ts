@@ -144,5 +144,16 @@ describe('table mapping', () => {
     await conn.query(`ALTER TABLE t ADD COLUMN extra INT, MODIFY qty BIGINT NOT NULL`);
     const drifted = planTableMapping(await mapped('t'), c, compileTransforms([]));
     await expect(ensureIcebergTable(catalog, drifted, silentLogger)).rejects.toThrow(/does not match.*qty is int in Iceberg, expected long.*extra is in MySQL but not in the Iceberg table/);
+
+    // A table the job streams into may be behind MySQL by DDL still ahead in the binlog: rows carry
+    // the Iceberg columns by name meanwhile (a column MySQL dropped reads null).
+    await conn.query(`ALTER TABLE t DROP COLUMN note`);
+    const ahead = planTableMapping(await mapped('t'), c, compileTransforms([]));
+    const lenient = await ensureIcebergTable(catalog, ahead, silentLogger, { pendingDdlPossible: () => true });
+    expect(lenient.project([1n, 'k', 5n, null, null, null, 'e', 'secret', 42])).toEqual([1n, 'k', 5n, null, null, null, 'e', 'secret', null]);
+    // …but a required Iceberg column MySQL no longer has can never be written
+    await conn.query(`ALTER TABLE t DROP COLUMN qty`);
+    const gone = planTableMapping(await mapped('t'), c, compileTransforms([]));
+    await expect(ensureIcebergTable(catalog, gone, silentLogger, { pendingDdlPossible: () => true })).rejects.toThrow(/required column qty is in the Iceberg table but not in MySQL/);
   });
 });
