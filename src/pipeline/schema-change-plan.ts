@@ -99,6 +99,8 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
     const r = planOne(c);
     if (r) return refuse(r);
   }
+  const r = reconcile();
+  if (r) return refuse(r);
   if (changes.length > 0) {
     try {
       evolveSchema(metadata, changes); // the spec's rules, checked now so the refusal names the DDL
@@ -145,26 +147,7 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
       case 'modify': {
         const narrowing = integerNarrowing(c.before, c.after);
         if (narrowing) return `column ${c.after.name} of ${key} changes from ${c.before.columnType} to ${c.after.columnType}, which ${narrowing}`;
-        const f = fields.get(c.after.name.toLowerCase());
-        const t = target(c.after.name);
-        if (!f || !t) return undefined; // dropped by a transform
-        if (!typesEqual(f.type, t.type)) {
-          const promotion = canWiden(f.type as PrimitiveType, t.type, v);
-          if (!promotion) {
-            return `column ${c.after.name} of ${key} changes from ${c.before.columnType} to ${c.after.columnType}: Iceberg ${typeToString(f.type)} → ${typeToString(t.type)} is not an allowed widening (int→long, float→double, decimal precision up with the same scale${v >= 3 ? ', date→timestamp' : ''}); old data files could not be read as the new type`;
-          }
-          changes.push({ kind: 'update-column-type', name: f.name, type: t.type });
-        }
-        if (f.required && !t.required) changes.push({ kind: 'make-optional', name: f.name });
-        if (v >= 3) {
-          const wanted = mapping.schema.fields.find((x) => x.id === t.fieldId)?.writeDefault;
-          if (!sameValue(f.writeDefault, wanted) && !(wanted === undefined && f.required)) {
-            changes.push({ kind: 'update-write-default', name: f.name, value: (wanted ?? null) as Value });
-          }
-        }
-        const doc = c.after.comment || undefined;
-        if ((f.doc ?? undefined) !== doc) changes.push({ kind: 'update-doc', name: f.name, doc });
-        return undefined;
+        return align(c.after, `${c.before.columnType} to ${c.after.columnType}`);
       }
       case 'add': {
         const t = target(c.column.name);
@@ -187,10 +170,85 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
           ...(initial !== undefined && initial !== null ? { defaultValue: initial } : {}),
         };
         changes.push(add);
-        fields.set(c.column.name.toLowerCase(), { id: -1, name: c.column.name, required: add.required ?? false, type: t.type });
+        fields.set(c.column.name.toLowerCase(), { id: -1, name: c.column.name, required: add.required ?? false, type: t.type, ...(add.defaultValue !== undefined ? { writeDefault: add.defaultValue } : {}), ...(add.doc !== undefined ? { doc: add.doc } : {}) });
         return undefined;
       }
     }
+  }
+
+  /** Type, required-ness, write-default and doc of an existing lake field, aligned with the new definition. */
+  function align(column: ColumnSchema, what: string): string | undefined {
+    const f = fields.get(column.name.toLowerCase());
+    const t = target(column.name);
+    if (!f || !t) return undefined; // dropped by a transform
+    let type = f.type;
+    if (!typesEqual(f.type, t.type)) {
+      if (!canWiden(f.type as PrimitiveType, t.type, v)) {
+        return `column ${column.name} of ${key} changes (${what}): Iceberg ${typeToString(f.type)} → ${typeToString(t.type)} is not an allowed widening (int→long, float→double, decimal precision up with the same scale${v >= 3 ? ', date→timestamp' : ''}); old data files could not be read as the new type`;
+      }
+      changes.push({ kind: 'update-column-type', name: f.name, type: t.type });
+      type = t.type;
+    }
+    let required = f.required;
+    if (f.required && !t.required) {
+      changes.push({ kind: 'make-optional', name: f.name });
+      required = false;
+    }
+    let writeDefault = f.writeDefault;
+    if (v >= 3) {
+      const wanted = mapping.schema.fields.find((x) => x.id === t.fieldId)?.writeDefault;
+      if (!sameValue(f.writeDefault, wanted) && !(wanted === undefined && f.required)) {
+        changes.push({ kind: 'update-write-default', name: f.name, value: (wanted ?? null) as Value });
+        writeDefault = wanted;
+      }
+    }
+    const doc = column.comment || undefined;
+    if ((f.doc ?? undefined) !== doc) changes.push({ kind: 'update-doc', name: f.name, doc });
+    fields.set(f.name.toLowerCase(), { ...f, type, required, writeDefault, ...(doc !== undefined ? { doc } : {}) });
+    return undefined;
+  }
+
+  /**
+   * The columns the statement names, reconciled with the lake: when the "before" definition already
+   * showed the statement's effect (a replay after a restart that stopped before the DDL), the
+   * column changes are empty but the lake may still lag — renames, adds, drops and type changes of
+   * those columns are planned from the difference. Columns the statement does not name are left
+   * alone (any other difference is drift the start-up check reports).
+   */
+  function reconcile(): string | undefined {
+    for (const rn of effect.renames) {
+      const from = fields.get(rn.from.toLowerCase());
+      if (!from || fields.has(rn.to.toLowerCase()) || !target(rn.to) || target(rn.from)) continue;
+      if (JSON.stringify(transformOf(rn.from)) !== JSON.stringify(transformOf(rn.to))) {
+        return `column ${rn.from} of ${key} is renamed to ${rn.to}, and the column transforms configured for the two names differ; configure the same transform for ${rn.to} first`;
+      }
+      changes.push({ kind: 'rename-column', name: from.name, newName: rn.to });
+      fields.delete(from.name.toLowerCase());
+      fields.set(rn.to.toLowerCase(), { ...from, name: rn.to });
+      notes.push(`RENAME ${rn.from} TO ${rn.to}: applied to the lake, which still had ${rn.from}`);
+    }
+    for (const name of effect.mentioned) {
+      const lower = name.toLowerCase();
+      const t = target(name);
+      const f = fields.get(lower);
+      const column = effect.after.columns.find((c) => c.name.toLowerCase() === lower);
+      if (t && column && !f) {
+        const initial = initialDefault(column, t, mapping, v, notes);
+        const required = t.required && initial !== undefined && initial !== null;
+        changes.push({ kind: 'add-column', name: column.name, type: t.type, required, ...(column.comment ? { doc: column.comment } : {}), ...(initial !== undefined && initial !== null ? { defaultValue: initial } : {}) });
+        fields.set(lower, { id: -1, name: column.name, required, type: t.type, ...(initial !== undefined && initial !== null ? { writeDefault: initial } : {}), ...(column.comment ? { doc: column.comment } : {}) });
+        notes.push(`ADD COLUMN ${column.name}: added to the lake, which did not have it yet`);
+      } else if (!t && f && !column) {
+        if (identifierNames.has(lower)) return `column ${name} is part of the primary key of ${key}`;
+        changes.push({ kind: 'drop-column', name: f.name });
+        fields.delete(lower);
+        notes.push(`DROP COLUMN ${name}: dropped from the lake, which still had it`);
+      } else if (t && f && column) {
+        const why = align(column, `now ${column.columnType}`);
+        if (why) return why;
+      }
+    }
+    return undefined;
   }
 
   function initialDefault(column: ColumnSchema, t: ColumnMapping, m: TableMapping, formatVersion: number, out: string[]): Value | undefined {

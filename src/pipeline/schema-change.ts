@@ -84,7 +84,9 @@ export function analyzeDdl(event: DdlEvent, tables: ReadonlyMap<string, TableSch
     return { parseError: e, effects: [], tables: touched };
   }
   const all = applyDdl(statement, { flavor, tables, isCaptured, statement: event.statement });
-  const effects = all.filter((e) => e.kind !== 'no-schema-effect' && !(e.kind === 'alter' && e.changes.length === 0 && !e.primaryKeyChanged && !e.renamedTo && e.unsupported.length === 0));
+  // an ALTER that names columns stays even when the definition already shows it (a replay): the
+  // lake copy may still lag and is reconciled against the statement's columns
+  const effects = all.filter((e) => e.kind !== 'no-schema-effect' && !(e.kind === 'alter' && e.changes.length === 0 && e.mentioned.length === 0 && !e.primaryKeyChanged && !e.renamedTo && e.unsupported.length === 0));
   const keys = new Set<string>();
   for (const e of effects) {
     if (e.kind === 'rename') keys.add(`${e.from.database}.${e.from.table}`);
@@ -143,7 +145,7 @@ export class SchemaChangeHandler implements DdlHandler {
     const policy = isAccepted(event, this.accepted) ? 'evolve' : this.options.policy;
     if (policy === 'stop') return this.stop(event, ctx, analysis.tables);
     if (policy === 'fail') {
-      return this.refuse(event, ctx, analysis.tables, 'schemaChanges is fail', 'to continue, restart with schemaChanges: evolve (or FLOE_ACCEPT_DDL naming this position) to apply it, or re-snapshot the table (drop its Iceberg table)');
+      return this.refuse(event, ctx, analysis.tables, 'schemaChanges is fail', 'To continue, restart with schemaChanges: evolve (or FLOE_ACCEPT_DDL naming this position) to apply it, or re-snapshot the table (drop its Iceberg table)');
     }
     if (!rt) {
       return this.refuse(event, ctx, analysis.tables, 'the runner did not provide what applying schema changes needs (internal: SchemaChangeRuntime)');

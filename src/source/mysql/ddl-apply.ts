@@ -45,6 +45,14 @@ export type TableEffect =
       readonly renamedTo?: TableId;
       readonly unsupported: readonly { readonly text: string; readonly reason: string }[];
       readonly notes: readonly string[];
+      /**
+       * Every column name the statement's column actions name (old and new names): what a consumer
+       * may reconcile against its own copy when `changes` is empty because the "before" schema
+       * already had the effect (a replay after a restart).
+       */
+      readonly mentioned: readonly string[];
+      /** Column renames the statement makes (RENAME COLUMN, CHANGE with a new name), in order. */
+      readonly renames: readonly { readonly from: string; readonly to: string }[];
     }
   | { readonly kind: 'create'; readonly table: TableId; readonly schema: TableSchema | undefined; readonly like?: TableId; readonly asSelect: boolean; readonly orReplace: boolean }
   | { readonly kind: 'drop'; readonly table: TableId }
@@ -125,6 +133,19 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
   let renamedTo: TableId | undefined;
   const unsupported: { text: string; reason: string }[] = [];
   const notes: string[] = [];
+  const mentioned = new Set<string>();
+  const renames: { from: string; to: string }[] = [];
+  for (const a of actions) {
+    if (a.kind === 'add-column' || a.kind === 'modify-column') mentioned.add(a.column.name);
+    else if (a.kind === 'drop-column' || a.kind === 'alter-column-default') mentioned.add(a.name);
+    else if (a.kind === 'rename-column') {
+      mentioned.add(a.from).add(a.to);
+      renames.push({ from: a.from, to: a.to });
+    } else if (a.kind === 'change-column') {
+      mentioned.add(a.from).add(a.column.name);
+      if (!sameColumnName(a.from, a.column.name)) renames.push({ from: a.from, to: a.column.name });
+    }
+  }
   const find = (name: string): number => list.findIndex((w) => sameColumnName(w.column.name, name));
   const place = (w: Working, position: ColumnPosition | undefined, fallback: number): void => {
     if (!position) list.splice(fallback, 0, w);
@@ -258,7 +279,7 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
     if (columnDiffers(w.original, now)) changes.push({ kind: 'modify', before: w.original, after: now });
   }
   for (const w of list) if (!w.original) changes.push({ kind: 'add', column: columns[list.indexOf(w)], ...(w.definition ? { definition: w.definition } : {}) });
-  return { kind: 'alter', table: before.id, before, after, changes, primaryKeyChanged, ...(renamedTo ? { renamedTo } : {}), unsupported, notes };
+  return { kind: 'alter', table: before.id, before, after, changes, primaryKeyChanged, ...(renamedTo ? { renamedTo } : {}), unsupported, notes, mentioned: [...mentioned], renames };
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {

@@ -222,4 +222,17 @@ describe('Iceberg schema updates planned from DDL', () => {
     const half = planIcebergSchemaChange({ effect: alter(before, sql), metadata: after, config, transforms });
     expect(half.changes).toEqual([]);
   });
+
+  it('reconciles a lagging lake when the definition already shows the statement (restart before the DDL)', () => {
+    const sql = "ALTER TABLE t ADD c1 INT NOT NULL DEFAULT 7, RENAME COLUMN name TO title, MODIFY qty BIGINT, DROP COLUMN price";
+    const current = alter(before, sql).after; // information_schema at the restart: already altered
+    const p = planIcebergSchemaChange({ effect: alter(current, sql), metadata: lake(before), config, transforms });
+    expect(p.refusal).toBeUndefined();
+    expect(p.changes).toEqual([
+      { kind: 'rename-column', name: 'name', newName: 'title' },
+      { kind: 'add-column', name: 'c1', type: { kind: 'int' }, required: true, defaultValue: 7 },
+      { kind: 'update-column-type', name: 'qty', type: { kind: 'long' } },
+      { kind: 'drop-column', name: 'price' },
+    ]);
+  });
 });
