@@ -16,6 +16,7 @@ import { configSchema } from '../src/config/schema.js';
 import { createLogger } from '../src/pipeline/logger.js';
 import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/notifications.js';
 import { runPipeline } from '../src/pipeline/runner.js';
+import { sharedWorkerEncoderPool } from '../src/iceberg/parquet/worker-encoder.js';
 import { errorMessage } from '../src/util/errors.js';
 
 export interface ChildUsage {
@@ -67,7 +68,10 @@ async function main(): Promise<void> {
   send({ type: 'started' });
   t0 = performance.now();
   cpu0 = process.cpuUsage();
-  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger });
+  // FLOE_BENCH_ENCODER: 'workers' (default, as the CLI runs) or 'main' (parquet-wasm on the main thread)
+  const threads = process.env.FLOE_BENCH_ENCODER_THREADS ? Number(process.env.FLOE_BENCH_ENCODER_THREADS) : undefined;
+  const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
+  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder });
   const final = usage();
   await notifications.close(1000);
   send({ type: 'done', reason: result.reason, error: result.error === undefined ? undefined : errorMessage(result.error), ...final });

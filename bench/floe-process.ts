@@ -28,7 +28,8 @@ interface Running {
 
 function start(mode: 'snapshot' | 'run', config: unknown): Running {
   const child = fork(CHILD, [mode], {
-    execArgv: ['--import', 'tsx'],
+    // FLOE_BENCH_NODE_ARGS: extra Node options for floe's process, e.g. "--cpu-prof --cpu-prof-dir=prof"
+    execArgv: ['--import', 'tsx', ...(process.env.FLOE_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)],
     env: { ...process.env, FLOE_BENCH_CONFIG: JSON.stringify(config) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -46,9 +46,17 @@ export interface DriverFieldPacket {
   flags?: number;
 }
 
+/** An object-mode Readable (mysql2's query stream), as much of it as floe uses. */
+export interface DriverRowStream extends AsyncIterable<unknown> {
+  read(): unknown;
+  on(event: 'readable' | 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  destroy(error?: Error): unknown;
+}
+
 /** A running mysql2 query; `stream()` turns its rows into an object-mode Readable with back-pressure. */
 export interface DriverQuery {
-  stream(options?: { highWaterMark?: number }): AsyncIterable<unknown> & { destroy(error?: Error): unknown };
+  stream(options?: { highWaterMark?: number }): DriverRowStream;
 }
 
 export interface DriverConnection {
@@ -84,6 +92,12 @@ export interface MysqlClient {
    * the result is drained and discarded by the driver before the session's next statement runs).
    */
   stream(sql: string, options?: { highWaterMark?: number }): AsyncIterable<unknown[]>;
+  /**
+   * The same stream handed out in batches: each batch is every row buffered when the consumer asks
+   * (at most `highWaterMark`), so a fast reader pays one await per batch, not per row (the snapshot
+   * reader's hot path). Same back-pressure and early-exit rules as `stream`.
+   */
+  streamBatches(sql: string, options?: { highWaterMark?: number }): AsyncIterable<unknown[][]>;
   /** The server's id for this session (`CONNECTION_ID()`), e.g. to KILL it. */
   readonly threadId: number | null;
   readonly config: Readonly<Omit<MysqlConnectionConfig, 'password'>>;
@@ -203,6 +217,49 @@ class DriverClient implements MysqlClient {
       for await (const row of readable) yield row as unknown[];
     } catch (e) {
       throw this.wrap(e, sql);
+    } finally {
+      readable.destroy();
+    }
+  }
+
+  async *streamBatches(sql: string, options: { highWaterMark?: number } = {}): AsyncIterable<unknown[][]> {
+    const readable = this.driver.query({ sql, rowsAsArray: true }).stream({ highWaterMark: options.highWaterMark ?? 1024 });
+    let ended = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const signal = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    readable.on('readable', signal);
+    readable.on('end', () => {
+      ended = true;
+      signal();
+    });
+    readable.on('close', () => {
+      // closed without 'end' and without an error: rows are missing; never report that as the end
+      if (!ended && failure === undefined) failure = new Error('the row stream closed before the end of the result (premature close)');
+      signal();
+    });
+    readable.on('error', (e) => {
+      failure = e;
+      signal();
+    });
+    try {
+      for (;;) {
+        if (failure !== undefined) throw this.wrap(failure, sql);
+        const batch: unknown[][] = [];
+        let row: unknown;
+        while ((row = readable.read()) !== null) batch.push(row as unknown[]);
+        if (batch.length > 0) {
+          yield batch;
+          continue;
+        }
+        if (failure !== undefined) throw this.wrap(failure, sql);
+        if (ended) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
     } finally {
       readable.destroy();
     }

@@ -176,54 +176,49 @@ export async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Ch
   const sql = chunkSql(table, chunk);
   const consistent = (options.consistentSnapshot ?? options.dialect.flavor === 'mariadb') && options.dialect.flavor === 'mariadb';
 
-  const byKey = new Map<string, Row>();
-  const list: Row[] = [];
+  // Rows in SELECT order; keyed by primary key only when the backfill window has changes to apply.
+  const rows: Row[] = [];
   let low: BinlogOffset;
   if (consistent) {
     await client.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
     try {
       low = await readConsistentSnapshotPoint(client, options.identity);
-      for await (const raw of client.stream(sql)) {
-        const row = convert(raw);
-        if (backfill) byKey.set(keyText(pkIdx.map((i) => row[i])), row);
-        else list.push(row);
-      }
+      for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
     } finally {
       await client.query('COMMIT').catch(() => {});
     }
   } else {
     low = await readWatermark(client, options.dialect, options.identity);
-    for await (const raw of client.stream(sql)) {
-      const row = convert(raw);
-      if (backfill) byKey.set(keyText(pkIdx.map((i) => row[i])), row);
-      else list.push(row);
-    }
+    for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
   }
   const descriptor = chunkDescriptor(chunk);
   if (!backfill) {
     // at-least-once: the hand-over replays everything after the low watermark for this chunk
-    return { table: id, chunk, descriptor, rows: list, lowWatermark: low, highWatermark: low, keyless, backfilledChanges: 0 };
+    return { table: id, chunk, descriptor, rows, lowWatermark: low, highWatermark: low, keyless, backfilledChanges: 0 };
   }
   const high = await readWatermark(client, options.dialect, options.identity);
-  let applied = 0;
+  let result = { rows, applied: 0 };
   if (compareOffsets(low, high) < 0) {
-    applied = await backfillWindow(t, chunk, keyIdx, pkIdx, byKey, low, high, options, replicaServerId);
+    result = await backfillWindow(t, chunk, keyIdx, pkIdx, rows, low, high, options, replicaServerId);
   }
-  return { table: id, chunk, descriptor, rows: [...byKey.values()], lowWatermark: low, highWatermark: high, keyless, backfilledChanges: applied };
+  return { table: id, chunk, descriptor, rows: result.rows, lowWatermark: low, highWatermark: high, keyless, backfilledChanges: result.applied };
 }
 
-/** Applies the binlog changes of (low, high] whose chunk key lies in the chunk to `byKey`. */
+/**
+ * Applies the binlog changes of (low, high] whose chunk key lies in the chunk to the chunk's rows
+ * (upsert/delete by primary key; rows keep SELECT order, new keys go last).
+ */
 async function backfillWindow(
   t: SnapshotTable,
   chunk: Chunk,
   keyIdx: number[],
   pkIdx: number[],
-  byKey: Map<string, Row>,
+  rows: Row[],
   low: BinlogOffset,
   high: BinlogOffset,
   options: SnapshotReaderOptions,
   replicaServerId: number,
-): Promise<number> {
+): Promise<{ rows: Row[]; applied: number }> {
   const id = t.table.schema.id;
   const reader = new BinlogReader({
     connection: options.connection,
@@ -242,7 +237,9 @@ async function backfillWindow(
     if (e.kind !== 'transaction') continue;
     for (const c of e.changes) if (c.table.database === id.database && c.table.table === id.table) changes.push(c);
   }
-  if (changes.length === 0) return 0;
+  if (changes.length === 0) return { rows, applied: 0 };
+  const byKey = new Map<string, Row>();
+  for (const row of rows) byKey.set(keyText(pkIdx.map((i) => row[i])), row);
   const keys: KeyTuple[] = [];
   for (const c of changes) {
     if (c.before) keys.push(keyIdx.map((i) => c.before![i]));
@@ -270,7 +267,7 @@ async function backfillWindow(
       applied++;
     }
   }
-  return applied;
+  return { rows: [...byKey.values()], applied };
 }
 
 /** Removes the rows whose `change.columns` equal `change.values`; returns how many. */

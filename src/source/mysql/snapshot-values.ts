@@ -150,8 +150,23 @@ export function toInteger(column: MappedColumn, raw: unknown, path: ValuePath): 
   throw valueError(column, 'an integer', raw, path);
 }
 
+/** Whether `s` is a plain integer literal: an optional sign and 1–30 ASCII digits, nothing else. */
+function plainInteger(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 31) return false;
+  let i = s.charCodeAt(0) === 45 || s.charCodeAt(0) === 43 ? 1 : 0;
+  if (i === n) return false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 export function toBigInt(column: MappedColumn, raw: unknown, path: ValuePath): bigint {
   if (typeof raw === 'bigint') return raw;
+  // hot path (BIGINT keys arrive as decimal text): no regex, no trim
+  if (typeof raw === 'string' && plainInteger(raw)) return BigInt(raw);
   if (typeof raw === 'number' && Number.isSafeInteger(raw)) return BigInt(raw);
   if (typeof raw === 'string' && /^[+-]?\d+$/.test(raw.trim())) return BigInt(raw.trim());
   throw valueError(column, 'an exact integer (number within 2^53 or decimal string)', raw, path);
@@ -181,9 +196,39 @@ export function padBytes(bytes: Uint8Array, length: number): Uint8Array {
   return out;
 }
 
+/**
+ * Whether `s` is already the value model's canonical decimal text at `scale` (what `formatDecimal`
+ * prints: optional '-', integer digits without leading zeros, '.', exactly `scale` fraction digits,
+ * never a negative zero). MySQL prints DECIMAL columns exactly so, which spares the BigInt round trip.
+ */
+function isCanonicalDecimal(s: string, scale: number): boolean {
+  const n = s.length;
+  let i = 0;
+  const neg = s.charCodeAt(0) === 45;
+  if (neg) i = 1;
+  const intStart = i;
+  let nonZero = false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    if (c !== 48) nonZero = true;
+  }
+  const intDigits = i - intStart;
+  if (intDigits === 0 || (intDigits > 1 && s.charCodeAt(intStart) === 48)) return false;
+  if (scale === 0) return i === n && (!neg || nonZero);
+  if (i !== n - scale - 1 || s.charCodeAt(i) !== 46) return false;
+  for (i++; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+    if (c !== 48) nonZero = true;
+  }
+  return !neg || nonZero;
+}
+
 export function canonicalDecimal(column: MappedColumn, raw: unknown, path: ValuePath): string {
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'bigint' ? String(raw) : undefined;
   if (text === undefined) throw valueError(column, 'an exact decimal string', raw, path);
+  if (column.scale >= 0 && isCanonicalDecimal(text, column.scale)) return text;
   try {
     return formatDecimal(parseDecimal(text, column.scale), column.scale);
   } catch (e) {
@@ -229,8 +274,15 @@ export function parseMysqlDateTime(column: MappedColumn, text: string, path: Val
     (text.length === 19 || (text[19] === '.' && text.length <= 26 && digits(text, 20, text.length - 20) >= 0));
   if (!ok) throw valueError(column, "a date-time 'YYYY-MM-DD HH:MM:SS[.ffffff]'", text, path);
   if (mo === 0 || d === 0) return null;
-  const frac = text.length > 20 ? digits(text.slice(20).padEnd(6, '0'), 0, 6) : 0;
+  let frac = 0;
+  if (text.length > 20) {
+    frac = digits(text, 20, text.length - 20);
+    for (let k = text.length - 20; k < 6; k++) frac *= 10;
+  }
   const seconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  // |seconds| < 9,007,199,254 (years 1684–2255): seconds·10⁶ + frac stays below 2^53, exact as a
+  // double, so one BigInt is made instead of three
+  if (seconds > -9_007_199_254 && seconds < 9_007_199_254) return BigInt(seconds * 1_000_000 + frac);
   return BigInt(seconds) * MICROS_PER_SECOND + BigInt(frac);
 }
 
