@@ -67,7 +67,7 @@ export class Router {
     if (!t) return undefined;
     const c = t.checkpoint;
     const snapshot = c.working?.snapshot;
-    if (!snapshot) throw new Error(`router: chunk ${e.chunk.id} arrived before the plan of ${t.key}`);
+    if (!snapshot) throw new FloeError('pipeline', 'internal', `chunk ${e.chunk.id} arrived before the plan of ${t.key}: expected the source's snapshot-plan event first`);
     await this.checkpointer.ensureModes([[c, t.snapshotMode]]);
     const changes: WriterChange[] = new Array(e.rows.length);
     for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]) };
@@ -107,7 +107,7 @@ export class Router {
       for (const [t, changes] of byTable) {
         await this.checkpointer.write(t.checkpoint, changes);
         this.metrics?.binlogEvents(t.key, changes.length);
-        this.metrics?.rowsWritten(t.key, 'streaming', changes.length);
+        this.metrics?.rowsWritten(t.key, 'streaming', changes.reduce((n, c) => n + (c.op === 'insert' || c.op === 'update' ? 1 : 0), 0));
       }
     }
     this.checkpointer.advance(e.offset, e.timestampMs);
