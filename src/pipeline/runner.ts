@@ -184,6 +184,8 @@ class PipelineRun {
       if (first) {
         first = false;
         sameSourceMapping(src.tables, [...tables.prepared.values()]);
+        // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
+        for (const w of src.cascades.warnings) this.logger.warn(`foreign keys: ${w}`);
       }
       const end = await this.handle(next.value);
       if (end) {
