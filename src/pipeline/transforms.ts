@@ -21,7 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import { formatDate, formatTime, formatTimestamp, toHex, type Value } from '../model/values.js';
-import { FloeError } from '../util/errors.js';
+import { errorMessage, FloeError } from '../util/errors.js';
+import { compilePattern } from '../source/mysql/discovery.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { PrimitiveType } from '../iceberg/types.js';
 
@@ -47,28 +48,16 @@ export function compileTransforms(rules: TransformRules): TransformLookup {
   };
 }
 
+/** A `db.table.column` glob or /regex/, compiled as the source's table patterns are. */
 function compileColumnPattern(pattern: string): (name: string) => boolean {
-  const re = /^\/(.*)\/(i?)$/s.exec(pattern);
-  if (re) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(re[1], re[2]);
-    } catch (e) {
-      throw new FloeError(SUBSYSTEM, 'config', `transforms: column pattern ${pattern} is not a valid regular expression: ${(e as Error).message}`);
-    }
-    return (name) => regex.test(name);
-  }
-  if (pattern.split('.').length !== 3) {
+  if (!/^\/.*\/i?$/s.test(pattern) && pattern.split('.').length !== 3) {
     throw new FloeError(SUBSYSTEM, 'config', `transforms: column pattern ${JSON.stringify(pattern)} must have the form 'database.table.column' (globs allowed, e.g. 'shop.*.email'), or be a /regular expression/`);
   }
-  let source = '^';
-  for (const ch of pattern) {
-    if (ch === '*') source += '[^.]*';
-    else if (ch === '?') source += '[^.]';
-    else source += ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&');
+  try {
+    return compilePattern(pattern);
+  } catch (e) {
+    throw new FloeError(SUBSYSTEM, 'config', `transforms: ${errorMessage(e)}`, { cause: e });
   }
-  const regex = new RegExp(source + '$');
-  return (name) => regex.test(name);
 }
 
 /** The Iceberg type a transformed column gets. */
