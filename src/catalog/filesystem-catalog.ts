@@ -23,6 +23,7 @@ import type { MetadataUpdate, TableRequirement } from '../iceberg/metadata-updat
 import { stripTrailingSlash, writeTableMetadata } from '../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../util/errors.js';
+import { failpoint } from '../util/failpoints.js';
 import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from './catalog.js';
 import { createMetadataVersion, type VersionCreateOutcome } from './filesystem-commit.js';
 import { FileSystemLayout, metadataFileLocation, normalizeWarehouse, versionHintLocation } from './filesystem-layout.js';
@@ -163,6 +164,10 @@ export class FileSystemCatalog implements Catalog {
       const version = base.version + 1;
       const outcome: VersionCreateOutcome = await createMetadataVersion(this.io, metadataDir, version, encoder.encode(writeTableMetadata(next)));
       if (outcome === 'created') {
+        // In the Hadoop layout, creating v<N> is both "the metadata file is written" and "the pointer
+        // is swapped"; the version hint follows (best effort — readers probe past a stale hint).
+        await failpoint('after-metadata-file');
+        await failpoint('after-catalog-swap');
         await this.writeVersionHint(metadataDir, version);
         return this.loaded(identifier, { version, metadataLocation: metadataFileLocation(metadataDir, version), metadata: next });
       }

@@ -28,6 +28,7 @@ interface Armed {
 }
 
 const armed = new Map<string, Armed>();
+const triggered = new Set<string>();
 let envParsed = false;
 
 function parseEnv(): void {
@@ -49,6 +50,12 @@ export function armFailpoint(name: FailPointName, options: { after?: number; act
 
 export function disarmFailpoints(): void {
   armed.clear();
+  triggered.clear();
+}
+
+/** Whether an armed failpoint has fired since the last `disarmFailpoints()` (tests wait on a 'hang'). */
+export function failpointTriggered(name: FailPointName): boolean {
+  return triggered.has(name);
 }
 
 export async function failpoint(name: FailPointName): Promise<void> {
@@ -61,6 +68,7 @@ export async function failpoint(name: FailPointName): Promise<void> {
     return;
   }
   armed.delete(name);
+  triggered.add(name);
   if (a.action === 'exit') {
     process.kill(process.pid, 'SIGKILL');
     await new Promise(() => {}); // never continue

@@ -42,6 +42,9 @@ import { COMPUTED_SUMMARY_KEYS, snapshotSummary, SnapshotSummaryBuilder } from '
 
 const SUBSYSTEM = 'iceberg.commit';
 
+/** Catalog errors that guarantee the commit did not land (thrown before the pointer swap). */
+const DEFINITE_REFUSALS = new Set<string>(['commit-conflict', 'invalid-argument', 'unsupported']);
+
 export type SnapshotOperation = 'append' | 'replace' | 'overwrite' | 'delete';
 
 /** What a snapshot changes. Added files must not be in the table yet; removed files must be live in it. */
@@ -223,9 +226,12 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         if (!unknownOutcome) await ws.cleanUp(new Set([listPath, ...list.manifests.map((m) => m.path)]), warn);
         return { status: 'committed', snapshot: snapshotById(loaded.metadata, snapshotId) ?? snapshot, table: committedTable, attempts };
       } catch (e) {
-        // Anything but a definite answer from the catalog may have landed: a storage or network error
-        // during the swap counts as an unknown outcome (files kept, reload and look), never as a failure.
-        if (isFloeError(e) && e.kind !== 'io') failure = e;
+        // Only a definite refusal proves that nothing landed: a conflict, or a request the catalog
+        // rejects before writing anything (invalid / unsupported). Everything else — storage or
+        // network errors, a crash-like throw right after the pointer swap, a bug — may have landed,
+        // so it counts as an unknown outcome: files kept, reload and look, never deleted.
+        if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
+        else if (isFloeError(e, 'commit-state-unknown')) failure = e;
         else failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `commit of snapshot ${snapshotId} failed without a definite answer: ${errorMessage(e)}`, { cause: e, retryable: false });
       }
 

@@ -142,6 +142,9 @@ describe('commit retries', () => {
   const afterLanding: [string, () => Error][] = [
     ['commit-state-unknown', () => new FloeError('test.catalog', 'commit-state-unknown', 'timed out after sending the commit (test)')],
     ['a network error', () => Object.assign(new Error('socket hang up (test)'), { code: 'ECONNRESET' })],
+    // Any error that is not a definite refusal (here: a crash-like throw right after the pointer swap,
+    // as the after-catalog-swap failpoint raises) may have landed: never a reason to delete files.
+    ['an internal error after the swap', () => new FloeError('test.catalog', 'internal', 'failpoint after-catalog-swap triggered (test)')],
   ];
   for (const [what, error] of afterLanding) {
     it(`${what} after the commit landed: found by its snapshot id, not committed twice, nothing deleted`, async () => {

@@ -25,7 +25,7 @@ import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { CheckpointCommitter, lastCommitted, type RowChange } from '../../../src/iceberg/writer/index.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { armFailpoint, disarmFailpoints, failpoint, type FailPointName } from '../../../src/util/failpoints.js';
+import { armFailpoint, disarmFailpoints, failpoint, failpointTriggered, type FailPointName } from '../../../src/util/failpoints.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from './change-stream.js';
 import { BY_GROUP, keyedSchema, prng } from './support.js';
 
@@ -90,6 +90,21 @@ async function withCatalogFailpoints(catalog: Catalog): Promise<Catalog> {
       };
     },
   });
+}
+
+/** Waits until the armed failpoint froze the commit (the process "died" there). */
+async function untilTriggered(point: FailPointName, pending: Promise<unknown>): Promise<void> {
+  let settled: unknown;
+  pending.then(
+    () => (settled = 'resolved'),
+    (e) => (settled = e),
+  );
+  for (let i = 0; i < 3000; i++) {
+    if (settled !== undefined) throw new Error(`the commit was expected to freeze at ${point}, but it settled: ${String(settled)}`);
+    if (failpointTriggered(point)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`failpoint ${point} never fired`);
 }
 
 /** Waits until `table` shows checkpoint `id` of the job (the frozen commit swapped the pointer). */
@@ -186,13 +201,16 @@ describe('replay after a crash at each failure point', () => {
 
       const first = new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 });
       await deliver(first, tables, changes, plan.slice(0, crashAt), [0, 0]);
-      if (s.point === 'after-catalog-swap') {
-        // The commit has landed; the process dies before anything else runs — a frozen promise is
-        // that crash in-process (a throw here would be an outcome the caller cannot know; see the
-        // unknown-outcome test below).
+      // Points at or after the catalog call: the process dies there — a frozen promise is that crash
+      // in-process (a throw there is an outcome the caller cannot know, which the committer resolves by
+      // reloading; see the unknown-outcome test below). In the filesystem catalog creating v<N> is the
+      // swap, so 'after-metadata-file' has landed there; in the SQL catalog it comes before the swap.
+      const landed = s.point === 'after-catalog-swap' || (s.point === 'after-metadata-file' && s.catalog === 'filesystem');
+      if (s.point === 'after-catalog-swap' || s.point === 'after-metadata-file') {
         armFailpoint(s.point, { after: s.crashTable, action: 'hang' });
         const pending = deliver(first, tables, changes, [plan[crashAt]], [0, 0]);
-        await untilCommitted(catalog, tables[s.crashTable], plan[crashAt].id, pending);
+        if (landed) await untilCommitted(catalog, tables[s.crashTable], plan[crashAt].id, pending);
+        else await untilTriggered(s.point, pending);
       } else {
         armFailpoint(s.point, { after: s.crashTable });
         await expect(deliver(first, tables, changes, [plan[crashAt]], [0, 0])).rejects.toThrow(new RegExp(`failpoint ${s.point}`));
@@ -201,7 +219,6 @@ describe('replay after a crash at each failure point', () => {
 
       // Restart: where does each table stand?
       const { committer, from, lastIds } = await resumePoint(catalog, tables);
-      const landed = s.point === 'after-catalog-swap';
       const expectedIds = tables.map((_, t) => (t < s.crashTable || (t === s.crashTable && landed) ? plan[crashAt].id : plan[crashAt - 1].id));
       expect(lastIds).toEqual(expectedIds);
       expect(from).toEqual(expectedIds.map((id) => plan[Number(id) - 1].end));
