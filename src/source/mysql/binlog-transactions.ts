@@ -61,6 +61,8 @@ export interface RawChange {
   readonly op: ChangeOp;
   readonly before?: Record<string, unknown>;
   readonly after?: Record<string, unknown>;
+  /** The rows event carried NO_FOREIGN_KEY_CHECKS_F (the session ran with foreign_key_checks=0). */
+  readonly noForeignKeyChecks?: true;
 }
 type PendingChange = RawChange;
 
@@ -89,6 +91,7 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
       ...(c.before ? { before: decode(c.before) } : {}),
       ...(c.after ? { after: decode(c.after) } : {}),
       position: { ...base, eventIndex: i },
+      ...(c.noForeignKeyChecks ? { noForeignKeyChecks: true as const } : {}),
     });
   }
   const { raw: _raw, ...rest } = t;
@@ -253,7 +256,7 @@ export class TransactionAssembler {
   }
 
   private rows(e: AnyBinlogEvent, op: ChangeOp): void {
-    const ev = e as AnyBinlogEvent & { tableId: number; tableMap: Record<number, TableMapEntry>; rows: unknown[] };
+    const ev = e as AnyBinlogEvent & { tableId: number; tableMap: Record<number, TableMapEntry>; rows: unknown[]; flags?: number };
     const tm = ev.tableMap?.[ev.tableId];
     if (!tm || !ev.rows) return;
     let ref = this.tableRefs.get(ev.tableId);
@@ -265,12 +268,15 @@ export class TransactionAssembler {
     this.tableMaps.set(`${ref.database}.${ref.table}`, tm);
     if (!this.txn) this.txn = { explicit: true, changes: [] };
     const changes = this.txn.changes;
+    // Rows-event flag NO_FOREIGN_KEY_CHECKS_F (0x0002, MySQL and MariaDB log_event.h): the server
+    // did not enforce foreign keys — and so cascaded nothing — for these rows
+    const fk = ((ev.flags ?? 0) & 0x0002) !== 0 ? { noForeignKeyChecks: true as const } : {};
     if (op === 'update') {
-      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) changes.push({ table: ref, op, before: r.before, after: r.after });
+      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) changes.push({ table: ref, op, before: r.before, after: r.after, ...fk });
     } else if (op === 'insert') {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, after: r });
+      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, after: r, ...fk });
     } else {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, before: r });
+      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, before: r, ...fk });
     }
   }
 

@@ -22,6 +22,8 @@
  * Values are taken from the trigger row's before image by column name, with the table mappings
  * current when the transaction is decoded (a DDL renaming an FK column is followed by a re-plan).
  * A trigger row with a NULL in any matched column deletes nothing (no child row can reference it).
+ * A delete logged with foreign_key_checks=0 (RowChange.noForeignKeyChecks) cascaded nothing in the
+ * server, so it gets no synthetic deletes either.
  */
 import type { Row, Value } from '../../model/values.js';
 import type { CascadeDeleteChange, TransactionChange, TransactionEvent } from './events.js';
@@ -70,7 +72,7 @@ export class CascadeExpander {
     let out: TransactionChange[] | undefined;
     for (let i = 0; i < t.changes.length; i++) {
       const c = t.changes[i];
-      if (c.op !== 'delete' || !c.before) {
+      if (c.op !== 'delete' || !c.before || c.noForeignKeyChecks) {
         out?.push(c);
         continue;
       }

@@ -54,6 +54,11 @@ export interface RowChange {
   readonly after?: Row;
   /** Where the change sits (its transaction's commit position + its index in the transaction). */
   readonly position: EventPosition;
+  /**
+   * Logged with foreign_key_checks=0 (rows-event flag NO_FOREIGN_KEY_CHECKS_F): the server enforced
+   * no foreign key for it, so a delete cascaded nothing (no synthetic child deletes follow it).
+   */
+  readonly noForeignKeyChecks?: true;
 }
 
 /**

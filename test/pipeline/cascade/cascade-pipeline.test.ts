@@ -4,7 +4,8 @@
  * children were committed in earlier checkpoints, inserted in the same transaction (same
  * checkpoint), moved to the parent in the same checkpoint, or attached to a re-created parent after
  * the delete, the lake equals MySQL for the parent, the child, and a grandchild whose FK includes the
- * child's FK column (exact multi-level cascade). A grandchild keyed differently is reported at
+ * child's FK column (exact multi-level cascade); a delete run with foreign_key_checks=0 cascades
+ * nothing in MySQL and nothing in the lake. A grandchild keyed differently is reported at
  * start (warning) — the divergence floe documents.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,11 +68,17 @@ describe('ON DELETE CASCADE', () => {
     await h.exec("INSERT INTO parent VALUES (3, 'p3 again')");
     await h.exec("INSERT INTO child VALUES (101, 3, 'after the delete')");
     await h.conn.commit();
+    // with foreign_key_checks=0 the server cascades nothing (the rows event says so): children stay
+    await h.exec('SET SESSION foreign_key_checks = 0');
+    await h.exec('DELETE FROM parent WHERE id = 5');
+    await h.exec('SET SESSION foreign_key_checks = 1');
     await h.catchUp(run, TABLES);
     expect((await run.stop()).reason).toBe('stopped');
 
     for (const t of ['parent', 'child', 'line']) await h.expectLakeEqualsMysql(t);
     const [rows] = (await h.conn.query('SELECT COUNT(*) AS n FROM child WHERE pid IN (1, 2, 4)')) as unknown as [{ n: number }[]];
     expect(Number(rows[0].n)).toBe(0); // the server did cascade
+    const [orphans] = (await h.conn.query('SELECT COUNT(*) AS n FROM child WHERE pid = 5')) as unknown as [{ n: number }[]];
+    expect(Number(orphans[0].n)).toBeGreaterThan(0); // …but not with foreign_key_checks=0
   });
 });
