@@ -105,11 +105,6 @@ export class Checkpointer {
     this.lastCheckpointMs = now();
   }
 
-  /** The next checkpoint id (for logs and tests). */
-  get upcomingCheckpointId(): bigint {
-    return this.nextId;
-  }
-
   get sourcePosition(): BinlogOffset | undefined {
     return this.position;
   }
@@ -129,12 +124,6 @@ export class Checkpointer {
     const t = this.tables.get(key);
     if (t && t.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
     this.tables.delete(key);
-  }
-
-  table(key: string): CheckpointTable {
-    const t = this.tables.get(key);
-    if (!t) throw new FloeError(SUBSYSTEM, 'internal', `no checkpoint table for ${key}`);
-    return t;
   }
 
   /**

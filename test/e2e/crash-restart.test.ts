@@ -120,8 +120,8 @@ describe('crash and restart', () => {
       // on the machine's speed, so the schedule adapts instead of assuming one).
       for (let run = 0; !quota() && run < MAX_RUNS; run++) {
         // Every third run dies inside a commit (the process kills itself at a commit step); the
-        // others get a SIGKILL at a random moment: soon after the start while the snapshot runs,
-        // up to a few seconds into streaming.
+        // others get a SIGKILL at a random moment up to a few seconds after the snapshot or the
+        // streaming started.
         const failpoint = run % 3 === 0 ? `${COMMIT_STEPS[(run / 3) % COMMIT_STEPS.length]}:${Math.floor(random() * 8)}:exit` : undefined;
         const began = Date.now();
         const p = new FloeProcess(configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
@@ -131,7 +131,7 @@ describe('crash and restart', () => {
         } else {
           const started = await p.waitFor((r) => r.notification === 'snapshot-started' || r.notification === 'streaming-started');
           if (!started) throw new Error(`run ${run}: floe exited before starting:\n${p.tail()}`);
-          await sleep(started.notification === 'snapshot-started' ? 100 + random() * 700 : 300 + random() * 2500);
+          await sleep(started.notification === 'snapshot-started' ? 300 + random() * 2700 : 300 + random() * 2500);
         }
         const phase = phaseOf(p);
         if (!p.hasExited) {

@@ -17,7 +17,7 @@
 import type mysql from 'mysql2/promise';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './all-types.js';
 
-export const CASCADE_DELETES = false;
+export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES === '1';
 
 export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'parent', 'child'] as const;
 
