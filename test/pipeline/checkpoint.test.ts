@@ -1,0 +1,155 @@
+/**
+ * The checkpointer's decisions, on real tables in a local filesystem catalog: which tables commit at
+ * a checkpoint (changes, progress, idle tables every N checkpoints, a table still skipping what it
+ * holds never), with which progress (`floe.source-offset` read back from the tables), increasing ids,
+ * and refusing a checkpoint id some other process of the job already committed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import type { TableIdentifier } from '../../src/catalog/catalog.js';
+import { Schema } from '../../src/iceberg/schema.js';
+import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js';
+import { Types } from '../../src/iceberg/types.js';
+import { CheckpointCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
+import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
+import { silentLogger } from '../../src/pipeline/logger.js';
+import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
+import { readTableRows } from '../../src/iceberg/scan/index.js';
+import type { BinlogOffset } from '../../src/source/mysql/offset.js';
+
+const JOB = 'ckpt';
+let dir: string;
+let catalog: FileSystemCatalog;
+const at = (pos: number): BinlogOffset => ({ file: 'binlog.000001', position: pos, serverId: 1 });
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'floe-ckpt-'));
+  catalog = new FileSystemCatalog({ warehouse: dir });
+  await catalog.createNamespace(['db']);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function table(name: string, working: TableProgress | undefined, skipUntil?: BinlogOffset): Promise<CheckpointTable> {
+  const identifier: TableIdentifier = { namespace: ['db'], name };
+  const t = await createTable(catalog, identifier, { schema: new Schema(0, [{ id: 1, name: 'id', required: true, type: Types.int }, { id: 2, name: 'v', required: false, type: Types.string }], [1]), formatVersion: 3 });
+  return {
+    key: `src.${name}`,
+    identifier,
+    io: t.io,
+    location: t.metadata.location,
+    committer: new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 }),
+    writerOptions: () => ({}),
+    mode: undefined,
+    pending: 0,
+    committed: working && skipUntil ? working : undefined,
+    working,
+    skipUntil,
+    checkpointsSinceCommit: 0,
+    lastCommitMs: Date.now(),
+  };
+}
+
+async function stamp(t: CheckpointTable): Promise<{ checkpoint: bigint; progress: TableProgress } | undefined> {
+  const loaded = await loadCatalogTable(catalog, t.identifier);
+  const last = lastCommitted(loaded.metadata, JOB);
+  if (!last) return undefined;
+  return { checkpoint: last.snapshotCheckpointId, progress: await decodeTableProgress(last.sourceOffset, loaded.io, t.key, t.key) };
+}
+
+const options = { intervalMs: 1_000_000, maxBufferedChanges: 5, idleCheckpoints: 3, idleMaxMs: 1_000_000, concurrency: 2 };
+
+describe('checkpointer', () => {
+  it('commits changed tables each checkpoint, idle ones every N, skipping ones never', async () => {
+    const a = await table('a', { phase: 'streaming', offset: at(100) });
+    const b = await table('b', { phase: 'streaming', offset: at(100) });
+    // c holds everything up to 500 (a restart read the binlog from 100 for the others)
+    const c = await table('c', { phase: 'streaming', offset: at(500) }, at(500));
+    const k = new Checkpointer(7n, options, silentLogger, undefined);
+    k.add(a);
+    k.add(b);
+    k.add(c);
+    k.advance(at(100));
+
+    // 1: a and b were never committed: both record their start
+    let report = await k.checkpoint('first');
+    expect(report.committed.map((x) => x.key).sort()).toEqual(['src.a', 'src.b']);
+    expect(await stamp(a)).toEqual({ checkpoint: 7n, progress: { phase: 'streaming', offset: at(100) } });
+
+    // 2: changes in a; b idle; c skipping
+    await k.ensureModes([[a, 'upsert']]);
+    await k.write(a, [{ op: 'insert', after: [1, 'x'] }]);
+    k.advance(at(200));
+    expect(k.due()).toBeUndefined();
+    report = await k.checkpoint('second');
+    expect(report.checkpointId).toBe(8n);
+    expect(report.committed.map((x) => x.key)).toEqual(['src.a']);
+    expect((await stamp(a))!.progress.offset).toEqual(at(200));
+    expect((await stamp(b))!.progress.offset).toEqual(at(100));
+
+    // 3, 4: nothing routed but the stream moved: b records it on its third idle checkpoint
+    k.advance(at(300));
+    expect((await k.checkpoint('third')).committed).toEqual([]);
+    k.advance(at(400));
+    report = await k.checkpoint('fourth');
+    expect(report.committed.map((x) => x.key)).toEqual(['src.b']); // a committed at 2: its turn comes at 5
+    expect((await stamp(b))!.progress.offset).toEqual(at(400));
+    expect(await stamp(c)).toBeUndefined(); // c never moves backwards to the others' position
+
+    // a clean stop flushes every table whose offset moved, c once the stream passed its offset
+    k.advance(at(450));
+    await k.checkpoint('stop', { flushIdle: true });
+    expect(await stamp(c)).toBeUndefined();
+    k.advance(at(600));
+    report = await k.checkpoint('stop', { flushIdle: true });
+    expect(report.committed.map((x) => x.key).sort()).toEqual(['src.a', 'src.b', 'src.c']);
+    expect((await stamp(c))!.progress.offset).toEqual(at(600));
+    expect(c.skipUntil).toBeUndefined();
+
+    // the size bound makes a checkpoint due
+    await k.write(a, [1, 2, 3, 4, 5].map((i) => ({ op: 'insert' as const, after: [i + 10, 'y'] })));
+    expect(k.due()).toMatch(/5 buffered changes/);
+    await k.checkpoint('size');
+    const rows = await readTableRows(await loadCatalogTable(catalog, a.identifier));
+    expect(rows.map((r) => r[0]).sort()).toEqual([1, 11, 12, 13, 14, 15]);
+
+    // ids only increase; no table holds one twice
+    for (const t of [a, b, c]) {
+      const m = (await loadCatalogTable(catalog, t.identifier)).metadata;
+      const ids = m.snapshots.map((s) => BigInt(s.summary['floe.checkpoint-id']!));
+      expect([...ids].sort((x, y) => (x < y ? -1 : 1))).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  it('switching a writer mode commits what the other mode buffered first', async () => {
+    const t = await table('modes', { phase: 'streaming', offset: at(10) });
+    const k = new Checkpointer(1n, options, silentLogger, undefined);
+    k.add(t);
+    k.advance(at(10));
+    await k.ensureModes([[t, 'append-only']]);
+    await k.write(t, [{ op: 'insert', after: [1, 'snap'] }]);
+    await k.ensureModes([[t, 'upsert']]);
+    expect(t.pending).toBe(0);
+    expect((await stamp(t))!.checkpoint).toBe(1n);
+    await k.write(t, [{ op: 'update', before: [1, 'snap'], after: [1, 'new'] }]);
+    k.advance(at(20));
+    await k.checkpoint('next');
+    expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'new']]);
+  });
+
+  it('refuses a checkpoint id the table already holds from this job (another process)', async () => {
+    const t = await table('twice', { phase: 'streaming', offset: at(10) });
+    const other = new CheckpointCommitter({ catalog, jobId: JOB });
+    await other.openTable(t.identifier);
+    await other.commitCheckpoint(5n, '{"v":1,"phase":"streaming","offset":{"file":"binlog.000001","pos":99,"serverId":1}}', { commitEmpty: true });
+    const k = new Checkpointer(5n, options, silentLogger, undefined);
+    k.add(t);
+    k.advance(at(10));
+    await expect(k.checkpoint('clash')).rejects.toThrow(/already holds checkpoint 5 of this job.*another floe process/);
+  });
+});
