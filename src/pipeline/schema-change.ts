@@ -30,6 +30,7 @@ import { tableMatcher } from '../source/mysql/discovery.js';
 import type { DdlEvent, TableRef } from '../source/mysql/events.js';
 import type { MySqlSource } from '../source/mysql/source.js';
 import type { TableSchema } from '../source/mysql/table-schema.js';
+import type { CascadeRule } from '../source/mysql/foreign-keys.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from './runner-ddl.js';
 import { applyEvolve } from './schema-change-apply.js';
@@ -43,7 +44,7 @@ const SUBSYSTEM = 'pipeline.schema-change';
  */
 export interface SchemaChangeRuntime {
   /** The running source: current definitions, flavor, decoding remap, cascades. */
-  readonly source: Pick<MySqlSource, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades'>;
+  readonly source: Pick<MySqlSource, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades' | 'cascades'>;
   readonly catalog: Catalog;
   /** The Iceberg table of a captured table ('db.table'). */
   icebergIdentifier(key: string): TableIdentifier | undefined;
@@ -139,6 +140,7 @@ export class SchemaChangeHandler implements DdlHandler {
     }
     if (analysis.effects.length === 0) {
       ctx.logger.debug('DDL without effect on captured tables', { statement: text, position: where });
+      if (rt && FOREIGN_KEY_DDL.test(event.statement)) return this.replanCascades(rt, ctx);
       return { action: 'ignore' };
     }
 
@@ -155,6 +157,27 @@ export class SchemaChangeHandler implements DdlHandler {
     } catch (e) {
       return this.refuse(event, ctx, analysis.tables, errorMessage(e));
     }
+  }
+
+  /**
+   * A foreign key was added or dropped (no schema effect): the cascades floe reproduces are planned
+   * again, and a child table whose FK columns to index changed gets a new writer — after the rows
+   * of the old constraints are committed — so a later synthetic delete finds its rows indexed.
+   */
+  private async replanCascades(rt: SchemaChangeRuntime, ctx: DdlContext): Promise<DdlOutcome> {
+    const before = childMatchSets(rt.source.cascades.rules);
+    const plan = await rt.source.replanCascades();
+    const after = childMatchSets(plan.rules);
+    for (const w of plan.warnings) ctx.logger.warn(`foreign keys: ${w}`);
+    const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k) && ctx.capturedTables.has(k));
+    if (changed.length === 0) return { action: 'ignore' };
+    await ctx.checkpoint();
+    for (const key of changed) {
+      const mapped = rt.source.tables.get(key);
+      if (mapped) await ctx.refreshTable(mapped.schema.id, mapped);
+    }
+    ctx.logger.info('ON DELETE CASCADE constraints changed', { tables: changed.join(', ') });
+    return { action: 'applied', tables: changed };
   }
 
   private stop(event: DdlEvent, ctx: DdlContext, tables: readonly string[]): DdlOutcome {
@@ -179,6 +202,20 @@ export class SchemaChangeHandler implements DdlHandler {
       ),
     };
   }
+}
+
+const FOREIGN_KEY_DDL = /\b(foreign\s+key|references|drop\s+constraint)\b/i;
+
+/** Child table → its cascade FK column sets, as one comparable text. */
+function childMatchSets(rules: readonly CascadeRule[]): Map<string, string> {
+  const sets = new Map<string, string[]>();
+  for (const r of rules) {
+    const key = `${r.child.database}.${r.child.table}`;
+    const list = sets.get(key) ?? [];
+    list.push(r.childColumns.map((c) => c.toLowerCase()).join(','));
+    sets.set(key, list);
+  }
+  return new Map([...sets].map(([k, v]) => [k, [...new Set(v)].sort().join('|')]));
 }
 
 export function abbreviate(statement: string, max = 500): string {

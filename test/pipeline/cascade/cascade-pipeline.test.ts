@@ -16,7 +16,7 @@ import { openHarness, type Harness } from '../schema-change/pipeline-harness.js'
 process.env.TZ ??= 'Asia/Seoul';
 
 let h: Harness;
-const TABLES = ['parent', 'child', 'line', 'note'];
+const TABLES = ['parent', 'child', 'line', 'note', 'extra'];
 
 beforeAll(async () => {
   const children = Array.from({ length: 60 }, (_, i) => `(${i}, ${1 + (i % 6)}, 'c${i}')`);
@@ -28,6 +28,9 @@ beforeAll(async () => {
     'CREATE TABLE line (id INT PRIMARY KEY, pid INT, cid INT, CONSTRAINT fk_line FOREIGN KEY (pid, cid) REFERENCES child (pid, id) ON DELETE CASCADE)',
     // grandchild by the child id only: floe cannot know the deleted child ids → warned at start
     'CREATE TABLE note (id INT PRIMARY KEY, cid INT, CONSTRAINT fk_note FOREIGN KEY (cid) REFERENCES child (id) ON DELETE CASCADE)',
+    // gets its foreign key while floe streams
+    'CREATE TABLE extra (id INT PRIMARY KEY, pid INT)',
+    'INSERT INTO extra VALUES (1, 6), (2, 3)',
     `INSERT INTO parent VALUES ${Array.from({ length: 6 }, (_, i) => `(${i + 1}, 'p${i + 1}')`).join(', ')}`,
     `INSERT INTO child VALUES ${children.join(', ')}`,
     `INSERT INTO line VALUES ${Array.from({ length: 30 }, (_, i) => `(${i}, ${1 + (i % 6)}, ${i})`).join(', ')}`,
@@ -68,6 +71,13 @@ describe('ON DELETE CASCADE', () => {
     await h.exec("INSERT INTO parent VALUES (3, 'p3 again')");
     await h.exec("INSERT INTO child VALUES (101, 3, 'after the delete')");
     await h.conn.commit();
+    // a constraint added while streaming: planned again, the child's writer indexes the new FK
+    await h.exec('ALTER TABLE extra ADD CONSTRAINT ex FOREIGN KEY (pid) REFERENCES parent (id) ON DELETE CASCADE');
+    await h.conn.beginTransaction();
+    await h.exec('INSERT INTO extra VALUES (3, 6)');
+    await h.exec('DELETE FROM line WHERE pid = 6');
+    await h.exec('DELETE FROM parent WHERE id = 6');
+    await h.conn.commit();
     // with foreign_key_checks=0 the server cascades nothing (the rows event says so): children stay
     await h.exec('SET SESSION foreign_key_checks = 0');
     await h.exec('DELETE FROM parent WHERE id = 5');
@@ -75,7 +85,9 @@ describe('ON DELETE CASCADE', () => {
     await h.catchUp(run, TABLES);
     expect((await run.stop()).reason).toBe('stopped');
 
-    for (const t of ['parent', 'child', 'line']) await h.expectLakeEqualsMysql(t);
+    for (const t of ['parent', 'child', 'line', 'extra']) await h.expectLakeEqualsMysql(t);
+    const [extra] = (await h.conn.query('SELECT id FROM extra ORDER BY id')) as unknown as [{ id: number }[]];
+    expect(extra.map((r) => r.id)).toEqual([2]);
     const [rows] = (await h.conn.query('SELECT COUNT(*) AS n FROM child WHERE pid IN (1, 2, 4)')) as unknown as [{ n: number }[]];
     expect(Number(rows[0].n)).toBe(0); // the server did cascade
     const [orphans] = (await h.conn.query('SELECT COUNT(*) AS n FROM child WHERE pid = 5')) as unknown as [{ n: number }[]];
