@@ -24,7 +24,7 @@ import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
-import { CRASH_TABLES, RandomWriter, createCrashSchema, prng } from './support/crash-schema.js';
+import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } from './support/crash-schema.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -145,7 +145,7 @@ describe('crash and restart', () => {
     } finally {
       await writer.stop();
     }
-    console.log(`writer: ${writer.transactions} transactions; runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}/${r.ms}ms`).join(' ')}`);
+    console.log(`writer: ${writer.transactions} transactions (${writer.parentDeletes} parent deletes); runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}/${r.ms}ms`).join(' ')}`);
 
     // A last run catches up with everything the writer did, then stops cleanly.
     const target = await serverPosition({ ...sharedMysqlConfig() });
@@ -188,5 +188,6 @@ describe('crash and restart', () => {
     // The kills landed where they were meant to.
     expect(quota(), 'every kind of kill happened often enough').toBe(true);
     expect(writer.transactions).toBeGreaterThan(500);
+    if (CASCADE_DELETES) expect(writer.parentDeletes).toBeGreaterThan(0);
   }, 900_000);
 });

@@ -10,14 +10,16 @@
  * another parent) and deletes in small transactions until stopped. MySQL is the truth: it tracks
  * nothing, and a statement that hits no row is as good as any other.
  *
- * `CASCADE_DELETES`: deleting a parent that has children makes the server delete the children without
- * logging them; the pipeline must reproduce that (the cascade work). While that is not wired into the
- * pipeline, the writer never deletes parents; turn it on with the cascade support.
+ * `CASCADE_DELETES` (on; FLOE_CRASH_CASCADES=0 turns it off): the writer also deletes parents, and
+ * the server deletes their children without logging them — the pipeline reproduces those deletes
+ * (source cascade.ts, pipeline cascade.ts). Off, parents are never deleted (the FK table then only
+ * takes ordinary changes). Parent ids are never re-used, so the documented hand-over edge case of
+ * cascades (a parent key deleted and re-inserted with a child inside a chunk window) cannot occur.
  */
 import type mysql from 'mysql2/promise';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './all-types.js';
 
-export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES === '1';
+export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES !== '0';
 
 export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'parent', 'child'] as const;
 
@@ -69,6 +71,8 @@ export class RandomWriter {
   private stopped = false;
   private running: Promise<void> | undefined;
   transactions = 0;
+  /** DELETEs of parent rows issued (each may cascade to children). */
+  parentDeletes = 0;
   private next = { account: SIZES.accounts, ledger: BigInt(SIZES.ledger), allTypes: SIZES.allTypes + 1, event: SIZES.events, parent: SIZES.parents + 1, child: SIZES.children + 1 };
 
   constructor(
@@ -161,6 +165,7 @@ export class RandomWriter {
   private parents(op: number): string {
     if (op < 4) return `INSERT INTO parent VALUES (${this.next.parent++}, 'p new')`;
     if (op < 9 || !CASCADE_DELETES) return `UPDATE parent SET name = 'renamed ${this.int(1000)}' WHERE id = ${1 + this.int(this.next.parent - 1)}`;
+    this.parentDeletes++;
     return `DELETE FROM parent WHERE id = ${1 + this.int(this.next.parent - 1)}`;
   }
 
