@@ -3,7 +3,7 @@
  * warehouse, format v3): ADD COLUMN with a literal default makes the rows written before read as the
  * default (v3 initial-default) while new rows carry their values; RENAME keeps the field id; MODIFY
  * widens (int → bigint); DROP removes the column; statements without schema effect pass; TRUNCATE
- * empties the lake table; an incompatible MODIFY stops the run with an error naming the statement,
+ * empties the lake table; DROP TABLE ends its capture (the lake table keeps its last state); an incompatible MODIFY stops the run with an error naming the statement,
  * the table and what to do, everything before it committed. The lake equals MySQL after each step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,14 @@ describe('schemaChanges: evolve', () => {
     await h.expectLakeEqualsMysql('logs');
     const logs = await loadCatalogTable(h.catalog, { namespace: [h.db], name: 'logs' });
     expect(logs.metadata.snapshots.some((s) => s.summary.operation === 'delete' && s.summary['floe.ddl-position'] !== undefined)).toBe(true);
+
+    // DROP TABLE: no longer captured, its lake table keeps its last state, the others stream on
+    await h.exec('DROP TABLE logs');
+    await h.exec("INSERT INTO items (id, title, color, rank, qty) VALUES (499, 'after drop', 'x', 1, 5)");
+    await h.catchUp(run, ['items']);
+    await h.expectLakeEqualsMysql('items');
+    expect(run.sink.received.some((n) => n.type === 'schema-change-applied' && (n as { table: string }).table.endsWith('.logs') && /table dropped/.test(String((n as { changes: string[] }).changes)))).toBe(true);
+    expect((await (await import('../../e2e/support/lake-compare.js')).lakeTableRows(h.catalog, { namespace: [h.db], name: 'logs' })).rows).toEqual(['N1000|"after"']);
 
     // an incompatible change: the run fails, naming the statement, the table and what to do
     await h.exec("INSERT INTO items (id, title, color, rank, qty) VALUES (503, 'last before', 'x', 1, 5)");
