@@ -66,9 +66,10 @@ export class Router {
     const t = this.tables.get(tableKey(e.table));
     if (!t) return undefined;
     const c = t.checkpoint;
-    const snapshot = c.working?.snapshot;
-    if (!snapshot) throw new FloeError('pipeline', 'internal', `chunk ${e.chunk.id} arrived before the plan of ${t.key}: expected the source's snapshot-plan event first`);
+    if (!c.working?.snapshot) throw new FloeError('pipeline', 'internal', `chunk ${e.chunk.id} arrived before the plan of ${t.key}: expected the source's snapshot-plan event first`);
     await this.checkpointer.ensureModes([[c, t.snapshotMode]]);
+    // read after the mode switch: a checkpoint it made records where the plan object went
+    const snapshot = c.working!.snapshot!;
     const changes: WriterChange[] = new Array(e.rows.length);
     for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]) };
     await this.checkpointer.write(c, changes);
