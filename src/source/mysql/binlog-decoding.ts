@@ -5,8 +5,14 @@
  * calls `set()` with the new mapping; rows logged after the DDL are then decoded with it.
  * With `cascades` set, every decoded transaction gets the synthetic child deletes of ON DELETE
  * CASCADE constraints (cascade.ts).
+ *
+ * Cross-check after a DDL: a mapping replaced with `set(table, {verify: true})` is compared with the
+ * column names of the first rows logged for the table afterwards (the table map carries them under
+ * binlog_row_metadata=FULL). Rows are decoded by name, so a logged column the mapping lacks would
+ * otherwise be dropped silently; a difference stops the stream with both lists instead.
  */
 import type { Row } from '../../model/values.js';
+import { FloeError } from '../../util/errors.js';
 import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from './binlog-values.js';
 import type { BinlogDecoding, RowDecoder } from './binlog-transactions.js';
 import type { CascadeExpander } from './cascade.js';
@@ -24,10 +30,15 @@ export class MappedTablesDecoding implements BinlogDecoding {
     for (const t of tables) this.set(t);
   }
 
-  /** Adds or replaces the mapping of a table. */
-  set(table: MappedTable): void {
+  private readonly unverified = new Map<string, MappedTable>();
+
+  /** Adds or replaces the mapping of a table; `verify`: check it against the next logged layout. */
+  set(table: MappedTable, options: { verify?: boolean } = {}): void {
     const convert: (row: Record<string, unknown>) => Row = createBinlogRowConverter(table);
-    this.decoders.set(tableKey(table.schema.id), convert);
+    const key = tableKey(table.schema.id);
+    this.decoders.set(key, convert);
+    if (options.verify) this.unverified.set(key, table);
+    else this.unverified.delete(key);
     this.cascades?.invalidate();
   }
 
@@ -35,8 +46,23 @@ export class MappedTablesDecoding implements BinlogDecoding {
     this.decoders.delete(tableKey(table));
   }
 
-  decoderFor(table: TableRef): RowDecoder | undefined {
-    return this.decoders.get(tableKey(table));
+  decoderFor(table: TableRef, _tableMap?: unknown, logged?: readonly string[]): RowDecoder | undefined {
+    const key = tableKey(table);
+    if (logged && this.unverified.size > 0) {
+      const expected = this.unverified.get(key);
+      if (expected) {
+        const names = expected.columns.map((c) => c.column.name);
+        if (names.length !== logged.length || names.some((n, i) => n.toLowerCase() !== logged[i].toLowerCase())) {
+          throw new FloeError(
+            'source.mysql',
+            'invalid-data',
+            `table ${key}: after the last DDL floe expected the binlog rows to carry the columns (${names.join(', ')}), but they carry (${logged.join(', ')}); the DDL was not understood as the server applied it — re-snapshot the table (drop its Iceberg table and restart floe)`,
+          );
+        }
+        this.unverified.delete(key);
+      }
+    }
+    return this.decoders.get(key);
   }
 
   expandTransaction(t: TransactionEvent): TransactionEvent {

@@ -37,7 +37,7 @@ export interface BinlogDecoding {
    * The decoder for a captured table, or undefined to skip the table. `tableMap` is zongji's
    * description of the table as logged (column names and types from the TableMap event).
    */
-  decoderFor(table: TableRef, tableMap: TableMapEntry): RowDecoder | undefined;
+  decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[]): RowDecoder | undefined;
   /**
    * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
    * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
@@ -63,6 +63,8 @@ export interface RawChange {
   readonly after?: Record<string, unknown>;
   /** The rows event carried NO_FOREIGN_KEY_CHECKS_F (the session ran with foreign_key_checks=0). */
   readonly noForeignKeyChecks?: true;
+  /** Column names of the table map the rows were logged with (binlog_row_metadata=FULL). */
+  readonly logged?: readonly string[];
 }
 type PendingChange = RawChange;
 
@@ -83,7 +85,7 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
   const base = t.position;
   for (let i = 0; i < t.raw.length; i++) {
     const c = t.raw[i];
-    const decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry);
+    const decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged);
     if (!decode) continue;
     changes.push({
       table: c.table,
@@ -270,7 +272,10 @@ export class TransactionAssembler {
     const changes = this.txn.changes;
     // Rows-event flag NO_FOREIGN_KEY_CHECKS_F (0x0002, MySQL and MariaDB log_event.h): the server
     // did not enforce foreign keys — and so cascaded nothing — for these rows
-    const fk = ((ev.flags ?? 0) & 0x0002) !== 0 ? { noForeignKeyChecks: true as const } : {};
+    const fk: { noForeignKeyChecks?: true; logged?: readonly string[] } = ((ev.flags ?? 0) & 0x0002) !== 0 ? { noForeignKeyChecks: true as const } : {};
+    // the logged layout, so a decoder can check it against its mapping (after a DDL)
+    const names = (tm as { columns?: { name?: string }[] }).columns?.map((col) => col.name ?? '');
+    if (names && names.every((n) => n !== '')) fk.logged = names;
     if (op === 'update') {
       for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) changes.push({ table: ref, op, before: r.before, after: r.after, ...fk });
     } else if (op === 'insert') {

@@ -95,7 +95,7 @@ export class MySqlSource {
     if (definition) {
       const mapped = mapTable(definition, this.options.typeMapping);
       this.mapped.set(tableKey(table), mapped);
-      this.decoding.set(mapped);
+      this.decoding.set(mapped, { verify: true });
       return mapped;
     }
     const client = this.control!;
