@@ -86,6 +86,7 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
         let table = await loadCatalogTable(rt.catalog, identifier);
         if (plan.changes.length > 0) table = await evolveTableSchema(table, plan.changes);
         for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
+        for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         // the column list the statement produced, with the server's exact description where it agrees
         const derived = new Set<string>();
         for (const c of e.changes) {

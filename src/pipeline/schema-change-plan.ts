@@ -48,8 +48,10 @@ import type { TransformLookup } from './transforms.js';
 export interface IcebergSchemaPlan {
   /** The schema update to commit (empty: the lake already matches). */
   readonly changes: readonly SchemaChange[];
-  /** What an operator should know (defaults not carried, replays skipped). */
+  /** What an operator may want to know (replays skipped, lagging columns reconciled). */
   readonly notes: readonly string[];
+  /** Where the lake will differ from MySQL (defaults MySQL gave existing rows that the lake cannot hold). */
+  readonly warnings: readonly string[];
   /** Set when the change cannot be applied: why, and what to do. */
   readonly refusal?: string;
   /** The pipeline's mapping of the new definition (types, transforms, projection). */
@@ -73,7 +75,8 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
   const schema = metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId)!;
   const v = metadata.formatVersion;
   const notes: string[] = [...effect.notes];
-  const refuse = (why: string): IcebergSchemaPlan => ({ changes: [], notes, refusal: `${why}; ${RESNAPSHOT}` });
+  const warnings: string[] = [];
+  const refuse = (why: string): IcebergSchemaPlan => ({ changes: [], notes, warnings, refusal: `${why}; ${RESNAPSHOT}` });
 
   if (effect.primaryKeyChanged) {
     return refuse(`the primary key of ${key} changes from (${effect.before.primaryKey.join(', ') || 'none'}) to (${effect.after.primaryKey.join(', ') || 'none'}); the lake table's rows are identified by the old key (identifier fields)`);
@@ -108,7 +111,7 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
       return refuse(`the Iceberg schema of ${key} cannot take this change: ${errorMessage(e)}`);
     }
   }
-  return { changes, notes, mapping };
+  return { changes, notes, warnings, mapping };
 
   /** Plans one column change; returns a refusal reason or undefined. */
   function planOne(c: ColumnChange): string | undefined {
@@ -160,7 +163,7 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
           }
           return `column ${c.column.name} is added to ${key} as ${typeToString(t.type)}, but the lake table already has ${c.column.name} as ${typeToString(existing.type)}`;
         }
-        const initial = initialDefault(c.column, t, mapping, v, notes);
+        const initial = initialDefault(c.column, t, mapping, v, warnings);
         const add: SchemaChange = {
           kind: 'add-column',
           name: c.column.name,
@@ -233,7 +236,7 @@ export function planIcebergSchemaChange(inputs: PlanInputs): IcebergSchemaPlan {
       const f = fields.get(lower);
       const column = effect.after.columns.find((c) => c.name.toLowerCase() === lower);
       if (t && column && !f) {
-        const initial = initialDefault(column, t, mapping, v, notes);
+        const initial = initialDefault(column, t, mapping, v, warnings);
         const required = t.required && initial !== undefined && initial !== null;
         changes.push({ kind: 'add-column', name: column.name, type: t.type, required, ...(column.comment ? { doc: column.comment } : {}), ...(initial !== undefined && initial !== null ? { defaultValue: initial } : {}) });
         fields.set(lower, { id: -1, name: column.name, required, type: t.type, ...(initial !== undefined && initial !== null ? { writeDefault: initial } : {}), ...(column.comment ? { doc: column.comment } : {}) });

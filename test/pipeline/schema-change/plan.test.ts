@@ -141,7 +141,7 @@ describe('Iceberg schema updates planned from DDL', () => {
       { kind: 'add-column', name: 'c4', type: { kind: 'decimal', precision: 6, scale: 3 }, required: false, defaultValue: '1.500' },
       { kind: 'add-column', name: 'c5', type: { kind: 'int' }, required: false },
     ]);
-    expect(p.notes.join('\n')).toMatch(/CURRENT_TIMESTAMP is an expression/);
+    expect(p.warnings.join('\n')).toMatch(/CURRENT_TIMESTAMP is an expression/);
     const evolved = evolveSchema(lake(before), p.changes).schema;
     expect(evolved.fields.find((f) => f.name === 'c1')).toMatchObject({ initialDefault: 'new', writeDefault: 'new' });
   });
@@ -149,7 +149,7 @@ describe('Iceberg schema updates planned from DDL', () => {
   it('v2 tables add the column without defaults and say what old rows read', () => {
     const p = plan(before, "ALTER TABLE t ADD c1 VARCHAR(10) NOT NULL DEFAULT 'new'", lake(before, 2));
     expect(p.changes).toEqual([{ kind: 'add-column', name: 'c1', type: { kind: 'string' }, required: false }]);
-    expect(p.notes.join('\n')).toMatch(/format v2 tables cannot hold column defaults/);
+    expect(p.warnings.join('\n')).toMatch(/format v2 tables cannot hold column defaults/);
   });
 
   it('renames keep the field (by name), drops, widenings, make-optional, write-default and doc', () => {
