@@ -71,6 +71,8 @@ export class RandomWriter {
   private stopped = false;
   private running: Promise<void> | undefined;
   transactions = 0;
+  /** Transactions the server refused (rolled back). */
+  readonly failures: string[] = [];
   /** DELETEs of parent rows issued (each may cascade to children). */
   parentDeletes = 0;
   private next = { account: SIZES.accounts, ledger: BigInt(SIZES.ledger), allTypes: SIZES.allTypes + 1, event: SIZES.events, parent: SIZES.parents + 1, child: SIZES.children + 1 };
@@ -99,10 +101,17 @@ export class RandomWriter {
     for (const s of ALL_TYPES_SESSION) await this.conn.query(s);
     while (!this.stopped) {
       await this.conn.beginTransaction();
-      const ops = 1 + this.int(3);
-      for (let i = 0; i < ops; i++) await this.conn.query(this.statement());
-      await this.conn.commit();
-      this.transactions++;
+      try {
+        const ops = 1 + this.int(3);
+        for (let i = 0; i < ops; i++) await this.conn.query(this.statement());
+        await this.conn.commit();
+        this.transactions++;
+      } catch (e) {
+        // A statement the server refused (e.g. an internal temporary file gone): the transaction did
+        // not happen, and MySQL stays the truth. Counted, so that a systematic failure shows.
+        await this.conn.rollback();
+        this.failures.push(String((e as Error).message));
+      }
       await new Promise((r) => setTimeout(r, this.pauseMs));
     }
   }
