@@ -22,10 +22,10 @@
  */
 import type { FloeConfig } from '../config/schema.js';
 import { evolveTableSchema, loadCatalogTable } from '../iceberg/table/index.js';
-import { enrichFromCatalog, type TableEffect } from '../source/mysql/ddl-apply.js';
+import { enrichFromCatalog, preferServerTimestampDefaults, type ColumnChange, type TableEffect } from '../source/mysql/ddl-apply.js';
 import { tableMatcher } from '../source/mysql/discovery.js';
 import type { DdlEvent } from '../source/mysql/events.js';
-import { tableKey, type TableId } from '../source/mysql/table-schema.js';
+import { tableKey, type TableId, type TableSchema } from '../source/mysql/table-schema.js';
 import { FloeError } from '../util/errors.js';
 import { typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, type DdlContext, type DdlOutcome } from './runner-ddl.js';
@@ -55,15 +55,23 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
 
   // 1. plan (no side effects)
   const plans = new Map<AlterEffect, IcebergSchemaPlan>();
-  for (const e of effects) {
-    if (e.kind !== 'alter') continue;
-    const key = tableKey(e.table);
+  const servers = new Map<AlterEffect, TableSchema | undefined>();
+  for (const e0 of effects) {
+    if (e0.kind !== 'alter') continue;
+    const key = tableKey(e0.table);
     const identifier = rt.icebergIdentifier(key);
     if (!identifier) throw new FloeError(SUBSYSTEM, 'internal', `no Iceberg table is known for captured table ${key}`);
+    // the server's description now: exact TIMESTAMP literal defaults (session time zone) and, for
+    // the decoding, charsets and collations the statement leaves to the table's defaults
+    const server = (await rt.source.captureSchemas([e0.renamedTo ?? e0.table])).get(tableKey(e0.renamedTo ?? e0.table));
+    const exact = preferServerTimestampDefaults(e0.after, server, derivedColumns(e0));
+    const e: AlterEffect = { ...e0, after: exact.schema, changes: e0.changes.map((c) => withColumn(c, exact.schema)) };
     const table = await loadCatalogTable(rt.catalog, identifier);
     const plan = planIcebergSchemaChange({ effect: e, metadata: table.metadata, config, transforms, typeMapping });
     if (plan.refusal) return deps.refuse([key], plan.refusal);
-    plans.set(e, plan);
+    for (const name of exact.uncertain) ctx.logger.warn(`column ${name}: its TIMESTAMP literal default was written in the DDL session's time zone, which floe cannot see; it is taken as UTC`, { table: key, position });
+    plans.set(e0, plan);
+    servers.set(e0, server);
   }
   for (const e of effects) {
     if (e.kind === 'create' && e.orReplace && ctx.capturedTables.has(tableKey(e.table))) {
@@ -88,14 +96,7 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
         for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
         for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         // the column list the statement produced, with the server's exact description where it agrees
-        const derived = new Set<string>();
-        for (const c of e.changes) {
-          if (c.kind === 'add') derived.add(c.column.name.toLowerCase());
-          if (c.kind === 'modify') derived.add(c.after.name.toLowerCase());
-          if (c.kind === 'rename') derived.add(c.to.name.toLowerCase());
-        }
-        const server = (await rt.source.captureSchemas([e.renamedTo ?? e.table])).get(tableKey(e.renamedTo ?? e.table));
-        const definition = enrichFromCatalog({ ...e.after, id: e.table }, server, derived);
+        const definition = enrichFromCatalog({ ...e.after, id: e.table }, servers.get(e), derivedColumns(e));
         if (e.renamedTo) {
           restartFor = await renameLakeTable(deps, e.table, e.renamedTo);
           break;
@@ -153,6 +154,25 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
     return { action: 'stop', table: restartFor };
   }
   return applied.length > 0 ? { action: 'applied', tables: applied } : { action: 'ignore' };
+}
+
+/** Lower-case names of the columns the statement defined (added, modified, renamed). */
+function derivedColumns(e: AlterEffect): Set<string> {
+  const derived = new Set<string>();
+  for (const c of e.changes) {
+    if (c.kind === 'add') derived.add(c.column.name.toLowerCase());
+    if (c.kind === 'modify') derived.add(c.after.name.toLowerCase());
+    if (c.kind === 'rename') derived.add(c.to.name.toLowerCase());
+  }
+  return derived;
+}
+
+/** A column change with its new column taken from `schema` (same name). */
+function withColumn(c: ColumnChange, schema: TableSchema): ColumnChange {
+  const find = (name: string) => schema.columns.find((x) => x.name === name);
+  if (c.kind === 'add') return { ...c, column: find(c.column.name) ?? c.column };
+  if (c.kind === 'modify') return { ...c, after: find(c.after.name) ?? c.after };
+  return c;
 }
 
 /** Renames the lake table of `from` to the identifier `to` maps to; returns the restart reason. */

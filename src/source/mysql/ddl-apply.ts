@@ -323,6 +323,25 @@ export function enrichFromCatalog(schema: TableSchema, catalog: TableSchema | un
   return { ...schema, columns };
 }
 
+/**
+ * A TIMESTAMP literal default is written in the DDL session's time zone, which the statement text
+ * does not carry; information_schema (read with time_zone '+00:00') shows it as the instant the
+ * server stored. For the columns the statement derived, take the server's literal when the server
+ * has the same column with the same type and a literal default too. Returns the columns whose
+ * default stays uncertain (no such server column).
+ */
+export function preferServerTimestampDefaults(schema: TableSchema, catalog: TableSchema | undefined, derived: ReadonlySet<string>): { schema: TableSchema; uncertain: string[] } {
+  const uncertain: string[] = [];
+  const columns = schema.columns.map((c) => {
+    if (!derived.has(c.name.toLowerCase()) || c.dataType !== 'timestamp' || c.default.kind !== 'literal') return c;
+    const server = catalog?.columns.find((s) => sameColumnName(s.name, c.name));
+    if (server && sameBaseType(server, c) && server.default.kind === 'literal') return { ...c, default: server.default };
+    uncertain.push(c.name);
+    return c;
+  });
+  return { schema: { ...schema, columns }, uncertain };
+}
+
 /** Same type apart from integer display widths (MySQL 8 drops them; MariaDB prints them). */
 function sameBaseType(a: ColumnSchema, b: ColumnSchema): boolean {
   const strip = (t: string): string => (/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/.test(t) && !/^tinyint\(1\)/.test(t) ? t.replace(/\(\d+\)/, '') : t);

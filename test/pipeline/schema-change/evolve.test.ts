@@ -40,7 +40,10 @@ describe('schemaChanges: evolve', () => {
     const before = await fields('items');
 
     // ADD COLUMN: a literal default and an implicit NOT NULL default for the rows written before
-    await h.exec("ALTER TABLE items ADD COLUMN color VARCHAR(10) NOT NULL DEFAULT 'red' AFTER name, ADD COLUMN rank INT NOT NULL");
+    // (a TIMESTAMP literal default is read in the session's time zone: +09:00 here)
+    await h.exec("SET SESSION time_zone = '+09:00'");
+    await h.exec("ALTER TABLE items ADD COLUMN color VARCHAR(10) NOT NULL DEFAULT 'red' AFTER name, ADD COLUMN rank INT NOT NULL, ADD COLUMN seen TIMESTAMP NULL DEFAULT '2020-01-01 09:00:00'");
+    await h.exec("SET SESSION time_zone = '+00:00'");
     await h.exec("INSERT INTO items (id, name, color, rank, qty) VALUES (500, 'new', 'blue', 7, 1), (501, 'dflt', DEFAULT, 2, 2)");
     await h.exec("UPDATE items SET qty = 999, color = 'green' WHERE id = 1");
     await h.exec('CREATE INDEX ix_qty ON items (qty)'); // no schema effect
@@ -50,7 +53,8 @@ describe('schemaChanges: evolve', () => {
     let f = await fields('items');
     expect(f.find((x) => x.name === 'color')).toMatchObject({ required: true, initialDefault: 'red', writeDefault: 'red', type: { kind: 'string' } });
     expect(f.find((x) => x.name === 'rank')).toMatchObject({ required: true, initialDefault: 0, writeDefault: 0 });
-    expect(run.sink.received.filter((n) => n.type === 'schema-change-applied').map((n) => (n as { changes: string[] }).changes)).toEqual([['add color', 'add rank']]);
+    expect(f.find((x) => x.name === 'seen')).toMatchObject({ required: false, initialDefault: 1577836800000000n }); // 2020-01-01T00:00:00Z
+    expect(run.sink.received.filter((n) => n.type === 'schema-change-applied').map((n) => (n as { changes: string[] }).changes)).toEqual([['add color', 'add rank', 'add seen']]);
 
     // RENAME keeps the field id, MODIFY widens int → long, DROP removes, varchar length = no change
     await h.exec('ALTER TABLE items RENAME COLUMN name TO title, MODIFY qty BIGINT, DROP COLUMN price, MODIFY note VARCHAR(60)');
