@@ -97,7 +97,6 @@ class PipelineRun {
   private router: Router | undefined;
   private tables: CapturedTables | undefined;
   private readonly ddl: DdlHandler;
-  private readonly stopped: Promise<typeof STOP>;
   /** Tables whose snapshot runs in this process (for notifications). */
   private readonly snapshotting = new Set<string>();
   private readonly announcedFinished = new Set<string>();
@@ -118,11 +117,6 @@ class PipelineRun {
           }
         : undefined,
     );
-    const signal = options.signal;
-    this.stopped = new Promise((resolve) => {
-      if (signal.aborted) resolve(STOP);
-      else signal.addEventListener('abort', () => resolve(STOP), { once: true });
-    });
   }
 
   async execute(): Promise<RunResult> {
@@ -178,7 +172,7 @@ class PipelineRun {
     const events = src.events()[Symbol.asyncIterator]();
     let first = true;
     for (;;) {
-      const next = await Promise.race([events.next(), this.stopped]);
+      const next = await nextOrStop(events, this.options.signal);
       if (next === STOP) return this.stop();
       if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
       if (first) {
@@ -389,4 +383,28 @@ class PipelineRun {
 
 function snapshotDone(p: TableProgress): boolean {
   return p.phase === 'streaming' || (p.snapshot !== undefined && snapshotComplete(p.snapshot));
+}
+
+/**
+ * The next source event, or STOP when `signal` aborts first. Not `Promise.race` with one long-lived
+ * stop promise: every race leaves a reaction on that promise which holds the race's result, so every
+ * event (snapshot chunks with all their rows) would stay reachable until the run ends
+ * (nodejs/node#17469) — memory growing with the table, and the GC copying it over and over.
+ */
+function nextOrStop<T>(events: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | typeof STOP> {
+  if (signal.aborted) return Promise.resolve(STOP);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(STOP);
+    signal.addEventListener('abort', onAbort, { once: true });
+    events.next().then(
+      (r) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(r);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
