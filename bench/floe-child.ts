@@ -65,6 +65,14 @@ async function main(): Promise<void> {
     }
   });
   const notifications = new FanOutNotifier(config.job.id, [new LogSink(logger), { deliver: (n: Notification) => send({ type: 'notification', event: n.type, atMs: performance.now() - t0 }) }], logger);
+  // FLOE_BENCH_MEMLOG=1: the process's memory every 2 s on stderr (where a peak RSS comes from)
+  if (process.env.FLOE_BENCH_MEMLOG) {
+    const mib = (n: number) => Math.round(n / 2 ** 20);
+    setInterval(() => {
+      const m = process.memoryUsage();
+      process.stderr.write(`memory: rss ${mib(m.rss)} MiB, heap ${mib(m.heapUsed)}/${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB, array buffers ${mib(m.arrayBuffers)} MiB\n`);
+    }, 2000).unref();
+  }
   send({ type: 'started' });
   t0 = performance.now();
   cpu0 = process.cpuUsage();

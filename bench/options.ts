@@ -7,7 +7,7 @@
  *   --mysql-url URL   use this server instead of a private MariaDB (it must have binlog_format=ROW,
  *                     binlog_row_image=FULL; the user needs SUPER or BINLOG ADMIN to skip logging the load)
  *                                                                  FLOE_BENCH_MYSQL_URL
- *   --commit-interval-ms T   floe's commit.intervalMs during the benchmark (default 1000)
+ *   --commit-interval-ms T   floe's commit.intervalMs while streaming (default 1000; the snapshot uses floe's default)
  *   --parallelism P   snapshot chunks read at once (default: floe's default)
  *   --json FILE       also write the results as JSON to FILE
  *   --keep            keep the warehouse and the server's data directory (printed at the end)
