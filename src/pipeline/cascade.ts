@@ -2,14 +2,14 @@
  * ON DELETE CASCADE in the pipeline (source cascade.ts / foreign-keys.ts explain why the binlog
  * lacks the child deletes and how the source synthesizes them):
  *
- * - `planCascadesAt`: the cascade plan of the captured tables, read from the server at start, so
- *   that each child table's writer indexes the rows it writes by the FK columns (`matchFieldsFor`)
- *   before the first synthetic delete can arrive; its warnings are logged once (pre-flight).
+ * - `matchFieldsFor`: from the source's cascade plan (`MySqlSource.cascades`, read from the server
+ *   before the first event), the FK columns each child table's writer indexes the rows it writes
+ *   by, before the first synthetic delete can arrive; the plan's warnings are logged at start.
  * - `cascadeWriterChange`: a synthetic `delete-matching` source change → the writer's matching delete
  *   (src/iceberg/writer/delete-matching.ts): an equality delete on the child's FK fields plus position
  *   deletes for child rows written earlier in the same checkpoint. The values go through the table's
  *   projection, so hashed/masked FK columns are matched in their stored form; an FK column dropped by
- *   a transform cannot be matched (the writer refuses; `planCascadesAt` warns first).
+ *   a transform cannot be matched (the writer refuses the delete, naming the column).
  *
  * What is NOT reproduced (warned at start, diverges in the lake): ON DELETE SET NULL / SET DEFAULT,
  * ON UPDATE CASCADE / SET NULL, cascades from uncaptured parents, grandchildren referencing the
@@ -17,31 +17,10 @@
  */
 import type { MatchingDelete } from '../iceberg/writer/index.js';
 import type { Row, Value } from '../model/values.js';
-import type { MysqlClient } from '../source/mysql/client.js';
 import type { CascadeDeleteChange } from '../source/mysql/events.js';
-import { discoverForeignKeys, planCascades, type CascadePlan } from '../source/mysql/foreign-keys.js';
+import type { CascadePlan } from '../source/mysql/foreign-keys.js';
 import { tableKey } from '../source/mysql/table-schema.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
 import { FloeError } from '../util/errors.js';
-import type { Logger } from './logger.js';
-import type { TransformLookup } from './transforms.js';
-
-/** Reads the foreign keys of the captured tables' databases and plans the cascades; logs warnings. */
-export async function planCascadesAt(client: MysqlClient, tables: readonly MappedTable[], logger: Logger, transforms?: TransformLookup): Promise<CascadePlan> {
-  const byKey = new Map(tables.map((t) => [tableKey(t.schema.id), t]));
-  const fks = await discoverForeignKeys(client, [...new Set(tables.map((t) => t.schema.id.database))]);
-  const plan = planCascades(fks, byKey);
-  const warnings = [...plan.warnings];
-  for (const r of plan.rules) {
-    const dropped = r.childColumns.filter((c) => transforms?.(r.child.database, r.child.table, c)?.kind === 'drop');
-    if (dropped.length > 0) {
-      warnings.push(`ON DELETE CASCADE ${r.via.join(' > ')}: FK column(s) ${dropped.join(', ')} of ${tableKey(r.child)} are dropped by a column transform, so cascaded deletes cannot be matched in the lake; keep (or hash) the FK columns`);
-    }
-  }
-  for (const w of warnings) logger.warn(`foreign keys: ${w}`);
-  for (const r of plan.rules) logger.info('ON DELETE CASCADE reproduced', { parent: tableKey(r.trigger), child: tableKey(r.child), columns: r.childColumns.join(', '), via: r.via.join(' > ') });
-  return { rules: plan.rules, warnings };
-}
 
 /** The FK field sets a table's writer must index (it is the child of these cascades). */
 export function matchFieldsFor(plan: CascadePlan, key: string): string[][] {
