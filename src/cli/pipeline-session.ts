@@ -10,10 +10,25 @@ import { startMetricsServer, type MetricsServer } from '../pipeline/metrics-serv
 import type { NotificationSink, Notifier } from '../pipeline/notifications.js';
 import { createNotifier } from '../pipeline/notifications-setup.js';
 import { TerminalProgress, type ProgressReporter } from '../pipeline/progress.js';
-import { errorMessage, isFloeError } from '../util/errors.js';
+import { errorMessage, FloeError, isFloeError } from '../util/errors.js';
 import type { TerminalRouter } from './command-context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { runPipeline, type RunResult } from '../pipeline/runner.js';
+import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
+import { sharedWorkerEncoderPool } from '../iceberg/parquet/worker-encoder.js';
+
+/**
+ * Parquet files are encoded in worker threads, so that reading MySQL and building Arrow batches on
+ * the main thread overlaps with parquet-wasm's encoding. FLOE_PARQUET_THREADS sets how many (default:
+ * the available cores, at most 4); 0 encodes on the main thread.
+ */
+function parquetEncoder(): ParquetEncoderFactory | undefined {
+  const text = process.env.FLOE_PARQUET_THREADS;
+  if (text === undefined || text === '') return sharedWorkerEncoderPool().factory;
+  const threads = Number(text);
+  if (!Number.isInteger(threads) || threads < 0) throw new FloeError('cli', 'config', `FLOE_PARQUET_THREADS: expected a whole number of threads (0 = encode on the main thread), found ${JSON.stringify(text)}`);
+  return threads === 0 ? undefined : sharedWorkerEncoderPool({ threads }).factory;
+}
 
 export interface SessionOptions {
   mode: 'run' | 'snapshot';
@@ -57,6 +72,7 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
         metrics,
         progress: progress as ProgressReporter | undefined,
         logger,
+        parquetEncoder: parquetEncoder(),
       });
     } catch (e) {
       result = { reason: 'failed', error: e };

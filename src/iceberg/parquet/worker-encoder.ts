@@ -23,7 +23,9 @@
  * parent, so for a `.ts` thread module the worker first registers tsx (`tsx/esm/api`) and then
  * imports the thread module; a build (`dist/…js`) loads the `.js` thread module directly.
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FloeError } from '../../util/errors.js';
 import type { ParquetEncoder, ParquetEncoderFactory, ParquetEncoderOptions } from './encoder.js';
@@ -115,10 +117,17 @@ class EncoderThread {
   }
 }
 
+/** Where tsx's registration API is, resolved from floe's own location (an eval worker resolves from the cwd). */
+function tsxApiUrl(): string {
+  const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
+  if (resolve) return resolve('tsx/esm/api');
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+}
+
 function startWorker(threadModule: URL): Worker {
   if (threadModule.pathname.endsWith('.ts')) {
     // Register tsx inside the worker before importing the TypeScript thread module (header).
-    const code = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule.href)}); })`;
+    const code = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(threadModule.href)}); })`;
     return new Worker(code, { eval: true });
   }
   return new Worker(threadModule);
