@@ -4,8 +4,10 @@
  * sub-position, with one 32-bit set per key, keys in unsigned ascending order.
  *
  * Positions are kept per key as a sorted, de-duplicated `Uint32Array` (4 bytes per position);
- * additions are buffered and merged lazily, so bulk `add` is O(1) amortized and `has` is a binary
- * search. Positions must satisfy 0 ≤ pos < 2^63 (the most significant bit must be 0, puffin-spec.md).
+ * additions are buffered in a set and merged lazily, so bulk `add` is O(1) amortized and `has` is a
+ * binary search plus a set lookup — without merging, so that the upsert writer's interleaved
+ * `has`/`add` per deleted row stays O(log n) and not a copy of the whole array each time. Positions
+ * must satisfy 0 ≤ pos < 2^63 (the most significant bit must be 0, puffin-spec.md).
  */
 import { FloeError } from '../../util/errors.js';
 
@@ -15,7 +17,8 @@ const MAX_POSITION = 2n ** 63n - 1n;
 
 interface KeySet {
   sorted: Uint32Array;
-  pending: number[];
+  /** Added since the last merge (may overlap `sorted`). */
+  pending: Set<number>;
 }
 
 function split(pos: bigint | number): [number, number] {
@@ -31,8 +34,8 @@ function split(pos: bigint | number): [number, number] {
   return [Number(pos >> 32n), Number(pos & 0xffffffffn)];
 }
 
-function mergeSorted(a: Uint32Array, pending: number[]): Uint32Array {
-  pending.sort((x, y) => x - y);
+function mergeSorted(a: Uint32Array, added: Set<number>): Uint32Array {
+  const pending = Float64Array.from(added).sort();
   const out = new Uint32Array(a.length + pending.length);
   let i = 0;
   let j = 0;
@@ -83,7 +86,7 @@ export class PositionBitmap {
       if (values.length === 0) continue;
       const existing = b.keys.get(key);
       if (existing) existing.sorted = mergeSortedArrays(existing.sorted, values);
-      else b.keys.set(key, { sorted: values, pending: [] });
+      else b.keys.set(key, { sorted: values, pending: new Set() });
     }
     return b;
   }
@@ -92,12 +95,12 @@ export class PositionBitmap {
     const [key, low] = split(pos);
     let set = this.keys.get(key);
     if (!set) {
-      set = { sorted: new Uint32Array(0), pending: [] };
+      set = { sorted: new Uint32Array(0), pending: new Set() };
       this.keys.set(key, set);
     }
-    set.pending.push(low);
+    set.pending.add(low);
     // Bound the buffer: merge once it outgrows the sorted part, keeping memory near 4 bytes/position.
-    if (set.pending.length > 1024 && set.pending.length > set.sorted.length) this.normalizeKey(set);
+    if (set.pending.size > 1024 && set.pending.size > set.sorted.length) this.normalizeKey(set);
   }
 
   addAll(positions: Iterable<bigint | number>): void {
@@ -114,7 +117,7 @@ export class PositionBitmap {
     }
     const set = this.keys.get(key);
     if (!set) return false;
-    this.normalizeKey(set);
+    if (set.pending.has(low)) return true;
     const a = set.sorted;
     let lo = 0;
     let hi = a.length - 1;
@@ -139,7 +142,7 @@ export class PositionBitmap {
   }
 
   get isEmpty(): boolean {
-    for (const set of this.keys.values()) if (set.sorted.length > 0 || set.pending.length > 0) return false;
+    for (const set of this.keys.values()) if (set.sorted.length > 0 || set.pending.size > 0) return false;
     return true;
   }
 
@@ -150,7 +153,7 @@ export class PositionBitmap {
       for (const [key, low] of src.keyed()) {
         const set = out.keys.get(key);
         if (set) set.sorted = mergeSortedArrays(set.sorted, low);
-        else out.keys.set(key, { sorted: low, pending: [] });
+        else out.keys.set(key, { sorted: low, pending: new Set() });
       }
     }
     return out;
@@ -179,9 +182,9 @@ export class PositionBitmap {
   }
 
   private normalizeKey(set: KeySet): void {
-    if (set.pending.length === 0) return;
+    if (set.pending.size === 0) return;
     set.sorted = mergeSorted(set.sorted, set.pending);
-    set.pending = [];
+    set.pending = new Set();
   }
 }
 

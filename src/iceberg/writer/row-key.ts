@@ -10,7 +10,8 @@
  * - boolean, and null (only possible in keyless tables).
  *
  * Each value is tagged with its type letter and the list is JSON-encoded, which keeps the encoding
- * unambiguous (no separator inside a string can forge another key).
+ * unambiguous (no separator inside a string can forge another key); a single non-null value is its
+ * tagged text alone.
  *
  * Keyless tables use the encoding of the whole row as its identity (exact, at the cost of memory
  * proportional to the rows written in one checkpoint).
@@ -112,6 +113,12 @@ const TAGS: Partial<Record<IcebergType['kind'], string>> = {
 export function encodeKey(types: readonly IcebergType[], values: readonly Value[], what = 'key'): string {
   if (values.length !== types.length) {
     throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected ${types.length} key value(s), found ${values.length}`);
+  }
+  if (types.length === 1 && values[0] !== null && values[0] !== undefined) {
+    // One non-null value (most primary keys): its tagged text alone. Injective among the keys of one
+    // type list — the only keys ever compared with each other — and never equal to the JSON array
+    // form below (which starts with '['; a tag is a letter).
+    return (TAGS[types[0].kind] ?? 'n') + canonicalValue(types[0], values[0], what);
   }
   const parts: (string | null)[] = new Array(types.length);
   for (let i = 0; i < types.length; i++) {

@@ -121,11 +121,6 @@ export interface WriterStats {
   droppedDataFiles: number;
 }
 
-interface KeyEntry {
-  loc: RowLocation | undefined;
-  /** An equality delete of this key is already part of this checkpoint. */
-  eqDeleted: boolean;
-}
 
 export class TableChangeWriter {
   readonly mode: WriteMode;
@@ -139,7 +134,14 @@ export class TableChangeWriter {
   private readonly targetSize: number;
   private readonly deleteTargetSize: number;
   private readonly partitions = new Map<string, PositionalDataWriter>();
-  private readonly keys = new Map<string, KeyEntry>();
+  /**
+   * Key → where its live row written in this checkpoint is. Kept as two flat collections rather than
+   * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
+   * writes hundreds of thousands (hot path, and what the checkpoint's memory is mostly made of).
+   */
+  private readonly keys = new Map<string, RowLocation>();
+  /** Keys an equality delete of this checkpoint already covers. */
+  private readonly eqDeleted = new Set<string>();
   private readonly keylessRows = new Map<string, RowLocation[]>();
   private readonly eqDeletes: EqualityDeleteSink;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
@@ -251,27 +253,20 @@ export class TableChangeWriter {
    * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
    */
   private async deleteKey(k: string, values: Value[] | undefined): Promise<void> {
-    const entry = this.keys.get(k);
-    if (entry?.loc) {
-      this.deleteAt(entry.loc);
-      entry.loc = undefined;
+    const loc = this.keys.get(k);
+    if (loc) {
+      this.deleteAt(loc);
+      this.keys.delete(k);
       return;
     }
-    if (entry?.eqDeleted || values === undefined) return;
+    if (values === undefined || this.eqDeleted.has(k)) return;
     await this.equalityDelete(values);
-    if (entry) entry.eqDeleted = true;
-    else this.keys.set(k, { loc: undefined, eqDeleted: true });
+    this.eqDeleted.add(k);
   }
 
   private async writeRow(k: string, row: Row): Promise<void> {
-    const loc = await this.writeData(row);
-    const entry = this.keys.get(k);
-    if (entry) {
-      // deleteKey ran just before, so any earlier row of k is already position-deleted.
-      entry.loc = loc;
-    } else {
-      this.keys.set(k, { loc, eqDeleted: false });
-    }
+    // deleteKey ran just before, so any earlier row of k is already position-deleted.
+    this.keys.set(k, await this.writeData(row));
   }
 
   private async applyKeyless(change: RowChange): Promise<void> {
@@ -418,6 +413,7 @@ export class TableChangeWriter {
     deleteFiles.push(...positional.deleteFiles);
     const removed = positional.removed;
     this.keys.clear();
+    this.eqDeleted.clear();
     this.keylessRows.clear();
     return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
   }
@@ -444,6 +440,7 @@ export class TableChangeWriter {
       }
     }
     this.keys.clear();
+    this.eqDeleted.clear();
     this.keylessRows.clear();
   }
 
