@@ -13,14 +13,15 @@ import { readManifest } from '../../../src/iceberg/manifest.js';
 import type { ManifestEntry } from '../../../src/iceberg/data-file.js';
 import { parseJson } from '../../../src/util/json.js';
 import { decodeWithAvsc, plain } from './avsc-decode.js';
+import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-const ROOT = new URL('../../../../shared/fixtures/iceberg-golden/', import.meta.url).pathname;
+const ROOT = GOLDEN_DIR + '/';
 const TABLES = [
   'data/persistent/equality_deletes/warehouse/mydb/mytable',
   'data/persistent/equality_deletes/warehouse/mydb/mytable_partitioned',
   'data/persistent/add_columns_with_defaults/default.db/add_columns_with_defaults',
 ];
-const available = existsSync(ROOT);
+const available = goldenAvailable && existsSync(ROOT);
 
 function avroFiles(): string[] {
   return TABLES.flatMap((t) => readdirSync(join(ROOT, t, 'metadata')).filter((f) => f.endsWith('.avro')).map((f) => join(t, 'metadata', f)));

@@ -13,12 +13,13 @@ import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import type { Row, Value } from '../../../src/model/values.js';
 import { writeParquetFile } from '../../../src/iceberg/parquet/file-writer.js';
 import { readParquetBatches, readParquetFileInfo, readParquetRows } from '../../../src/iceberg/parquet/reader.js';
+import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-const GOLDEN = '/work/shared/fixtures/iceberg-golden';
+const GOLDEN = GOLDEN_DIR;
 const golden = (rel: string) => path.join(GOLDEN, rel);
 const bytesOf = (p: string) => new Uint8Array(fs.readFileSync(p));
 
-describe('Parquet reader on Spark/Java-written golden files', () => {
+describe.skipIf(!goldenAvailable)('Parquet reader on Spark/Java-written golden files', () => {
   const eqTable = 'data/persistent/equality_deletes/warehouse/mydb/mytable/data';
   const partTable = 'data/persistent/equality_deletes/warehouse/mydb/mytable_partitioned/data';
 

@@ -2,8 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
+import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-export const GOLDEN = process.env.FLOE_GOLDEN_DIR ?? '/work/shared/fixtures/iceberg-golden';
+export const GOLDEN = GOLDEN_DIR;
 
 interface ExpectedTable {
   metadata?: string;

@@ -13,8 +13,9 @@ import {
 import { Schema } from '../../../src/iceberg/schema.js';
 import { Types } from '../../../src/iceberg/types.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
+import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-const GOLDEN = '/work/shared/fixtures/iceberg-golden/data/persistent/add_columns_with_defaults/default.db/add_columns_with_defaults/metadata/00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json';
+const GOLDEN = GOLDEN_DIR + '/data/persistent/add_columns_with_defaults/default.db/add_columns_with_defaults/metadata/00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json';
 
 describe('schema JSON (Appendix C)', () => {
   it('writes nested types, doc and identifier fields with Java key order and reads them back', () => {
@@ -51,7 +52,7 @@ describe('schema JSON (Appendix C)', () => {
     expect(stringifyJson(schemaToJson(s))).toBe('{"type":"struct","schema-id":7,"fields":[{"id":1,"name":"a","required":false,"type":"int"}]}');
   });
 
-  it('reads every primitive default of the golden (Java/PyIceberg-written) table and writes them back identically', () => {
+  it.skipIf(!goldenAvailable)('reads every primitive default of the golden (Java/PyIceberg-written) table and writes them back identically', () => {
     const meta = parseJson(readFileSync(GOLDEN, 'utf8'));
     const schemaJson = meta.schemas[1];
     const schema = schemaFromJson(schemaJson);

@@ -9,8 +9,9 @@ import {
   writeTableMetadata,
 } from '../../../src/iceberg/table-metadata-json.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
+import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-const GOLDEN_ROOT = '/work/shared/fixtures/iceberg-golden/data/persistent';
+const GOLDEN_ROOT = GOLDEN_DIR + '/data/persistent';
 
 function metadataFiles(dir: string): string[] {
   const out: string[] = [];
@@ -184,9 +185,9 @@ const V3_TEXT = `{
 }`;
 
 describe('table metadata JSON', () => {
-  const files = metadataFiles(GOLDEN_ROOT);
+  const files = goldenAvailable ? metadataFiles(GOLDEN_ROOT) : [];
 
-  it('finds the golden metadata files', () => {
+  it.skipIf(!goldenAvailable)('finds the golden metadata files', () => {
     expect(files.length).toBeGreaterThanOrEqual(17);
   });
 
@@ -205,7 +206,7 @@ describe('table metadata JSON', () => {
     });
   }
 
-  it('reads the golden table at its current version exactly (BigInt ids, snapshot lineage, refs)', () => {
+  it.skipIf(!goldenAvailable)('reads the golden table at its current version exactly (BigInt ids, snapshot lineage, refs)', () => {
     const m = parseTableMetadata(readFileSync(`${GOLDEN_ROOT}/equality_deletes/warehouse/mydb/mytable_partitioned/metadata/v6.metadata.json`, 'utf8'));
     expect(m.currentSnapshotId).toBe(3138177759849079112n);
     expect(m.refs.main).toEqual({ snapshotId: 3138177759849079112n, type: 'branch' });
