@@ -40,3 +40,16 @@ describe('config', () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
   });
 });
+
+describe('README', () => {
+  it('its real-world configuration example is a valid config', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = /```yaml\n(# floe\.yaml[\s\S]*?)```/.exec(readme);
+    expect(block, 'the README has a floe.yaml example').not.toBeNull();
+    const env = { MYSQL_FLOE_PASSWORD: 'x', MINIO_ACCESS_KEY: 'a', MINIO_SECRET_KEY: 'b', CATALOG_DB_PASSWORD: 'c', PII_SALT: 'd' };
+    const c = parseConfigText(block![1], env);
+    expect(c.catalog.type).toBe('sql');
+    expect(c.tables.overrides['shop.orders'].partitionBy).toEqual(['day(created_at)']);
+    expect(c.transforms).toHaveLength(3);
+  });
+});
