@@ -83,18 +83,24 @@ export type AssembledEvent = RawTransaction | DdlEvent | ProgressEvent;
 export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, tableMaps: ReadonlyMap<string, TableMapEntry>): TransactionEvent {
   const changes: RowChange[] = [];
   const base = t.position;
+  // consecutive changes of one table share its TableRef object: look its decoder up once per run
+  let lastTable: TableRef | undefined;
+  let lastLogged: readonly string[] | undefined;
+  let decode: ReturnType<BinlogDecoding['decoderFor']>;
   for (let i = 0; i < t.raw.length; i++) {
     const c = t.raw[i];
-    const decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged);
+    if (c.table !== lastTable || c.logged !== lastLogged) {
+      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged);
+      lastTable = c.table;
+      lastLogged = c.logged;
+    }
     if (!decode) continue;
-    changes.push({
-      table: c.table,
-      op: c.op,
-      ...(c.before ? { before: decode(c.before) } : {}),
-      ...(c.after ? { after: decode(c.after) } : {}),
-      position: { ...base, eventIndex: i },
-      ...(c.noForeignKeyChecks ? { noForeignKeyChecks: true as const } : {}),
-    });
+    const change: { -readonly [K in keyof RowChange]: RowChange[K] } = { table: c.table, op: c.op } as RowChange;
+    if (c.before) change.before = decode(c.before);
+    if (c.after) change.after = decode(c.after);
+    change.position = { ...base, eventIndex: i };
+    if (c.noForeignKeyChecks) change.noForeignKeyChecks = true;
+    changes.push(change as RowChange);
   }
   const { raw: _raw, ...rest } = t;
   const decoded: TransactionEvent = { ...rest, changes };
@@ -276,12 +282,23 @@ export class TransactionAssembler {
     // the logged layout, so a decoder can check it against its mapping (after a DDL)
     const names = (tm as { columns?: { name?: string }[] }).columns?.map((col) => col.name ?? '');
     if (names && names.every((n) => n !== '')) fk.logged = names;
+    // one object per row without spreading (hot path: every row change passes here)
+    const noForeignKeyChecks = fk.noForeignKeyChecks;
+    const logged = fk.logged;
+    const push = (before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined) => {
+      const change: { -readonly [K in keyof RawChange]: RawChange[K] } = { table: ref, op };
+      if (before !== undefined) change.before = before;
+      if (after !== undefined) change.after = after;
+      if (noForeignKeyChecks) change.noForeignKeyChecks = true;
+      if (logged) change.logged = logged;
+      changes.push(change);
+    };
     if (op === 'update') {
-      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) changes.push({ table: ref, op, before: r.before, after: r.after, ...fk });
+      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) push(r.before, r.after);
     } else if (op === 'insert') {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, after: r, ...fk });
+      for (const r of ev.rows as Record<string, unknown>[]) push(undefined, r);
     } else {
-      for (const r of ev.rows as Record<string, unknown>[]) changes.push({ table: ref, op, before: r, ...fk });
+      for (const r of ev.rows as Record<string, unknown>[]) push(r, undefined);
     }
   }
 

@@ -323,7 +323,10 @@ export function decodeDatetime2(column: MappedColumn, bytes: Uint8Array): bigint
   const year = Math.floor(ym / 13);
   if (month === 0 || day === 0) return null;
   const seconds = daysFromCivil(year, month, day) * 86400 + (hms >> 12) * 3600 + ((hms >> 6) & 63) * 60 + (hms & 63);
-  return BigInt(seconds) * 1_000_000n + BigInt(fraction(bytes, 5));
+  const frac = fraction(bytes, 5);
+  // exact as a double while |seconds| < 9,007,199,254 (as parseMysqlDateTime): one BigInt, not three
+  if (seconds > -9_007_199_254 && seconds < 9_007_199_254) return BigInt(seconds * 1_000_000 + frac);
+  return BigInt(seconds) * 1_000_000n + BigInt(frac);
 }
 
 /** TIMESTAMP2: 4 bytes big-endian epoch seconds, then the fraction. Null for the zero timestamp. */
@@ -332,7 +335,8 @@ export function decodeTimestamp2(column: MappedColumn, bytes: Uint8Array): bigin
   const seconds = readUIntBE(bytes, 0, 4);
   const frac = fraction(bytes, 4);
   if (seconds === 0 && frac === 0) return null;
-  return BigInt(seconds) * 1_000_000n + BigInt(frac);
+  // seconds < 2^32 and frac < 10^6: seconds·10⁶ + frac < 2^53, exact as a double (one BigInt)
+  return BigInt(seconds * 1_000_000 + frac);
 }
 
 /**
