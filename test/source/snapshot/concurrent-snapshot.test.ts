@@ -3,9 +3,8 @@
  * while a table is snapshotted with parallelism 4 and small chunks; after the hand-over, replaying
  * the emitted stream into a Map gives exactly the table's final content — with and without backfill.
  *
- * Size: FLOE_SNAPSHOT_ROWS rows (default 20 000, chunks of 500 → 40 chunks), which keeps each run
- * within a few seconds on the 2-core CI machine; the issue's 200 000 rows run with
- * FLOE_SNAPSHOT_ROWS=200000 (same code path, ~10x longer).
+ * Size: the issue's 200 000 rows by default, in 200 small chunks (1 000 rows) read 4 at a time;
+ * FLOE_SNAPSHOT_ROWS / FLOE_SNAPSHOT_CHUNK change them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
@@ -27,8 +26,8 @@ import { qualifiedTable } from '../../../src/source/mysql/table-schema.js';
 import type { Row } from '../../../src/model/values.js';
 import type { BinlogOffset } from '../../../src/source/mysql/offset.js';
 
-const ROWS = Number(process.env.FLOE_SNAPSHOT_ROWS ?? 20_000);
-const CHUNK = Math.max(100, Math.round(ROWS / 40));
+const ROWS = Number(process.env.FLOE_SNAPSHOT_ROWS ?? 200_000);
+const CHUNK = Number(process.env.FLOE_SNAPSHOT_CHUNK ?? Math.max(100, Math.round(ROWS / 200)));
 
 let db: string;
 let conn: mysql.Connection;
