@@ -54,7 +54,7 @@ import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink
 import { writeCheckpointPositionDeletes, type ExistingDeletes } from './position-delete-writers.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
-import { TableKey } from './table-key.js';
+import { TableKey, type KeyId } from './table-key.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -139,10 +139,10 @@ export class TableChangeWriter {
    * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
    * writes hundreds of thousands (hot path, and what the checkpoint's memory is mostly made of).
    */
-  private readonly keys = new Map<string, RowLocation>();
+  private readonly keys = new Map<KeyId, RowLocation>();
   /** Keys an equality delete of this checkpoint already covers. */
-  private readonly eqDeleted = new Set<string>();
-  private readonly keylessRows = new Map<string, RowLocation[]>();
+  private readonly eqDeleted = new Set<KeyId>();
+  private readonly keylessRows = new Map<KeyId, RowLocation[]>();
   private readonly eqDeletes: EqualityDeleteSink;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   private readonly extraPaths: string[] = [];
@@ -252,7 +252,7 @@ export class TableChangeWriter {
    * equality delete of `values` (schema order) unless one was already written for `k` in this
    * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
    */
-  private async deleteKey(k: string, values: Value[] | undefined): Promise<void> {
+  private async deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> {
     const loc = this.keys.get(k);
     if (loc) {
       this.deleteAt(loc);
@@ -264,7 +264,7 @@ export class TableChangeWriter {
     this.eqDeleted.add(k);
   }
 
-  private async writeRow(k: string, row: Row): Promise<void> {
+  private async writeRow(k: KeyId, row: Row): Promise<void> {
     // deleteKey ran just before, so any earlier row of k is already position-deleted.
     this.keys.set(k, await this.writeData(row));
   }

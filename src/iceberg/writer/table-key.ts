@@ -17,6 +17,26 @@ import { encodeKey } from './row-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
+/**
+ * A row's identity within one table's writer: the canonical key string (row-key.ts), or — for a key
+ * of one integer-valued column (int, date, long, time, timestamps) whose value is within ±2^53 — the
+ * value itself as a number. Exact and injective for one key type: a number never equals a string, and
+ * a long given as a bigint or as a safe JS number is the same number. The common case (a numeric
+ * primary key) then needs no string per row, and the writer's key map hashes small integers.
+ */
+export type KeyId = string | number;
+
+const INT_KINDS = new Set(['int', 'date']);
+const LONG_KINDS = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns']);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** The number a single integer key value is identified by, or undefined (use the string form). */
+function numericKeyId(kind: 'int' | 'long', v: Value | undefined): number | undefined {
+  if (kind === 'int') return typeof v === 'number' && Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'bigint') return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : undefined;
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
+}
+
 export class TableKey {
   /** Top-level positions of the key columns, in schema order. */
   readonly positions: number[];
@@ -27,6 +47,8 @@ export class TableKey {
   private readonly explicitOrder: number[];
   private readonly rowTypes: IcebergType[];
   readonly width: number;
+  /** Set when the key is one integer-valued column (numeric KeyIds). */
+  private readonly numeric: 'int' | 'long' | undefined;
 
   private constructor(
     readonly schema: Schema,
@@ -40,6 +62,8 @@ export class TableKey {
     this.types = positions.map((p) => schema.fields[p].type);
     this.rowTypes = schema.fields.map((f) => f.type);
     this.width = schema.fields.length;
+    const only = !keyless && this.types.length === 1 ? this.types[0].kind : undefined;
+    this.numeric = only === undefined ? undefined : INT_KINDS.has(only) ? 'int' : LONG_KINDS.has(only) ? 'long' : undefined;
   }
 
   /** The identifier fields of `schema`; throws when it has none or one is nested. */
@@ -80,9 +104,13 @@ export class TableKey {
     return this.positions.map((p) => row[p] ?? null);
   }
 
-  /** Canonical key string of a row (identifier columns; the whole row for keyless tables). */
-  keyOfRow(row: Row, what = 'row'): string {
+  /** Identity of a row (identifier columns; the whole row for keyless tables). */
+  keyOfRow(row: Row, what = 'row'): KeyId {
     if (this.keyless) return encodeKey(this.rowTypes, row, what);
+    if (this.numeric !== undefined) {
+      const id = numericKeyId(this.numeric, row[this.positions[0]]);
+      if (id !== undefined) return id;
+    }
     const values = this.valuesOf(row);
     this.checkNotNull(values, what);
     return encodeKey(this.types, values, what);
@@ -96,8 +124,12 @@ export class TableKey {
     return this.explicitOrder.map((i) => key[i]);
   }
 
-  /** Canonical key string of schema-ordered key values. */
-  encode(values: readonly Value[], what = 'key'): string {
+  /** Identity of schema-ordered key values (the same as `keyOfRow` of a row with them). */
+  encode(values: readonly Value[], what = 'key'): KeyId {
+    if (this.numeric !== undefined && values.length === 1) {
+      const id = numericKeyId(this.numeric, values[0]);
+      if (id !== undefined) return id;
+    }
     this.checkNotNull(values, what);
     return encodeKey(this.types, values, what);
   }
