@@ -15,8 +15,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { MysqlClient } from './client.js';
-import { quoteString } from './client.js';
-import { readBinlogStatus, type ServerDialect, type ServerFlavor } from './dialect.js';
+import { binlogGtidPos, readBinlogStatus, type ServerDialect, type ServerFlavor } from './dialect.js';
 import type { BinlogOffset, GtidState, ServerIdentity } from './offset.js';
 import { mariadbGtids, mysqlGtids } from './offset.js';
 
@@ -57,11 +56,11 @@ export async function readWatermark(client: MysqlClient, dialect: ServerDialect,
 
 /** MariaDB: the GTID position at an exact binlog file/position. */
 export async function mariadbGtidsAt(client: MysqlClient, file: string, position: number): Promise<GtidState> {
-  const [r] = await client.query(`SELECT BINLOG_GTID_POS(${quoteString(file)}, ${position}) AS pos`);
-  if (r?.pos === null || r?.pos === undefined) {
+  const pos = await binlogGtidPos(client, file, position);
+  if (pos === null) {
     throw new FloeError(SUBSYSTEM, 'source', `BINLOG_GTID_POS(${file}, ${position}) returned NULL: expected a position inside an existing binlog file; the file may have been purged`);
   }
-  return mariadbGtids(String(r.pos));
+  return mariadbGtids(pos);
 }
 
 /**
