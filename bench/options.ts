@@ -7,6 +7,7 @@
  *   --mysql-url URL   use this server instead of a private MariaDB (it must have binlog_format=ROW,
  *                     binlog_row_image=FULL; the user needs SUPER or BINLOG ADMIN to skip logging the load)
  *                                                                  FLOE_BENCH_MYSQL_URL
+ *   --database NAME   the database the benchmark creates (dropped first!; default floe_bench)
  *   --commit-interval-ms T   floe's commit.intervalMs while streaming (default 1000; the snapshot uses floe's default)
  *   --parallelism P   snapshot chunks read at once (default: floe's default)
  *   --json FILE       also write the results as JSON to FILE
@@ -19,6 +20,7 @@ export interface BenchOptions {
   changes: number;
   seed: number;
   mysqlUrl?: string;
+  database: string;
   commitIntervalMs: number;
   parallelism?: number;
   jsonFile?: string;
@@ -26,7 +28,7 @@ export interface BenchOptions {
   verify: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--commit-interval-ms T] [--parallelism P] [--json FILE] [--keep] [--verify|--no-verify]';
+const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--json FILE] [--keep] [--verify|--no-verify]';
 
 function count(text: string, what: string): number {
   const n = Number(text.replace(/[_,]/g, ''));
@@ -40,6 +42,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     changes: count(env.FLOE_BENCH_CHANGES ?? '500000', 'FLOE_BENCH_CHANGES'),
     seed: count(env.FLOE_BENCH_SEED ?? '1', 'FLOE_BENCH_SEED'),
     mysqlUrl: env.FLOE_BENCH_MYSQL_URL || undefined,
+    database: 'floe_bench',
     commitIntervalMs: 1000,
     keep: false,
     verify: false,
@@ -66,6 +69,12 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       case '--mysql-url':
         o.mysqlUrl = value();
         break;
+      case '--database': {
+        const name = value();
+        if (!/^[A-Za-z0-9_]{1,64}$/.test(name)) throw new Error(`bench: --database must be a plain identifier (letters, digits, _), found ${JSON.stringify(name)}`);
+        o.database = name;
+        break;
+      }
       case '--commit-interval-ms':
         o.commitIntervalMs = Math.max(100, count(value(), '--commit-interval-ms'));
         break;

@@ -1,0 +1,48 @@
+/**
+ * `npm run bench` cannot rot: the benchmark script runs end to end with tiny sizes against the test
+ * server (its own database), floe snapshotting and streaming in child processes, the lake verified
+ * against MySQL after each phase, and every figure present in its JSON output. No timing assertions:
+ * the figures are only checked to be there and positive.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { BenchResult } from '../../bench/run.js';
+import { createTestDatabase } from '../support/shared-mysql.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'floe-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm run bench', () => {
+  it('runs with --rows 2000 --changes 500 and reports every figure', async () => {
+    const database = await createTestDatabase('bench');
+    const json = join(dir, 'result.json');
+    const env = { ...process.env };
+    delete env.FLOE_BENCH_ROWS;
+    delete env.FLOE_BENCH_CHANGES;
+    delete env.FLOE_BENCH_MYSQL_URL;
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--json', json],
+      { cwd: join(import.meta.dirname, '..', '..'), env, maxBuffer: 1 << 24, timeout: 170_000 },
+    );
+    expect(stdout).toMatch(/floe snapshot/);
+    expect(stdout).toMatch(/ceiling A: mysql2 streamed read/);
+    expect(stdout).toMatch(/ceiling B: zongji decode, no sink/);
+    expect(stdout).toMatch(/floe CDC, start to committed/);
+    const result = JSON.parse(readFileSync(json, 'utf8')) as BenchResult;
+    expect(result.options).toMatchObject({ rows: 2000, changes: 500, database });
+    expect(result.verified).toEqual({ afterSnapshot: true, afterStreaming: true });
+    for (const figure of [result.snapshot, result.cdc]) {
+      for (const v of Object.values(figure)) expect(v).toBeGreaterThan(0);
+    }
+    const counts = Object.fromEntries(result.rows.map((r) => [r.step, r.count]));
+    expect(counts['floe snapshot']).toBe(2000);
+    expect(counts['floe CDC, start to committed']).toBe(500);
+    expect(counts['ceiling B: zongji decode, no sink']).toBe(500);
+  }, 180_000);
+});
