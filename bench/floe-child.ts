@@ -11,7 +11,7 @@
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { configSchema } from '../src/config/schema.js';
 import { createLogger } from '../src/pipeline/logger.js';
 import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/notifications.js';
@@ -40,6 +40,24 @@ function peakRssBytes(): number {
     // not Linux
   }
   return process.resourceUsage().maxRSS * 1024;
+}
+
+/** FLOE_BENCH_THREADS=1: CPU seconds per thread of this process (Linux /proc), to see where the time goes. */
+function threadTimes(): string {
+  const byName = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+      const key = tid === String(process.pid) ? 'main' : name;
+      byName.set(key, (byName.get(key) ?? 0) + ticks / 100);
+    }
+  } catch {
+    return 'threads: /proc not available\n';
+  }
+  return `threads: ${[...byName].sort((a, b) => b[1] - a[1]).map(([n, s]) => `${n} ${s.toFixed(1)} s`).join(', ')}\n`;
 }
 
 function send(m: ChildMessage): void {
@@ -81,6 +99,7 @@ async function main(): Promise<void> {
   const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
   const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder });
   const final = usage();
+  if (process.env.FLOE_BENCH_THREADS) process.stderr.write(threadTimes());
   await notifications.close(1000);
   send({ type: 'done', reason: result.reason, error: result.error === undefined ? undefined : errorMessage(result.error), ...final });
   process.disconnect?.();

@@ -58,6 +58,7 @@ import { TableKey, type KeyId } from './table-key.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
+const TWO_32 = 4294967296;
 
 export type WriteMode = 'upsert' | 'append-only' | 'append';
 
@@ -139,7 +140,15 @@ export class TableChangeWriter {
    * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
    * writes hundreds of thousands (hot path, and what the checkpoint's memory is mostly made of).
    */
-  private readonly keys = new Map<KeyId, RowLocation>();
+  private readonly keys = new Map<KeyId, number>();
+  /**
+   * The data files rows of this checkpoint went to; a key's location is packed into one number,
+   * file index × 2^32 + row position, so the map holds no object per row (less for the GC to trace
+   * through a checkpoint of hundreds of thousands of rows).
+   */
+  private readonly rowFiles: DataFileHandle[] = [];
+  private lastRowFile: DataFileHandle | undefined;
+  private lastRowFileIndex = -1;
   /** Keys an equality delete of this checkpoint already covers. */
   private readonly eqDeleted = new Set<KeyId>();
   private readonly keylessRows = new Map<KeyId, RowLocation[]>();
@@ -253,9 +262,9 @@ export class TableChangeWriter {
    * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
    */
   private async deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> {
-    const loc = this.keys.get(k);
-    if (loc) {
-      this.deleteAt(loc);
+    const packed = this.keys.get(k);
+    if (packed !== undefined) {
+      this.deletePosition(this.rowFiles[Math.floor(packed / TWO_32)], packed % TWO_32);
       this.keys.delete(k);
       return;
     }
@@ -266,7 +275,7 @@ export class TableChangeWriter {
 
   private async writeRow(k: KeyId, row: Row): Promise<void> {
     // deleteKey ran just before, so any earlier row of k is already position-deleted.
-    this.keys.set(k, await this.writeData(row));
+    this.keys.set(k, this.pack(await this.writeData(row)));
   }
 
   private async applyKeyless(change: RowChange): Promise<void> {
@@ -306,6 +315,20 @@ export class TableChangeWriter {
       throw new FloeError(SUBSYSTEM, 'unsupported', `cannot delete a row of keyless table ${this.table.metadata.location}: it has no column an equality delete can use (all are float/double or nested); give the table a primary key`);
     }
     await this.equalityDelete(this.key.valuesOf(row));
+  }
+
+  private pack(loc: RowLocation): number {
+    if (loc.file !== this.lastRowFile) {
+      let i = this.rowFiles.indexOf(loc.file);
+      if (i < 0) i = this.rowFiles.push(loc.file) - 1;
+      this.lastRowFile = loc.file;
+      this.lastRowFileIndex = i;
+    }
+    return this.lastRowFileIndex * TWO_32 + loc.pos;
+  }
+
+  private deletePosition(file: DataFileHandle, pos: number): void {
+    this.deleteAt({ file, pos });
   }
 
   private deleteAt(loc: RowLocation): void {
@@ -413,6 +436,8 @@ export class TableChangeWriter {
     deleteFiles.push(...positional.deleteFiles);
     const removed = positional.removed;
     this.keys.clear();
+    this.rowFiles.length = 0;
+    this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
     return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
@@ -440,6 +465,8 @@ export class TableChangeWriter {
       }
     }
     this.keys.clear();
+    this.rowFiles.length = 0;
+    this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
   }
