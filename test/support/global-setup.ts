@@ -1,17 +1,38 @@
 /**
- * Vitest global setup: one shared binlog-enabled MariaDB for the whole run (unless
- * FLOE_TEST_MYSQL_URL names another server). Test files get its URL with `sharedMysqlUrl()` from
- * `test/support/shared-mysql.ts` and create their own databases in it.
+ * Vitest global setup: one shared binlog-enabled MariaDB for the whole run, unless
+ * FLOE_TEST_MYSQL_URL names another server, or FLOE_TEST_MYSQL_CONTAINER names a MySQL image
+ * (e.g. `mysql:8.4`) to start with testcontainers where a Docker engine is reachable. Test files get
+ * the server's URL with `sharedMysqlUrl()` from `test/support/shared-mysql.ts` and create their own
+ * databases in it.
  */
 import type { TestProject } from 'vitest/node';
 import { startMariaDb, type TestServer } from './mariadb.js';
+import type { ContainerMysql } from './mysql-container.js';
 
 let server: TestServer | undefined;
+let container: ContainerMysql | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   const external = process.env.FLOE_TEST_MYSQL_URL;
   if (external) {
     project.provide('mysqlUrl', external);
+    return;
+  }
+  const image = process.env.FLOE_TEST_MYSQL_CONTAINER;
+  if (image) {
+    // Loaded only when asked for: testcontainers pulls in modules that the plain MariaDB runs need not load.
+    const { dockerStatus } = await import('./s3-server.js');
+    const docker = await dockerStatus();
+    if (!docker.available) {
+      throw new Error(`FLOE_TEST_MYSQL_CONTAINER=${image} asks for a MySQL container, but there is ${docker.reason}: start a Docker engine, or unset it to use the machine's mariadbd`);
+    }
+    const { startMysqlContainer } = await import('./mysql-container.js');
+    container = await startMysqlContainer(image);
+    console.log(`[floe] shared MySQL server for the tests: ${container.description}`);
+    // The worker processes inherit this: tests that treat "another server than the harness MariaDB"
+    // differently (FLOE_TEST_MYSQL_URL) see the container as such.
+    process.env.FLOE_TEST_MYSQL_URL = container.url;
+    project.provide('mysqlUrl', container.url);
     return;
   }
   server = await startMariaDb({ serverId: 1 });
@@ -20,6 +41,7 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop();
+  await container?.stop();
 }
 
 declare module 'vitest' {

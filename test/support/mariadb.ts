@@ -4,7 +4,8 @@
  * keeps the names the tests use.
  *
  * `FLOE_TEST_MYSQL_URL` (e.g. mysql://root:pw@127.0.0.1:3307) points the shared-server tests at any
- * other server (MySQL 8.x) instead. Tests that must reconfigure the server (pre-flight) always start
+ * other server (MySQL 8.x) instead; `FLOE_TEST_MYSQL_CONTAINER=mysql:8.4` starts one with
+ * testcontainers (global-setup.ts, mysql-container.ts). Tests that must reconfigure the server (pre-flight) always start
  * their own with `startMariaDb({ extraArgs })`.
  */
 import { access } from 'node:fs/promises';
