@@ -247,6 +247,7 @@ describe('chunk splitter', () => {
     expect(chunks.every((c) => c.keyless === true)).toBe(true);
     expect(chunks[0].keyColumns).toEqual(['tag']);
     expect(chunks.length).toBeGreaterThan(10);
+    expect(chunks.length).toBeLessThanOrEqual(Math.ceil(1503 / 100) + 1); // near rows / chunkSize (300 NULLs stay together)
 
     await client.query('CREATE TABLE heap (a INT, b TEXT)');
     await insertMany('heap', 'a, b', Array.from({ length: 300 }, (_, i) => `(${i % 3}, 'x${i}')`));
@@ -254,6 +255,11 @@ describe('chunk splitter', () => {
     expect(heap.chunks).toHaveLength(1);
     expect(heap.chunks[0]).toMatchObject({ keyColumns: [], keyless: true });
     expect(heap.chunks[0].lower).toBeUndefined();
+    // … unless a column is chosen for it (source.snapshot.chunkKeys): then it splits like any key.
+    const chosen = await checkCoverage('heap', { chunkSize: 100, chunkKeyColumn: 'b' });
+    expect(chosen.rows).toBe(300);
+    expect(chosen.chunks.every((c) => c.keyless === true && c.keyColumns.length === 1 && c.keyColumns[0] === 'b')).toBe(true);
+    expect(chosen.chunks.length).toBe(3);
   });
 
   it('handles an empty table and a table smaller than one chunk', async () => {
