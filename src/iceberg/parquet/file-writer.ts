@@ -169,6 +169,22 @@ export class ParquetFileWriter {
   }
 
   /**
+   * Appends one row, like `write([row])`, without a promise per row: returns undefined, or — when the
+   * row completed a batch — the promise of handing the batch to the encoder, which must be awaited
+   * before the next call (the upsert writer's per-row hot path).
+   */
+  appendOne(row: Row): Promise<void> | undefined {
+    this.ensureOpen();
+    const width = this.schema.fields.length;
+    if (!Array.isArray(row) || row.length !== width) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `row ${this.recordCount}: expected an array of ${width} values (schema ${this.schema.schemaId} field order), found ${Array.isArray(row) ? `${row.length} values` : typeof row}`);
+    }
+    this.appendRow(row);
+    if (this.buffered >= this.batchRows || ((this.buffered & 1023) === 0 && this.bufferedBytes() >= this.batchBytes)) return this.flushBatch();
+    return undefined;
+  }
+
+  /**
    * Appends a column batch: one array of values per schema field (schema order), all of one length.
    * Faster than rows when the caller already holds columns.
    */

@@ -31,9 +31,14 @@ export class EqualityDeleteSink {
 
   /** One deleted key: the values of the equality columns, schema order. */
   async add(values: Value[]): Promise<void> {
+    await this.addOne(values);
+  }
+
+  /** `add` without a promise per key: a promise only when a batch goes to the writer (await it). */
+  addOne(values: Value[]): Promise<void> | undefined {
     this.pending.push(values);
     this.count++;
-    if (this.pending.length >= BATCH) await this.flush();
+    return this.pending.length >= BATCH ? this.flush() : undefined;
   }
 
   private async flush(): Promise<void> {

@@ -86,14 +86,27 @@ export class PositionalDataWriter {
 
   /** Appends one row; returns where it will be. */
   async write(row: Row): Promise<RowLocation> {
+    return this.writeOne(row);
+  }
+
+  /**
+   * `write` without a promise per row: the location at once, or a promise of it when the row made a
+   * batch go to the encoder or the file roll (await it before the next call).
+   */
+  writeOne(row: Row): RowLocation | Promise<RowLocation> {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer used after close or abort');
     const writer = this.open();
     const file = this.currentHandle!;
     const pos = file.recordCount;
-    await writer.write([row]);
+    const sent = writer.appendOne(row);
+    if (sent) return sent.then(() => this.written(writer, file, pos));
+    return this.written(writer, file, pos);
+  }
+
+  private written(writer: ParquetFileWriter, file: DataFileHandle, pos: number): RowLocation | Promise<RowLocation> {
     file.recordCount++;
     if (file.recordCount % this.sizeCheckRows === 0 && writer.estimatedSize() >= this.options.targetFileSizeBytes) {
-      await this.roll();
+      return this.roll().then(() => ({ file, pos }));
     }
     return { file, pos };
   }
