@@ -236,16 +236,18 @@ export class TableChangeWriter {
     switch (change.op) {
       case 'insert': {
         const after = this.key.checkRow(change.after, 'insert: after');
-        const k = this.key.keyOfRow(after, 'insert');
-        return then(this.deleteKey(k, this.mode === 'upsert' ? this.key.valuesOf(after) : undefined), () => this.writeRow(k, after));
+        return this.replace(this.key.keyOfRow(after, 'insert'), after);
       }
       case 'update': {
         const after = this.key.checkRow(change.after, 'update: after');
         const newKey = this.key.keyOfRow(after, 'update');
         const oldValues = this.oldKeyValues(change) ?? this.key.valuesOf(after);
         const oldKey = this.key.encode(oldValues, 'update: key');
-        const rest = () => then(this.deleteKey(newKey, this.mode === 'upsert' ? this.key.valuesOf(after) : undefined), () => this.writeRow(newKey, after));
-        return oldKey !== newKey ? then(this.deleteKey(oldKey, oldValues), rest) : rest();
+        if (oldKey !== newKey) {
+          const deleted = this.deleteKey(oldKey, oldValues);
+          if (deleted) return deleted.then(() => this.replace(newKey, after));
+        }
+        return this.replace(newKey, after);
       }
       case 'delete': {
         const values = this.oldKeyValues(change);
@@ -273,6 +275,13 @@ export class TableChangeWriter {
    * equality delete of `values` (schema order) unless one was already written for `k` in this
    * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
    */
+  /** deleteKey(k) then writeRow(k, row) — closures only on the (rare) asynchronous path. */
+  private replace(k: KeyId, row: Row): Promise<void> | undefined {
+    const deleted = this.deleteKey(k, this.mode === 'upsert' ? this.key.valuesOf(row) : undefined);
+    if (deleted) return deleted.then(() => this.writeRow(k, row));
+    return this.writeRow(k, row);
+  }
+
   private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
     const packed = this.keys.get(k);
     if (packed !== undefined) {
@@ -281,9 +290,14 @@ export class TableChangeWriter {
       return undefined;
     }
     if (values === undefined || this.eqDeleted.has(k)) return undefined;
-    return then(this.equalityDelete(values), () => {
-      this.eqDeleted.add(k);
-    });
+    const written = this.equalityDelete(values);
+    if (written) {
+      return written.then(() => {
+        this.eqDeleted.add(k);
+      });
+    }
+    this.eqDeleted.add(k);
+    return undefined;
   }
 
   private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
@@ -500,9 +514,4 @@ export class TableChangeWriter {
   private ensureOpen(): void {
     if (this.state !== 'open') throw new FloeError(SUBSYSTEM, 'internal', `table writer for ${this.table.metadata.location} used after it was ${this.state}; start a new writer per checkpoint`);
   }
-}
-
-/** `next()` after `first` settles, without a promise when `first` is undefined (nothing to wait for). */
-function then(first: Promise<void> | undefined, next: () => Promise<void> | undefined): Promise<void> | undefined {
-  return first ? first.then(next) : next();
 }
