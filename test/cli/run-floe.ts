@@ -1,15 +1,13 @@
 /**
- * Runs the `floe` command as a real child process (`node --import tsx src/cli/main.ts …`), from any
+ * Runs the `floe` command as a real child process (`node bin/floe.mjs …`: the build when it is up to
+ * date with the sources, else the sources through tsx), from any
  * working directory, and collects its output and exit code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = pathToFileURL(require.resolve('tsx/esm')).href;
+const FLOE_BIN = fileURLToPath(new URL('../../bin/floe.mjs', import.meta.url));
 
 export interface FloeRun {
   code: number | null;
@@ -26,7 +24,7 @@ export interface FloeOptions {
 }
 
 export function spawnFloe(args: string[], options: FloeOptions = {}): { child: ChildProcess; done: Promise<FloeRun>; output: () => { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, [FLOE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

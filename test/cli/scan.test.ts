@@ -1,5 +1,5 @@
 /**
- * `floe scan` as a real child process (`node --import tsx src/cli/main.ts scan …`, working directory =
+ * `floe scan` as a real child process (`node bin/floe.mjs scan …`, working directory =
  * the golden fixtures folder, whose metadata holds relative paths): every golden table's final rows,
  * and the rows at every snapshot via --snapshot-id (sequence numbers mapped to snapshot ids through the
  * metadata), compared as multisets with expected.json. Plus --limit, and the exit codes of errors.
@@ -15,9 +15,7 @@ import { parseJson } from '../../src/util/json.js';
 import { actualMultiset, expectedMultiset, expectedTables, GOLDEN, MISSING_MANIFEST_LISTS } from '../iceberg/scan/golden-expected.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(repo, 'src/cli/main.ts');
-// `--import tsx` resolves against the working directory, which is the fixtures folder here.
-const tsx = import.meta.resolve('tsx');
+const floeBin = path.join(repo, 'bin/floe.mjs');
 
 interface Run {
   code: number;
@@ -27,7 +25,7 @@ interface Run {
 
 function floe(args: string[], cwd = GOLDEN): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', tsx, main, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, FLOE_CONFIG: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [floeBin, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, FLOE_CONFIG: '' } }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

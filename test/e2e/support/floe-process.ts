@@ -1,16 +1,13 @@
 /**
- * `floe run` as a child process for crash tests: `node --import tsx src/cli/main.ts run -c <config>`
+ * `floe run` as a child process for crash tests: `node bin/floe.mjs run -c <config>`
  * with JSON logs, whose log lines are watched as they arrive (to know the phase at the moment of a
  * kill, and to wait for one), and which can be killed with SIGKILL at any moment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
-const TSX = pathToFileURL(require.resolve('tsx/esm')).href;
+const FLOE_BIN = fileURLToPath(new URL('../../../bin/floe.mjs', import.meta.url));
 
 export interface FloeExit {
   code: number | null;
@@ -32,7 +29,7 @@ export class FloeProcess {
   constructor(configPath: string, options: { env?: NodeJS.ProcessEnv; command?: 'run' | 'snapshot' } = {}) {
     this.child = spawn(
       process.execPath,
-      ['--import', TSX, MAIN, options.command ?? 'run', '-c', configPath, '--no-preflight', '--no-progress', '--log-format', 'json', '--log-level', 'info'],
+      [FLOE_BIN, options.command ?? 'run', '-c', configPath, '--no-preflight', '--no-progress', '--log-format', 'json', '--log-level', 'info'],
       { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let pending = '';
