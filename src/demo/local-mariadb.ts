@@ -14,7 +14,8 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
-import { mkdtemp, rm, cp, mkdir, readFile, writeFile, access } from 'node:fs/promises';
+import { mkdtemp, rm, cp, mkdir, readFile, writeFile, access, rename, stat } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
@@ -76,16 +77,21 @@ export async function mariaDbAvailable(): Promise<boolean> {
 }
 
 async function onPath(command: string): Promise<boolean> {
+  return (await which(command)) !== undefined;
+}
+
+/** The first executable `command` on the PATH. */
+async function which(command: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     try {
       await access(join(dir, command), constants.X_OK);
-      return true;
+      return join(dir, command);
     } catch {
       // not in this directory
     }
   }
-  return false;
+  return undefined;
 }
 
 function osUser(): string {
@@ -110,15 +116,44 @@ async function installDataDir(dir: string): Promise<void> {
 
 let templateReady: Promise<string> | undefined;
 
-/** A freshly initialised data directory, created once per process and copied for each temporary server. */
+/**
+ * A freshly initialised data directory that temporary servers are copied from. One per OS user and
+ * `mariadbd` build, shared by every process (test workers, child processes) and kept between runs:
+ * `mariadb-install-db` takes seconds and its output is ~100 MiB, so a template per process would
+ * fill the disk. Created in a private directory and renamed into place (atomic), so concurrent
+ * first users never see a half-initialised template.
+ */
 async function template(): Promise<string> {
   templateReady ??= (async () => {
-    const dir = join(tmpdir(), `floe-mariadb-template-${process.pid}`);
-    await installDataDir(dir);
+    const binary = await which('mariadbd');
+    const info = binary ? await stat(binary) : undefined;
+    const build = createHash('sha256').update(`${binary}:${info?.size}:${info?.mtimeMs}`).digest('hex').slice(0, 12);
+    const dir = join(tmpdir(), `floe-mariadb-template-${osUser()}-${build}`);
+    if (await exists(join(dir, TEMPLATE_COMPLETE))) return dir;
+    const staging = `${dir}.staging-${process.pid}-${randomUUID().slice(0, 8)}`;
+    try {
+      await installDataDir(staging);
+      await writeFile(join(staging, TEMPLATE_COMPLETE), '');
+      try {
+        await rename(staging, dir);
+      } catch (e) {
+        // Another process finished first (or a broken leftover sits there): use a complete one.
+        if (!(await exists(join(dir, TEMPLATE_COMPLETE)))) {
+          await rm(dir, { recursive: true, force: true });
+          await rename(staging, dir).catch(() => undefined);
+        }
+        if (!(await exists(join(dir, TEMPLATE_COMPLETE)))) throw e;
+      }
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
     return dir;
   })();
   return templateReady;
 }
+
+const TEMPLATE_COMPLETE = '.floe-template-complete';
+
 
 async function exists(path: string): Promise<boolean> {
   try {
