@@ -95,9 +95,11 @@ function start(): { result: Promise<RunResult>; sink: RecordingSink; stop: () =>
 async function until(sink: RecordingSink, result: Promise<RunResult>, test: (n: Notification) => boolean): Promise<void> {
   let ended: RunResult | undefined;
   void result.then((r) => (ended = r));
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (sink.received.some(test)) return;
     if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
+    if (Date.now() > deadline) throw new Error(`no matching notification within 90 s; received: ${sink.received.map((n) => n.type).join(', ')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -25,7 +25,9 @@ afterAll(async () => {
 });
 
 async function waitForUrl(output: () => { stdout: string; stderr: string }, exited: Promise<unknown>): Promise<string> {
+  const deadline = Date.now() + 60_000;
   for (;;) {
+    if (Date.now() > deadline) throw new Error(`floe catalog serve printed no listening URL within 60 s: ${output().stderr}`);
     const m = /at (http:\/\/[^\s]+)/.exec(output().stdout);
     if (m) return m[1]!;
     const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);

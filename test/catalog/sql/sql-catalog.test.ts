@@ -305,8 +305,16 @@ describe.skipIf(!pgStatus.available)(`sql catalog on PostgreSQL: the backend kil
     const warehouse = await tempDir('sql-pg-wh');
     const flaky = new FlakyDriver(openSqlDriver(db.url));
     const catalog = new SqlCatalog({ driver: flaky, warehouse, name: 'kill' });
-    const admin = new pg.Client({ connectionString: db.url.replace(/[?&]currentSchema=([^&]+)/, ''), options: `-c search_path=${/currentSchema=([^&]+)/.exec(db.url)![1]}` });
+    const adminOptions = { connectionString: db.url.replace(/[?&]currentSchema=([^&]+)/, ''), options: `-c search_path=${/currentSchema=([^&]+)/.exec(db.url)![1]}` };
+    // Two sessions: `admin` holds the row lock inside a transaction; `watcher` polls pg_stat_activity
+    // in autocommit. Polling inside the locking transaction would not work: PostgreSQL keeps one
+    // statistics snapshot per transaction once pg_stat_activity is read in it (docs: "Statistics
+    // Functions", pg_stat_clear_snapshot), so a first poll made before floe's UPDATE arrives would
+    // never see it and the test would hang.
+    const admin = new pg.Client(adminOptions);
+    const watcher = new pg.Client(adminOptions);
     await admin.connect();
+    await watcher.connect();
     let killer: Promise<void> | undefined;
     try {
       await catalog.createNamespace(['k']);
@@ -320,15 +328,22 @@ describe.skipIf(!pgStatus.available)(`sql catalog on PostgreSQL: the backend kil
         await admin.query("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = 'kill' FOR UPDATE");
         const adminPid = (await admin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
         killer = (async () => {
-          for (;;) {
-            const waiting = await admin.query("SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE 'UPDATE iceberg_tables SET metadata_location%'", [adminPid]);
-            if (waiting.rows.length > 0) {
-              await admin.query('SELECT pg_terminate_backend($1)', [waiting.rows[0].pid]);
-              break;
+          const deadline = Date.now() + 30_000;
+          try {
+            for (;;) {
+              const waiting = await watcher.query("SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE 'UPDATE iceberg_tables SET metadata_location%'", [adminPid]);
+              if (waiting.rows.length > 0) {
+                await watcher.query('SELECT pg_terminate_backend($1)', [waiting.rows[0].pid]);
+                return;
+              }
+              if (Date.now() > deadline) throw new Error("backend-kill test: floe's UPDATE iceberg_tables never showed up waiting on the admin session's row lock within 30 s");
+              await new Promise((r) => setTimeout(r, 20));
             }
-            await new Promise((r) => setTimeout(r, 20));
+          } finally {
+            // Releasing the lock also unblocks floe's UPDATE when the killer gave up, so the
+            // commit below returns (and the test fails on its assertion) instead of hanging.
+            await admin.query('ROLLBACK');
           }
-          await admin.query('ROLLBACK');
         })();
       };
       const c = appendSnapshotCommit(t.metadata);
@@ -341,6 +356,7 @@ describe.skipIf(!pgStatus.available)(`sql catalog on PostgreSQL: the backend kil
     } finally {
       await killer?.catch(() => {});
       await admin.end().catch(() => {});
+      await watcher.end().catch(() => {});
       await catalog.close().catch(() => {});
       await db.dispose();
       await rm(warehouse, { recursive: true, force: true });
