@@ -20,6 +20,7 @@ import { decodeTableProgress, snapshotComplete, type TableProgress } from './sta
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
+import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './source-schema-record.js';
 
 export interface PreparedTable {
   readonly key: string;
@@ -31,6 +32,11 @@ export interface PreparedTable {
   readonly progress: TableProgress | undefined;
   /** The table holds rows although this job never committed to it (made by another job or tool). */
   readonly foreignRows: boolean;
+  /**
+   * `mapped` is the definition the lake recorded, not the server's current one: a DDL made while
+   * floe was stopped is still ahead in the binlog (source-schema-record.ts).
+   */
+  readonly definitionFromLake: boolean;
 }
 
 /** Discovers the captured tables (sorted by name) and maps their definitions. */
@@ -51,15 +57,36 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
   const transforms = compileTransforms(config.transforms);
   const out: PreparedTable[] = [];
   const icebergNames = new Map<string, string>();
-  for (const mapped of tables) {
-    const key = tableKey(mapped.schema.id);
-    const mapping = planTableMapping(mapped, config, transforms);
+  for (const current of tables) {
+    const key = tableKey(current.schema.id);
+    let mapped = current;
+    let mapping = planTableMapping(mapped, config, transforms);
     const name = [...mapping.identifier.namespace, mapping.identifier.name].join('.');
     const clash = icebergNames.get(name);
     if (clash) throw new FloeError('config', 'config', `MySQL tables ${clash} and ${key} both map to the Iceberg table ${name}; give one of them another name in tables.overrides`);
     icebergNames.set(name, key);
+    let fromLake = false;
+    const ready = await ensureIcebergTable(catalog, mapping, logger, {
+      pendingDdlPossible: (table) => lastCommitted(table.metadata, config.job.id) !== undefined,
+      createProperties: sourceSchemaProperty(current.schema),
+      resumeMapping: (table) => {
+        // The binlog from this job's committed offset was logged under the definition the lake
+        // recorded; the DDL that led to today's definition comes later in it (source-schema-record.ts).
+        if (lastCommitted(table.metadata, config.job.id) === undefined) return undefined;
+        const recorded = recordedSourceSchema(table.metadata, current.schema.id);
+        if (!recorded || sameSourceSchema(recorded, current.schema)) return undefined;
+        fromLake = true;
+        mapped = mapTable(recorded, typeMappingOptions(config.source!));
+        mapping = planTableMapping(mapped, config, transforms);
+        logger.warn('the MySQL table changed since floe last committed to it; its binlog rows are decoded with the definition the lake recorded until the DDL that changed it, which the schema-change policy applies there', {
+          table: key,
+          recorded: mapped.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
+          now: current.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
+        });
+        return mapping;
+      },
+    });
     for (const note of mapping.notes) logger.info(note, { table: key });
-    const ready = await ensureIcebergTable(catalog, mapping, logger, { pendingDdlPossible: (table) => lastCommitted(table.metadata, config.job.id) !== undefined });
     const committed = lastCommitted(ready.table.metadata, config.job.id);
     const progress = committed ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
     const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];
@@ -67,7 +94,7 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     if (foreignRows) {
       logger.warn('the Iceberg table already holds rows this job did not write; its snapshot upserts instead of appending', { table: key, iceberg: name, rows: records });
     }
-    out.push({ key, id: mapped.schema.id, mapped, mapping, ready, committed, progress, foreignRows });
+    out.push({ key, id: mapped.schema.id, mapped, mapping, ready, committed, progress, foreignRows, definitionFromLake: fromLake });
   }
   return out;
 }

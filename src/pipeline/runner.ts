@@ -29,7 +29,7 @@ import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
 import { tableMatcher } from '../source/mysql/discovery.js';
 import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/events.js';
-import { serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { isAfter, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { MySqlSource, type SourceResume } from '../source/mysql/source.js';
 import { captureTableSchemas } from '../source/mysql/table-schema.js';
 import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
@@ -168,7 +168,13 @@ class PipelineRun {
     const source = this.config.source!;
     const tables = this.tables!;
     const ids = [...tables.prepared.values()].map((t) => t.id);
-    const src = (this.source = new MySqlSource(sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' }))));
+    // Decode each table with the definition the run maps it with (for a table resumed from the lake,
+    // the one valid at its committed offset; source-schema-record.ts), and none of its rows at or
+    // before that offset (they may predate that definition).
+    const definitions = new Map([...tables.prepared.values()].map((t) => [t.key, t.mapped.schema]));
+    const decodeAfter = new Map<string, BinlogOffset>();
+    for (const t of this.checkpointer!.tables.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
+    const src = (this.source = new MySqlSource({ ...sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' })), definitions, decodeAfter }));
     const events = src.events()[Symbol.asyncIterator]();
     let first = true;
     for (;;) {
@@ -296,9 +302,12 @@ class PipelineRun {
 
   private async handleDdl(e: DdlEvent): Promise<SessionEnd | undefined> {
     const checkpointer = this.checkpointer!;
-    const captured = new Set(checkpointer.tables.keys());
+    // A table resumed past this statement applied it before (its committed offset is after it):
+    // for that table the DDL is history, not a change (a restart reads the binlog from the lowest
+    // offset of all tables).
+    const captured = new Set([...checkpointer.tables.values()].filter((t) => !t.skipUntil || isAfter(e.position, t.skipUntil)).map((t) => t.key));
     const source = this.config.source!;
-    const joining = newTablesIn(e, captured, tableMatcher({ include: source.include, exclude: source.exclude }));
+    const joining = newTablesIn(e, new Set(checkpointer.tables.keys()), tableMatcher({ include: source.include, exclude: source.exclude }));
     if (joining.length > 0) {
       // The statement changes no captured table: pass it, commit every table at this point, and
       // start a session that snapshots the new table(s).

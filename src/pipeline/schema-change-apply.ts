@@ -32,6 +32,7 @@ import { ddlPositionText, type DdlContext, type DdlOutcome } from './runner-ddl.
 import type { SchemaChangeRuntime } from './schema-change.js';
 import { planIcebergSchemaChange, type IcebergSchemaPlan } from './schema-change-plan.js';
 import { truncateLakeTable } from './schema-change-truncate.js';
+import { sourceSchemaProperty } from './source-schema-record.js';
 import { icebergIdentifier } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
 
@@ -91,12 +92,12 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
         const key = tableKey(e.table);
         const plan = plans.get(e)!;
         const identifier = rt.icebergIdentifier(key)!;
-        let table = await loadCatalogTable(rt.catalog, identifier);
-        if (plan.changes.length > 0) table = await evolveTableSchema(table, plan.changes);
-        for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
-        for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         // the column list the statement produced, with the server's exact description where it agrees
         const definition = enrichFromCatalog({ ...e.after, id: e.table }, servers.get(e), derivedColumns(e));
+        // the schema update and the MySQL definition it matches, in one commit (source-schema-record.ts)
+        await evolveTableSchema(await loadCatalogTable(rt.catalog, identifier), plan.changes, undefined, sourceSchemaProperty(definition));
+        for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
+        for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         if (e.renamedTo) {
           restartFor = await renameLakeTable(deps, e.table, e.renamedTo);
           break;

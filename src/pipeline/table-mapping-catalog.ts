@@ -43,10 +43,19 @@ export interface EnsureOptions {
    * columns by name until then. Default false: every difference is refused.
    */
   readonly pendingDdlPossible?: (table: CatalogTable) => boolean;
+  /** Properties a table floe creates gets besides the mapping's (the recorded MySQL definition). */
+  readonly createProperties?: Readonly<Record<string, string>>;
+  /**
+   * For an existing table: the mapping to check it against and project rows with instead of
+   * `mapping` — the mapping of the MySQL definition the lake recorded, when the binlog from the
+   * table's committed offset still holds rows of that definition (source-schema-record.ts).
+   */
+  readonly resumeMapping?: (table: CatalogTable) => TableMapping | undefined;
 }
 
 /** Creates or loads the table of `mapping`, checks it, and returns it with its row projection. */
-export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping, logger: Logger, options: EnsureOptions = {}): Promise<ReadyTable> {
+export async function ensureIcebergTable(catalog: Catalog, configured: TableMapping, logger: Logger, options: EnsureOptions = {}): Promise<ReadyTable> {
+  let mapping = configured;
   let table: CatalogTable;
   let created = false;
   if (await catalog.tableExists(mapping.identifier)) {
@@ -57,7 +66,7 @@ export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping
       table = await createTable(catalog, mapping.identifier, {
         schema: mapping.schema,
         partitionSpec: mapping.partitionSpec,
-        properties: mapping.properties,
+        properties: { ...mapping.properties, ...options.createProperties },
         formatVersion: mapping.formatVersion,
       });
       created = true;
@@ -68,6 +77,7 @@ export async function ensureIcebergTable(catalog: Catalog, mapping: TableMapping
       table = await loadCatalogTable(catalog, mapping.identifier);
     }
   }
+  if (!created) mapping = options.resumeMapping?.(table) ?? mapping;
   const schema = currentSchema(table);
   let problems = schemaProblems(mapping, schema);
   if (problems.length > 0 && !created && options.pendingDdlPossible?.(table)) {

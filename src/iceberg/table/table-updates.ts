@@ -55,18 +55,24 @@ async function commitMetadataChange(table: CatalogTable, plan: (m: TableMetadata
  * the reloaded schema after a conflict, so they must still make sense there (a rename of a column that
  * a concurrent change already renamed fails with schema-update's error). Returns the table after it.
  */
-export async function evolveTableSchema(table: CatalogTable, changes: readonly SchemaChange[], retry?: Partial<RetryPolicy>): Promise<CatalogTable> {
+export async function evolveTableSchema(table: CatalogTable, changes: readonly SchemaChange[], retry?: Partial<RetryPolicy>, properties: Readonly<Record<string, string>> = {}): Promise<CatalogTable> {
+  // `properties` go into the same commit (set-properties), so that what the caller records about
+  // the schema can never disagree with the schema itself.
+  const propertiesDiffer = (m: TableMetadata) => Object.entries(properties).some(([k, v]) => m.properties[k] !== v);
   return commitMetadataChange(
     table,
     (m) => {
       const evolution = evolveSchema(m, changes);
-      if (!evolution.changed) return undefined;
+      const setProperties = propertiesDiffer(m);
+      if (!evolution.changed && !setProperties) return undefined;
+      const updates: MetadataUpdate[] = evolution.changed ? [...evolution.updates] : [];
+      if (setProperties) updates.push({ action: 'set-properties', updates: { ...properties } });
       return {
-        requirements: [{ type: 'assert-table-uuid', uuid: m.tableUuid }, ...evolution.requirements],
-        updates: evolution.updates,
+        requirements: [{ type: 'assert-table-uuid', uuid: m.tableUuid }, ...(evolution.changed ? evolution.requirements : [])],
+        updates,
         landed: (after) => {
           const schema = after.schemas.find((x) => x.schemaId === after.currentSchemaId);
-          return schema !== undefined && sameSchema(schema, evolution.schema);
+          return (!evolution.changed || (schema !== undefined && sameSchema(schema, evolution.schema))) && !propertiesDiffer(after);
         },
       };
     },

@@ -17,6 +17,7 @@ import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from './binlog-va
 import type { BinlogDecoding, RowDecoder } from './binlog-transactions.js';
 import type { CascadeExpander } from './cascade.js';
 import type { TableRef, TransactionEvent } from './events.js';
+import { isAfter, type BinlogOffset, type EventPosition } from './offset.js';
 import { tableKey } from './table-schema.js';
 import type { MappedTable } from './type-mapping.js';
 
@@ -31,6 +32,17 @@ export class MappedTablesDecoding implements BinlogDecoding {
   }
 
   private readonly unverified = new Map<string, MappedTable>();
+  /** Per table: rows at or before this offset are not decoded (`skipThrough`). */
+  private readonly skipped = new Map<string, BinlogOffset>();
+
+  /**
+   * Rows of `key` logged at or before `offset` are dropped undecoded: the consumer holds them (it
+   * resumes the table after them), and they may have another layout than the table's mapping —
+   * the mapping is the definition valid at `offset`, and an older DDL of the table lies before it.
+   */
+  skipThrough(key: string, offset: BinlogOffset): void {
+    this.skipped.set(key, offset);
+  }
 
   /** Adds or replaces the mapping of a table; `verify`: check it against the next logged layout. */
   set(table: MappedTable, options: { verify?: boolean } = {}): void {
@@ -46,8 +58,15 @@ export class MappedTablesDecoding implements BinlogDecoding {
     this.decoders.delete(tableKey(table));
   }
 
-  decoderFor(table: TableRef, _tableMap?: unknown, logged?: readonly string[]): RowDecoder | undefined {
+  decoderFor(table: TableRef, _tableMap?: unknown, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined {
     const key = tableKey(table);
+    if (this.skipped.size > 0 && position) {
+      const through = this.skipped.get(key);
+      if (through) {
+        if (!isAfter(position, through)) return undefined;
+        this.skipped.delete(key); // the stream is in order: everything from here on is new
+      }
+    }
     if (logged && this.unverified.size > 0) {
       const expected = this.unverified.get(key);
       if (expected) {

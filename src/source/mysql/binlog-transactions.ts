@@ -37,7 +37,7 @@ export interface BinlogDecoding {
    * The decoder for a captured table, or undefined to skip the table. `tableMap` is zongji's
    * description of the table as logged (column names and types from the TableMap event).
    */
-  decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[]): RowDecoder | undefined;
+  decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined;
   /**
    * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
    * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
@@ -90,7 +90,7 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
   for (let i = 0; i < t.raw.length; i++) {
     const c = t.raw[i];
     if (c.table !== lastTable || c.logged !== lastLogged) {
-      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged);
+      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: i });
       lastTable = c.table;
       lastLogged = c.logged;
     }

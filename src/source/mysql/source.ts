@@ -55,6 +55,19 @@ export interface MySqlSourceOptions {
   /** Where streaming starts when there is no snapshot and no resume offset (default latest). */
   readonly startWhenNoSnapshot?: StartPosition;
   readonly resume?: SourceResume;
+  /**
+   * Definitions to decode tables with instead of the server's current ones ("db.table" → schema):
+   * where the binlog is resumed from, rows were logged under the definition the caller recorded
+   * with its offset, and a DDL made since is still ahead in the binlog (the caller applies it there
+   * and switches the decoding with `remap`).
+   */
+  readonly definitions?: ReadonlyMap<string, TableSchema>;
+  /**
+   * Per table ("db.table"): binlog rows at or before this offset are not decoded — the caller holds
+   * them already (it resumes the table from there), and they may have been logged under an older
+   * definition than the one it decodes the table with.
+   */
+  readonly decodeAfter?: ReadonlyMap<string, BinlogOffset>;
   readonly log?: (message: string) => void;
   /**
    * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
@@ -164,9 +177,11 @@ export class MySqlSource {
       const dialect = (this.dialect = await detectDialect(client));
       const identity = (this.identity = await readServerIdentity(client, dialect.flavor));
       const ids = Array.isArray(o.tables) ? [...(o.tables as TableId[])] : await discoverTables(client, o.tables as TableFilterConfig);
-      const schemas = await captureTableSchemas(client, ids, dialect.flavor);
+      const given = o.definitions ?? new Map<string, TableSchema>();
+      const schemas = await captureTableSchemas(client, ids.filter((id) => !given.has(tableKey(id))), dialect.flavor);
+      for (const [key, offset] of o.decodeAfter ?? []) this.decoding.skipThrough(key, offset);
       for (const id of ids) {
-        const s = schemas.get(tableKey(id));
+        const s = given.get(tableKey(id)) ?? schemas.get(tableKey(id));
         if (!s) throw new FloeError(SUBSYSTEM, 'not-found', `table ${tableKey(id)} not found: expected a base table readable by the source user`);
         const m = mapTable(s, o.typeMapping);
         this.mapped.set(tableKey(id), m);
