@@ -29,11 +29,11 @@ import type { TableIdentifier } from '../catalog/catalog.js';
 import type { Snapshot } from '../iceberg/table-metadata.js';
 import { CheckpointCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
-import { compareOffsets, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { encodeTableProgress, settleProgress, type TableProgress } from './state.js';
+import { encodeTableProgress, settleProgress, type SnapshotProgress, type TableProgress } from './state.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
 
@@ -105,6 +105,16 @@ export class Checkpointer {
     this.lastCheckpointMs = now();
   }
 
+  /**
+   * During the source's catch-up pass (source.ts `changedDefinitions`): every checkpoint commits
+   * every table, and a table still in its snapshot records its finished chunks as standing at the
+   * position reached (their keys' changes up to it are routed). So when a DDL is applied in the
+   * pass — after the checkpoint before it — no table's progress lies before the DDL any more, and a
+   * restart never reads rows of the old layout with the definition the DDL recorded
+   * (source-schema-record.ts).
+   */
+  catchingUp = false;
+
   get sourcePosition(): BinlogOffset | undefined {
     return this.position;
   }
@@ -168,7 +178,7 @@ export class Checkpointer {
     const work: { table: CheckpointTable; progress: TableProgress }[] = [];
     for (const table of this.tables.values()) {
       const progress = this.progressAt(table);
-      if (progress && this.needsCommit(table, progress, now, options.flushIdle ?? false)) work.push({ table, progress });
+      if (progress && this.needsCommit(table, progress, now, (options.flushIdle ?? false) || this.catchingUp)) work.push({ table, progress });
       else table.checkpointsSinceCommit++;
     }
     const committed: CommittedTable[] = [];
@@ -201,6 +211,7 @@ export class Checkpointer {
   /** The progress a commit of `table` would record now (undefined: nothing to record yet). */
   private progressAt(table: CheckpointTable): TableProgress | undefined {
     const p = table.working;
+    if (p && p.phase === 'snapshot' && p.snapshot && this.catchingUp && this.position) return { ...p, snapshot: finishedAt(p.snapshot, this.position) };
     if (!p || p.phase !== 'streaming' || !this.position) return p;
     if (table.skipUntil) {
       if (compareOffsets(this.position, table.skipUntil) < 0) return p;
@@ -266,6 +277,19 @@ export class Checkpointer {
       }
     }
   }
+}
+
+/** The snapshot progress with every finished chunk's high watermark raised to `position`. */
+function finishedAt(s: SnapshotProgress, position: BinlogOffset): SnapshotProgress {
+  const finished = new Map<string, string>();
+  let raised = false;
+  for (const [id, text] of s.finished) {
+    if (compareOffsets(parseOffset(text), position) < 0) {
+      finished.set(id, serializeOffset(position));
+      raised = true;
+    } else finished.set(id, text);
+  }
+  return raised ? { ...s, finished } : s;
 }
 
 function summaryNumber(s: Snapshot | undefined, key: string): number {

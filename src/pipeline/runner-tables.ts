@@ -98,7 +98,7 @@ export class CapturedTables {
     routed.project = ready.project;
     routed.sourceColumns = mapped.columns.map((col) => col.column.name);
     routed.checkpoint.mode = undefined; // the next write opens a writer on the table's new schema
-    this.prepared.set(key, { ...prepared, mapped, mapping, ready });
+    this.prepared.set(key, { ...prepared, mapped, mapping, ready, definitionFromLake: false });
   }
 
   /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. */

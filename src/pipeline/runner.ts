@@ -174,12 +174,20 @@ class PipelineRun {
     const definitions = new Map([...tables.prepared.values()].map((t) => [t.key, t.mapped.schema]));
     const decodeAfter = new Map<string, BinlogOffset>();
     for (const t of this.checkpointer!.tables.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
-    const src = (this.source = new MySqlSource({ ...sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' })), definitions, decodeAfter }));
+    const changedDefinitions = new Set([...tables.prepared.values()].filter((t) => t.definitionFromLake).map((t) => t.key));
+    const src = (this.source = new MySqlSource({ ...sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' })), definitions, decodeAfter, changedDefinitions }));
     const events = src.events()[Symbol.asyncIterator]();
     let first = true;
     for (;;) {
       const next = await nextOrStop(events, this.options.signal);
-      if (next === STOP) return this.stop();
+      if (next === STOP) {
+        const end = await this.stop();
+        // End the source stream too: a snapshot in progress holds reader connections (and backfill
+        // binlog sessions) that only its generator's cleanup closes — left open, they keep the
+        // process alive after a clean stop. The pending read finishes first (one chunk at most).
+        await settleWithin(events.return?.(undefined), 10_000, () => this.logger.warn('the source did not end within 10 s of the stop; its connections close when the process exits'));
+        return end;
+      }
       if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
       if (first) {
         first = false;
@@ -261,6 +269,18 @@ class PipelineRun {
     const checkpointer = this.checkpointer!;
     if (e.phase === 'snapshot') {
       notifications.notify({ type: 'snapshot-started', tables: [...this.snapshotting] });
+      return undefined;
+    }
+    if (e.phase === 'catch-up') {
+      this.logger.warn('a table still in its snapshot changed in MySQL while floe was stopped: reading the binlog up to now first (its DDL is applied there), then the remaining chunks', { until: e.offset ? serializeOffset(e.offset) : undefined });
+      checkpointer.catchingUp = true;
+      return undefined;
+    }
+    if (e.phase === 'caught-up') {
+      // everything of the finished chunks' keys up to e.offset is routed: commit them standing there
+      if (e.offset) checkpointer.advance(e.offset);
+      await this.commit('caught up before the remaining chunks', { flushIdle: true });
+      checkpointer.catchingUp = false;
       return undefined;
     }
     if (e.phase === 'handover') {
@@ -388,6 +408,15 @@ class PipelineRun {
     await this.client?.close().catch(() => {});
     await this.catalog?.close?.().catch(() => {});
   }
+}
+
+/** Waits for `p` (its failure ignored) at most `ms`; `onTimeout` when it did not settle by then. */
+async function settleWithin(p: Promise<unknown> | undefined, ms: number, onTimeout: () => void): Promise<void> {
+  if (!p) return;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+  clearTimeout(timer);
+  if (!settled) onTimeout();
 }
 
 function snapshotDone(p: TableProgress): boolean {

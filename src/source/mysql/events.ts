@@ -140,12 +140,21 @@ export interface SnapshotRowsEvent {
   readonly keyless: boolean;
 }
 
-export type Phase = 'snapshot' | 'handover' | 'streaming';
+/**
+ * 'catch-up' / 'caught-up' bracket a binlog pass made before a resumed snapshot reads its remaining
+ * chunks, when a captured table changed while floe was stopped (source.ts): the DDL is applied in
+ * binlog order first, so the remaining chunks are read and written with the new definition.
+ */
+export type Phase = 'snapshot' | 'handover' | 'streaming' | 'catch-up' | 'caught-up';
 
 export interface PhaseEvent {
   readonly kind: 'phase';
   readonly phase: Phase;
-  /** For 'handover': where the binlog is read from (lowest chunk high watermark). */
+  /**
+   * For 'handover': where the binlog is read from (lowest chunk high watermark). For 'catch-up' and
+   * 'caught-up': the server position the pass reads up to — at 'caught-up', every change of a
+   * finished chunk's keys up to it has been delivered.
+   */
   readonly offset?: BinlogOffset;
 }
 

@@ -27,6 +27,7 @@ import { tableKey } from './table-schema.js';
 import type { MappedTable } from './type-mapping.js';
 
 export interface HandoverTable {
+  /** The table's mapping when the filter is made (its row layout may change with a DDL later: `mappingOf`). */
   readonly table: MappedTable;
   /** The complete chunk plan, in key order. */
   readonly chunks: readonly Chunk[];
@@ -37,37 +38,79 @@ export interface HandoverTable {
 
 interface Prepared {
   locator: ChunkLocator;
+  keyColumns: readonly string[];
+  /** Key column indexes in the rows of `layout` (recomputed when a DDL replaces the mapping). */
   keyIdx: number[];
+  layout: MappedTable;
   hw: ReadonlyMap<number, BinlogOffset>;
+}
+
+export interface HandoverOptions {
+  /**
+   * A catch-up pass before the remaining chunks are read: chunks without a high watermark are not
+   * read yet, so every change of their keys is dropped (the chunk will be read later, after it),
+   * and the filter never switches itself off.
+   */
+  readonly partial?: boolean;
+  /** The table's current mapping (after a DDL the rows carry its layout); default: the one given. */
+  readonly mappingOf?: (key: string) => MappedTable | undefined;
 }
 
 export class HandoverFilter {
   private readonly tables = new Map<string, Prepared>();
+  private readonly bounds: { readonly start: BinlogOffset; readonly end: BinlogOffset } | undefined;
+
   /** Where streaming starts: the lowest chunk high watermark. */
-  readonly start: BinlogOffset;
+  get start(): BinlogOffset {
+    if (!this.bounds) throw new Error('hand-over: a filter without finished chunks has no start');
+    return this.bounds.start;
+  }
+
   /** Past this, everything passes. */
-  readonly end: BinlogOffset;
+  get end(): BinlogOffset {
+    if (!this.bounds) throw new Error('hand-over: a filter without finished chunks has no end');
+    return this.bounds.end;
+  }
   private passAll = false;
 
-  constructor(tables: readonly HandoverTable[]) {
+  constructor(
+    tables: readonly HandoverTable[],
+    private readonly options: HandoverOptions = {},
+  ) {
     const all: BinlogOffset[] = [];
     for (const t of tables) {
       if (t.chunks.length === 0) continue;
       for (const c of t.chunks) {
         const hw = t.highWatermarks.get(c.index);
-        if (!hw) throw new Error(`hand-over: chunk ${c.index} of ${tableKey(t.table.schema.id)} has no high watermark: expected every chunk to be finished`);
-        all.push(hw);
+        if (hw) all.push(hw);
+        else if (!options.partial) throw new Error(`hand-over: chunk ${c.index} of ${tableKey(t.table.schema.id)} has no high watermark: expected every chunk to be finished`);
       }
       const keyColumns = t.chunks[0].keyColumns;
       this.tables.set(tableKey(t.table.schema.id), {
         locator: new ChunkLocator(t.comparator, t.chunks),
-        keyIdx: keyColumns.map((name) => t.table.columns.findIndex((c) => c.column.name === name)),
+        keyColumns,
+        keyIdx: keyIndexes(t.table, keyColumns),
+        layout: t.table,
         hw: t.highWatermarks,
       });
     }
-    if (all.length === 0) throw new Error('hand-over: expected at least one snapshotted chunk');
-    this.start = minOffset(all);
-    this.end = maxOffset(all);
+    if (all.length === 0 && !options.partial) throw new Error('hand-over: expected at least one snapshotted chunk');
+    // a partial filter with nothing finished yet drops every change of its tables and has no bounds
+    this.bounds = all.length > 0 ? { start: minOffset(all), end: maxOffset(all) } : undefined;
+  }
+
+  /** The table's key column indexes in the layout its rows are decoded with now. */
+  private keyIdxOf(key: string, p: Prepared): number[] {
+    const current = this.options.mappingOf?.(key);
+    if (current && current !== p.layout) {
+      const idx = keyIndexes(current, p.keyColumns);
+      if (idx.some((i) => i < 0)) {
+        throw new Error(`hand-over: table ${key} no longer has its chunk key column(s) ${p.keyColumns.join(', ')} after a DDL: re-snapshot the table (drop its Iceberg table)`);
+      }
+      p.layout = current;
+      p.keyIdx = idx;
+    }
+    return p.keyIdx;
   }
 
   /** True once the stream has passed every chunk's high watermark. */
@@ -78,7 +121,7 @@ export class HandoverFilter {
   /** The transaction with the changes already contained in chunk rows removed. */
   async filter(t: TransactionEvent): Promise<TransactionEvent> {
     if (this.passAll) return t;
-    if (isAfter(t.position, this.end)) {
+    if (!this.options.partial && isAfter(t.position, this.end)) {
       this.passAll = true;
       return t;
     }
@@ -88,8 +131,9 @@ export class HandoverFilter {
       const p = this.tables.get(tableKey(c.table));
       if (!p || c.op === 'delete-matching') continue;
       const list = keysByTable.get(tableKey(c.table)) ?? [];
-      if (c.before) list.push(p.keyIdx.map((i) => c.before![i]));
-      if (c.after) list.push(p.keyIdx.map((i) => c.after![i]));
+      const keyIdx = this.keyIdxOf(tableKey(c.table), p);
+      if (c.before) list.push(keyIdx.map((i) => c.before![i]));
+      if (c.after) list.push(keyIdx.map((i) => c.after![i]));
       keysByTable.set(tableKey(c.table), list);
     }
     const located = new Map<string, number[]>();
@@ -112,7 +156,11 @@ export class HandoverFilter {
         if ([...p.hw.values()].some((hw) => isAfter(c.position, hw))) out.push(c);
         continue;
       }
-      const newFor = (chunkIndex: number) => isAfter(c.position, p.hw.get(chunkIndex)!);
+      // a chunk without a high watermark is read later (partial filter): its rows will hold this
+      const newFor = (chunkIndex: number) => {
+        const hw = p.hw.get(chunkIndex);
+        return hw !== undefined && isAfter(c.position, hw);
+      };
       const beforeNew = c.before ? newFor(next(c.table)) : false;
       const afterNew = c.after ? newFor(next(c.table)) : false;
       if (c.op === 'insert') {
@@ -126,6 +174,10 @@ export class HandoverFilter {
     const unchanged = out.length === t.changes.length && out.every((c, i) => c === t.changes[i]);
     return unchanged ? t : { ...t, changes: out };
   }
+}
+
+function keyIndexes(table: MappedTable, keyColumns: readonly string[]): number[] {
+  return keyColumns.map((name) => table.columns.findIndex((c) => c.column.name === name));
 }
 
 function narrow(c: RowChange, op: 'insert' | 'delete', row: Row, position: EventPosition): RowChange {

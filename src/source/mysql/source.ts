@@ -20,14 +20,14 @@ import { discoverTables, type TableFilterConfig } from './discovery.js';
 import type { SourceEvent, TableRef } from './events.js';
 import { HandoverFilter, type HandoverTable } from './handover.js';
 import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './key-compare.js';
-import { parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset.js';
+import { compareOffsets, isAfter, minOffset, parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset.js';
 import { readSnapshot, type SnapshotTable } from './snapshot-reader.js';
 import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './table-schema.js';
 import { mapTable, type MappedTable, type TypeMappingOptions } from './type-mapping.js';
 import { BinlogReader, type StartPosition } from './binlog-reader.js';
 import { splitTable } from './chunk-splitter.js';
 import { MappedTablesDecoding } from './binlog-decoding.js';
-import { readServerIdentity } from './watermark.js';
+import { readServerIdentity, readWatermark } from './watermark.js';
 import { CascadeExpander } from './cascade.js';
 import { discoverForeignKeys, planCascades, type CascadePlan } from './foreign-keys.js';
 
@@ -68,6 +68,14 @@ export interface MySqlSourceOptions {
    * definition than the one it decodes the table with.
    */
   readonly decodeAfter?: ReadonlyMap<string, BinlogOffset>;
+  /**
+   * Tables ("db.table") whose server definition differs from the one in `definitions` (a DDL made
+   * while floe was stopped). When one of them is still being snapshotted, the binlog is first read
+   * up to the server's current position ('catch-up' … 'caught-up' phase events) — delivering the
+   * changes of the chunks already finished, and the DDL for the caller to apply — before the
+   * remaining chunks are read, with the definition the DDL left.
+   */
+  readonly changedDefinitions?: ReadonlySet<string>;
   readonly log?: (message: string) => void;
   /**
    * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
@@ -170,6 +178,68 @@ export class MySqlSource {
     this.control = undefined;
   }
 
+  /**
+   * The catch-up pass (see `changedDefinitions`): the binlog from the lowest point any table needs
+   * (finished chunks' high watermarks, the streaming tables' offset) up to the server's position
+   * now. Changes of finished chunks' keys after their high watermark pass; changes of chunks not
+   * read yet are dropped (those chunks are read afterwards and hold them); DDL goes to the caller,
+   * which applies it before it asks for the next event. Afterwards every finished chunk stands at
+   * the returned position, as if its high watermark were there (`hw` is updated), and streaming
+   * continues from it.
+   */
+  private async *catchUp(
+    tables: readonly SnapshotTable[],
+    hw: Map<string, Map<number, BinlogOffset>>,
+    streamingOffset: BinlogOffset | undefined,
+    changed: readonly string[],
+  ): AsyncGenerator<SourceEvent, BinlogOffset> {
+    const o = this.options;
+    const target = await readWatermark(this.control!, this.dialect!, this.identity);
+    // every table being snapshotted is filtered: one with no finished chunk yet gets none of its changes
+    const filter = new HandoverFilter(tables.map((t) => ({ ...t, highWatermarks: hw.get(tableKey(t.table.schema.id))! })), { partial: true, mappingOf: (key) => this.mapped.get(key) });
+    const withFinished = tables.filter((t) => hw.get(tableKey(t.table.schema.id))!.size > 0);
+    const from = [...withFinished.flatMap((t) => [...hw.get(tableKey(t.table.schema.id))!.values()]), ...(streamingOffset ? [streamingOffset] : [])];
+    if (from.length === 0) {
+      throw new FloeError(
+        SUBSYSTEM,
+        'unsupported',
+        `table(s) ${changed.join(', ')} changed in MySQL while floe was stopped, before any of their chunks was committed: there is no binlog position to apply the change from; drop the Iceberg table(s) so that floe snapshots them again`,
+      );
+    }
+    const start = minOffset(from);
+    o.log?.(`catch-up: ${changed.join(', ')} changed while floe was stopped; reading the binlog from ${serializeOffset(start)} to ${serializeOffset(target)} before the remaining chunks`);
+    yield { kind: 'phase', phase: 'catch-up', offset: target };
+    if (compareOffsets(start, target) < 0) {
+      const reader = (this.current = new BinlogReader({
+        connection: o.connection,
+        serverId: o.serverIdBase,
+        start: { kind: 'offset', offset: start },
+        tables: [...this.mapped.values()].map((m) => m.schema.id),
+        decoding: this.decoding,
+        dialect: this.dialect!,
+        log: o.log,
+      }));
+      try {
+        for await (const e of reader) {
+          // An event committed after the target is left to the stream that follows (it starts there).
+          if ((e.kind === 'transaction' || e.kind === 'ddl') && isAfter(e.position, target)) break;
+          if (e.kind === 'transaction') yield await filter.filter(e);
+          else yield e;
+          if (e.offset && compareOffsets(e.offset, target) >= 0) break;
+        }
+      } finally {
+        await reader.close();
+        this.current = undefined;
+      }
+    }
+    for (const t of withFinished) {
+      const m = hw.get(tableKey(t.table.schema.id))!;
+      for (const [i, h] of m) if (compareOffsets(h, target) < 0) m.set(i, target);
+    }
+    yield { kind: 'phase', phase: 'caught-up', offset: target };
+    return target;
+  }
+
   async *events(): AsyncGenerator<SourceEvent> {
     const o = this.options;
     try {
@@ -193,6 +263,7 @@ export class MySqlSource {
         for (const w of plan.warnings) o.log?.(`foreign keys: ${w}`);
       }
       const resume = o.resume ?? {};
+      let resumeOffset = resume.offset;
       const snapshotOn = o.snapshot?.enabled !== false;
 
       // ---- snapshot ------------------------------------------------------------------------
@@ -229,6 +300,19 @@ export class MySqlSource {
           }
           hw.set(tableKey(t.table.schema.id), m);
         }
+        const changed = snapshotTables.filter((t) => o.changedDefinitions?.has(tableKey(t.table.schema.id)) && hw.get(tableKey(t.table.schema.id))!.size < t.chunks.length);
+        if (done < total && changed.length > 0) {
+          const caughtUp = yield* this.catchUp(snapshotTables, hw, resume.offset, changed.map((t) => tableKey(t.table.schema.id)));
+          resumeOffset = caughtUp;
+          // the remaining chunks are read with the definitions the DDLs left
+          for (let i = 0; i < snapshotTables.length; i++) {
+            const t = snapshotTables[i];
+            const key = tableKey(t.table.schema.id);
+            const now = this.mapped.get(key);
+            if (!now) throw new FloeError(SUBSYSTEM, 'not-found', `table ${key} stopped being captured during the catch-up (dropped or renamed); restart floe`);
+            snapshotTables[i] = { ...t, table: now };
+          }
+        }
         if (done < total) {
           yield { kind: 'phase', phase: 'snapshot' };
           for await (const r of readSnapshot({
@@ -253,9 +337,9 @@ export class MySqlSource {
       }
 
       // ---- hand-over and streaming -------------------------------------------------------------
-      const filter = handover.some((t) => t.chunks.length > 0) ? new HandoverFilter(handover) : undefined;
+      const filter = handover.some((t) => t.chunks.length > 0) ? new HandoverFilter(handover, { mappingOf: (key) => this.mapped.get(key) }) : undefined;
       let start: StartPosition;
-      if (resume.offset) start = { kind: 'offset', offset: resume.offset };
+      if (resumeOffset) start = { kind: 'offset', offset: resumeOffset };
       else if (filter) start = { kind: 'offset', offset: filter.start };
       else start = o.startWhenNoSnapshot ?? { kind: 'latest' };
       if (filter) yield { kind: 'phase', phase: 'handover', offset: start.kind === 'offset' ? start.offset : filter.start };

@@ -5,11 +5,14 @@
  * schema-change policy when the binlog reaches it, and decodes on with the new definition. Covered:
  * ADD (old rows read the initial-default), DROP, RENAME, MODIFY (widening), several DDLs in a row,
  * a stop by signal (everything committed) and a SIGKILL (the committed offset lags what was read),
- * and a table that stayed idle (its offset lags the others') next to the changed one.
+ * and a table that stayed idle (its offset lags the others') next to the changed one; and a table
+ * stopped mid-snapshot (SIGKILL and SIGTERM), where the restart reads the binlog up to now first —
+ * applying the DDL in order — and copies the remaining chunks with the definition it left.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { typeToString } from '../../../src/iceberg/types.js';
 import { SOURCE_SCHEMA_PROPERTY } from '../../../src/pipeline/source-schema-record.js';
@@ -134,5 +137,87 @@ describe('a DDL made while floe is stopped', () => {
     await h.expectLakeEqualsMysql('t');
     const { fields: f } = await fields('k');
     expect(f.map((x) => x.name)).toEqual(['id', 'q', 'z']);
+  });
+});
+
+describe('a DDL made while a snapshot is unfinished', () => {
+  let s: Harness;
+  const open = async () => {
+    // 4,000 rows in chunks of 20 (200 chunks, one at a time): the stop comes mid-snapshot
+    s = await openHarness('ddl_midsnap', 'ddl-midsnap', ['big', 'side'], [
+      'CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20), w INT, gone INT)',
+      ...Array.from({ length: 4 }, (_, b) => `INSERT INTO big VALUES ${Array.from({ length: 1000 }, (_, i) => `(${b * 1000 + i}, 'v${b * 1000 + i}', ${i}, ${i % 7})`).join(', ')}`),
+      'CREATE TABLE side (id INT PRIMARY KEY, x INT)',
+      'INSERT INTO side VALUES (1, 1)',
+    ]);
+  };
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it.each(['SIGKILL', 'SIGTERM'] as const)('%s mid-snapshot, then ADD, RENAME, MODIFY and DROP with rows around them: the restart applies the DDL first and snapshots the rest with the new definition', async (signal) => {
+    await open();
+    const config = join(s.config.warehouse.location!, '..', `floe-ddl-midsnap-${process.pid}.json`);
+    const server = sharedMysqlConfig();
+    await writeFile(
+      config,
+      JSON.stringify({
+        job: { id: 'ddl-midsnap' },
+        source: { host: server.host, port: server.port, user: server.user, password: server.password, serverId: s.config.source!.serverId + 3, include: ['big', 'side'].map((t) => `${s.db}.${t}`), snapshot: { chunkSize: 20, parallelism: 1 } },
+        warehouse: { location: s.config.warehouse.location },
+        commit: { intervalMs: 100, idleCheckpoints: 1 },
+      }),
+    );
+    const floe = new FloeProcess(config);
+    let records = 0;
+    try {
+      const deadline = Date.now() + 60_000;
+      while (records === 0) {
+        if (floe.hasExited) throw new Error(`floe exited: ${floe.tail()}`);
+        if (Date.now() > deadline) throw new Error(`no chunk committed within 60 s: ${floe.tail()}`);
+        await new Promise((r) => setTimeout(r, 20));
+        if (await s.catalog.tableExists({ namespace: [s.db], name: 'big' })) {
+          const t = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'big' });
+          records = Number(currentSnapshot(t.metadata)?.summary['total-records'] ?? 0);
+        }
+      }
+    } finally {
+      floe.kill(signal);
+      const exitedInTime = await Promise.race([floe.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000))]);
+      if (!exitedInTime) {
+        floe.kill('SIGKILL');
+        throw new Error(`floe did not exit within 30 s of ${signal}: ${floe.tail()}`);
+      }
+    }
+    const after = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'big' });
+    expect(Number(currentSnapshot(after.metadata)?.summary['total-records'] ?? 0), 'the kill came after the snapshot had finished; make it slower').toBeLessThan(4000);
+
+    // changes of rows in chunks already copied and in chunks still to copy, around the DDLs
+    await s.exec("UPDATE big SET v = 'early' WHERE id IN (0, 1, 3999)");
+    await s.exec('DELETE FROM big WHERE id IN (2, 3998)');
+    await s.exec('ALTER TABLE big ADD COLUMN n INT NOT NULL DEFAULT 7 AFTER v, RENAME COLUMN w TO width');
+    await s.exec("INSERT INTO big (id, v, n, width, gone) VALUES (5000, 'new', 8, 1, 1)");
+    await s.exec("UPDATE big SET n = 9 WHERE id IN (4, 3997)");
+    await s.exec('ALTER TABLE big DROP COLUMN gone, MODIFY width BIGINT');
+    await s.exec("INSERT INTO big (id, v, n, width) VALUES (5001, 'newer', 10, 2)");
+    await s.exec("UPDATE big SET width = -1 WHERE id IN (5, 3996)");
+    await s.exec('UPDATE big SET width = 9000000000 WHERE id = 6');
+    await s.exec('UPDATE side SET x = 2');
+
+    const run = s.start();
+    try {
+      await s.untilStreaming(run);
+      await s.catchUp(run, ['big', 'side']);
+    } finally {
+      const result = await run.stop();
+      expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
+    }
+    await s.expectLakeEqualsMysql('big');
+    await s.expectLakeEqualsMysql('side');
+    const t = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'big' });
+    const f = t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!.fields;
+    expect(f.map((x) => x.name)).toEqual(['id', 'v', 'width', 'n']); // Iceberg appends added fields
+    expect(f.find((x) => x.name === 'n')).toMatchObject({ initialDefault: 7 });
+    expect(typeToString(f.find((x) => x.name === 'width')!.type)).toBe('long');
   });
 });
