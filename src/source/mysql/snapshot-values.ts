@@ -4,14 +4,27 @@
  * turned into the value model of `src/model/values.ts`. The binlog path (binlog-values.ts) must produce
  * byte-identical values for the same row; it reuses these converters wherever the inputs coincide.
  *
- * Inputs per kind (text protocol): integers arrive as numbers (BIGINT as decimal strings), DECIMAL as
- * exact strings, DATE/DATETIME/TIMESTAMP/TIME as text, binary strings and BIT as Buffers, JSON as the
- * server's own JSON text. Literal defaults (default-values.ts) are fed through the same converters as
- * text, so every converter also accepts the text form of its value.
+ * Inputs per kind (text protocol): integers arrive as numbers (BIGINT as decimal strings), FLOAT and
+ * DOUBLE as the server's text of the value (below), DECIMAL as exact strings, DATE/DATETIME/TIMESTAMP/
+ * TIME as text, binary strings and BIT as Buffers, JSON as the server's own JSON text. Literal defaults
+ * (default-values.ts) are fed through the same converters as text, so every converter also accepts the
+ * text form of its value.
  *
- * FLOAT columns are selected as `col * 1e0`: the text protocol prints a FLOAT with ~6 significant
- * digits (MariaDB prints 3.1415927 as 3.14159), which loses bits; as a DOUBLE the exact float32 value
- * is printed in full and `Math.fround` recovers it bit for bit. (Multiplying keeps −0, adding 0 would not.)
+ * FLOAT and DOUBLE columns are selected as `CAST(col * 1e0 AS CHAR)` and parsed with `Number`, so the
+ * value model holds the stored IEEE value bit for bit, as the binlog path does:
+ * - The server prints a DOUBLE without fixed decimals in the shortest digits that read back as the same
+ *   double (`String::set_real` → `my_gcvt`, David Gay's `dtoa` in mode 4, in MariaDB and in MySQL), and
+ *   `Number` rounds decimal text correctly. mysql2 does not: it parses DOUBLE/FLOAT columns of up to 17
+ *   characters by accumulating the digits in a double (`Packet.parseFloat`), which rounds once they
+ *   exceed 2^53, so 94.24777960769379 arrived as 94.2477796076938 and 939.3362034233481 as
+ *   939.336203423348. As CHAR the text reaches `Number` untouched.
+ * - `* 1e0` makes the value a DOUBLE whose decimals are not fixed: a FLOAT prints with 6 significant
+ *   digits (3.140625 as 3.14062), and a DOUBLE(M,D) or FLOAT(M,D) prints D decimals (`my_fcvt`: a
+ *   DOUBLE(10,2) holding 0.21999999999999997 prints 0.22). A float32 widened to a double is exact, and
+ *   `Math.fround` takes it back. Multiplying keeps −0 (adding 0 would not).
+ * Reading these columns through the binary protocol (8 / 4 IEEE bytes) would be exact too, but mysql2's
+ * binary-row decoder formats DATETIME/TIMESTAMP values itself and nearly doubled the chunk read's CPU
+ * time on a table with two DATETIME(6) columns.
  *
  * Zero dates ('0000-00-00', and dates with a zero month or day, which some sql_modes admit) become null
  * (DESIGN §6), so date/datetime/timestamp columns are never `required` in Iceberg.
@@ -44,7 +57,8 @@ export function isRequired(column: MappedColumn): boolean {
 /** The select-list expression that reads a column in the form the snapshot converter expects. */
 export function snapshotSelectExpression(column: MappedColumn): string {
   const id = quoteIdent(column.column.name);
-  return column.kind === 'float' ? `${id} * 1e0` : id;
+  // exact FLOAT/DOUBLE text, parsed by `Number` instead of mysql2 (see the module header)
+  return column.kind === 'float' || column.kind === 'double' ? `CAST(${id} * 1e0 AS CHAR)` : id;
 }
 
 /** Comma-separated select list for all columns of a mapped table, in column order. */
@@ -174,7 +188,11 @@ export function toBigInt(column: MappedColumn, raw: unknown, path: ValuePath): b
 
 export function toNumber(column: MappedColumn, raw: unknown, path: ValuePath): number {
   if (typeof raw === 'number') return raw;
-  if (typeof raw === 'string' && raw.trim() !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  if (typeof raw === 'string') {
+    // Number() is correctly rounded (ECMAScript StringToNumber); '' and blanks also read as 0
+    const n = Number(raw);
+    if (!Number.isNaN(n) && (n !== 0 || raw.trim() !== '')) return n;
+  }
   throw valueError(column, 'a floating-point number', raw, path);
 }
 

@@ -12,7 +12,7 @@ import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mappi
 import { splitTable, planSplit, type SplitOptions } from '../../../src/source/mysql/chunk-splitter.js';
 import { chunkSql, chunkKeyColumns, serializeChunk, parseChunk, ChunkLocator, type Chunk } from '../../../src/source/mysql/chunk.js';
 import { createKeyComparator, serverCollationWeigher } from '../../../src/source/mysql/key-compare.js';
-import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot-values.js';
+import { createSnapshotRowConverter, snapshotSelectList } from '../../../src/source/mysql/snapshot-values.js';
 import type { Value } from '../../../src/model/values.js';
 import { toHex } from '../../../src/model/values.js';
 import { sharedMysqlConfig, createTestDatabase } from '../../support/shared-mysql.js';
@@ -71,7 +71,7 @@ async function checkCoverage(table: string, options: SplitOptions): Promise<Cove
   expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
 
   const full = new Map<string, number>();
-  for await (const raw of client.stream(`SELECT ${t.columns.map((c) => (c.kind === 'float' ? `\`${c.column.name}\` * 1e0` : `\`${c.column.name}\``)).join(', ')} FROM \`${db}\`.\`${table}\``)) {
+  for await (const raw of client.stream(`SELECT ${snapshotSelectList(t)} FROM \`${db}\`.\`${table}\``)) {
     const k = rowKey(convert(raw));
     full.set(k, (full.get(k) ?? 0) + 1);
   }
@@ -235,6 +235,24 @@ describe('chunk splitter', () => {
     expect(chunks[0].keyColumns).toEqual(['grp']);
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.length).toBeLessThanOrEqual(21);
+  });
+
+  it('walks a non-unique DOUBLE chunk key whose repeated value needs 16 digits', async () => {
+    // mysql2 parsed the key 939.3362034233481 as 939.336203423348, just below the stored value: the
+    // bound never equalled the repeated value, and the walk yielded empty chunks at it forever. Keys are
+    // now read as the server's text (snapshotSelectExpression), which parses back to the stored value.
+    await client.query('CREATE TABLE dbl (id INT PRIMARY KEY, v DOUBLE NOT NULL, KEY (v))');
+    await insertMany('dbl', 'id, v', Array.from({ length: 1000 }, (_, i) => `(${i}, ${i < 300 ? '939.3362034233481e0' : (i * 1.1).toExponential(16)})`));
+    const t = await mapped('dbl');
+    const chunks: Chunk[] = [];
+    for await (const c of splitTable(client, t, { chunkSize: 100, chunkKeyColumn: 'v' })) {
+      chunks.push(c);
+      if (chunks.length > 50) break;
+    }
+    expect(chunks.length).toBeLessThanOrEqual(15);
+    expect(chunks.some((c) => c.lower?.[0] === 939.3362034233481)).toBe(true);
+    const { rows } = await checkCoverage('dbl', { chunkSize: 100, chunkKeyColumn: 'v' });
+    expect(rows).toBe(1000);
   });
 
   it('splits a table without primary key on its first index, NULLs included, chunks flagged keyless', async () => {
