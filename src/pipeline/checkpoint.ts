@@ -33,7 +33,7 @@ import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from 
 import { errorMessage, FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { encodeTableProgress, settleProgress, type SnapshotProgress, type TableProgress } from './state.js';
+import { encodeTableProgress, obsoleteStateObjects, settleProgress, type SnapshotProgress, type TableProgress } from './state.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
 
@@ -258,6 +258,11 @@ export class Checkpointer {
       );
     }
     const before = table.committed;
+    // State objects only `before` needed: a restart resumes from `recorded` now (best effort — a
+    // leftover is harmless, and a commit whose outcome was unknown never gets here).
+    for (const path of obsoleteStateObjects(before, recorded)) {
+      await table.io.delete(path).catch((e: unknown) => this.logger.warn('could not remove a snapshot state object no longer needed', { table: table.key, path, err: e }));
+    }
     table.committed = recorded;
     table.working = recorded;
     table.pending = 0;
@@ -289,7 +294,8 @@ function finishedAt(s: SnapshotProgress, position: BinlogOffset): SnapshotProgre
       raised = true;
     } else finished.set(id, text);
   }
-  return raised ? { ...s, finished } : s;
+  // a new progress object must be written for it: drop the location of the one holding the old marks
+  return raised ? { chunks: s.chunks, finished, rows: s.rows, planLocation: s.planLocation } : s;
 }
 
 function summaryNumber(s: Snapshot | undefined, key: string): number {

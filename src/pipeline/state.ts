@@ -19,12 +19,11 @@
  *   filter needs them after a restart); counts for people and `floe status`. The big part lives in
  *   immutable objects beside the table's data, written BEFORE the commit that references them and
  *   never overwritten (a commit that does not land leaves an unreferenced object, nothing else):
- *     <table location>/floe/state/plan-<uuid>.json             {"v":1,"table":"db.t","chunks":["<serialized chunk>",…]}
- *     <table location>/floe/state/<checkpoint id>-<uuid>.json  {"v":1,"table":"db.t","plan":"<uri>","finished":{"db.t#3":{<offset>},…},"rows":45210}
+ *     <table location>/.floe/state/plan-<uuid>.json             {"v":1,"table":"db.t","chunks":["<serialized chunk>",…]}
+ *     <table location>/.floe/state/<checkpoint id>-<uuid>.json  {"v":1,"table":"db.t","plan":"<uri>","finished":{"db.t#3":{<offset>},…},"rows":45210}
  *   The plan is written once per table snapshot; a progress object per checkpoint that finished chunks.
- *   Caveat: Iceberg's orphan-file removal deletes files under the table location that no metadata
- *   references; while a table is snapshotting, run it with an age threshold longer than the snapshot
- *   (the default of 3 days is) or exclude `floe/`.
+ *   They live in the hidden `<table location>/.floe/state/` (`stateDirectory`: another engine's
+ *   orphan-file removal skips it), and are deleted once a commit that no longer needs them landed.
  */
 import type { FileIO } from '../io/file-io.js';
 import { chunkId, parseChunk } from '../source/mysql/chunk.js';
@@ -80,8 +79,30 @@ export function settleProgress(p: TableProgress): TableProgress {
   return { phase: 'streaming', offset: p.offset };
 }
 
+/**
+ * `<table>/.floe/state`: a hidden directory, so that orphan-file removal by another engine leaves it
+ * alone — Java's `DeleteOrphanFiles` (Spark `remove_orphan_files`) skips paths whose name starts with
+ * `.` or `_` (`HiddenPathFilter`), and Trino's removes orphans under `data/` and `metadata/` only.
+ * floe removes the objects itself once no commit it may resume from refers to them
+ * (`obsoleteStateObjects`). Tables written by earlier versions keep their `floe/state` objects.
+ */
 function stateDirectory(tableLocation: string): string {
-  return `${tableLocation.replace(/\/+$/, '')}/floe/state`;
+  return `${tableLocation.replace(/\/+$/, '')}/.floe/state`;
+}
+
+/**
+ * The state objects `before` referred to that `after` — now committed in place of `before` — no
+ * longer needs: the previous progress object when a newer one replaced it, and the plan too once the
+ * snapshot part is dropped (`settleProgress`). Only objects in a state directory are named.
+ */
+export function obsoleteStateObjects(before: TableProgress | undefined, after: TableProgress): string[] {
+  const was = before?.snapshot;
+  if (!was) return [];
+  const now = after.snapshot;
+  const out: string[] = [];
+  if (was.stateLocation && was.stateLocation !== now?.stateLocation) out.push(was.stateLocation);
+  if (was.planLocation && was.planLocation !== now?.planLocation) out.push(was.planLocation);
+  return out.filter((p) => /\/\.?floe\/state\/[^/]+\.json$/.test(p));
 }
 
 function checkpointText(id: bigint): string {

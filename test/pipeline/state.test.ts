@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalFileIO } from '../../src/io/local-file-io.js';
 import { chunkId, serializeChunk, type Chunk } from '../../src/source/mysql/chunk.js';
 import { mariadbGtids, serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';
-import { decodeTableProgress, encodeTableProgress, settleProgress, snapshotComplete, type TableProgress } from '../../src/pipeline/state.js';
+import { decodeTableProgress, encodeTableProgress, obsoleteStateObjects, settleProgress, snapshotComplete, type TableProgress } from '../../src/pipeline/state.js';
 import { planResume } from '../../src/pipeline/state-resume.js';
 
 const io = new LocalFileIO();
@@ -48,7 +48,7 @@ describe('table progress', () => {
     const { summary, progress } = await encodeTableProgress(p, { io, tableLocation: location, sourceKey: 'db.t', checkpointId: 7n });
     expect(summary.length).toBeLessThan(400);
     expect(JSON.parse(summary)).toMatchObject({ v: 1, phase: 'snapshot', snapshot: { chunks: 2000, finished: 1500, rows: 12_345_678 } });
-    expect(progress.snapshot!.stateLocation).toMatch(/\/db\/t\/floe\/state\/00000000000000000007-[0-9a-f-]{36}\.json$/);
+    expect(progress.snapshot!.stateLocation).toMatch(/\/db\/t\/\.floe\/state\/00000000000000000007-[0-9a-f-]{36}\.json$/);
     const back = await decodeTableProgress(summary, io, 'db.t', 'table db.t');
     expect(back.phase).toBe('snapshot');
     expect(back.snapshot!.chunks).toEqual(chunks);
@@ -60,13 +60,13 @@ describe('table progress', () => {
     const next = await encodeTableProgress({ phase: 'snapshot', snapshot: { ...back.snapshot!, finished: more, stateLocation: undefined } }, { io, tableLocation: location, sourceKey: 'db.t', checkpointId: 8n });
     expect(next.progress.snapshot!.planLocation).toBe(back.snapshot!.planLocation);
     expect(next.progress.snapshot!.stateLocation).not.toBe(back.snapshot!.stateLocation);
-    const files = await readdir(join(dir, 'db', 't', 'floe', 'state'));
+    const files = await readdir(join(dir, 'db', 't', '.floe', 'state'));
     expect(files.filter((f) => f.startsWith('plan-'))).toHaveLength(1);
     expect(files).toHaveLength(3);
     // An unchanged progress (locations set) is not written again.
     const same = await encodeTableProgress(next.progress, { io, tableLocation: location, sourceKey: 'db.t', checkpointId: 9n });
     expect(same.summary).toBe(next.summary);
-    expect(await readdir(join(dir, 'db', 't', 'floe', 'state'))).toHaveLength(3);
+    expect(await readdir(join(dir, 'db', 't', '.floe', 'state'))).toHaveLength(3);
   });
 
   it('a streaming table records its offset; the snapshot part goes once the offset passes every high watermark', async () => {
@@ -119,5 +119,16 @@ describe('resume plan', () => {
 
   it('leaves the start to the source when no table committed anything', () => {
     expect(planResume([{ key: 'db.a' }, { key: 'db.b' }]).resume).toEqual({ plans: {}, finished: {} });
+  });
+
+  it('names the state objects a newer committed progress no longer needs', () => {
+    const dir = 'file:///w/db/t/.floe/state';
+    const snap = (state: string) => ({ chunks: ['a'], finished: new Map(), rows: 0, planLocation: `${dir}/plan-1.json`, stateLocation: `${dir}/${state}.json` });
+    expect(obsoleteStateObjects(undefined, { phase: 'snapshot', snapshot: snap('2') })).toEqual([]);
+    expect(obsoleteStateObjects({ phase: 'snapshot', snapshot: snap('1') }, { phase: 'snapshot', snapshot: snap('2') })).toEqual([`${dir}/1.json`]);
+    expect(obsoleteStateObjects({ phase: 'snapshot', snapshot: snap('2') }, { phase: 'snapshot', snapshot: snap('2') })).toEqual([]);
+    expect(obsoleteStateObjects({ phase: 'streaming', snapshot: snap('2') }, { phase: 'streaming' })).toEqual([`${dir}/2.json`, `${dir}/plan-1.json`]);
+    // an object outside a state directory is never named
+    expect(obsoleteStateObjects({ phase: 'streaming', snapshot: { ...snap('2'), stateLocation: 'file:///w/db/t/data/x.parquet' } }, { phase: 'streaming' })).toEqual([`${dir}/plan-1.json`]);
   });
 });

@@ -9,7 +9,8 @@
  * stopped mid-snapshot (SIGKILL and SIGTERM), where the restart reads the binlog up to now first —
  * applying the DDL in order — and copies the remaining chunks with the definition it left.
  */
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
@@ -219,5 +220,8 @@ describe('a DDL made while a snapshot is unfinished', () => {
     expect(f.map((x) => x.name)).toEqual(['id', 'v', 'width', 'n']); // Iceberg appends added fields
     expect(f.find((x) => x.name === 'n')).toMatchObject({ initialDefault: 7 });
     expect(typeToString(f.find((x) => x.name === 'width')!.type)).toBe('long');
+    // the snapshot's state objects are gone once the table streams past every chunk
+    const stateDir = join(fileURLToPath(t.metadata.location), '.floe', 'state');
+    expect(await readdir(stateDir).catch(() => [])).toEqual([]);
   });
 });
