@@ -62,6 +62,8 @@ export type CommitDecision = 'proceed' | 'skip';
 export interface CommitOptions {
   /** Extra summary properties (e.g. `floe.checkpoint-id`); must not collide with the computed ones. */
   summary?: Record<string, string>;
+  /** Table properties set in the same commit, given the snapshot's id (the same on every attempt). */
+  properties?: (snapshotId: bigint) => Record<string, string>;
   /**
    * Asked with the table's metadata before the first attempt and after every reload: 'skip' abandons
    * the commit (nothing is committed, the commit's own manifests are removed; the caller's data and
@@ -218,6 +220,7 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         { action: 'add-snapshot', snapshot },
         { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
       ];
+      if (options.properties) updates.push({ action: 'set-properties', updates: options.properties(snapshotId) });
 
       let failure: FloeError;
       try {

@@ -33,7 +33,7 @@ import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import type { Snapshot } from '../table-metadata.js';
 import { snapshotById } from '../snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
-import { checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
+import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from './row-change.js';
 import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
 
@@ -204,6 +204,7 @@ export class CheckpointCommitter {
         { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
         {
           summary,
+          properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, sourceOffset, snapshotId),
           validate: (current) => (isCheckpointCommitted(current, this.jobId, checkpointId) ? 'skip' : 'proceed'),
           retry: this.options.retry,
           warn: this.options.warn,

@@ -11,10 +11,11 @@
  * `IcebergCommitter.getMaxCommittedCheckpointId`, seed 003 §4-1 "2단계"). So a restarted process knows
  * where each table stands with no state of its own, on any machine.
  *
- * Caveat: expiring snapshots must keep the newest snapshot of each job on `main` (floe's maintenance
- * does); if another writer's snapshots follow it and it is expired, the job's position is lost and a
- * restart replays from the source's start — absorbed by upserts in keyed tables, duplicated in
- * append-mode tables.
+ * The same stamp is also kept in a table property, `floe.job.<job id>.last-checkpoint` (JSON), set
+ * in the same commit as the snapshot. Another engine's maintenance — a compaction whose snapshot
+ * carries no floe summary, then snapshot expiry down to that one snapshot — removes every stamped
+ * snapshot from `main`'s history, but properties outlive snapshots: `lastCommitted` falls back to
+ * the property (and prefers it when it names a later checkpoint than the history shows).
  */
 import { FloeError } from '../../util/errors.js';
 import { ancestorsOf } from '../snapshot-ids.js';
@@ -34,6 +35,37 @@ export interface CommittedCheckpoint {
   /** `floe.source-offset` of that snapshot, verbatim. */
   sourceOffset: string;
   snapshotId: bigint;
+}
+
+/** Table property holding job `jobId`'s last checkpoint stamp (see the module header). */
+export function lastCheckpointProperty(jobId: string): string {
+  return `floe.job.${jobId}.last-checkpoint`;
+}
+
+/** The table property a checkpoint commit sets beside its snapshot (`snapshotId`). */
+export function checkpointProperties(jobId: string, checkpointId: bigint, maxCommitted: bigint, sourceOffset: string, snapshotId: bigint): Record<string, string> {
+  const stamp = { 'checkpoint-id': checkpointId.toString(), 'max-committed-checkpoint-id': maxCommitted.toString(), 'snapshot-id': snapshotId.toString(), 'source-offset': sourceOffset };
+  return { [lastCheckpointProperty(jobId)]: JSON.stringify(stamp) };
+}
+
+function fromProperty(m: TableMetadata, jobId: string): CommittedCheckpoint | undefined {
+  const key = lastCheckpointProperty(jobId);
+  const text = m.properties[key];
+  if (text === undefined) return undefined;
+  let stamp: Record<string, unknown>;
+  try {
+    stamp = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    stamp = {};
+  }
+  const id = (name: string) => (typeof stamp[name] === 'string' && /^-?\d+$/.test(stamp[name] as string) ? BigInt(stamp[name] as string) : undefined);
+  const checkpoint = id('checkpoint-id');
+  const max = id('max-committed-checkpoint-id');
+  const snapshotId = id('snapshot-id');
+  if (checkpoint === undefined || max === undefined || snapshotId === undefined || typeof stamp['source-offset'] !== 'string') {
+    throw new FloeError('iceberg.writer', 'invalid-data', `table property ${key} is ${JSON.stringify(text.slice(0, 200))}; expected the checkpoint stamp floe writes ({"checkpoint-id", "max-committed-checkpoint-id", "snapshot-id", "source-offset"}). Remove the property to resume from the snapshot history alone`);
+  }
+  return { checkpointId: max > checkpoint ? max : checkpoint, snapshotCheckpointId: checkpoint, sourceOffset: stamp['source-offset'] as string, snapshotId };
 }
 
 /** The summary properties of a checkpoint commit. */
@@ -65,6 +97,14 @@ function parseId(text: string | undefined, key: string, snapshotId: bigint): big
  */
 export function lastCommitted(table: TableMetadata | { metadata: TableMetadata }, jobId: string): CommittedCheckpoint | undefined {
   const m = metadataOf(table);
+  const fromHistory = lastCommittedInHistory(m, jobId);
+  const stamped = fromProperty(m, jobId);
+  if (!stamped) return fromHistory;
+  if (!fromHistory || stamped.snapshotCheckpointId > fromHistory.snapshotCheckpointId) return stamped;
+  return fromHistory;
+}
+
+function lastCommittedInHistory(m: TableMetadata, jobId: string): CommittedCheckpoint | undefined {
   const head = m.refs[MAIN_BRANCH]?.snapshotId ?? m.currentSnapshotId;
   for (const s of ancestorsOf(m, head)) {
     if (s.summary[JOB_ID_KEY] !== jobId) continue;

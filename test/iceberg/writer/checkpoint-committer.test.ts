@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/catalog/catalog.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
-import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
+import { commitRowDelta, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
@@ -61,6 +61,33 @@ describe('checkpoint commits', () => {
       [1n, 'a2'],
       [3n, 'c'],
     ]);
+  });
+
+  it('finds its last checkpoint after another engine compacted the table and expired every older snapshot', async () => {
+    const id = await table(3);
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
+    await c.openTable(id);
+    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    await c.commitCheckpoint(1n, '{"gtid":"x:1-10"}');
+    await c.write(id, [update(row(1n, 1, 'a2'))]);
+    const second = (await c.commitCheckpoint(2n, '{"gtid":"x:1-20"}')).tables[0].snapshot!;
+    // another engine: a snapshot without floe's summary (a rewrite), then expiry down to it alone
+    let t = await loadCatalogTable(w.catalog, id);
+    const foreign = (await commitRowDelta(t, {}, { summary: { 'engine': 'other' } })).table;
+    const older = foreign.metadata.snapshots.filter((x) => x.snapshotId !== foreign.metadata.currentSnapshotId).map((x) => x.snapshotId);
+    await w.catalog.commitTable(id, [], [{ action: 'remove-snapshots', snapshotIds: older }]);
+    t = await loadCatalogTable(w.catalog, id);
+    expect(t.metadata.snapshots).toHaveLength(1);
+    expect(t.metadata.snapshots[0].summary['floe.job-id']).toBeUndefined();
+    expect(lastCommitted(t, 'job-m')).toEqual({ checkpointId: 2n, snapshotCheckpointId: 2n, sourceOffset: '{"gtid":"x:1-20"}', snapshotId: second.snapshotId });
+    // and the job goes on from there: checkpoint 2 is not committed again, 3 is
+    const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
+    await again.openTable(id);
+    await again.write(id, [insert(row(9n, 1, 'z'))]);
+    expect((await again.commitCheckpoint(2n, '{"gtid":"x:1-20"}')).tables[0].status).toBe('already-committed');
+    await again.write(id, [insert(row(9n, 1, 'z'))]);
+    expect((await again.commitCheckpoint(3n, '{"gtid":"x:1-30"}')).tables[0].status).toBe('committed');
+    expect(lastCommitted(await loadCatalogTable(w.catalog, id), 'job-m')).toMatchObject({ checkpointId: 3n, sourceOffset: '{"gtid":"x:1-30"}' });
   });
 
   it('skips a checkpoint the table already holds, and deletes the files written for it', async () => {
