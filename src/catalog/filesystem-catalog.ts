@@ -23,6 +23,7 @@ import type { MetadataUpdate, TableRequirement } from '../iceberg/metadata-updat
 import { stripTrailingSlash, writeTableMetadata } from '../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../util/errors.js';
+import { deleteRemovedMetadataFiles } from '../iceberg/metadata-file-retention.js';
 import { failpoint } from '../util/failpoints.js';
 import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from './catalog.js';
 import { createMetadataVersion, type VersionCreateOutcome } from './filesystem-commit.js';
@@ -169,6 +170,7 @@ export class FileSystemCatalog implements Catalog {
         await failpoint('after-metadata-file');
         await failpoint('after-catalog-swap');
         await this.writeVersionHint(metadataDir, version);
+        await deleteRemovedMetadataFiles(this.io, base.metadata, next, (m) => this.warn(`${SUBSYSTEM}: ${m}`));
         return this.loaded(identifier, { version, metadataLocation: metadataFileLocation(metadataDir, version), metadata: next });
       }
       // Another writer created v<version> first. Retry against its metadata: the requirements decide

@@ -11,8 +11,9 @@
  * - Defaults (format v3): a literal MySQL default becomes the field's `write-default` (transformed like
  *   the column's values). Expressions (`CURRENT_TIMESTAMP`, `uuid()`) are not literals and are skipped;
  *   format v2 cannot carry defaults at all. Both produce a note for the log.
- * - Partition spec from `tables.overrides["db.table"].partitionBy`; properties = the target file size,
- *   then `iceberg.properties`, then the override's properties; the format version from the config.
+ * - Partition spec from `tables.overrides["db.table"].partitionBy`; properties = the target file size
+ *   and metadata-file retention (the last 20 versions kept, older ones deleted at commit), then
+ *   `iceberg.properties`, then the override's properties; the format version from the config.
  *
  * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
  */
@@ -21,6 +22,7 @@ import type { FloeConfig } from '../config/schema.js';
 import { parsePartitionSpec } from '../iceberg/partition-spec-text.js';
 import { UNPARTITIONED, type PartitionSpec } from '../iceberg/partition.js';
 import { Schema } from '../iceberg/schema.js';
+import { METADATA_DELETE_AFTER_COMMIT, METADATA_PREVIOUS_VERSIONS_MAX } from '../iceberg/table-metadata-constants.js';
 import { TARGET_FILE_SIZE_PROPERTY } from '../iceberg/writer/table-locations.js';
 import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/types.js';
 import type { Value } from '../model/values.js';
@@ -32,6 +34,9 @@ import { errorMessage, FloeError } from '../util/errors.js';
 import { transformedType, valueTransformer, type TransformLookup } from './transforms.js';
 
 const SUBSYSTEM = 'pipeline.table-mapping';
+
+/** Metadata files kept besides the current one on the tables floe creates. */
+export const FLOE_PREVIOUS_METADATA_VERSIONS = 20;
 
 /** One kept column: where its value comes from in a source row and what the Iceberg field is. */
 export interface ColumnMapping {
@@ -144,6 +149,11 @@ export function planTableMapping(mapped: MappedTable, config: MappingConfig, tra
   }
   const properties: Record<string, string> = {
     [TARGET_FILE_SIZE_PROPERTY]: String(config.iceberg.targetFileSizeBytes),
+    // floe commits every few seconds: keep the last versions for time travel through the
+    // metadata-log and delete the older ones, or they pile up (thousands a day; Java's default keeps
+    // every file). Overridable by iceberg.properties and per-table properties.
+    [METADATA_DELETE_AFTER_COMMIT]: 'true',
+    [METADATA_PREVIOUS_VERSIONS_MAX]: String(FLOE_PREVIOUS_METADATA_VERSIONS),
     ...config.iceberg.properties,
     ...(override?.properties ?? {}),
   };

@@ -31,6 +31,7 @@
  *   conflict and is retried by its writer); the history is linear with distinct sequence numbers.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -292,6 +293,30 @@ export function runCatalogBehaviourSuite(name: string, makeCatalog: () => Promis
         await expectFloeError(catalog.commitTable(id, [{ type: 'assert-current-schema-id', currentSchemaId: 99 }], [{ action: 'set-properties', updates: { x: 'y' } }]), 'commit-conflict');
 
         await expectFloeError(catalog.commitTable({ namespace: ns, name: 'absent' }, [], [{ action: 'set-properties', updates: { a: 'b' } }]), 'not-found');
+      });
+
+      it('deletes the metadata files that drop out of a capped metadata-log when write.metadata.delete-after-commit.enabled is true, and keeps every file otherwise', async () => {
+        const ns = await createNs('retain');
+        const local = (location: string) => (location.startsWith('file:') ? fileURLToPath(location) : location);
+        const history = async (id: TableIdentifier, properties: Record<string, string>) => {
+          let t: LoadedTable = await catalog.createTable(id, { schema: testSchema(), properties });
+          const written = [t.metadataLocation];
+          for (let i = 0; i < 8; i++) {
+            const c = appendSnapshotCommit(t.metadata);
+            t = await catalog.commitTable(id, c.requirements, c.updates);
+            written.push(t.metadataLocation);
+          }
+          return { t, written };
+        };
+        const kept = await history({ namespace: ns, name: 'kept' }, { 'write.metadata.previous-versions-max': '3' });
+        expect(kept.t.metadata.metadataLog).toHaveLength(3);
+        expect(kept.written.filter((f) => existsSync(local(f)))).toEqual(kept.written);
+
+        const pruned = await history({ namespace: ns, name: 'pruned' }, { 'write.metadata.previous-versions-max': '3', 'write.metadata.delete-after-commit.enabled': 'true' });
+        const inLog = pruned.t.metadata.metadataLog.map((e) => e.metadataFile);
+        expect(inLog).toEqual(pruned.written.slice(-4, -1));
+        expect(pruned.written.filter((f) => existsSync(local(f)))).toEqual([...inLog, pruned.t.metadataLocation]);
+        expect((await catalog.loadTable({ namespace: ns, name: 'pruned' })).metadata.snapshots).toHaveLength(8);
       });
 
       it('lands every commit of concurrent writer processes exactly once, with distinct sequence numbers', async () => {

@@ -77,7 +77,7 @@ describe('table mapping', () => {
     expect(m.schema.fields.map((f) => f.writeDefault)).toEqual([undefined, undefined, 5, '2.500', undefined, parseDate('2020-02-29'), 'x@y', undefined, undefined]);
     expect(m.schema.findFieldByName('note')!.doc).toBe('a note');
     expect(m.notes.join('\n')).toMatch(/created: default not carried.*evaluated per row/);
-    expect(m.properties).toEqual({ 'write.target-file-size-bytes': String(128 * 1024 * 1024) });
+    expect(m.properties).toEqual({ 'write.target-file-size-bytes': String(128 * 1024 * 1024), 'write.metadata.delete-after-commit.enabled': 'true', 'write.metadata.previous-versions-max': '20' });
   });
 
   it('format v2 carries no defaults and says so; keyless tables have no identifier fields', async () => {
@@ -122,7 +122,7 @@ describe('table mapping', () => {
       ['b_bucket', 1],
       ['d_day', 6],
     ]);
-    expect(m.properties).toEqual({ 'write.target-file-size-bytes': String(1 << 20), owner: 'ops', 'format-version-note': 'x' });
+    expect(m.properties).toEqual({ 'write.target-file-size-bytes': String(1 << 20), 'write.metadata.delete-after-commit.enabled': 'true', 'write.metadata.previous-versions-max': '20', owner: 'ops', 'format-version-note': 'x' });
     const bad = config({ tables: { overrides: { [`${db}.t`]: { partitionBy: ['day(nope)'] } } } });
     const t = await mapped('t');
     expect(() => planTableMapping(t, bad, compileTransforms([]))).toThrow(/partitionBy.*nope/);

@@ -21,6 +21,7 @@ import type { MetadataUpdate, TableRequirement } from '../../iceberg/metadata-up
 import { stripTrailingSlash, writeTableMetadata } from '../../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import { deleteRemovedMetadataFiles } from '../../iceberg/metadata-file-retention.js';
 import { failpoint } from '../../util/failpoints.js';
 import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../catalog.js';
 import { normalizeWarehouse } from '../filesystem-layout.js';
@@ -176,6 +177,7 @@ export class SqlCatalog implements Catalog {
         const landed = await this.swap(this.driver, identifier, prepared.base.metadataLocation, prepared.nextLocation, prepared.io);
         if (landed) {
           await failpoint('after-catalog-swap');
+          await deleteRemovedMetadataFiles(prepared.io, prepared.base.metadata, prepared.next, (m) => this.warn(`${SUBSYSTEM}: ${m}`));
           return this.loaded(identifier, { metadataLocation: prepared.nextLocation, metadata: prepared.next });
         }
         await this.deleteOrphan(prepared.io, prepared.nextLocation);
