@@ -1,0 +1,121 @@
+/**
+ * Snapshot expiry (Java `RemoveSnapshots` + `ReachableFileCleanup`): which snapshots go is
+ * retention.ts's plan; this module commits their removal and then deletes the files only they
+ * reached.
+ *
+ * 1. plan on the current metadata; commit `remove-snapshot-ref` (aged-out refs) + `remove-snapshots`
+ *    guarded by `assert-table-uuid`; on a conflict (another writer committed meanwhile) reload and
+ *    plan again — new snapshots are never expired by a plan made before them;
+ * 2. once the commit landed, delete (a) the manifest lists of the expired snapshots, (b) the
+ *    manifests that only expired snapshots listed, and (c) the data and delete files live in those
+ *    manifests that no retained snapshot's manifest holds live. Deletion is by path, so a Puffin file
+ *    holding several deletion vectors stays while any of them is live.
+ *
+ * Crash safety: files are deleted only after the commit that stops referencing them landed; a crash
+ * between the commit and the deletions leaves orphans (harmless; orphan removal takes them). A
+ * file another writer adds concurrently is in a snapshot the plan never saw, hence retained.
+ * Dry run: the plan and the files, nothing committed or deleted.
+ */
+import type { FileIO } from '../../io/file-io.js';
+import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import type { ManifestFile } from '../manifest-file.js';
+import type { MetadataUpdate } from '../metadata-updates.js';
+import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import { catalogTable, reloadTable, type CatalogTable } from '../table/catalog-table.js';
+import { backoffDelayMs, retryPolicy, sleep } from '../table/commit-retry.js';
+import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
+import { planRetention, type RetentionPlan, type RetentionPolicy } from './retention.js';
+
+const SUBSYSTEM = 'iceberg.maintenance';
+
+export interface ExpireOptions extends Omit<RetentionPolicy, 'nowMs'> {
+  nowMs?: bigint;
+  /** Plan and list the files, commit and delete nothing. */
+  dryRun?: boolean;
+  /** Best-effort failures (a file that could not be deleted). */
+  warn?: (message: string) => void;
+}
+
+export interface ExpireResult {
+  table: CatalogTable;
+  plan: RetentionPlan;
+  expiredSnapshots: bigint[];
+  /** Files deleted (or, in a dry run, that would be): manifest lists, manifests, data and delete files. */
+  deletedFiles: { manifestLists: string[]; manifests: string[]; contentFiles: string[] };
+}
+
+export async function expireSnapshots(start: CatalogTable, options: ExpireOptions = {}): Promise<ExpireResult> {
+  const policy = retryPolicy(start.metadata, {});
+  let table = start;
+  for (let attempt = 1; ; attempt++) {
+    const base = table.metadata;
+    const plan = planRetention(base, { ...options, nowMs: options.nowMs ?? BigInt(Date.now()) });
+    const expired = plan.expired.map((s) => s.snapshotId);
+    if (expired.length === 0 && plan.removedRefs.length === 0) return { table, plan, expiredSnapshots: [], deletedFiles: { manifestLists: [], manifests: [], contentFiles: [] } };
+    const files = await unreachableFiles(table.io, base, plan);
+    if (options.dryRun) return { table, plan, expiredSnapshots: expired, deletedFiles: files };
+    const updates: MetadataUpdate[] = plan.removedRefs.map((refName) => ({ action: 'remove-snapshot-ref', refName }) as MetadataUpdate);
+    if (expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: expired });
+    try {
+      const loaded = await table.catalog.commitTable(table.identifier, [{ type: 'assert-table-uuid', uuid: base.tableUuid }], updates);
+      table = catalogTable(table.catalog, loaded);
+    } catch (e) {
+      const retryable = isFloeError(e, 'commit-conflict') && e.retryable;
+      if (isFloeError(e, 'commit-state-unknown')) {
+        // Did it land? Only then may files go; either way nothing is deleted on a guess.
+        const now = await reloadTable(table);
+        if (expired.some((id) => now.metadata.snapshots.some((s) => s.snapshotId === id))) throw e;
+        table = now;
+      } else if (!retryable || attempt > policy.numRetries) {
+        throw new FloeError(SUBSYSTEM, isFloeError(e) ? e.kind : 'internal', `expiring snapshots of ${table.identifier.name}: ${errorMessage(e)}`, { cause: e, retryable: false });
+      } else {
+        await sleep(backoffDelayMs(policy, attempt));
+        table = await reloadTable(table);
+        continue;
+      }
+    }
+    await deleteAll(table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
+    return { table, plan, expiredSnapshots: expired, deletedFiles: files };
+  }
+}
+
+/** What the expired snapshots reach and the retained ones do not. */
+async function unreachableFiles(io: FileIO, m: TableMetadata, plan: RetentionPlan): Promise<ExpireResult['deletedFiles']> {
+  const retained = m.snapshots.filter((s) => plan.retained.has(s.snapshotId));
+  const retainedManifests = new Map<string, ManifestFile>();
+  for (const s of retained) for (const mf of await manifestsOf(io, s)) retainedManifests.set(mf.path, mf);
+  const candidates = new Map<string, ManifestFile>();
+  for (const s of plan.expired) for (const mf of await manifestsOf(io, s)) if (!retainedManifests.has(mf.path)) candidates.set(mf.path, mf);
+  const contentFiles = new Set<string>();
+  for (const mf of candidates.values()) for (const e of await readManifestEntries(io, mf)) if (e.status !== 'deleted') contentFiles.add(e.dataFile.filePath);
+  if (contentFiles.size > 0) {
+    for (const mf of retainedManifests.values()) for (const e of await readManifestEntries(io, mf)) if (e.status !== 'deleted') contentFiles.delete(e.dataFile.filePath);
+  }
+  const retainedLists = new Set(retained.map((s) => s.manifestList));
+  return {
+    manifestLists: plan.expired.map((s) => s.manifestList).filter((p): p is string => p !== undefined && !retainedLists.has(p)),
+    manifests: [...candidates.keys()],
+    contentFiles: [...contentFiles],
+  };
+}
+
+async function manifestsOf(io: FileIO, s: Snapshot): Promise<ManifestFile[]> {
+  if (!s.manifestList) return [];
+  try {
+    return await readSnapshotManifests(io, s);
+  } catch (e) {
+    // A manifest list that is already gone (an earlier cleanup) reaches nothing any more.
+    if (isFloeError(e, 'not-found') || !(await io.exists(s.manifestList))) return [];
+    throw e;
+  }
+}
+
+async function deleteAll(io: FileIO, paths: readonly string[], warn: ((message: string) => void) | undefined): Promise<void> {
+  for (const p of paths) {
+    try {
+      await io.delete(p);
+    } catch (e) {
+      warn?.(`${SUBSYSTEM}: could not delete ${p} after expiring the snapshots that referenced it: ${errorMessage(e)}`);
+    }
+  }
+}

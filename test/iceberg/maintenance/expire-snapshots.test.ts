@@ -1,0 +1,100 @@
+/**
+ * Snapshot expiry on tables the upsert writer made (v2: equality + position deletes; v3 partitioned:
+ * deletion vectors, merged and replaced): the table reads the same before and after (floe's scan and
+ * icebird), every file a retained snapshot reaches still exists, the files only expired snapshots
+ * reached are gone, a dry run changes nothing, and the checkpoint stamp survives (lastCommitted).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
+import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
+import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import type { Row } from '../../../src/model/values.js';
+import { lakeTableRows } from '../../e2e/support/lake-compare.js';
+import { icebirdRows } from '../writer/icebird-read.js';
+import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+
+let w: Warehouse;
+beforeAll(async () => {
+  w = await tempWarehouse('floe-expire-');
+});
+afterAll(() => w.remove());
+
+const enc = new TextEncoder();
+const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+
+/** Every file under the table's location, as local paths. */
+function filesUnder(t: CatalogTable): string[] {
+  const root = localPath(t.metadata.location);
+  return (fs.readdirSync(root, { recursive: true }) as string[]).map((f) => path.join(root, f)).filter((f) => fs.statSync(f).isFile());
+}
+
+/** The files the current metadata's snapshots reach (lists, manifests, live content files). */
+async function reachable(t: CatalogTable): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const s of t.metadata.snapshots) {
+    out.add(localPath(s.manifestList));
+    for (const mf of await readSnapshotManifests(t.io, s)) {
+      out.add(localPath(mf.path));
+      for (const e of await readManifestEntries(t.io, mf)) if (e.status !== 'deleted') out.add(localPath(e.dataFile.filePath));
+    }
+  }
+  return out;
+}
+
+async function churn(formatVersion: 2 | 3, name: string): Promise<CatalogTable> {
+  const t = await newTable(w, { formatVersion, spec: formatVersion === 3 ? BY_GROUP : undefined, name });
+  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-x' });
+  await c.openTable(t.identifier);
+  await c.write(t.identifier, Array.from({ length: 20 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commitCheckpoint(1n, '{"p":1}');
+  for (let k = 2; k <= 8; k++) {
+    await c.write(t.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
+    await c.commitCheckpoint(BigInt(k), `{"p":${k}}`);
+  }
+  return loadCatalogTable(w.catalog, t.identifier);
+}
+
+describe('expireSnapshots', () => {
+  for (const formatVersion of [2, 3] as const) {
+    it(`v${formatVersion}: keeps what retained snapshots reach, deletes what only expired ones did, reads the same`, async () => {
+      const t = await churn(formatVersion, `churn${formatVersion}`);
+      expect(t.metadata.snapshots).toHaveLength(8);
+      const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
+      const filesBefore = filesUnder(t);
+
+      const dry = await expireSnapshots(t, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2, dryRun: true });
+      expect(dry.expiredSnapshots).toHaveLength(6);
+      expect(filesUnder(t)).toEqual(filesBefore);
+      expect((await loadCatalogTable(w.catalog, t.identifier)).metadata.snapshots).toHaveLength(8);
+
+      const result = await expireSnapshots(t, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 });
+      expect(result.expiredSnapshots).toEqual(dry.expiredSnapshots);
+      const after = await loadCatalogTable(w.catalog, t.identifier);
+      expect(after.metadata.snapshots.map((s) => s.snapshotId)).toEqual(t.metadata.snapshots.slice(-2).map((s) => s.snapshotId));
+      expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
+      expect((await icebirdRows(after.metadata.location)).length).toBe(before.length);
+      expect(lastCommitted(after, 'job-x')).toMatchObject({ checkpointId: 8n, sourceOffset: '{"p":8}' });
+
+      // nothing retained is missing; the data/ tree holds only what the retained snapshots reach
+      const live = await reachable(after);
+      const present = new Set(filesUnder(after));
+      for (const f of live) expect(present.has(f), f).toBe(true);
+      const deleted = [...result.deletedFiles.contentFiles, ...result.deletedFiles.manifests, ...result.deletedFiles.manifestLists].map(localPath);
+      expect(deleted.length).toBeGreaterThan(0);
+      for (const f of deleted) expect(present.has(f), f).toBe(false);
+      for (const f of filesUnder(after).filter((x) => x.includes(`${path.sep}data${path.sep}`))) expect(live.has(f), `unreferenced ${f}`).toBe(true);
+
+      // nothing more to expire: a second run is a no-op
+      expect((await expireSnapshots(after, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 })).expiredSnapshots).toEqual([]);
+    });
+  }
+
+  it('expires nothing younger than the cutoff, and keeps at least retainLast', async () => {
+    const t = await churn(3, 'young');
+    expect((await expireSnapshots(t, { expireOlderThanMs: 0n })).expiredSnapshots).toEqual([]);
+    const r = await expireSnapshots(t, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 8 });
+    expect(r.expiredSnapshots).toEqual([]);
+  });
+});
