@@ -11,6 +11,7 @@ import { registerCheck } from './commands/check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerRun } from './commands/run.js';
 import { registerScan } from './commands/scan.js';
+import { registerMaintain } from './commands/maintain.js';
 import { registerCatalogServe } from './commands/catalog-serve.js';
 import { registerStatus } from './commands/status.js';
 
@@ -35,6 +36,7 @@ export function buildProgram(setExit: (code: ExitCodeValue) => void = (code) => 
   registerDemo(program, setExit);
   // Commands registered by other modules:
   registerScan(program, setExit);
+  registerMaintain(program, setExit);
   registerCatalogServe(program.command('catalog').description('Iceberg catalog commands (floe catalog serve)'), setExit);
   return program;
 }

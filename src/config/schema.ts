@@ -172,6 +172,20 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    maintenance: z
+      .object({
+        enabled: z.boolean().default(true).describe('floe run expires old snapshots of the tables it writes, between its own commits'),
+        intervalMs: z.number().int().min(1000).default(600_000).describe('Run maintenance every this many milliseconds (after a checkpoint)'),
+        expireSnapshots: z
+          .object({
+            olderThanMs: z.number().int().min(0).default(3_600_000).describe('Snapshots older than this may expire (unless among the last retainLast)'),
+            retainLast: z.number().int().min(1).default(10).describe('Snapshots kept on main whatever their age'),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     schemaChanges: z.enum(['evolve', 'fail', 'stop']).default('evolve'),
     transforms: z.array(transformSchema).default([]),
     notifications: z

@@ -25,6 +25,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
+import { loadCatalogTable } from '../iceberg/table/index.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
 import { tableMatcher } from '../source/mysql/discovery.js';
@@ -40,6 +41,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { Notifier } from './notifications.js';
 import type { ProgressReporter } from './progress.js';
+import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
 import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
@@ -101,12 +103,14 @@ class PipelineRun {
   private readonly snapshotting = new Set<string>();
   private readonly announcedFinished = new Set<string>();
   private streamingAnnounced = false;
+  private readonly maintenance: MaintenanceSchedule | undefined;
 
   constructor(
     private readonly config: FloeConfig,
     private readonly options: RunOptions,
   ) {
     this.logger = options.logger;
+    this.maintenance = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.intervalMs) : undefined;
     this.ddl = createSchemaChangeHandler(config, () =>
       this.source && this.catalog && this.tables
         ? {
@@ -204,7 +208,29 @@ class PipelineRun {
         return end;
       }
       const why = this.checkpointer!.due();
-      if (why) await this.commit(why);
+      if (why) {
+        await this.commit(why);
+        await this.maintainIfDue();
+      }
+    }
+  }
+
+  /**
+   * Scheduled maintenance (maintenance.ts), right after a checkpoint: nothing of floe's is being
+   * committed meanwhile. A failure is logged and tried again next interval — it never stops the
+   * replication (the table is only less tidy).
+   */
+  private async maintainIfDue(): Promise<void> {
+    const schedule = this.maintenance;
+    if (!schedule?.due()) return;
+    schedule.ran();
+    for (const t of this.checkpointer!.tables.values()) {
+      try {
+        const { report } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), maintenanceOptions(this.config), this.logger);
+        if (report.expiredSnapshots > 0) this.logger.info('maintenance: old snapshots expired', { ...report, table: t.key });
+      } catch (e) {
+        this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });
+      }
     }
   }
 

@@ -1,0 +1,71 @@
+/**
+ * Table maintenance as floe runs it — `floe run` on a schedule (`maintenance.intervalMs`, after a
+ * checkpoint, so it never overlaps floe's own commits) and `floe maintain` on demand: snapshot
+ * expiry (iceberg/maintenance/expire-snapshots.ts) by age (`maintenance.expireSnapshots.olderThanMs`)
+ * and count (`retainLast`). Old metadata files go at each commit already
+ * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).
+ *
+ * Expiry keeps floe's resume point: the checkpoint stamp is also a table property
+ * (iceberg/writer/checkpoint-stamps.ts), so a restart finds it whatever snapshots remain.
+ */
+import type { FloeConfig } from '../config/schema.js';
+import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
+import type { CatalogTable } from '../iceberg/table/index.js';
+import type { Logger } from './logger.js';
+
+export interface MaintenanceOptions {
+  readonly olderThanMs: number;
+  readonly retainLast: number;
+  readonly dryRun?: boolean;
+}
+
+export interface TableMaintenanceReport {
+  readonly table: string;
+  readonly expiredSnapshots: number;
+  readonly deletedFiles: number;
+  readonly retainedSnapshots: number;
+}
+
+export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
+  return { olderThanMs: config.maintenance.expireSnapshots.olderThanMs, retainLast: config.maintenance.expireSnapshots.retainLast };
+}
+
+/** Expires the table's old snapshots and the files only they reached. */
+export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
+  const name = [...table.identifier.namespace, table.identifier.name].join('.');
+  const result = await expireSnapshots(table, {
+    expireOlderThanMs: BigInt(nowMs - options.olderThanMs),
+    retainLast: options.retainLast,
+    dryRun: options.dryRun,
+    nowMs: BigInt(nowMs),
+    warn: (message) => logger.warn(message, { table: name }),
+  });
+  const f = result.deletedFiles;
+  const report = {
+    table: name,
+    expiredSnapshots: result.expiredSnapshots.length,
+    deletedFiles: f.manifestLists.length + f.manifests.length + f.contentFiles.length,
+    retainedSnapshots: result.plan.retained.size,
+  };
+  return { report, result };
+}
+
+/** When `floe run` maintains next: every `intervalMs`, the first time one interval after the start. */
+export class MaintenanceSchedule {
+  private last: number;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.last = now();
+  }
+
+  due(): boolean {
+    return this.now() - this.last >= this.intervalMs;
+  }
+
+  ran(): void {
+    this.last = this.now();
+  }
+}

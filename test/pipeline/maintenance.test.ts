@@ -1,0 +1,115 @@
+/**
+ * Maintenance of the lake floe writes: `floe run` expires old snapshots on its schedule while it
+ * streams (the table stays equal to MySQL, the history stays short), and `floe maintain
+ * --expire-older-than 0s --retain-last 1` (the real CLI) leaves one snapshot per table and no data
+ * file no snapshot reaches; a restart afterwards resumes from the checkpoint stamp and goes on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../src/iceberg/table/index.js';
+import { parseDuration } from '../../src/cli/commands/maintain.js';
+import { runFloe } from '../cli/run-floe.js';
+import { sharedMysqlConfig } from '../support/shared-mysql.js';
+import { openHarness, type Harness } from './schema-change/pipeline-harness.js';
+
+process.env.TZ ??= 'Asia/Seoul';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await openHarness('maint', 'maint', ['a', 'b'], [
+    'CREATE TABLE a (id INT PRIMARY KEY, v INT)',
+    `INSERT INTO a VALUES ${Array.from({ length: 50 }, (_, i) => `(${i}, ${i})`).join(', ')}`,
+    'CREATE TABLE b (id INT PRIMARY KEY, s VARCHAR(20))',
+    "INSERT INTO b VALUES (1, 'x')",
+  ]);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const id = (name: string) => ({ namespace: [h.db], name });
+
+async function unreferencedDataFiles(name: string): Promise<string[]> {
+  const t = await loadCatalogTable(h.catalog, id(name));
+  const live = new Set<string>();
+  for (const s of t.metadata.snapshots) for (const mf of await readSnapshotManifests(t.io, s)) for (const e of await readManifestEntries(t.io, mf)) if (e.status !== 'deleted') live.add(fileURLToPath(e.dataFile.filePath));
+  const dir = path.join(fileURLToPath(t.metadata.location), 'data');
+  const files = fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile()) : [];
+  return files.filter((f) => !live.has(f));
+}
+
+describe('maintenance', () => {
+  it('floe run expires old snapshots on its schedule while streaming', async () => {
+    const run = h.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, expireSnapshots: { olderThanMs: 0, retainLast: 3 } } });
+    try {
+      await h.untilStreaming(run);
+      for (let i = 0; i < 30; i++) {
+        await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i % 10}`);
+        await new Promise((r) => setTimeout(r, 120));
+      }
+      await h.catchUp(run, ['a', 'b']);
+      // a maintenance round after the last commits: wait for one more interval to pass
+      await new Promise((r) => setTimeout(r, 1500));
+      await h.exec('UPDATE a SET v = v + 1 WHERE id = 0');
+      await h.catchUp(run, ['a', 'b']);
+    } finally {
+      const result = await run.stop();
+      expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
+    }
+    await h.expectLakeEqualsMysql('a');
+    const a = await loadCatalogTable(h.catalog, id('a'));
+    // ~30 commits were made; the schedule kept the history short (3 kept at the last round, plus the commits since)
+    expect(a.metadata.snapshots.length).toBeLessThan(12);
+    expect(await unreferencedDataFiles('a')).toEqual([]);
+  });
+
+  it('floe maintain --expire-older-than 0s --retain-last 1 leaves one snapshot per table; floe resumes afterwards', async () => {
+    const server = sharedMysqlConfig();
+    const config = path.join(fileURLToPath(new URL(`file://${h.config.warehouse.location}`)), '..', `floe-maint-${process.pid}.json`);
+    await writeFile(config, JSON.stringify({ job: { id: 'maint' }, source: { host: server.host, port: server.port, user: server.user, password: server.password, include: ['a', 'b'].map((t) => `${h.db}.${t}`) }, warehouse: { location: h.config.warehouse.location } }));
+    const dry = await runFloe(['maintain', '-c', config, '--dry-run', '--expire-older-than', '0s', '--retain-last', '1', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const before = (await loadCatalogTable(h.catalog, id('a'))).metadata.snapshots.length;
+    expect((await loadCatalogTable(h.catalog, id('a'))).metadata.snapshots.length).toBe(before);
+    const planned = dry.stdout.trim().split('\n').map((l) => JSON.parse(l) as { table: string; expiredSnapshots: number; dryRun: boolean });
+    expect(planned.map((p) => p.table).sort()).toEqual([`${h.db}.a`, `${h.db}.b`]);
+    expect(planned.every((p) => p.dryRun)).toBe(true);
+
+    const done = await runFloe(['maintain', '-c', config, '--expire-older-than', '0s', '--retain-last', '1', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    for (const name of ['a', 'b']) {
+      expect((await loadCatalogTable(h.catalog, id(name))).metadata.snapshots).toHaveLength(1);
+      expect(await unreferencedDataFiles(name)).toEqual([]);
+      await h.expectLakeEqualsMysql(name);
+    }
+
+    // floe resumes from the stamp that survived and goes on
+    await h.exec('UPDATE a SET v = -1 WHERE id = 5');
+    await h.exec("INSERT INTO b VALUES (2, 'after')");
+    const run = h.start();
+    try {
+      await h.untilStreaming(run);
+      await h.catchUp(run, ['a', 'b']);
+    } finally {
+      await run.stop();
+    }
+    await h.expectLakeEqualsMysql('a');
+    await h.expectLakeEqualsMysql('b');
+
+    const bad = await runFloe(['maintain', '-c', config, '--expire-older-than', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--expire-older-than: expected a duration such as 0s/);
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('0s', 'x')).toBe(0);
+    expect(parseDuration('90m', 'x')).toBe(5_400_000);
+    expect(parseDuration('3d', 'x')).toBe(259_200_000);
+    expect(() => parseDuration('3 weeks', '--x')).toThrow(/--x: expected a duration/);
+  });
+});
