@@ -183,6 +183,18 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+        removeOrphans: z
+          .object({
+            olderThanMs: z
+              .number()
+              .int()
+              .min(60_000)
+              .default(3 * 86_400_000)
+              .describe('Unreferenced files younger than this stay (it protects commits in flight; Java default 3 days)'),
+            intervalMs: z.number().int().min(60_000).default(86_400_000).describe('floe run removes orphan files every this many milliseconds'),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

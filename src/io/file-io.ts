@@ -45,6 +45,14 @@ export interface FileIO {
   listChildren?(dir: string): Promise<DirectoryListing>;
   /** Removes every object under the directory `dir`, and on hierarchical stores the directory too. */
   deleteTree?(dir: string): Promise<void>;
+  /** Like `list`, with each object's last-modified time (orphan removal spares young files by it). */
+  listWithTimes?(prefix: string): Promise<ListedObject[]>;
+}
+
+export interface ListedObject {
+  location: string;
+  /** Last modification, milliseconds since the epoch. */
+  modifiedMs: number;
 }
 
 export interface DirectoryListing {

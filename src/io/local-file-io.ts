@@ -16,7 +16,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
-import type { DirectoryListing, FileIO } from './file-io.js';
+import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { fileUriOf, localPathOf } from './local-path.js';
 
 const SUBSYSTEM = 'io.local';
@@ -127,6 +127,18 @@ export class LocalFileIO implements FileIO {
     await walk(root, out);
     const keep = asDirectory ? out : out.filter((f) => f.startsWith(p));
     return keep.sort().map(fileUriOf);
+  }
+
+  async listWithTimes(prefix: string): Promise<ListedObject[]> {
+    const out: ListedObject[] = [];
+    for (const location of await this.list(prefix)) {
+      try {
+        out.push({ location, modifiedMs: (await fs.stat(this.pathOf(location))).mtimeMs });
+      } catch (e) {
+        if (!isMissing(e)) throw ioError('stat', location, e); // deleted meanwhile: not listed
+      }
+    }
+    return out;
   }
 
   async listChildren(dir: string): Promise<DirectoryListing> {

@@ -25,7 +25,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
-import type { DirectoryListing, FileIO } from './file-io.js';
+import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { probeAtomicCreate } from './s3-atomic-create-probe.js';
 import {
   attemptsOf,
@@ -224,6 +224,15 @@ export class S3FileIO implements FileIO {
     return out;
   }
 
+  async listWithTimes(prefix: string): Promise<ListedObject[]> {
+    const { bucket, key } = parseS3Uri(prefix);
+    const out: ListedObject[] = [];
+    await this.listPages(bucket, key, undefined, (page) => {
+      for (const o of page.Contents ?? []) if (o.Key !== undefined && o.LastModified !== undefined) out.push({ location: formatS3Uri(bucket, o.Key), modifiedMs: o.LastModified.getTime() });
+    }, prefix);
+    return out;
+  }
+
   async listChildren(dir: string): Promise<DirectoryListing> {
     const { bucket, key } = parseS3Uri(dir);
     const prefix = directoryPrefix(key);
@@ -308,7 +317,7 @@ export class S3FileIO implements FileIO {
     bucket: string,
     prefix: string,
     delimiter: string | undefined,
-    onPage: (page: { Contents?: Array<{ Key?: string }>; CommonPrefixes?: Array<{ Prefix?: string }> }) => void,
+    onPage: (page: { Contents?: Array<{ Key?: string; LastModified?: Date }>; CommonPrefixes?: Array<{ Prefix?: string }> }) => void,
     location: string,
   ): Promise<void> {
     let token: string | undefined;

@@ -10,6 +10,7 @@
  */
 import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
+import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
 
@@ -17,6 +18,8 @@ export interface MaintenanceOptions {
   readonly olderThanMs: number;
   readonly retainLast: number;
   readonly dryRun?: boolean;
+  /** Also remove orphan files older than this (undefined: not this time). */
+  readonly orphansOlderThanMs?: number;
 }
 
 export interface TableMaintenanceReport {
@@ -24,6 +27,8 @@ export interface TableMaintenanceReport {
   readonly expiredSnapshots: number;
   readonly deletedFiles: number;
   readonly retainedSnapshots: number;
+  /** Orphan files deleted (undefined: orphan removal did not run). */
+  readonly orphanFiles?: number;
 }
 
 export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
@@ -41,11 +46,18 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     warn: (message) => logger.warn(message, { table: name }),
   });
   const f = result.deletedFiles;
-  const report = {
+  let orphanFiles: number | undefined;
+  if (options.orphansOlderThanMs !== undefined) {
+    // on the table as the expiry left it: the files it just unreferenced and deleted are not listed
+    const orphans = await removeOrphanFiles(result.table, { olderThanMs: options.orphansOlderThanMs, nowMs, dryRun: options.dryRun, warn: (message) => logger.warn(message, { table: name }) });
+    orphanFiles = orphans.orphans.length;
+  }
+  const report: TableMaintenanceReport = {
     table: name,
     expiredSnapshots: result.expiredSnapshots.length,
     deletedFiles: f.manifestLists.length + f.manifests.length + f.contentFiles.length,
     retainedSnapshots: result.plan.retained.size,
+    ...(orphanFiles !== undefined ? { orphanFiles } : {}),
   };
   return { report, result };
 }

@@ -104,6 +104,7 @@ class PipelineRun {
   private readonly announcedFinished = new Set<string>();
   private streamingAnnounced = false;
   private readonly maintenance: MaintenanceSchedule | undefined;
+  private readonly orphanSchedule: MaintenanceSchedule | undefined;
 
   constructor(
     private readonly config: FloeConfig,
@@ -111,6 +112,7 @@ class PipelineRun {
   ) {
     this.logger = options.logger;
     this.maintenance = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.intervalMs) : undefined;
+    this.orphanSchedule = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.removeOrphans.intervalMs) : undefined;
     this.ddl = createSchemaChangeHandler(config, () =>
       this.source && this.catalog && this.tables
         ? {
@@ -224,10 +226,13 @@ class PipelineRun {
     const schedule = this.maintenance;
     if (!schedule?.due()) return;
     schedule.ran();
+    const orphans = this.orphanSchedule!.due();
+    if (orphans) this.orphanSchedule!.ran();
+    const options = { ...maintenanceOptions(this.config), ...(orphans ? { orphansOlderThanMs: this.config.maintenance.removeOrphans.olderThanMs } : {}) };
     for (const t of this.checkpointer!.tables.values()) {
       try {
-        const { report } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), maintenanceOptions(this.config), this.logger);
-        if (report.expiredSnapshots > 0) this.logger.info('maintenance: old snapshots expired', { ...report, table: t.key });
+        const { report } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), options, this.logger);
+        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0) this.logger.info('maintenance: old snapshots expired, orphan files removed', { ...report, table: t.key });
       } catch (e) {
         this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });
       }

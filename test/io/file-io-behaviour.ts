@@ -118,6 +118,18 @@ export function runFileIOBehaviourSuite(name: string, setup: () => Promise<FileI
       for (const l of await io.list(at('ls/data'))) expect((await io.read(l)).length).toBeGreaterThan(0);
     });
 
+    it('lists with last-modified times', async () => {
+      const before = Date.now() - 60_000;
+      for (const f of ['lt/a/x.parquet', 'lt/b.json']) await io.write(at(f), enc.encode(f));
+      const listed_ = await io.listWithTimes!(at('lt'));
+      expect(listed_.map((o) => o.location).sort()).toEqual([listed('lt/a/x.parquet'), listed('lt/b.json')]);
+      for (const o of listed_) {
+        expect(o.modifiedMs).toBeGreaterThan(before);
+        expect(o.modifiedMs).toBeLessThan(Date.now() + 60_000);
+      }
+      expect(await io.listWithTimes!(at('lt/none/'))).toEqual([]);
+    });
+
     it('lists the immediate children of a directory', async () => {
       for (const f of ['kids/ns1/.namespace.json', 'kids/ns2/t/metadata/v1.metadata.json', 'kids/top.txt']) await io.write(at(f), enc.encode('x'));
       const children = await listChildren(io, at('kids'));

@@ -2,7 +2,8 @@
  * Maintenance of the lake floe writes: `floe run` expires old snapshots on its schedule while it
  * streams (the table stays equal to MySQL, the history stays short), and `floe maintain
  * --expire-older-than 0s --retain-last 1` (the real CLI) leaves one snapshot per table and no data
- * file no snapshot reaches; a restart afterwards resumes from the checkpoint stamp and goes on.
+ * file no snapshot reaches; with `--orphans-older-than 0s` no file under the table that nothing
+ * names; a restart afterwards resumes from the checkpoint stamp and goes on.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,11 +35,19 @@ afterAll(async () => {
 
 const id = (name: string) => ({ namespace: [h.db], name });
 
-async function unreferencedDataFiles(name: string): Promise<string[]> {
+/** Files under the table (or its data/ tree) that no snapshot, manifest or metadata file names. */
+async function unreferencedFiles(name: string, under: 'data' | '' = 'data'): Promise<string[]> {
   const t = await loadCatalogTable(h.catalog, id(name));
-  const live = new Set<string>();
-  for (const s of t.metadata.snapshots) for (const mf of await readSnapshotManifests(t.io, s)) for (const e of await readManifestEntries(t.io, mf)) if (e.status !== 'deleted') live.add(fileURLToPath(e.dataFile.filePath));
-  const dir = path.join(fileURLToPath(t.metadata.location), 'data');
+  const live = new Set<string>([fileURLToPath(t.metadataLocation), ...t.metadata.metadataLog.map((e) => fileURLToPath(e.metadataFile))]);
+  live.add(path.join(path.dirname(fileURLToPath(t.metadataLocation)), 'version-hint.text'));
+  for (const s of t.metadata.snapshots) {
+    live.add(fileURLToPath(s.manifestList));
+    for (const mf of await readSnapshotManifests(t.io, s)) {
+      live.add(fileURLToPath(mf.path));
+      for (const e of await readManifestEntries(t.io, mf)) if (e.status !== 'deleted') live.add(fileURLToPath(e.dataFile.filePath));
+    }
+  }
+  const dir = path.join(fileURLToPath(t.metadata.location), under);
   const files = fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile()) : [];
   return files.filter((f) => !live.has(f));
 }
@@ -65,10 +74,10 @@ describe('maintenance', () => {
     const a = await loadCatalogTable(h.catalog, id('a'));
     // ~30 commits were made; the schedule kept the history short (3 kept at the last round, plus the commits since)
     expect(a.metadata.snapshots.length).toBeLessThan(12);
-    expect(await unreferencedDataFiles('a')).toEqual([]);
+    expect(await unreferencedFiles('a')).toEqual([]);
   });
 
-  it('floe maintain --expire-older-than 0s --retain-last 1 leaves one snapshot per table; floe resumes afterwards', async () => {
+  it('floe maintain --expire-older-than 0s --retain-last 1 --orphans-older-than 0s leaves one snapshot and no unreferenced file per table; floe resumes afterwards', async () => {
     const server = sharedMysqlConfig();
     const config = path.join(fileURLToPath(new URL(`file://${h.config.warehouse.location}`)), '..', `floe-maint-${process.pid}.json`);
     await writeFile(config, JSON.stringify({ job: { id: 'maint' }, source: { host: server.host, port: server.port, user: server.user, password: server.password, include: ['a', 'b'].map((t) => `${h.db}.${t}`) }, warehouse: { location: h.config.warehouse.location } }));
@@ -80,11 +89,15 @@ describe('maintenance', () => {
     expect(planned.map((p) => p.table).sort()).toEqual([`${h.db}.a`, `${h.db}.b`]);
     expect(planned.every((p) => p.dryRun)).toBe(true);
 
-    const done = await runFloe(['maintain', '-c', config, '--expire-older-than', '0s', '--retain-last', '1', '--json']);
+    // leftovers of a commit that never landed: found and removed by --orphans-older-than
+    const stray = path.join(fileURLToPath((await loadCatalogTable(h.catalog, id('a'))).metadata.location), 'data', 'killed-before-commit.parquet');
+    fs.writeFileSync(stray, 'x');
+    const done = await runFloe(['maintain', '-c', config, '--expire-older-than', '0s', '--retain-last', '1', '--orphans-older-than', '0s', '--json']);
     expect(done.code, done.stderr).toBe(0);
+    expect(fs.existsSync(stray)).toBe(false);
     for (const name of ['a', 'b']) {
       expect((await loadCatalogTable(h.catalog, id(name))).metadata.snapshots).toHaveLength(1);
-      expect(await unreferencedDataFiles(name)).toEqual([]);
+      expect(await unreferencedFiles(name, '')).toEqual([]);
       await h.expectLakeEqualsMysql(name);
     }
 
