@@ -17,6 +17,7 @@ import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { parseProgressSummary, phaseText } from './progress-summary.js';
 import { errorMessage } from '../util/errors.js';
+import { tableHealth, type TableHealth } from './table-health.js';
 
 export interface TableStatus {
   /** Iceberg identifier, `namespace.table`. */
@@ -40,6 +41,8 @@ export interface TableStatus {
   /** When the job's last checkpoint was committed (ISO-8601). */
   committedAt?: string;
   lagSeconds?: number;
+  /** Files, deletes, snapshots and metadata size (table-health.ts). */
+  health?: TableHealth;
   /** Why some fields are missing (table unreadable, offset unparsable). */
   note?: string;
 }
@@ -72,6 +75,7 @@ export async function tableStatuses(catalog: Catalog, options: StatusOptions): P
     try {
       const loaded = await catalog.loadTable(id);
       const status = tableStatus(identifierToString(id), loaded.metadata, options);
+      status.health = await tableHealth(loaded.io, loaded.metadata, loaded.metadataLocation);
       if (options.countRows) {
         const scan = await scanTable(loaded);
         let n = 0n;

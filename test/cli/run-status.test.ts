@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -189,6 +191,14 @@ metrics: { port: ${metricsPort} }
         expect(typeof entry.offset).toBe('string');
         expect(entry.lagSeconds).toBeGreaterThanOrEqual(0);
         expect(Date.parse(entry.committedAt)).toBeGreaterThan(0);
+        // lake health, read from the manifests, agrees with the snapshot summary's totals
+        const health = entry.health;
+        expect(health.dataFiles).toBe(Number(summary['total-data-files']));
+        expect(health.deleteFiles.equality + health.deleteFiles.position + health.deleteFiles.deletionVectors).toBe(Number(summary['total-delete-files']));
+        expect(health.deletedRows).toEqual({ equality: Number(summary['total-equality-deletes']), position: Number(summary['total-position-deletes']) });
+        expect(health.snapshots).toBe(t.metadata.snapshots.length);
+        expect(health.metadataBytes).toBe(statSync(fileURLToPath(t.metadataLocation)).size);
+        expect(health.averageDataFileBytes).toBeGreaterThan(0);
       }
       const items = report.tables[0]!;
       expect(items.rows).toBe(3); // live rows, counted: max, two, three

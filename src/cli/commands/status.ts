@@ -76,6 +76,7 @@ function jsonStatus(s: TableStatus): Record<string, unknown> {
     offset: s.offset,
     committedAt: s.committedAt,
     lagSeconds: s.lagSeconds === undefined ? undefined : Math.round(s.lagSeconds * 1000) / 1000,
+    health: s.health,
     note: s.note,
   };
 }
@@ -99,7 +100,36 @@ function humanStatus(ctx: CommandContext, statuses: TableStatus[]): string {
   const headers = ['TABLE', ...(counted ? ['ROWS'] : []), 'RECORDS', 'DELETES', 'PHASE', 'CHECKPOINT', 'OFFSET', 'COMMITTED', 'LAG'];
   const right = new Set(['ROWS', 'RECORDS', 'DELETES', 'CHECKPOINT', 'LAG'].map((h) => headers.indexOf(h)).filter((i) => i >= 0));
   const legend = counted ? '' : '\nRECORDS: rows in data files; DELETES: delete-file entries not yet compacted away (floe status --count scans for live rows)\n';
-  return head + renderTable(headers, rows, right) + legend + (notes.length ? `\nnotes:\n${notes.join('')}` : '');
+  return head + renderTable(headers, rows, right) + legend + healthTable(statuses) + (notes.length ? `\nnotes:\n${notes.join('')}` : '');
+}
+
+/** Second table: what the readers and the commits pay for (table-health.ts). */
+function healthTable(statuses: TableStatus[]): string {
+  const withHealth = statuses.filter((s) => s.health);
+  if (withHealth.length === 0) return '';
+  const headers = ['TABLE', 'DATA FILES', 'AVG FILE', 'EQ DELETE FILES', 'POS DELETE FILES', 'DVS', 'DELETED ROWS', 'SNAPSHOTS', 'METADATA'];
+  const rows = withHealth.map((s) => {
+    const h = s.health!;
+    return [
+      s.table,
+      h.dataFiles.toLocaleString('en-US'),
+      formatBytes(h.averageDataFileBytes),
+      h.deleteFiles.equality.toLocaleString('en-US'),
+      h.deleteFiles.position.toLocaleString('en-US'),
+      h.deleteFiles.deletionVectors.toLocaleString('en-US'),
+      (h.deletedRows.equality + h.deletedRows.position).toLocaleString('en-US'),
+      h.snapshots.toLocaleString('en-US'),
+      h.metadataBytes === undefined ? '?' : formatBytes(h.metadataBytes),
+    ];
+  });
+  return `\nlake health\n${renderTable(headers, rows, new Set([1, 2, 3, 4, 5, 6, 7, 8]))}`;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
 function formatLag(seconds: number): string {
