@@ -17,7 +17,7 @@ import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/offset.js';
 import { parseProgressSummary, phaseText } from './progress-summary.js';
 import { errorMessage } from '../util/errors.js';
-import { tableHealth, type TableHealth } from './table-health.js';
+import { tableHealth, type TableHealth } from '../iceberg/maintenance/table-health.js';
 
 export interface TableStatus {
   /** Iceberg identifier, `namespace.table`. */

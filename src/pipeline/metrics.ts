@@ -13,11 +13,18 @@
  * | floe_commit_duration_seconds            | histogram | table           | one Iceberg commit (flush + manifests + catalog swap) |
  * | floe_files_written_total                | counter   | table, content  | files written (content: data / delete)             |
  * | floe_bytes_written_total                | counter   | table, content  | bytes of those files                               |
+ * | floe_table_data_files                   | gauge     | table           | live data files (at the last maintenance round)    |
+ * | floe_table_average_data_file_bytes      | gauge     | table           | their average size                                 |
+ * | floe_table_delete_files                 | gauge     | table, kind     | live delete files (kind: equality / position / dv) |
+ * | floe_table_deleted_rows                 | gauge     | table, kind     | rows those delete files remove (equality / position) |
+ * | floe_table_snapshots                    | gauge     | table           | snapshots retained in the metadata                 |
+ * | floe_table_metadata_bytes               | gauge     | table           | size of the current metadata.json                  |
  * | process_* / nodejs_*                    |           |                 | prom-client's default process metrics (CPU, RSS, event loop lag) |
  *
  * Tables are labelled with their source name `db.table`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TableHealth } from '../iceberg/maintenance/table-health.js';
 
 export type RowPhase = 'snapshot' | 'streaming';
 export type FileContent = 'data' | 'delete';
@@ -36,6 +43,8 @@ export interface Metrics {
   commitDuration(table: string, seconds: number): void;
   /** Files (and their bytes) written for `table`. */
   filesWritten(table: string, content: FileContent, files: number, bytes: number): void;
+  /** The table's health (iceberg/maintenance/table-health.ts), measured at a maintenance round. */
+  tableHealth?(table: string, health: TableHealth): void;
 }
 
 export class PrometheusMetrics implements Metrics {
@@ -47,6 +56,14 @@ export class PrometheusMetrics implements Metrics {
   private readonly commits: Histogram<'table'>;
   private readonly files: Counter<'table' | 'content'>;
   private readonly bytes: Counter<'table' | 'content'>;
+  private readonly health: {
+    dataFiles: Gauge<'table'>;
+    averageFile: Gauge<'table'>;
+    deleteFiles: Gauge<'table' | 'kind'>;
+    deletedRows: Gauge<'table' | 'kind'>;
+    snapshots: Gauge<'table'>;
+    metadataBytes: Gauge<'table'>;
+  };
 
   constructor(options: { registry?: Registry; defaultMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -65,6 +82,14 @@ export class PrometheusMetrics implements Metrics {
     });
     this.files = new Counter({ name: 'floe_files_written_total', help: 'Data and delete files written', labelNames: ['table', 'content'], registers });
     this.bytes = new Counter({ name: 'floe_bytes_written_total', help: 'Bytes of data and delete files written', labelNames: ['table', 'content'], registers });
+    this.health = {
+      dataFiles: new Gauge({ name: 'floe_table_data_files', help: 'Live data files of the table', labelNames: ['table'], registers }),
+      averageFile: new Gauge({ name: 'floe_table_average_data_file_bytes', help: 'Average size of its live data files', labelNames: ['table'], registers }),
+      deleteFiles: new Gauge({ name: 'floe_table_delete_files', help: 'Live delete files by kind (equality, position, dv)', labelNames: ['table', 'kind'], registers }),
+      deletedRows: new Gauge({ name: 'floe_table_deleted_rows', help: 'Rows removed by live delete files, by kind (equality, position)', labelNames: ['table', 'kind'], registers }),
+      snapshots: new Gauge({ name: 'floe_table_snapshots', help: 'Snapshots retained in the table metadata', labelNames: ['table'], registers }),
+      metadataBytes: new Gauge({ name: 'floe_table_metadata_bytes', help: 'Size of the current metadata.json', labelNames: ['table'], registers }),
+    };
   }
 
   rowsWritten(table: string, phase: RowPhase, rows: number): void {
@@ -85,5 +110,17 @@ export class PrometheusMetrics implements Metrics {
   filesWritten(table: string, content: FileContent, files: number, bytes: number): void {
     if (files > 0) this.files.inc({ table, content }, files);
     if (bytes > 0) this.bytes.inc({ table, content }, bytes);
+  }
+
+  tableHealth(table: string, h: TableHealth): void {
+    this.health.dataFiles.set({ table }, h.dataFiles);
+    this.health.averageFile.set({ table }, h.averageDataFileBytes);
+    this.health.deleteFiles.set({ table, kind: 'equality' }, h.deleteFiles.equality);
+    this.health.deleteFiles.set({ table, kind: 'position' }, h.deleteFiles.position);
+    this.health.deleteFiles.set({ table, kind: 'dv' }, h.deleteFiles.deletionVectors);
+    this.health.deletedRows.set({ table, kind: 'equality' }, Number(h.deletedRows.equality));
+    this.health.deletedRows.set({ table, kind: 'position' }, Number(h.deletedRows.position));
+    this.health.snapshots.set({ table }, h.snapshots);
+    if (h.metadataBytes !== undefined) this.health.metadataBytes.set({ table }, h.metadataBytes);
   }
 }

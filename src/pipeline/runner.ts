@@ -25,6 +25,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
+import { tableHealth } from '../iceberg/maintenance/table-health.js';
 import { loadCatalogTable } from '../iceberg/table/index.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
 import { detectDialect } from '../source/mysql/dialect.js';
@@ -231,8 +232,9 @@ class PipelineRun {
     const options = { ...maintenanceOptions(this.config), ...(orphans ? { orphansOlderThanMs: this.config.maintenance.removeOrphans.olderThanMs } : {}) };
     for (const t of this.checkpointer!.tables.values()) {
       try {
-        const { report } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), options, this.logger);
+        const { report, result } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), options, this.logger);
         if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0) this.logger.info('maintenance: old snapshots expired, orphan files removed', { ...report, table: t.key });
+        if (this.options.metrics?.tableHealth) this.options.metrics.tableHealth(t.key, await tableHealth(result.table.io, result.table.metadata, result.table.metadataLocation));
       } catch (e) {
         this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });
       }

@@ -38,6 +38,7 @@ describe('Prometheus metrics', () => {
     metrics.commitDuration('shop.orders', 0.3);
     metrics.filesWritten('shop.orders', 'data', 2, 10_240);
     metrics.filesWritten('shop.orders', 'delete', 1, 512);
+    metrics.tableHealth('shop.orders', { dataFiles: 12, dataBytes: 1200n, averageDataFileBytes: 100, deleteFiles: { equality: 3, position: 0, deletionVectors: 4 }, deletedRows: { equality: 30n, position: 9n }, snapshots: 11, metadataBytes: 4096 });
 
     const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
     expect(response.status).toBe(200);
@@ -57,6 +58,13 @@ describe('Prometheus metrics', () => {
     expect(s.get('floe_files_written_total{table="shop.orders",content="data"}')).toBe(2);
     expect(s.get('floe_files_written_total{table="shop.orders",content="delete"}')).toBe(1);
     expect(s.get('floe_bytes_written_total{table="shop.orders",content="data"}')).toBe(10_240);
+    expect(s.get('floe_table_data_files{table="shop.orders"}')).toBe(12);
+    expect(s.get('floe_table_average_data_file_bytes{table="shop.orders"}')).toBe(100);
+    expect(s.get('floe_table_delete_files{table="shop.orders",kind="equality"}')).toBe(3);
+    expect(s.get('floe_table_delete_files{table="shop.orders",kind="dv"}')).toBe(4);
+    expect(s.get('floe_table_deleted_rows{table="shop.orders",kind="position"}')).toBe(9);
+    expect(s.get('floe_table_snapshots{table="shop.orders"}')).toBe(11);
+    expect(s.get('floe_table_metadata_bytes{table="shop.orders"}')).toBe(4096);
     expect(text).toContain('# TYPE floe_commit_duration_seconds histogram');
     // prom-client's process metrics come along (RSS, CPU).
     expect(text).toContain('process_resident_memory_bytes');

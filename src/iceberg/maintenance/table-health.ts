@@ -6,10 +6,10 @@
  * kind and the one PyIceberg cannot read), snapshots retained and the size of the metadata file
  * (rewritten at every commit), read from the current snapshot's manifests.
  */
-import type { FileIO } from '../io/file-io.js';
-import { currentSnapshot } from '../iceberg/snapshot-ids.js';
-import { readManifestEntries, readSnapshotManifests } from '../iceberg/table/manifest-io.js';
-import type { TableMetadata } from '../iceberg/table-metadata.js';
+import type { FileIO } from '../../io/file-io.js';
+import { currentSnapshot } from '../snapshot-ids.js';
+import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
+import type { TableMetadata } from '../table-metadata.js';
 
 export interface TableHealth {
   dataFiles: number;
