@@ -59,6 +59,15 @@ export interface TaskReadContext {
 }
 
 export async function* readTask(task: FileScanTask, ctx: TaskReadContext): AsyncGenerator<Row[]> {
+  for await (const batch of readTaskPositions(task, ctx)) yield batch.rows;
+}
+
+/**
+ * The live rows of one data file with their positions in it (what a key → row-position index
+ * needs): `positions[i]` is the position of `rows[i]`; absent when the rows are consecutive from
+ * `firstPosition` (no delete removed any of the batch).
+ */
+export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContext): AsyncGenerator<{ rows: Row[]; firstPosition: number; positions?: number[] }> {
   const file = task.file;
   if (file.fileFormat !== 'PARQUET') {
     throw new FloeError('iceberg.scan', 'unsupported', `data file ${file.filePath} is ${file.fileFormat}; floe reads Parquet data files only`);
@@ -83,10 +92,11 @@ export async function* readTask(task: FileScanTask, ctx: TaskReadContext): Async
   const batches = readParquetBatches({ io: ctx.io, path: file.filePath }, { projection: projection.fields, missingValues: identityValues(file, ctx.schema.fields, ctx.specs) });
   for await (const batch of batches) {
     if (!anyDeletes) {
-      yield trim ? batch.rows.map((r) => r.slice(0, width)) : batch.rows;
+      yield { rows: trim ? batch.rows.map((r) => r.slice(0, width)) : batch.rows, firstPosition: batch.firstPosition };
       continue;
     }
     const out: Row[] = [];
+    const positions: number[] = [];
     for (let i = 0; i < batch.rows.length; i++) {
       const pos = batch.firstPosition + i;
       if (dv?.has(pos)) continue;
@@ -94,7 +104,9 @@ export async function* readTask(task: FileScanTask, ctx: TaskReadContext): Async
       const row = batch.rows[i];
       if (equality.some(({ set, accessors }) => set.keys.has(tupleKey(set.types, accessors.map((a) => a(row)))))) continue;
       out.push(trim ? row.slice(0, width) : row);
+      positions.push(pos);
     }
-    yield out;
+    yield { rows: out, firstPosition: batch.firstPosition, positions };
   }
 }
+
