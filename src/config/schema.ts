@@ -118,6 +118,10 @@ export const icebergSchema = z
   .object({
     formatVersion: z.union([z.literal(2), z.literal(3)]).default(3),
     targetFileSizeBytes: z.number().int().min(1024).default(128 * 1024 * 1024),
+    upsertDeletes: z
+      .enum(['deletion-vectors', 'equality'])
+      .default('deletion-vectors')
+      .describe('Format v3: how an update or delete removes the old row — deletion vectors through a primary-key index (no equality deletes; every engine reads them), or equality deletes. Format v2 always uses equality deletes'),
     properties: z.record(z.string(), z.string()).default({}),
   })
   .strict();

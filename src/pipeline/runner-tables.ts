@@ -50,6 +50,7 @@ export class CapturedTables {
         catalog,
         jobId: config.job.id,
         emptyCommitInterval: 0,
+        upsertDeletes: config.iceberg.upsertDeletes,
         warn: (m) => logger.warn(m, { table: t.key }),
         ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
       }),

@@ -31,11 +31,14 @@ import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
 import { identifierToString } from '../../catalog/catalog.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import type { Snapshot } from '../table-metadata.js';
-import { snapshotById } from '../snapshot-ids.js';
+import { currentSnapshot, snapshotById } from '../snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from './row-change.js';
 import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
+import { existingDeletionVectors, validateTargetsUntouched } from './committed-dv-targets.js';
+import { buildKeyIndex, type KeyIndex } from './key-index.js';
+import { TableKey } from './table-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -49,6 +52,12 @@ export interface CheckpointCommitterOptions {
   writer?: TableChangeWriterOptions;
   retry?: Partial<RetryPolicy>;
   warn?: (message: string) => void;
+  /**
+   * How upserts into format-v3 keyed tables delete the rows they replace: 'deletion-vectors'
+   * (default) keeps a key index per table (key-index.ts) and writes DVs only, never an equality
+   * delete; 'equality' writes equality deletes as format v2 must.
+   */
+  upsertDeletes?: 'deletion-vectors' | 'equality';
 }
 
 export type TableCommitStatus =
@@ -79,6 +88,10 @@ interface TableState {
   writer: TableChangeWriter | undefined;
   /** Checkpoints since this table's last commit. */
   idle: number;
+  /** Deletion-vector upserts: the table's key index (undefined until needed, or after a doubt). */
+  index?: KeyIndex;
+  /** The schema the index keys were encoded with (a schema change rebuilds it). */
+  indexSchemaId?: number;
 }
 
 export class CheckpointCommitter {
@@ -127,7 +140,7 @@ export class CheckpointCommitter {
       await this.openTable(identifier);
       state = this.tables.get(key)!;
     }
-    state.writer ??= new TableChangeWriter(state.table, state.options);
+    state.writer ??= new TableChangeWriter(state.table, { ...state.options, ...(await this.keyIndexOption(state)) });
     try {
       if (isRowChange(changes)) await state.writer.apply(changes);
       else await state.writer.applyAll(changes);
@@ -175,6 +188,7 @@ export class CheckpointCommitter {
     state.table = table;
     if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) {
       await writer?.abort(); // never committed: its files are unreferenced
+      state.index = undefined; // another process committed: the index no longer knows the table
       state.idle = 0;
       return { identifier: state.identifier, status: 'already-committed' };
     }
@@ -191,7 +205,21 @@ export class CheckpointCommitter {
         throw e;
       }
     }
-    const prepared = writer && hasChanges ? await writer.prepare({ equalityDeleteSpecId }) : undefined;
+    const dvTargets = new Set(writer?.committedTargetPaths() ?? []);
+    const indexSnapshotId = state.index?.snapshotId;
+    let prepared;
+    if (writer && hasChanges) {
+      try {
+        // the deletes of these files now, to merge into the new DVs (one DV per data file)
+        const existingDeletes = dvTargets.size > 0 ? await existingDeletionVectors(table.io, table.metadata, dvTargets) : undefined;
+        if (dvTargets.size > 0) await validateTargetsUntouched(table.io, table.metadata, indexSnapshotId, dvTargets);
+        prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
+      } catch (e) {
+        state.index = undefined;
+        await writer.abort();
+        throw e;
+      }
+    }
     if (writer && !hasChanges) await writer.abort();
 
     const previous = lastCommitted(table.metadata, this.jobId);
@@ -205,12 +233,18 @@ export class CheckpointCommitter {
         {
           summary,
           properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, sourceOffset, snapshotId),
-          validate: (current) => (isCheckpointCommitted(current, this.jobId, checkpointId) ? 'skip' : 'proceed'),
+          validate: async (current) => {
+            if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
+            // DVs on files committed earlier: no other writer may have removed them since the index
+            await validateTargetsUntouched(table.io, current, indexSnapshotId, dvTargets);
+            return 'proceed';
+          },
           retry: this.options.retry,
           warn: this.options.warn,
         },
       );
     } catch (e) {
+      state.index = undefined; // whatever happened, the index no longer knows the table's state
       if (isFloeError(e, 'commit-state-unknown')) {
         // Resolve by looking for the checkpoint in the table; keep every file either way.
         const now = await reloadTable(state.table);
@@ -228,6 +262,11 @@ export class CheckpointCommitter {
     }
     state.table = result.table;
     state.idle = 0;
+    if (state.index) {
+      // the index follows the commit that landed; a skipped one leaves it in doubt (rebuilt)
+      if (result.status === 'committed') state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
+      else state.index = undefined;
+    }
     if (result.status === 'skipped') {
       // Skipped before any attempt was sent: our files were never referenced. After attempts, keep
       // them (an attempt's outcome may have been unknown).
@@ -235,6 +274,27 @@ export class CheckpointCommitter {
       return { identifier: state.identifier, status: 'already-committed' };
     }
     return { identifier: state.identifier, status: 'committed', snapshot: result.snapshot, stats: prepared?.stats };
+  }
+
+  /**
+   * The key index for a writer of this table, when its upserts use deletion vectors: kept across
+   * checkpoints while the table's head is the snapshot it matches (floe's own last commit), rebuilt
+   * from the table otherwise (first use, a restart, another writer's commit).
+   */
+  private async keyIndexOption(state: TableState): Promise<{ keyIndex?: KeyIndex }> {
+    const m = state.table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    const mode = state.options.mode ?? (schema && schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
+    if ((this.options.upsertDeletes ?? 'deletion-vectors') !== 'deletion-vectors' || m.formatVersion < 3 || mode === 'append' || !schema || schema.identifierFieldIds.length === 0) {
+      state.index = undefined;
+      return {};
+    }
+    const head = currentSnapshot(m)?.snapshotId;
+    if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) {
+      state.index = await buildKeyIndex(state.table, TableKey.identifier(schema));
+      state.indexSchemaId = m.currentSchemaId;
+    }
+    return { keyIndex: state.index };
   }
 
   /** Drops every buffered change and the files written for them (nothing was committed). */

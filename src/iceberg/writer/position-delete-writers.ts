@@ -145,6 +145,11 @@ export async function writeCheckpointPositionDeletes(args: {
   /** Unique tag of the writer (file names). */
   tag: string;
   files: readonly DataFileHandle[];
+  /**
+   * v3 only: positions to delete in data files committed earlier (deletion-vector upserts, located
+   * through the key index); merged with `existing` deletes of those files like any other target.
+   */
+  committedTargets?: readonly PositionDeleteTarget[];
   existing?: ReadonlyMap<string, ExistingDeletes>;
   targetFileSizeBytes?: number;
   parquet?: ParquetWriterOptions;
@@ -158,13 +163,17 @@ export async function writeCheckpointPositionDeletes(args: {
     if (group) group.push(t);
     else byPartition.set(h.partitionPath, [t]);
   }
-  if (byPartition.size === 0) return { deleteFiles: [], removed: [] };
+  const committed = (args.committedTargets ?? []).filter((t) => !t.positions.isEmpty);
+  if (committed.length > 0 && args.formatVersion < 3) {
+    throw new FloeError(SUBSYSTEM, 'internal', `deletes of committed rows by position are for format v3 (deletion vectors); this table is v${args.formatVersion}`);
+  }
+  if (byPartition.size === 0 && committed.length === 0) return { deleteFiles: [], removed: [] };
   if (args.formatVersion >= 3) {
     // v3: deletion vectors only; a v3 table must never receive a position-delete file.
     const dvs = await writeDeletionVectors({
       io: args.io,
       puffinPath: args.locations.newDataLocation(`dv-${args.tag}.puffin`, ''),
-      targets: [...byPartition.values()].flat(),
+      targets: [...[...byPartition.values()].flat(), ...committed],
       existing: args.existing,
     });
     args.written.push(...dvs.paths);

@@ -55,6 +55,8 @@ import { writeCheckpointPositionDeletes, type ExistingDeletes } from './position
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey, type KeyId } from './table-key.js';
+import type { KeyIndex, KeyIndexDelta } from './key-index.js';
+import { PositionBitmap } from '../puffin/position-bitmap.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -86,6 +88,13 @@ export interface TableChangeWriterOptions {
    * tables): rows written in the checkpoint are indexed by them (delete-matching.ts).
    */
   matchFields?: readonly (readonly string[])[];
+  /**
+   * Deletion-vector upserts (format v3, keyed tables): the index of the table's live rows as of the
+   * snapshot this checkpoint builds on. A row committed earlier is then removed by a DV entry on its
+   * data file instead of an equality delete; no equality delete is written at all. The writer never
+   * changes the index: `PreparedChanges.indexDelta` says how the commit changes it.
+   */
+  keyIndex?: KeyIndex;
 }
 
 export interface PrepareOptions {
@@ -111,6 +120,10 @@ export interface PreparedChanges {
   /** Every object written for this checkpoint (to delete if it is never committed). */
   writtenPaths: string[];
   stats: WriterStats;
+  /** With a key index: how the table's rows move once this commit lands (apply it only then). */
+  indexDelta?: KeyIndexDelta;
+  /** With a key index: data files committed earlier that this commit's DVs delete rows of. */
+  committedTargets?: readonly string[];
 }
 
 export interface WriterStats {
@@ -151,6 +164,10 @@ export class TableChangeWriter {
   private lastRowFileIndex = -1;
   /** Keys an equality delete of this checkpoint already covers. */
   private readonly eqDeleted = new Set<KeyId>();
+  /** DV mode: keys whose committed row this checkpoint deletes (an index entry not to use again). */
+  private readonly indexDeleted = new Set<KeyId>();
+  /** DV mode: data files committed earlier → the positions this checkpoint deletes in them. */
+  private readonly committedDeletes = new Map<string, { file: DataFile; positions: PositionBitmap }>();
   private readonly keylessRows = new Map<KeyId, RowLocation[]>();
   private readonly eqDeletes: EqualityDeleteSink;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
@@ -200,6 +217,11 @@ export class TableChangeWriter {
   /** Whether any change was applied since the writer was created. */
   get isEmpty(): boolean {
     return this.stats.changes === 0;
+  }
+
+  /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
+  committedTargetPaths(): string[] {
+    return [...this.committedDeletes.keys()];
   }
 
   /** Whether this checkpoint holds equality deletes (a partitioned table then needs an unpartitioned spec). */
@@ -287,6 +309,20 @@ export class TableChangeWriter {
     if (packed !== undefined) {
       this.deletePosition(this.rowFiles[Math.floor(packed / TWO_32)], packed % TWO_32);
       this.keys.delete(k);
+      return undefined;
+    }
+    const index = this.options.keyIndex;
+    if (index) {
+      // DV mode: the index knows every live row, so a key it lacks has no row to delete
+      if (this.indexDeleted.has(k)) return undefined;
+      const at = index.get(k);
+      if (at) {
+        this.indexDeleted.add(k);
+        let target = this.committedDeletes.get(at.file.filePath);
+        if (!target) this.committedDeletes.set(at.file.filePath, (target = { file: at.file, positions: new PositionBitmap() }));
+        target.positions.add(at.pos);
+        this.stats.positionDeletes++;
+      }
       return undefined;
     }
     if (values === undefined || this.eqDeleted.has(k)) return undefined;
@@ -462,12 +498,14 @@ export class TableChangeWriter {
       dataFiles.push(h.dataFile!);
       kept.push(h);
     }
+    const committedTargets = [...this.committedDeletes.values()].map((t) => ({ dataFilePath: t.file.filePath, specId: t.file.specId, partition: t.file.partition, positions: t.positions }));
     const positional = await writeCheckpointPositionDeletes({
       io,
       formatVersion: this.formatVersion,
       locations: this.locations,
       tag: this.tag,
       files: kept,
+      committedTargets,
       existing: options.existingDeletes,
       targetFileSizeBytes: this.deleteTargetSize,
       parquet: this.options.parquet,
@@ -475,12 +513,24 @@ export class TableChangeWriter {
     });
     deleteFiles.push(...positional.deleteFiles);
     const removed = positional.removed;
+    let indexDelta: KeyIndexDelta | undefined;
+    if (this.options.keyIndex) {
+      const set: [KeyId, DataFile, number][] = [];
+      for (const [k, packed] of this.keys) {
+        const h = this.rowFiles[Math.floor(packed / TWO_32)];
+        set.push([k, h.dataFile!, packed % TWO_32]);
+      }
+      indexDelta = { set, deleted: [...this.indexDeleted] };
+    }
     this.keys.clear();
     this.rowFiles.length = 0;
     this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
-    return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
+    const targets = [...this.committedDeletes.keys()];
+    this.indexDeleted.clear();
+    this.committedDeletes.clear();
+    return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats }, ...(indexDelta ? { indexDelta, committedTargets: targets } : {}) };
   }
 
   /**
@@ -509,6 +559,8 @@ export class TableChangeWriter {
     this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
+    this.indexDeleted.clear();
+    this.committedDeletes.clear();
   }
 
   private ensureOpen(): void {

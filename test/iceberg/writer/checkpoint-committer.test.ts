@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/catalog/catalog.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
-import { commitRowDelta, loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
+import { lakeTableRows } from '../../e2e/support/lake-compare.js';
+import { CheckpointCommitter, insert, lastCommitted, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from './icebird-read.js';
@@ -88,6 +89,42 @@ describe('checkpoint commits', () => {
     await again.write(id, [insert(row(9n, 1, 'z'))]);
     expect((await again.commitCheckpoint(3n, '{"gtid":"x:1-30"}')).tables[0].status).toBe('committed');
     expect(lastCommitted(await loadCatalogTable(w.catalog, id), 'job-m')).toMatchObject({ checkpointId: 3n, sourceOffset: '{"gtid":"x:1-30"}' });
+  });
+
+  it('v3 deletion-vector upserts: no equality delete; a compaction by another writer of a file the checkpoint deletes from fails the checkpoint, and a restart resolves it', async () => {
+    const id = await table(3);
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv' });
+    await c.openTable(id);
+    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(3n, 1, 'c'))]);
+    await c.commitCheckpoint(1n, '{"p":1}');
+    await c.write(id, [update(row(2n, 1, 'b2'))]);
+    const second = (await c.commitCheckpoint(2n, '{"p":2}')).tables[0].snapshot!;
+    expect(second.summary['added-dvs']).toBe('1');
+    expect(second.summary['added-equality-delete-files']).toBeUndefined();
+
+    // the next checkpoint deletes a row of the first data file (located through the key index) …
+    await c.write(id, [update(row(1n, 1, 'a2'))]);
+    // … while another writer compacts that file away: its live rows (a, c) rewritten to a new file,
+    // the old file and its DV removed
+    const t = await loadCatalogTable(w.catalog, id);
+    const entries = [];
+    for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
+    const dataFile = entries.find((e) => e.status !== 'deleted' && e.dataFile.content === 'data' && e.dataFile.recordCount === 3n)!.dataFile;
+    const dv = entries.find((e) => e.status !== 'deleted' && e.dataFile.referencedDataFile === dataFile.filePath)!.dataFile;
+    const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
+    await rewriter.applyAll([insert(row(1n, 1, 'a')), insert(row(3n, 1, 'c'))]);
+    const rewritten = await rewriter.prepare();
+    await commitSnapshot(t, { operation: 'replace', addedDataFiles: rewritten.dataFiles, removedFiles: [dataFile, dv] });
+    const failed = await c.commitCheckpoint(3n, '{"p":3}').catch((e: unknown) => e);
+    expect(String(failed)).toMatch(/removed data file .* that this checkpoint deletes rows of; the checkpoint is not committed/);
+
+    // a restart: the index is rebuilt from the table as it is now, the change delivered again
+    const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv' });
+    await again.openTable(id);
+    await again.write(id, [update(row(1n, 1, 'a2'))]);
+    expect((await again.commitCheckpoint(3n, '{"p":3}')).tables[0].status).toBe('committed');
+    const names = (await lakeTableRows(w.catalog, id)).rows.map((r) => r.split('|')[2]).sort();
+    expect(names).toEqual(['"a2"', '"b2"', '"c"']);
   });
 
   it('skips a checkpoint the table already holds, and deletes the files written for it', async () => {

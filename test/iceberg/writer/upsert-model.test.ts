@@ -58,23 +58,40 @@ function withStringKey(c: RowChange): RowChange {
   return out;
 }
 
-const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean }[] = [
+/**
+ * v3 cases run in deletion-vector mode (the default: a key index, no equality deletes) unless they
+ * say `deletes: 'equality'`; `restarts` replaces the committer (a process restart: the index is
+ * rebuilt from the table) at random checkpoints.
+ */
+const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean; deletes?: 'equality'; restarts?: boolean }[] = [
   { formatVersion: 2, partitioned: false, seed: 101 },
   { formatVersion: 2, partitioned: true, seed: 202 },
   { formatVersion: 3, partitioned: false, seed: 303 },
   { formatVersion: 3, partitioned: true, seed: 404 },
   { formatVersion: 2, partitioned: true, seed: 505, stringKey: true },
   { formatVersion: 3, partitioned: false, seed: 606, stringKey: true },
+  { formatVersion: 3, partitioned: true, seed: 707, restarts: true },
+  { formatVersion: 3, partitioned: false, seed: 808, stringKey: true, restarts: true },
+  { formatVersion: 3, partitioned: true, seed: 909, deletes: 'equality' },
 ];
+
+/** Equality-delete files any snapshot of the table added. */
+async function equalityDeleteFiles(table: Awaited<ReturnType<typeof loadCatalogTable>>): Promise<number> {
+  let n = 0;
+  for (const snapshot of table.metadata.snapshots) n += Number(snapshot.summary['added-equality-delete-files'] ?? '0');
+  return n;
+}
 
 describe('upsert writer against a reference model', () => {
   for (const c of CASES) {
-    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key (seed ${c.seed})`, async () => {
+    const dvMode = c.formatVersion === 3 && c.deletes !== 'equality';
+    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key${c.formatVersion === 3 ? (dvMode ? ', deletion vectors' : ', equality deletes') : ''}${c.restarts ? ', restarts' : ''} (seed ${c.seed})`, async () => {
       const rand = prng(c.seed);
       const created = await newTable(w, { formatVersion: c.formatVersion, spec: c.partitioned ? BY_GROUP : undefined, schema: c.stringKey ? stringKeyedSchema() : undefined });
       const id = created.identifier;
       // Small files and size checks so that rolling happens inside a checkpoint.
-      const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 } });
+      const open = () => new CheckpointCommitter({ catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}) });
+      let committer = open();
       await committer.openTable(id);
       const generated = generateChanges(rand, 900, 250);
       const changes = c.stringKey ? generated.map(withStringKey) : generated;
@@ -82,6 +99,10 @@ describe('upsert writer against a reference model', () => {
       const model: Model = new Map();
       let cp = 0n;
       for (const batch of checkpoints) {
+        if (c.restarts && rand() < 0.3) {
+          committer = open(); // as after a restart: nothing in memory, the index comes from the lake
+          await committer.openTable(id);
+        }
         await committer.write(id, batch);
         for (const change of batch) applyToModel(model, change);
         const out = await committer.commitCheckpoint(++cp, JSON.stringify({ pos: Number(cp) }));
@@ -97,13 +118,15 @@ describe('upsert writer against a reference model', () => {
       const audit = await auditTable(table, 'model');
       expect(audit.checkpointIds).toEqual(checkpoints.map((_, i) => String(i + 1)));
       expect(model.size).toBeGreaterThan(50);
+      if (dvMode) expect(await equalityDeleteFiles(table), 'deletion-vector mode writes no equality delete').toBe(0);
+      else expect(await equalityDeleteFiles(table)).toBeGreaterThan(0);
     });
   }
 
-  it('an UPDATE that moves a row to another partition deletes the old row (global equality delete)', async () => {
-    for (const formatVersion of [2, 3] as const) {
+  it('an UPDATE that moves a row to another partition deletes the old row (global equality delete; v3 default: a DV on the old file)', async () => {
+    for (const [formatVersion, deletes] of [[2, 'equality'], [3, 'equality'], [3, 'deletion-vectors']] as const) {
       const created = await newTable(w, { formatVersion, spec: BY_GROUP });
-      const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'move' });
+      const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'move', upsertDeletes: deletes });
       const id = created.identifier;
       const model: Model = new Map();
       const first = [
@@ -122,7 +145,12 @@ describe('upsert writer against a reference model', () => {
       await expectTableEquals(table, model, `v${formatVersion} after the move`);
       if (formatVersion === 2) expect(await icebirdView(table.metadata.location)).toEqual(modelView(model));
       const unpartitioned = table.metadata.partitionSpecs.find((s) => s.fields.length === 0);
-      expect(unpartitioned, 'the table got an unpartitioned spec for global deletes').toBeDefined();
+      if (deletes === 'equality') expect(unpartitioned, 'the table got an unpartitioned spec for global deletes').toBeDefined();
+      else {
+        expect(unpartitioned, 'no global delete, no unpartitioned spec').toBeUndefined();
+        expect(await equalityDeleteFiles(table)).toBe(0);
+        expect(table.metadata.snapshots.at(-1)!.summary['added-dvs']).toBe('1');
+      }
     }
   });
 

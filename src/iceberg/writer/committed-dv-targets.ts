@@ -1,0 +1,75 @@
+/**
+ * What a deletion-vector upsert needs to know about the data files committed earlier whose rows it
+ * deletes (the files its key index pointed at):
+ *
+ * - their current deletes: at most one DV per data file per snapshot (spec "Deletion Vectors"), so
+ *   the new DV is the union of the old one and the new positions, and the old entry is removed in
+ *   the same commit (Java `BaseDVFileWriter` loading the previous DV + `RowDelta.removeDeletes`);
+ * - that nobody removed them meanwhile (Java `RowDelta.validateDataFilesExist`): a DV on a data
+ *   file another writer rewrote (a compaction) would delete nothing, and the row would live on in
+ *   the rewritten file. Every snapshot between the one the index matches and the head is checked
+ *   for DELETED entries of those files, and for DVs it added to them.
+ */
+import type { FileIO } from '../../io/file-io.js';
+import { FloeError } from '../../util/errors.js';
+import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import type { TableMetadata } from '../table-metadata.js';
+import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
+import { isDeletionVector } from '../table/snapshot-summary.js';
+import { readExistingDeletionVector, type ExistingDeletes } from './position-delete-writers.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+/** The live DVs of `targets` in the table's current snapshot, with their positions. */
+export async function existingDeletionVectors(io: FileIO, metadata: TableMetadata, targets: ReadonlySet<string>): Promise<Map<string, ExistingDeletes>> {
+  const out = new Map<string, ExistingDeletes>();
+  const snapshot = currentSnapshot(metadata);
+  if (!snapshot || targets.size === 0) return out;
+  for (const mf of await readSnapshotManifests(io, snapshot)) {
+    if (mf.content !== 'deletes') continue;
+    for (const e of await readManifestEntries(io, mf)) {
+      if (e.status === 'deleted' || !isDeletionVector(e.dataFile)) continue;
+      const target = e.dataFile.referencedDataFile!;
+      if (!targets.has(target)) continue;
+      if (out.has(target)) throw new FloeError(SUBSYSTEM, 'invalid-data', `data file ${target} has two deletion vectors in snapshot ${snapshot.snapshotId}; the spec allows one — the table is damaged`);
+      out.set(target, { positions: await readExistingDeletionVector(io, e.dataFile), replaces: [e.dataFile] });
+    }
+  }
+  return out;
+}
+
+/**
+ * Throws a non-retryable conflict when a snapshot committed after `indexSnapshotId` removed one of
+ * `targets` or added a DV for it. `indexSnapshotId` must be an ancestor of the head; if it is not
+ * (expired, or the branch was rolled back) the check cannot be made and that is a conflict too.
+ */
+export async function validateTargetsUntouched(io: FileIO, current: TableMetadata, indexSnapshotId: bigint | undefined, targets: ReadonlySet<string>): Promise<void> {
+  if (targets.size === 0) return;
+  const head = current.refs.main?.snapshotId ?? current.currentSnapshotId;
+  if (head === indexSnapshotId) return;
+  let reached = indexSnapshotId === undefined;
+  for (const snapshot of ancestorsOf(current, head)) {
+    if (snapshot.snapshotId === indexSnapshotId) {
+      reached = true;
+      break;
+    }
+    for (const mf of await readSnapshotManifests(io, snapshot)) {
+      if (mf.addedSnapshotId !== snapshot.snapshotId) continue; // carried over: not this snapshot's change
+      for (const e of await readManifestEntries(io, mf)) {
+        const removedData = mf.content === 'data' && e.status === 'deleted' && targets.has(e.dataFile.filePath);
+        const addedDv = mf.content === 'deletes' && e.status === 'added' && isDeletionVector(e.dataFile) && targets.has(e.dataFile.referencedDataFile!);
+        if (removedData || addedDv) {
+          throw new FloeError(
+            SUBSYSTEM,
+            'commit-conflict',
+            `snapshot ${snapshot.snapshotId} (${snapshot.summary.operation ?? 'unknown operation'}), committed by another writer, ${removedData ? 'removed' : 'added a deletion vector to'} data file ${removedData ? e.dataFile.filePath : e.dataFile.referencedDataFile} that this checkpoint deletes rows of; the checkpoint is not committed. floe resumes after a restart with an index rebuilt from the table`,
+            { retryable: false },
+          );
+        }
+      }
+    }
+  }
+  if (!reached) {
+    throw new FloeError(SUBSYSTEM, 'commit-conflict', `snapshot ${indexSnapshotId}, which this checkpoint's deletes were planned on, is no longer in the history of main (expired or rolled back), so concurrent changes to the files it deletes rows of cannot be ruled out; the checkpoint is not committed — floe resumes after a restart with an index rebuilt from the table`, { retryable: false });
+  }
+}
