@@ -57,6 +57,11 @@ export class CascadeExpander {
     }
   }
 
+  /** Whether deletes of table `key` ("db.table") cascade to a captured table. */
+  triggers(key: string): boolean {
+    return this.byTrigger.has(key);
+  }
+
   /** Forget resolved column positions (call after a table's mapping changed). */
   invalidate(): void {
     this.resolved = new Map();
