@@ -14,6 +14,9 @@ import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js
 import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
 
+/** Table property: when floe last expired snapshots of the table (epoch ms; `floe status` shows it). */
+export const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';
+
 export interface MaintenanceOptions {
   readonly olderThanMs: number;
   readonly retainLast: number;
@@ -44,6 +47,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     dryRun: options.dryRun,
     nowMs: BigInt(nowMs),
     warn: (message) => logger.warn(message, { table: name }),
+    stampProperty: LAST_EXPIRY_PROPERTY,
   });
   const f = result.deletedFiles;
   let orphanFiles: number | undefined;

@@ -97,6 +97,7 @@ describe('maintenance', () => {
     expect(fs.existsSync(stray)).toBe(false);
     for (const name of ['a', 'b']) {
       expect((await loadCatalogTable(h.catalog, id(name))).metadata.snapshots).toHaveLength(1);
+      expect(Number((await loadCatalogTable(h.catalog, id(name))).metadata.properties['floe.maintenance.last-expiry-ms'])).toBeGreaterThan(Date.now() - 120_000);
       expect(await unreferencedFiles(name, '')).toEqual([]);
       await h.expectLakeEqualsMysql(name);
     }

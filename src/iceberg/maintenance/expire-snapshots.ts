@@ -34,6 +34,8 @@ export interface ExpireOptions extends Omit<RetentionPolicy, 'nowMs'> {
   dryRun?: boolean;
   /** Best-effort failures (a file that could not be deleted). */
   warn?: (message: string) => void;
+  /** A table property set to the expiry time (epoch ms) in the same commit, when one is made. */
+  stampProperty?: string;
 }
 
 export interface ExpireResult {
@@ -56,6 +58,7 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
     if (options.dryRun) return { table, plan, expiredSnapshots: expired, deletedFiles: files };
     const updates: MetadataUpdate[] = plan.removedRefs.map((refName) => ({ action: 'remove-snapshot-ref', refName }) as MetadataUpdate);
     if (expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: expired });
+    if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(options.nowMs ?? BigInt(Date.now())) } });
     try {
       const loaded = await table.catalog.commitTable(table.identifier, [{ type: 'assert-table-uuid', uuid: base.tableUuid }], updates);
       table = catalogTable(table.catalog, loaded);

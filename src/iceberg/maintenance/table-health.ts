@@ -21,6 +21,8 @@ export interface TableHealth {
   deletedRows: { equality: bigint; position: bigint };
   snapshots: number;
   metadataBytes?: number;
+  /** When floe last expired snapshots (ISO-8601), from its `floe.maintenance.last-expiry-ms` stamp. */
+  lastExpiry?: string;
 }
 
 export async function tableHealth(io: FileIO, metadata: TableMetadata, metadataLocation: string): Promise<TableHealth> {
@@ -53,6 +55,8 @@ export async function tableHealth(io: FileIO, metadata: TableMetadata, metadataL
     }
   }
   h.averageDataFileBytes = h.dataFiles > 0 ? Number(h.dataBytes / BigInt(h.dataFiles)) : 0;
+  const expiredAt = Number(metadata.properties['floe.maintenance.last-expiry-ms']);
+  if (Number.isFinite(expiredAt) && expiredAt > 0) h.lastExpiry = new Date(expiredAt).toISOString();
   h.metadataBytes = await io.size(metadataLocation);
   return h;
 }

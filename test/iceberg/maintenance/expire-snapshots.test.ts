@@ -1,7 +1,7 @@
 /**
  * Snapshot expiry on tables the upsert writer made (v2: equality + position deletes; v3 partitioned:
- * deletion vectors, merged and replaced): the table reads the same before and after (floe's scan and
- * icebird), every file a retained snapshot reaches still exists, the files only expired snapshots
+ * deletion vectors, merged and replaced): the table reads the same before and after (floe's scan, and
+ * icebird for v2), every file a retained snapshot reaches still exists, the files only expired snapshots
  * reached are gone, a dry run changes nothing, and the checkpoint stamp survives (lastCommitted).
  */
 import fs from 'node:fs';
@@ -74,7 +74,8 @@ describe('expireSnapshots', () => {
       const after = await loadCatalogTable(w.catalog, t.identifier);
       expect(after.metadata.snapshots.map((s) => s.snapshotId)).toEqual(t.metadata.snapshots.slice(-2).map((s) => s.snapshotId));
       expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
-      expect((await icebirdRows(after.metadata.location)).length).toBe(before.length);
+      // icebird as a second reader where it can: it reads no deletion vectors (v3 upserts write them)
+      if (formatVersion === 2) expect((await icebirdRows(after.metadata.location)).length).toBe(before.length);
       expect(lastCommitted(after, 'job-x')).toMatchObject({ checkpointId: 8n, sourceOffset: '{"p":8}' });
 
       // nothing retained is missing; the data/ tree holds only what the retained snapshots reach
