@@ -7,8 +7,9 @@ Java generic reader with HadoopTables / StaticTableOperations; Trino through a R
 catalog serve` with the register endpoint, engines/lib/trino.py). Rows are printed one JSON object per
 line in floe scan's form (floe_json.py) and sorted, so two engines' outputs diff line by line.
 
-Exit codes: 0 rows printed; 1 the engine failed (its error on stderr, last line "engines/read: <engine>
-refused: <message>"); 2 usage; 3 the engine is not installed.
+Exit codes: 0 rows printed; 1 the engine refused the table (last stderr line "engines/read: <engine>
+refused: <the engine's message>"); 2 usage; 3 the engine is not installed; 4 the engine could not be
+run (stderr says why; nothing is known about the table).
 """
 
 import json
@@ -22,13 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import floe_json  # noqa: E402
+from engine_errors import Refused, SetupError  # noqa: E402
 
 ENGINES = ("spark", "trino", "duckdb", "pyiceberg", "iceberg-java")
 HOME = os.environ.get("FLOE_ENGINES_HOME") or os.path.expanduser("~/.cache/floe-engines")
-
-
-class Refused(Exception):
-    """The engine refused the table; the message is the engine's own."""
 
 
 def fail_usage(msg):
@@ -200,6 +198,9 @@ def main(argv):
     except Refused as e:
         sys.stderr.write(f"engines/read: {engine} refused: {e}\n")
         return 1
+    except SetupError as e:
+        sys.stderr.write(f"engines/read: {engine} could not run: {e}\n")
+        return 4
     out = sys.stdout
     for line in lines:
         out.write(line + "\n")
