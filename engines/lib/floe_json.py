@@ -53,7 +53,11 @@ def decimal_scale(t):
 
 
 def _float32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    """x rounded to float32, as Math.fround does (beyond the float range: infinity)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def _micros(td):

@@ -9,7 +9,7 @@ line in floe scan's form (floe_json.py) and sorted, so two engines' outputs diff
 
 Exit codes: 0 rows printed; 1 the engine refused the table (last stderr line "engines/read: <engine>
 refused: <the engine's message>"); 2 usage; 3 the engine is not installed; 4 the engine could not be
-run (stderr says why; nothing is known about the table).
+run (stderr says why; nothing is known about the table); 5 a bug in engines/read itself.
 """
 
 import json
@@ -201,6 +201,13 @@ def main(argv):
     except SetupError as e:
         sys.stderr.write(f"engines/read: {engine} could not run: {e}\n")
         return 4
+    except Exception:
+        # a bug here (e.g. a value the formatter does not know), not the engine's verdict on the table
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.write(f"engines/read: internal error while reading with {engine}\n")
+        return 5
     out = sys.stdout
     for line in lines:
         out.write(line + "\n")
