@@ -132,6 +132,8 @@ def read_iceberg_java(target):
 
 def read_spark(target):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # local[2] needs no network: keep the driver on loopback
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
     jars = [os.path.join(HOME, "spark", f) for f in os.listdir(os.path.join(HOME, "spark")) if f.endswith(".jar")]
@@ -141,6 +143,8 @@ def read_spark(target):
         .config("spark.jars", ",".join(jars))
         .config("spark.driver.memory", os.environ.get("FLOE_SPARK_DRIVER_MEMORY", "2g"))
         .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")

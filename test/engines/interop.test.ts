@@ -47,6 +47,22 @@ if (missing.length > 0 && !required) {
 const PYICEBERG_EQUALITY_DELETES = 'ValueError: PyIceberg does not yet support equality deletes: https://github.com/apache/iceberg/issues/6568';
 /** Iceberg's Spark type conversion (TypeToSparkType) has no Spark type for Iceberg `time`. */
 const SPARK_TIME = 'Spark does not support time fields';
+/**
+ * Engine bugs, not limitations: the test asserts the engine still gets these tables wrong, so that
+ * it fails (and this entry goes) the day the engine is fixed.
+ *
+ * DuckDB 1.4.4's iceberg_scan drops live rows of a partitioned table whose equality deletes are
+ * written under the table's unpartitioned spec (global equality deletes — what floe writes for a
+ * keyed partitioned table, since a delete by key cannot know the old row's partition; spec: "the
+ * delete file's partition spec is unpartitioned" makes it apply to every partition). Older data files
+ * lose every row, not only the deleted keys, and the count varies with `SET threads`. A table written
+ * by Iceberg Java 1.12 alone (day + bucket partitions, one global equality delete) reads the same way,
+ * while Spark, Trino and IcebergGenerics read all of these tables as floe does. DuckDB 1.5.5 (the
+ * duckdb-extension-iceberg wheels) reads them correctly.
+ */
+const KNOWN_BUGS: { engine: Engine; applies: (t: { partitioned: boolean; equality: number }) => boolean; what: string }[] = [
+  { engine: 'duckdb', applies: (t) => t.partitioned && t.equality > 0, what: 'DuckDB 1.4.4 drops rows of partitioned tables with global equality deletes' },
+];
 
 const TYPED_DDL = (name: string) => `CREATE TABLE ${name} (
   id BIGINT PRIMARY KEY, amount DECIMAL(12,2), ratio DOUBLE, f FLOAT, happened DATETIME(6) NOT NULL,
@@ -263,7 +279,14 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
           const read = await readWith(engine as Engine, dir, engine === 'trino' ? trinoEnv : {});
           (timings[engine] ??= []).push(read.seconds);
           const label = `v${job.formatVersion} ${t}`;
-          const hasEqualityDeletes = (await deleteKinds(job, t)).equality > 0;
+          const kinds = await deleteKinds(job, t);
+          const hasEqualityDeletes = kinds.equality > 0;
+          const bug = KNOWN_BUGS.find((b) => b.engine === engine && b.applies({ partitioned: t === 'parted' || t === 'fresh', equality: kinds.equality }));
+          if (bug !== undefined) {
+            if (read.code !== 0) problems.push(`${label}: known bug (${bug.what}) expected a wrong read, got exit ${read.code}: ${read.stderr.slice(-500)}`);
+            else if (read.lines.length === expected.length && multisetDifference(expected, read.lines, 1).missing.length === 0) problems.push(`${label}: reads correctly now: ${bug.what} is fixed, remove it from KNOWN_BUGS`);
+            continue;
+          }
           const limitation =
             engine === 'pyiceberg' && hasEqualityDeletes ? PYICEBERG_EQUALITY_DELETES : engine === 'spark' && (await hasTimeColumn(job, t)) ? SPARK_TIME : undefined;
           if (limitation !== undefined) {
