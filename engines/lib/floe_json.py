@@ -215,7 +215,7 @@ def format_decimal(unscaled, scale):
 def civil_from_days(z):
     """(year, month, day) of a day number since 1970-01-01, proleptic Gregorian, any year."""
     z += 719468
-    era = (z if z >= 0 else z - 146096) // 146097
+    era = z // 146097  # floor division (the C++ original adjusts for truncating division)
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     y = yoe + era * 400
