@@ -2,7 +2,7 @@
 
 <table> is a filesystem-catalog (Hadoop layout) table directory or a .metadata.json file. Each engine
 is pointed at it the way its users would: Spark through HadoopTables (a path) or, for a metadata file,
-an in-memory catalog's register_table; DuckDB with iceberg_scan; PyIceberg with StaticTable; Iceberg's
+a throwaway JdbcCatalog's register_table; DuckDB with iceberg_scan; PyIceberg with StaticTable; Iceberg's
 Java generic reader with HadoopTables / StaticTableOperations; Trino through a REST catalog (`floe
 catalog serve` with the register endpoint, engines/lib/trino.py). Rows are printed one JSON object per
 line in floe scan's form (floe_json.py) and sorted, so two engines' outputs diff line by line.
@@ -15,7 +15,9 @@ run (stderr says why; nothing is known about the table); 5 a bug in engines/read
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -136,7 +138,8 @@ def read_spark(target):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
-    jars = [os.path.join(HOME, "spark", f) for f in os.listdir(os.path.join(HOME, "spark")) if f.endswith(".jar")]
+    jars = [os.path.join(HOME, "spark", f) for f in sorted(os.listdir(os.path.join(HOME, "spark"))) if f.endswith(".jar")]
+    scratch = tempfile.mkdtemp(prefix="floe-spark-read-")
     spark = (
         SparkSession.builder.master("local[2]")
         .appName("floe-engines-read")
@@ -150,27 +153,33 @@ def read_spark(target):
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.mem", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.mem.catalog-impl", "org.apache.iceberg.inmemory.InMemoryCatalog")
+        # a throwaway JdbcCatalog (SQLite) to register a metadata file in: the path source resolves
+        # table directories only, and the in-memory catalog reads through an in-memory FileIO
+        .config("spark.sql.catalog.reg", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.reg.type", "jdbc")
+        .config("spark.sql.catalog.reg.uri", f"jdbc:sqlite:{scratch}/catalog.db")
+        .config("spark.sql.catalog.reg.warehouse", f"file://{scratch}/warehouse")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     try:
         if target.endswith(".metadata.json"):
             # A path source resolves a table directory only; a metadata file is registered instead.
-            spark.sql("CREATE NAMESPACE IF NOT EXISTS mem.r")
-            spark.sql(f"CALL mem.system.register_table(table => 'r.t', metadata_file => '{target}')")
-            df = spark.table("mem.r.t")
+            spark.sql(f"CALL reg.system.register_table(table => 'r.t', metadata_file => 'file://{target}')")
+            df = spark.table("reg.r.t")
             metadata = target
         else:
             df = spark.read.format("iceberg").load(target)
             metadata = current_metadata_file(target)
         rows = [list(r) for r in df.collect()]
     except Exception as e:
-        msg = str(e).strip().splitlines()
-        raise Refused(msg[0] if msg else type(e).__name__) from e
+        java = getattr(e, "java_exception", None)  # py4j: the message is on the Java side
+        text = java.toString() if java is not None else str(e)
+        lines = [l for l in text.strip().splitlines() if l.strip()]
+        raise Refused(lines[0] if lines else type(e).__name__) from e
     finally:
         spark.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
     return metadata, rows
 
 

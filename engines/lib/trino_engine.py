@@ -93,6 +93,8 @@ def _write_config(run, trino_port, rest_port, warehouse):
                     "query.max-memory-per-node=1GB",
                     "node.environment=floe",
                     "node.id=floe-engines",
+                    # announce and reach the coordinator on loopback only
+                    "node.internal-address=127.0.0.1",
                     f"plugin.dir={HOME}/trino/plugin",
                     f"catalog.config-dir={etc}/catalog",
                     "",
