@@ -11,9 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import { RestCatalog } from '../../../src/catalog/rest/rest-catalog.js';
 import { RestCatalogServer } from '../../../src/catalog/server/rest-server.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
+import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
 
 interface Answer {
@@ -116,6 +118,29 @@ describe('floe catalog serve: register', () => {
     expect(await err({ name: 'x', 'metadata-location': hadoopMetadata, overwrite: true })).toMatchObject({ status: 400, message: expect.stringMatching(/overwrite/) });
     expect(await err('{nope')).toMatchObject({ status: 400 });
     expect((await call(base, 'GET', '/v1/lake/namespaces/reads/register')).status).toBe(405);
+  });
+
+  it("floe's REST client registers through the endpoint, and says so when a server does not offer it", async () => {
+    const client = new RestCatalog({ uri: base });
+    try {
+      const t = await client.registerTable({ namespace: ['reads'], name: 'by_client' }, hadoopMetadata);
+      expect(t.metadataLocation).toBe(hadoopMetadata);
+      expect((await client.loadTable({ namespace: ['reads'], name: 'by_client' })).metadata.currentSnapshotId).toBe(hadoopSnapshotId);
+      await expectFloeError(client.registerTable({ namespace: ['reads'], name: 'by_client' }, hadoopMetadata), 'already-exists');
+      await expectFloeError(client.registerTable({ namespace: ['nowhere'], name: 'x' }, hadoopMetadata), 'not-found');
+    } finally {
+      await client.close();
+    }
+    const fs = new FileSystemCatalog({ warehouse: path.join(warehouse, 'hadoop') });
+    const fsServer = new RestCatalogServer({ catalog: fs, warehouse: fs.warehouse });
+    const fsClient = new RestCatalog({ uri: await fsServer.listen(0) });
+    try {
+      await expectFloeError(fsClient.registerTable({ namespace: ['db'], name: 'copy' }, hadoopMetadata), 'unsupported');
+    } finally {
+      await fsClient.close();
+      await fsServer.close();
+      await fs.close?.();
+    }
   });
 
   it('a served filesystem catalog does not advertise register and answers 406', async () => {
