@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/engines needs the engines installed: `npm run test:engines` (vitest.engines.config.ts)
+    exclude: [...configDefaults.exclude, 'test/engines/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 120_000,

@@ -74,6 +74,14 @@ export interface Catalog {
    * Catalogs without an atomic multi-table commit do not implement it.
    */
   commitTransaction?(changes: TableCommit[]): Promise<LoadedTable[]>;
+  /**
+   * Optional: adds an existing table to the catalog under `identifier`, pointing at the metadata file
+   * `metadataLocation` as it is (no file is written or moved). Fails 'already-exists' when the name is
+   * taken, 'not-found' when the namespace is missing, 'invalid-data' when the file is no table metadata.
+   * The SQL catalog implements it; the filesystem catalog cannot, since there a table is found by its
+   * directory, not through a pointer.
+   */
+  registerTable?(identifier: TableIdentifier, metadataLocation: string): Promise<LoadedTable>;
   renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void>;
   /** Removes the table from the catalog; with purge, also its files. */
   dropTable(identifier: TableIdentifier, purge?: boolean): Promise<void>;

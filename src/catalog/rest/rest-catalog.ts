@@ -237,6 +237,18 @@ export class RestCatalog implements Catalog {
     return out;
   }
 
+  /** `POST /v1/{prefix}/namespaces/{ns}/register`: adds an existing table by its metadata file. */
+  async registerTable(identifier: TableIdentifier, metadataLocation: string): Promise<LoadedTable> {
+    checkTableIdentifier(identifier);
+    const s = await this.ready();
+    if (!s.endpoints.has(ENDPOINTS.registerTable)) {
+      throw new FloeError(SUBSYSTEM, 'unsupported', `the REST catalog at ${s.http.uri} does not advertise ${ENDPOINTS.registerTable}`);
+    }
+    const body = { name: identifier.name, 'metadata-location': metadataLocation };
+    const json = await this.call(s, 'POST', s.paths.register(identifier.namespace), 'create', `register table ${identifierToString(identifier)}`, { body });
+    return this.fromLoadResult(s, identifier, loadTableResultFromJson(json));
+  }
+
   async renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void> {
     checkTableIdentifier(from);
     checkTableIdentifier(to);

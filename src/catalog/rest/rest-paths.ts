@@ -130,6 +130,10 @@ export class ResourcePaths {
     return `${this.tables(ns)}/${encodeLevel(name)}`;
   }
 
+  register(ns: readonly string[]): string {
+    return `${this.namespace(ns)}/register`;
+  }
+
   rename(): string {
     return `${this.base()}/tables/rename`;
   }

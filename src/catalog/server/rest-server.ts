@@ -7,8 +7,9 @@
  * Served: `GET /v1/config` (with the `endpoints` list, and `overrides.prefix` when a prefix is
  * configured), the token endpoint (when client credentials are configured), namespaces (list with
  * pagination, create, load, HEAD, drop, properties), tables (list, create and staged create, load,
- * HEAD, commit, drop with purgeRequested, rename), and multi-table `transactions/commit`
- * (commit-handlers.ts says when that is atomic). Not served: views, register, scan planning,
+ * HEAD, commit, drop with purgeRequested, rename, register — over a catalog that stores metadata
+ * pointers, i.e. the SQL catalog, and only for metadata inside the warehouse), and multi-table
+ * `transactions/commit` (commit-handlers.ts says when that is atomic). Not served: views, scan planning,
  * credentials and signing endpoints (406); metrics reports are accepted and dropped (204).
  * Errors use the spec's ErrorModel (error-response.ts).
  */
@@ -27,7 +28,7 @@ import { createNamespace, dropNamespace, listNamespaces, loadNamespace, namespac
 import { matchRoute, ROUTE_METHODS, type Route } from './routes.js';
 import { ServerAuth, type ClientSecret } from './server-auth.js';
 import { tableAccessFor } from './table-config.js';
-import { createTable, dropTable, listTables, loadTable, renameTable, tableExists } from './table-handlers.js';
+import { createTable, dropTable, listTables, loadTable, registerTable, renameTable, tableExists } from './table-handlers.js';
 
 export interface RequestLogEntry {
   method: string;
@@ -187,7 +188,11 @@ export class RestCatalogServer {
       case 'config':
         return {
           status: 200,
-          body: { defaults: {}, overrides: this.options.prefix ? { prefix: this.options.prefix } : {}, endpoints: [...SERVED_ENDPOINTS] },
+          body: {
+            defaults: {},
+            overrides: this.options.prefix ? { prefix: this.options.prefix } : {},
+            endpoints: this.options.catalog.registerTable !== undefined ? [...SERVED_ENDPOINTS, ENDPOINTS.registerTable] : [...SERVED_ENDPOINTS],
+          },
         };
       case 'namespaces':
         return method === 'GET' ? listNamespaces(ctx) : createNamespace(ctx);
@@ -209,6 +214,8 @@ export class RestCatalogServer {
         return { status: 204 };
       case 'rename':
         return renameTable(ctx);
+      case 'register':
+        return registerTable(ctx, route.namespace);
       case 'transactions-commit':
         return commitTransaction(ctx);
       case 'unsupported':

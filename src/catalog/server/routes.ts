@@ -16,6 +16,7 @@ export type Route =
   | { kind: 'tables'; namespace: string[] }
   | { kind: 'table'; identifier: TableIdentifier }
   | { kind: 'table-metrics'; identifier: TableIdentifier }
+  | { kind: 'register'; namespace: string[] }
   | { kind: 'rename' }
   | { kind: 'transactions-commit' }
   | { kind: 'unsupported'; what: string };
@@ -30,6 +31,7 @@ export const ROUTE_METHODS: Record<Route['kind'], readonly string[]> = {
   tables: ['GET', 'POST'],
   table: ['GET', 'HEAD', 'POST', 'DELETE'],
   'table-metrics': ['POST'],
+  register: ['POST'],
   rename: ['POST'],
   'transactions-commit': ['POST'],
   unsupported: ['GET', 'HEAD', 'POST', 'DELETE'],
@@ -65,7 +67,8 @@ export function matchRoute(pathname: string, prefix: string | undefined, separat
       if (e === 'metrics' && more.length === 0) return { kind: 'table-metrics', identifier };
       return { kind: 'unsupported', what: `table ${e} endpoints` };
     }
-    if (c === 'register' || c === 'views' || c === 'register-view' || c === 'functions') return { kind: 'unsupported', what: `${c} endpoints` };
+    if (c === 'register' && d === undefined) return { kind: 'register', namespace };
+    if (c === 'views' || c === 'register-view' || c === 'functions') return { kind: 'unsupported', what: `${c} endpoints` };
     throw notFound(pathname);
   }
   if (a === 'tables' && b === 'rename' && c === undefined) return { kind: 'rename' };

@@ -1,6 +1,6 @@
 /**
  * Table routes of `floe catalog serve`: list, create (and staged create), load (`snapshots=all|refs`),
- * exists, drop (`purgeRequested`), rename. Commits are in commit-handlers.ts.
+ * exists, drop (`purgeRequested`), rename, register. Commits are in commit-handlers.ts.
  *
  * A staged create (`stage-create: true`, what Java clients — Trino's CREATE TABLE, Spark's CTAS — use
  * for create transactions) returns the metadata the table would get, without a metadata-location and
@@ -11,7 +11,9 @@ import { identifierToString, type TableIdentifier } from '../catalog.js';
 import { createTableRequestFromJson, identifierFromJson } from '../rest/rest-json.js';
 import { asObject } from '../../iceberg/schema-json.js';
 import { isFloeError } from '../../util/errors.js';
-import { HttpError } from './error-response.js';
+import { isS3Uri } from '../../io/s3-location.js';
+import { isFileUri, toFileUri } from '../../io/local-path.js';
+import { badRequest, HttpError } from './error-response.js';
 import { loadResult, namespaceNotFound, NO_CONTENT, parseOr400, tableNotFound, type HandlerContext, type Reply } from './handler-context.js';
 import { paginate } from './pagination.js';
 
@@ -87,4 +89,54 @@ export async function renameTable(ctx: HandlerContext): Promise<Reply> {
     throw e;
   }
   return NO_CONTENT;
+}
+
+/**
+ * `POST /v1/{prefix}/namespaces/{ns}/register` (`RegisterTableRequest`: name, metadata-location):
+ * puts an existing table into the catalog, e.g. a Hadoop-layout table directory, so that clients
+ * without a filesystem catalog (Trino) can read it. Only metadata inside the served warehouse is
+ * accepted: the server must not become a way to read any file the process can reach.
+ */
+export async function registerTable(ctx: HandlerContext, namespace: string[]): Promise<Reply> {
+  const raw = await ctx.body();
+  const request = parseOr400('register table request', () => {
+    const o = asObject(raw, 'register table request');
+    if (typeof o.name !== 'string' || o.name === '') throw new Error('name must be a non-empty string');
+    const location = o['metadata-location'];
+    if (typeof location !== 'string' || location === '') throw new Error('metadata-location must be a non-empty string');
+    if (o.overwrite !== undefined && o.overwrite !== false) throw new Error('overwrite is not supported: drop the table first');
+    return { name: o.name, metadataLocation: location };
+  });
+  const register = ctx.catalog.registerTable?.bind(ctx.catalog);
+  if (register === undefined) {
+    throw new HttpError(406, 'UnsupportedOperationException', 'this catalog cannot register tables: the filesystem catalog finds a table by its directory, not through a pointer; serve a sql catalog to register tables, or place the table at <warehouse>/<namespace>/<name>');
+  }
+  const location = metadataLocationInside(ctx.warehouse, request.metadataLocation);
+  const identifier: TableIdentifier = { namespace, name: request.name };
+  const registered = await register(identifier, location).catch((e: unknown) => {
+    // A missing or unparsable metadata file is the request's fault, not the server's.
+    if (isFloeError(e, 'invalid-data')) throw badRequest(e.message);
+    return namespaceNotFound(e);
+  });
+  return { status: 200, body: loadResult(ctx, registered.metadataLocation, registered.metadata) };
+}
+
+/** `location` as a URI when it lies under `warehouse` (no `..` escapes); 400 otherwise. */
+export function metadataLocationInside(warehouse: string, location: string): string {
+  if (!/\.metadata\.json$/.test(location)) throw badRequest(`metadata-location must name a table metadata file (*.metadata.json), found ${location}`);
+  if (!isS3Uri(location) && !isFileUri(location) && !location.startsWith('/')) {
+    throw badRequest(`metadata-location must be absolute (a path, a file: URI or an s3:// URI), found ${location}`);
+  }
+  let uri: string;
+  try {
+    uri = isS3Uri(location) ? location : toFileUri(location);
+  } catch (e) {
+    throw badRequest(`metadata-location ${location} is neither a local path, a file: URI nor an s3:// URI: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const root = warehouse.replace(/\/+$/, '') + '/';
+  const segments = uri.slice(uri.indexOf('//') + 2).split('/');
+  if (!uri.startsWith(root) || segments.includes('..') || segments.includes('.')) {
+    throw badRequest(`metadata-location ${location} is outside this catalog's warehouse ${warehouse}: only tables under the warehouse can be registered`);
+  }
+  return uri;
 }

@@ -16,6 +16,8 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { fileIOFor, type StorageConfig } from '../../io/file-io-factory.js';
+import { toFileUri } from '../../io/local-path.js';
+import { isS3Uri } from '../../io/s3-location.js';
 import { applyUpdates, checkRequirements, newTableMetadata } from '../../iceberg/metadata-builder.js';
 import type { MetadataUpdate, TableRequirement } from '../../iceberg/metadata-updates.js';
 import { stripTrailingSlash, writeTableMetadata } from '../../iceberg/table-metadata-json.js';
@@ -166,6 +168,30 @@ export class SqlCatalog implements Catalog {
         throw e;
       }
       return this.loaded(identifier, { metadataLocation, metadata });
+    });
+  }
+
+  /** Java JdbcCatalog.registerTable: a new row pointing at an existing metadata file (read first, to refuse a non-table). */
+  async registerTable(identifier: TableIdentifier, metadataLocation: string): Promise<LoadedTable> {
+    return this.run('registering a table', async () => {
+      checkTableIdentifier(identifier);
+      await this.namespaces.requireExists(identifier.namespace);
+      await this.refuseExisting(identifier);
+      const location = isS3Uri(metadataLocation) ? metadataLocation : toFileUri(metadataLocation, this.storage.local?.baseDir);
+      let metadata: TableMetadata;
+      try {
+        metadata = await readTableMetadataFile(this.ioFor(location), location);
+      } catch (e) {
+        if (isFloeError(e, 'not-found')) throw new FloeError(SUBSYSTEM, 'invalid-data', `cannot register ${identifierToString(identifier)}: no metadata file at ${location}`, { cause: e });
+        throw e;
+      }
+      try {
+        await this.driver.execute(SQL.createTable, [this.name, storedNamespace(identifier.namespace), identifier.name, location]);
+      } catch (e) {
+        if (this.driver.isUniqueViolation(e)) throw new FloeError(SUBSYSTEM, 'already-exists', `table ${identifierToString(identifier)} already exists (created concurrently)`, { cause: e });
+        throw e;
+      }
+      return this.loaded(identifier, { metadataLocation: location, metadata });
     });
   }
 
