@@ -187,6 +187,13 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+        compaction: z
+          .object({
+            enabled: z.boolean().default(true).describe('Format v2 tables: rewrite the data files deletes apply to, dropping the delete files (v3 tables write deletion vectors and are not compacted yet)'),
+            minDeleteFiles: z.number().int().min(1).default(100).describe('… when at least this many delete files are live (each rewrite reads every data file a delete applies to)'),
+          })
+          .strict()
+          .prefault({}),
         removeOrphans: z
           .object({
             olderThanMs: z

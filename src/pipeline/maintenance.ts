@@ -11,6 +11,8 @@
 import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
+import { rewriteDataFilesWithDeletes } from '../iceberg/maintenance/rewrite-data-files.js';
+import { tableHealth } from '../iceberg/maintenance/table-health.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
 
@@ -18,6 +20,11 @@ import type { Logger } from './logger.js';
 export const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';
 
 export interface MaintenanceOptions {
+  /**
+   * Compact a format-v2 table first when at least this many delete files are live (0: whenever one
+   * is; undefined: not this time). v3 tables are not compacted (their upserts write DVs).
+   */
+  readonly compactMinDeleteFiles?: number;
   readonly olderThanMs: number;
   readonly retainLast: number;
   readonly dryRun?: boolean;
@@ -30,17 +37,34 @@ export interface TableMaintenanceReport {
   readonly expiredSnapshots: number;
   readonly deletedFiles: number;
   readonly retainedSnapshots: number;
+  /** Data files rewritten and delete files dropped by compaction (undefined: it did not run). */
+  readonly compaction?: { rewrittenDataFiles: number; removedDeleteFiles: number };
   /** Orphan files deleted (undefined: orphan removal did not run). */
   readonly orphanFiles?: number;
 }
 
 export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
-  return { olderThanMs: config.maintenance.expireSnapshots.olderThanMs, retainLast: config.maintenance.expireSnapshots.retainLast };
+  const c = config.maintenance.compaction;
+  return {
+    olderThanMs: config.maintenance.expireSnapshots.olderThanMs,
+    retainLast: config.maintenance.expireSnapshots.retainLast,
+    ...(c.enabled ? { compactMinDeleteFiles: c.minDeleteFiles } : {}),
+  };
 }
 
 /** Expires the table's old snapshots and the files only they reached. */
 export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
   const name = [...table.identifier.namespace, table.identifier.name].join('.');
+  let compaction: TableMaintenanceReport['compaction'];
+  if (options.compactMinDeleteFiles !== undefined && table.metadata.formatVersion === 2) {
+    const live = (await tableHealth(table.io, table.metadata, table.metadataLocation)).deleteFiles;
+    if (live.equality + live.position + live.deletionVectors >= Math.max(1, options.compactMinDeleteFiles)) {
+      const r = await rewriteDataFilesWithDeletes(table, { dryRun: options.dryRun });
+      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles };
+      if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
+      table = r.table;
+    }
+  }
   const result = await expireSnapshots(table, {
     expireOlderThanMs: BigInt(nowMs - options.olderThanMs),
     retainLast: options.retainLast,
@@ -61,6 +85,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     expiredSnapshots: result.expiredSnapshots.length,
     deletedFiles: f.manifestLists.length + f.manifests.length + f.contentFiles.length,
     retainedSnapshots: result.plan.retained.size,
+    ...(compaction ? { compaction } : {}),
     ...(orphanFiles !== undefined ? { orphanFiles } : {}),
   };
   return { report, result };

@@ -120,6 +120,45 @@ describe('maintenance', () => {
     expect(bad.stderr).toMatch(/--expire-older-than: expected a duration such as 0s/);
   });
 
+  it('floe maintain compacts a v2 lake: no live delete file, one snapshot, rows equal MySQL, floe goes on', async () => {
+    const v2 = await openHarness('maint2', 'maint2', ['c'], ['CREATE TABLE c (id INT PRIMARY KEY, v INT)', `INSERT INTO c VALUES ${Array.from({ length: 40 }, (_, i) => `(${i}, ${i})`).join(', ')}`], { iceberg: { formatVersion: 2 } });
+    try {
+      const run = v2.start();
+      try {
+        await v2.untilStreaming(run);
+        for (let i = 0; i < 12; i++) await v2.exec(i % 4 === 0 ? `DELETE FROM c WHERE id = ${i}` : `UPDATE c SET v = v + 100 WHERE id = ${i}`);
+        await v2.catchUp(run, ['c']);
+      } finally {
+        await run.stop();
+      }
+      const cid = { namespace: [v2.db], name: 'c' };
+      const summary = (await loadCatalogTable(v2.catalog, cid)).metadata.snapshots.at(-1)!.summary;
+      expect(Number(summary['total-equality-deletes'])).toBeGreaterThan(0);
+      const server = sharedMysqlConfig();
+      const config = path.join(path.dirname(v2.config.warehouse.location!), `floe-maint2-${process.pid}.json`);
+      await writeFile(config, JSON.stringify({ job: { id: 'maint2' }, source: { host: server.host, port: server.port, user: server.user, password: server.password, include: [`${v2.db}.c`] }, warehouse: { location: v2.config.warehouse.location }, iceberg: { formatVersion: 2 } }));
+      const done = await runFloe(['maintain', '-c', config, '--expire-older-than', '0s', '--retain-last', '1', '--orphans-older-than', '0s', '--json']);
+      expect(done.code, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout.trim()).compaction.removedDeleteFiles).toBeGreaterThan(0);
+      const t = await loadCatalogTable(v2.catalog, cid);
+      expect(t.metadata.snapshots).toHaveLength(1);
+      const last = t.metadata.snapshots[0].summary;
+      expect([last['total-equality-deletes'], last['total-position-deletes'], last['total-delete-files']]).toEqual(['0', '0', '0']);
+      await v2.expectLakeEqualsMysql('c');
+      await v2.exec('UPDATE c SET v = -5 WHERE id = 30');
+      const again = v2.start();
+      try {
+        await v2.untilStreaming(again);
+        await v2.catchUp(again, ['c']);
+      } finally {
+        await again.stop();
+      }
+      await v2.expectLakeEqualsMysql('c');
+    } finally {
+      await v2.close();
+    }
+  });
+
   it('parses durations', () => {
     expect(parseDuration('0s', 'x')).toBe(0);
     expect(parseDuration('90m', 'x')).toBe(5_400_000);

@@ -1,0 +1,143 @@
+/**
+ * Compaction of a format-v2 table (Java `RewriteDataFiles` with deletes applied): every data file
+ * that a delete file applies to is rewritten — its live rows, deletes applied, into new files of the
+ * table's partitioning — and every delete file that then applies to no remaining data file is
+ * dropped in the same `replace` commit. Afterwards the table has no live equality delete (floe's v2
+ * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all).
+ *
+ * Sequence numbers: the rewritten files get the commit's (new, highest) sequence number, so no
+ * existing delete applies to them — which is right, their rows are already the live ones. A delete
+ * committed concurrently would then not apply to them either, so the commit validates that no
+ * snapshot committed since the plan added a delete file or removed one of the rewritten files, and
+ * gives up otherwise (Java instead keeps the starting sequence number; floe runs its maintenance
+ * between its own commits, so a concurrent writer is another engine — try again later).
+ *
+ * Format v3 is refused: a rewrite must carry each row's `_row_id` and last-updated sequence number
+ * (spec "Row Lineage"), which floe's writer does not write yet. floe's v3 upserts write deletion
+ * vectors, not equality deletes, so their tables need this least.
+ */
+import { FloeError } from '../../util/errors.js';
+import type { DataFile } from '../data-file.js';
+import { DeleteLoader } from '../scan/delete-loader.js';
+import { planScan, type FileScanTask } from '../scan/scan-plan.js';
+import { readTask } from '../scan/task-reader.js';
+import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import type { TableMetadata } from '../table-metadata.js';
+import type { CatalogTable } from '../table/catalog-table.js';
+import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
+import { commitSnapshot } from '../table/snapshot-producer.js';
+import { contentFileKey } from '../table/manifest-filter.js';
+import { TableChangeWriter } from '../writer/table-change-writer.js';
+import type { FileIO } from '../../io/file-io.js';
+
+const SUBSYSTEM = 'iceberg.maintenance';
+
+export interface RewriteOptions {
+  dryRun?: boolean;
+}
+
+export interface RewriteResult {
+  table: CatalogTable;
+  rewrittenDataFiles: number;
+  addedDataFiles: number;
+  removedDeleteFiles: number;
+  /** Why nothing was committed (no delete to apply, a concurrent change, a dry run). */
+  skipped?: string;
+}
+
+export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: RewriteOptions = {}): Promise<RewriteResult> {
+  const m = table.metadata;
+  if (m.formatVersion >= 3) {
+    throw new FloeError(SUBSYSTEM, 'unsupported', `compaction of format v${m.formatVersion} tables is not built yet (rewritten rows must keep their row lineage); ${table.identifier.name} is v${m.formatVersion}`);
+  }
+  const start = currentSnapshot(m);
+  const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, skipped });
+  if (!start) return none('the table has no snapshot');
+  const plan = await planScan(table.io, m);
+  const rewrite = plan.tasks.filter((t) => t.deletes.equality.length > 0 || t.deletes.position.length > 0 || t.deletes.dv !== undefined);
+  const liveDeletes = await liveDeleteFiles(table.io, m);
+  if (liveDeletes.length === 0) return none('no delete file is live');
+  // a delete file goes when every data file it applies to is rewritten (or it applies to none)
+  const rewritten = new Set(rewrite.map((t) => t.file.filePath));
+  const appliesTo = new Map<string, Set<string>>();
+  for (const t of plan.tasks) {
+    for (const ref of [...t.deletes.equality, ...t.deletes.position, ...(t.deletes.dv ? [t.deletes.dv] : [])]) {
+      const k = contentFileKey(ref.file);
+      if (!appliesTo.has(k)) appliesTo.set(k, new Set());
+      appliesTo.get(k)!.add(t.file.filePath);
+    }
+  }
+  const dropped = liveDeletes.filter((d) => [...(appliesTo.get(contentFileKey(d)) ?? [])].every((p) => rewritten.has(p)));
+  if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, skipped: 'dry run' };
+
+  const added = await rewriteRows(table, rewrite, plan);
+  const removedData = rewrite.map((t) => t.file);
+  try {
+    const result = await commitSnapshot(
+      table,
+      { operation: 'replace', addedDataFiles: added.dataFiles, removedFiles: [...removedData, ...dropped] },
+      {
+        summary: { 'floe.maintenance': 'rewrite-data-files' },
+        validate: async (current) => ((await changedSince(table.io, current, start.snapshotId)) ? 'skip' : 'proceed'),
+      },
+    );
+    if (result.status !== 'committed') {
+      await deleteQuietly(table.io, added.paths);
+      return none('another writer committed deletes or removed files meanwhile; try again');
+    }
+    return { table: result.table, rewrittenDataFiles: removedData.length, addedDataFiles: added.dataFiles.length, removedDeleteFiles: dropped.length };
+  } catch (e) {
+    // a definite failure: the new files are referenced by nothing (unknown outcomes keep them)
+    if (!(e instanceof FloeError && e.kind === 'commit-state-unknown')) await deleteQuietly(table.io, added.paths);
+    throw e;
+  }
+}
+
+async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>): Promise<{ dataFiles: DataFile[]; paths: string[] }> {
+  if (tasks.length === 0) return { dataFiles: [], paths: [] };
+  // the current schema and default spec: rows land in the partitions the table has now
+  const writer = new TableChangeWriter(table, { mode: 'append', fileNameTag: `rewrite-${globalThis.crypto.randomUUID()}` });
+  const loader = new DeleteLoader(table.io, plan.schema, table.metadata.schemas);
+  const ctx = { io: table.io, schema: plan.schema, schemas: table.metadata.schemas, specs: table.metadata.partitionSpecs, loader };
+  try {
+    for (const task of tasks) {
+      for await (const rows of readTask(task, ctx)) await writer.applyAll(rows.map((after) => ({ op: 'insert' as const, after })));
+    }
+    const prepared = await writer.prepare();
+    if (prepared.deleteFiles.length > 0) throw new FloeError(SUBSYSTEM, 'internal', 'a rewrite of live rows produced delete files');
+    return { dataFiles: prepared.dataFiles, paths: prepared.writtenPaths };
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+}
+
+async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {
+  const out: DataFile[] = [];
+  const s = currentSnapshot(m);
+  if (!s) return out;
+  for (const mf of await readSnapshotManifests(io, s)) {
+    if (mf.content !== 'deletes') continue;
+    for (const e of await readManifestEntries(io, mf)) if (e.status !== 'deleted') out.push(e.dataFile);
+  }
+  return out;
+}
+
+/** Whether a snapshot after `since` added a delete file or removed a data file. */
+async function changedSince(io: FileIO, current: TableMetadata, since: bigint): Promise<boolean> {
+  for (const s of ancestorsOf(current, current.refs.main?.snapshotId ?? current.currentSnapshotId)) {
+    if (s.snapshotId === since) return false;
+    for (const mf of await readSnapshotManifests(io, s)) {
+      if (mf.addedSnapshotId !== s.snapshotId) continue;
+      for (const e of await readManifestEntries(io, mf)) {
+        if (mf.content === 'deletes' && e.status === 'added') return true;
+        if (mf.content === 'data' && e.status === 'deleted') return true;
+      }
+    }
+  }
+  return true; // `since` is no longer in main's history: cannot tell
+}
+
+async function deleteQuietly(io: FileIO, paths: readonly string[]): Promise<void> {
+  for (const p of paths) await io.delete(p).catch(() => undefined);
+}
