@@ -122,6 +122,12 @@ export const icebergSchema = z
       .enum(['deletion-vectors', 'equality'])
       .default('deletion-vectors')
       .describe('Format v3: how an update or delete removes the old row — deletion vectors through a primary-key index (no equality deletes; every engine reads them), or equality deletes. Format v2 always uses equality deletes'),
+    keyIndexMaxRows: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000_000)
+      .describe('Deletion-vector upserts keep a key index in memory (~100 bytes per live row); a table with more rows uses equality deletes instead, with a warning'),
     properties: z.record(z.string(), z.string()).default({}),
   })
   .strict();

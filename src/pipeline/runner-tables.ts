@@ -51,6 +51,7 @@ export class CapturedTables {
         jobId: config.job.id,
         emptyCommitInterval: 0,
         upsertDeletes: config.iceberg.upsertDeletes,
+        keyIndexMaxRows: config.iceberg.keyIndexMaxRows,
         warn: (m) => logger.warn(m, { table: t.key }),
         ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
       }),

@@ -58,6 +58,12 @@ export interface CheckpointCommitterOptions {
    * delete; 'equality' writes equality deletes as format v2 must.
    */
   upsertDeletes?: 'deletion-vectors' | 'equality';
+  /**
+   * Deletion-vector upserts keep the key index in memory (about 100 bytes per live row): a table
+   * with more rows than this (the current snapshot's `total-records`) uses equality deletes instead,
+   * with a warning, rather than exhaust the process's memory. Default 10 million.
+   */
+  keyIndexMaxRows?: number;
 }
 
 export type TableCommitStatus =
@@ -92,6 +98,7 @@ interface TableState {
   index?: KeyIndex;
   /** The schema the index keys were encoded with (a schema change rebuilds it). */
   indexSchemaId?: number;
+  indexTooLargeWarned?: boolean;
 }
 
 export class CheckpointCommitter {
@@ -290,6 +297,16 @@ export class CheckpointCommitter {
       return {};
     }
     const head = currentSnapshot(m)?.snapshotId;
+    const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
+    const limit = this.options.keyIndexMaxRows ?? 10_000_000;
+    if (records > limit) {
+      // Delivery note: correctness is the same; the table gets equality deletes (slower reads,
+      // unreadable by PyIceberg) until the index can live on disk.
+      if (!state.indexTooLargeWarned) this.options.warn?.(`${identifierToString(state.identifier)} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for an in-memory key index: its upserts write equality deletes instead of deletion vectors`);
+      state.indexTooLargeWarned = true;
+      state.index = undefined;
+      return {};
+    }
     if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) {
       state.index = await buildKeyIndex(state.table, TableKey.identifier(schema));
       state.indexSchemaId = m.currentSchemaId;

@@ -127,6 +127,20 @@ describe('checkpoint commits', () => {
     expect(names).toEqual(['"a2"', '"b2"', '"c"']);
   });
 
+  it('v3: a table with more rows than keyIndexMaxRows upserts with equality deletes, and says so', async () => {
+    const id = await table(3);
+    const warnings: string[] = [];
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-big', keyIndexMaxRows: 5, warn: (m) => warnings.push(m) });
+    await c.openTable(id);
+    await c.write(id, Array.from({ length: 10 }, (_, i) => insert(row(BigInt(i), 1, `r${i}`))));
+    await c.commitCheckpoint(1n, '{}');
+    await c.write(id, [update(row(3n, 1, 'r3b'))]);
+    const snap = (await c.commitCheckpoint(2n, '{}')).tables[0].snapshot!;
+    expect(snap.summary['added-equality-delete-files']).toBe('1');
+    expect(warnings.join('\n')).toMatch(/holds 10 records, more than iceberg.keyIndexMaxRows \(5\).*equality deletes instead of deletion vectors/);
+    expect((await lakeTableRows(w.catalog, id)).rows.filter((r) => r.includes('"r3b"'))).toHaveLength(1);
+  });
+
   it('skips a checkpoint the table already holds, and deletes the files written for it', async () => {
     const id = await table();
     const first = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-b' });
