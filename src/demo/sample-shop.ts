@@ -11,6 +11,7 @@
  */
 import type { MysqlClient } from '../source/mysql/client.js';
 import { quoteIdent, quoteString } from '../source/mysql/client.js';
+import { prng as random } from '../util/prng.js';
 
 export const SHOP_DATABASE = 'shop';
 export const SHOP_TABLES = ['customers', 'orders', 'order_items', 'audit_log'] as const;
@@ -85,17 +86,6 @@ export interface SeedSizes {
 
 export const DEFAULT_SEED_SIZES: SeedSizes = { customers: 120, orders: 400, auditRows: 60 };
 
-/** A small deterministic PRNG (mulberry32): the same shop on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `YYYY-MM-DD HH:MM:SS.ffffff` for a UTC epoch in microseconds (no local time zone involved). */
 export function sqlDateTime(epochMicros: bigint): string {

@@ -18,6 +18,8 @@
  */
 import type mysql from 'mysql2/promise';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './all-types.js';
+import { prng } from '../../../src/util/prng.js';
+export { prng };
 
 export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES !== '0';
 
@@ -55,17 +57,6 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await batch('child', Array.from({ length: SIZES.children }, (_, i) => `(${i + 1}, ${1 + (i % SIZES.parents)}, ${i % 13})`));
 }
 
-/** mulberry32: a small seeded PRNG, so that a failing run can be replayed with its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class RandomWriter {
   private stopped = false;

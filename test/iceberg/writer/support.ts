@@ -12,6 +12,8 @@ import { Schema } from '../../../src/iceberg/schema.js';
 import type { FormatVersion } from '../../../src/iceberg/table-metadata.js';
 import { createTable, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/types.js';
+import { prng } from '../../../src/util/prng.js';
+export { prng };
 
 export interface Warehouse {
   catalog: FileSystemCatalog;
@@ -85,14 +87,3 @@ export function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }
 
-/** Deterministic PRNG (mulberry32) so a failing random test can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -16,21 +16,11 @@ import { createSnapshotRowConverter, snapshotSelectList } from '../../../src/sou
 import type { Value } from '../../../src/model/values.js';
 import { toHex } from '../../../src/model/values.js';
 import { sharedMysqlConfig, createTestDatabase } from '../../support/shared-mysql.js';
+import { prng } from '../../../src/util/prng.js';
 
 let client: MysqlClient;
 let db: string;
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomU64(rand: () => number): bigint {
   const hi = BigInt(Math.floor(rand() * 2 ** 32));

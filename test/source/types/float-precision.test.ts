@@ -28,18 +28,8 @@ import { readSnapshot } from '../../../src/source/mysql/snapshot-reader.js';
 import { BinlogReader } from '../../../src/source/mysql/binlog-reader.js';
 import { readServerIdentity, readWatermark } from '../../../src/source/mysql/watermark.js';
 import type { Row, Value } from '../../../src/model/values.js';
+import { prng } from '../../../src/util/prng.js';
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A decimal mantissa of exactly `n` significant digits (first and last digit non-zero). */
 function mantissa(rand: () => number, n: number): string {
