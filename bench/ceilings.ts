@@ -1,5 +1,5 @@
 /**
- * The two raw ceilings floe cannot beat on this machine (issue 5 item 8):
+ * The two raw ceilings floe cannot beat on this machine:
  * - A: the table's full read through mysql2 — one streamed `SELECT`, rows as arrays, with the same
  *   value-shaping options floe's sessions use (dateStrings, jsonStrings, supportBigNumbers /
  *   bigNumberStrings, exact decimals as text), rows counted and dropped;

@@ -286,7 +286,7 @@ export class FileSystemCatalog implements Catalog {
 
   private async writeVersionHint(metadataDir: string, version: number): Promise<void> {
     try {
-      // Exactly the number, no trailing newline (PyIceberg checks `content.isnumeric()`, checklist §6.4).
+      // Exactly the number, no trailing newline (PyIceberg checks `content.isnumeric()`, docs/iceberg-writer-checklist.md §6.4).
       await this.io.write(versionHintLocation(metadataDir), encoder.encode(String(version)));
     } catch (e) {
       // Best effort (Java ignores hint failures too): readers probe past a stale hint.

@@ -1,5 +1,5 @@
 /**
- * What `floe status` reports per table, read from the tables themselves (DESIGN §4: the lake is the
+ * What `floe status` reports per table, read from the tables themselves (docs/design.md §4: the lake is the
  * source of truth): the current snapshot's `total-records` and delete counts — data-file records, of
  * which upserts and deletes later remove some through delete files until compaction, so they are an
  * upper bound of the live rows; `--count` scans for the exact number — the job's last committed

@@ -1,7 +1,7 @@
 /**
  * How to query the demo's lake with other engines: DuckDB straight from the table directory,
  * Spark through its Hadoop catalog over the warehouse, Trino through the REST catalog that
- * `floe catalog serve` exposes (DESIGN §7).
+ * `floe catalog serve` exposes (docs/design.md §7).
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 

@@ -20,7 +20,7 @@ export interface PartitionFieldSummary {
 export interface ManifestFile {
   /** Absolute URI of the manifest. */
   path: string;
-  /** Exact byte size of the manifest file (Trino reads its tail using it; checklist §3.1). */
+  /** Exact byte size of the manifest file (Trino reads its tail using it; docs/iceberg-writer-checklist.md §3.1). */
   length: bigint;
   specId: number;
   content: ManifestContent;

@@ -5,7 +5,7 @@
  * Writing follows Java's `ManifestListWriter`: manifests new in this commit (no sequence number yet)
  * get the snapshot's sequence number, and their unknown min sequence number too; in v3 every data
  * manifest without a `first_row_id` gets one, in list order, exactly as `V3Writer.prepare` does
- * (checklist §3.2), and the range they took is the snapshot's `added-rows`. The file's key-value
+ * (docs/iceberg-writer-checklist.md §3.2), and the range they took is the snapshot's `added-rows`. The file's key-value
  * metadata is Java's: `snapshot-id`, `parent-snapshot-id` (the text "null" when there is none),
  * `sequence-number`, `format-version`, and `first-row-id` in v3.
  */

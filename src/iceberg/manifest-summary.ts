@@ -5,7 +5,7 @@
  * result type (spec note 1). Every entry counts, whatever its status.
  *
  * Readers prune a manifest whose summary says `contains_null=false` with null bounds, reading it as
- * "no non-null value" (ClickHouse#118930, checklist §3.2). Java writes exactly that for an empty
+ * "no non-null value" (ClickHouse#118930, docs/iceberg-writer-checklist.md §3.2). Java writes exactly that for an empty
  * manifest and for a field whose values are all NaN; floe instead omits the whole `partitions` list
  * in those cases (the field is optional), which only costs pruning, never rows.
  */

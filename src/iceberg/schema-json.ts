@@ -217,7 +217,7 @@ export const MAX_USER_FIELD_ID = 2_147_483_447;
 
 /**
  * Checks a schema that floe is about to commit to a table of `formatVersion`, as Java's
- * `Schema.checkCompatibility` does, plus the default rules of the checklist §2:
+ * `Schema.checkCompatibility` does, plus the default rules of the docs/iceberg-writer-checklist.md §2:
  * - timestamp_ns / timestamptz_ns / unknown need v3;
  * - non-null `initial-default` or `write-default` need v3 (Java checks initial-default; icebird both);
  * - `unknown` must be optional; no field id above 2147483447.

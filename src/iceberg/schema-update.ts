@@ -1,6 +1,6 @@
 /**
  * Schema evolution (format/spec.md "Schema Evolution", "Default values"; Java `SchemaUpdate`): the
- * changes floe makes when MySQL DDL arrives under the `evolve` policy (DESIGN §3, §5):
+ * changes floe makes when MySQL DDL arrives under the `evolve` policy (docs/design.md §3, §5):
  *
  * - add a column: new ids above last-column-id (for nested types too); optional, or required only with a
  *   default; a default becomes `initial-default` + `write-default` and needs format v3;

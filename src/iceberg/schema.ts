@@ -3,7 +3,7 @@
  * act as the row key (floe sets them to the MySQL primary key).
  *
  * Identifier fields are validated as Java's `Schema.validateIdentifierField` does, because a violation
- * makes the table metadata unloadable in Spark and Trino (checklist §2; spec "Identifier Field IDs"):
+ * makes the table metadata unloadable in Spark and Trino (docs/iceberg-writer-checklist.md §2; spec "Identifier Field IDs"):
  * the field exists, is primitive, is required, is not float/double, and is nested only in required
  * structs.
  */

@@ -1,6 +1,6 @@
 /**
  * JSON single values (format/spec.md Appendix D "JSON single-value serialization"): the form of
- * `initial-default` / `write-default` and of `floe scan` output. Written exactly as the checklist §2
+ * `initial-default` / `write-default` and of `floe scan` output. Written exactly as the docs/iceberg-writer-checklist.md §2
  * requires; read leniently, accepting what Java and PyIceberg write.
  */
 import { RawJson, type JsonValue } from '../util/json.js';
@@ -26,7 +26,7 @@ function float32Text(v: number): string {
 
 /**
  * JSON number text with a fraction or exponent, as Java `SingleValueParser` requires
- * (`isFloatingPointNumber()`; checklist §2 mistake 4: `1` instead of `1.0` makes the table unloadable).
+ * (`isFloatingPointNumber()`; docs/iceberg-writer-checklist.md §2 mistake 4: `1` instead of `1.0` makes the table unloadable).
  */
 function floatingText(text: string): string {
   if (text === '-0') return '-0.0';

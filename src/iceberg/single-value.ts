@@ -6,7 +6,7 @@
  *   the date/time types little-endian; uuid 16 bytes big-endian; decimal the unscaled value as minimal
  *   two's-complement big-endian; strings UTF-8; fixed/binary as is.
  * - JSON (`toJsonSingleValue` / `fromJsonSingleValue`): the form of `initial-default` /
- *   `write-default` and of `floe scan` output. Written exactly as the checklist §2 requires (floats with
+ *   `write-default` and of `floe scan` output. Written exactly as the docs/iceberg-writer-checklist.md §2 requires (floats with
  *   a fraction, decimals with exactly S digits, timestamptz with `+00:00`, lowercase uuid, hex bytes);
  *   read leniently, accepting what Java and PyIceberg write (`Z`, uppercase hex, trimmed fractions).
  *

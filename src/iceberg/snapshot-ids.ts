@@ -1,6 +1,6 @@
 /**
  * Snapshot identity and lineage: fresh snapshot ids the way Java makes them, and walks over the
- * parent chain (what the idempotent committer reads to find checkpoints already committed, DESIGN §4).
+ * parent chain (what the idempotent committer reads to find checkpoints already committed, docs/design.md §4).
  */
 import type { Snapshot, TableMetadata } from './table-metadata.js';
 

@@ -2,7 +2,7 @@
  * JSON forms of snapshots, snapshot references and log entries (format/spec.md "Snapshots", "Snapshot
  * References", Appendix C "Table Metadata and Snapshots"), shared by table-metadata JSON and the REST
  * `add-snapshot` / `set-snapshot-ref` updates. Key order follows Java's `SnapshotParser` and
- * `SnapshotRefParser`. Every long is a bigint (checklist §1 mistake 7).
+ * `SnapshotRefParser`. Every long is a bigint (docs/iceberg-writer-checklist.md §1 mistake 7).
  */
 import { FloeError } from '../util/errors.js';
 import { asInt, asLong, type JsonValue } from '../util/json.js';

@@ -1,7 +1,7 @@
 /**
  * Table metadata ⇄ JSON (format/spec.md "Table Metadata Fields", Appendix C, Appendix E), the
  * `*.metadata.json` document every catalog points at. Reads format v1, v2 and v3; writes v2 and v3
- * exactly as the checklist §1 requires, with Java `TableMetadataParser`'s key order:
+ * exactly as the docs/iceberg-writer-checklist.md §1 requires, with Java `TableMetadataParser`'s key order:
  *
  * - every long (ids, sequence numbers, timestamps, row ids) is a bigint in and out (src/util/json.ts);
  * - `current-snapshot-id` is always written: -1 when absent in v1/v2, null in v3 (Java

@@ -1,5 +1,5 @@
 /**
- * Pipeline metrics in Prometheus form (issue 5 item 6). The runner reports through the small
+ * Pipeline metrics in Prometheus form. The runner reports through the small
  * `Metrics` interface; `PrometheusMetrics` keeps them in its own prom-client registry (never the
  * global one, so several pipelines or tests can live in one process), and metrics-server.ts serves
  * the registry on `/metrics`.

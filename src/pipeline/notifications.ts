@@ -1,6 +1,6 @@
 /**
  * Pipeline notifications: the few events an operator wants pushed to them rather than found in the
- * logs — phase switches, schema changes, stops (issue 5 item 4; Debezium's "notifications" channel
+ * logs — phase switches, schema changes, stops (Debezium's "notifications" channel
  * plays the same role).
  *
  * The runner calls `notifier.notify(event)`; that returns at once. Each sink gets every event:

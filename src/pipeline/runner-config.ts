@@ -1,5 +1,5 @@
 /**
- * floe's configuration turned into the parts the runner wires together (issue 5 item 1): the MySQL
+ * floe's configuration turned into the parts the runner wires together: the MySQL
  * connection, the source engine's options, the checkpoint settings, and the concrete binlog offset a
  * table without a snapshot starts streaming from; the catalog through src/catalog/factory.ts.
  */

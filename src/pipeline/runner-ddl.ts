@@ -1,5 +1,5 @@
 /**
- * The runner's hook for DDL events (issue 5 item 3). The source surfaces every DDL statement of the
+ * The runner's hook for DDL events. The source surfaces every DDL statement of the
  * captured databases at its binlog position; the runner asks a `DdlHandler` what to do with it,
  * BETWEEN transactions, with everything before the DDL routed but not necessarily committed:
  *

@@ -1,5 +1,5 @@
 /**
- * The pipeline runner (issue 5 item 2): MySQL → Iceberg for one job, crash-safe.
+ * The pipeline runner: MySQL → Iceberg for one job, crash-safe.
  *
  *   start    discover + map the captured tables, create missing Iceberg tables, read each table's
  *            committed progress (runner-setup.ts); resume plan (state-resume.ts)

@@ -1,7 +1,7 @@
 /**
  * From a MySQL table change (source ddl-apply.ts: the column list after an ALTER TABLE and the
  * column changes leading there) to the Iceberg schema update of the table's lake copy (`evolve`
- * policy, DESIGN §3, §5; format/spec.md "Schema Evolution", "Default values"):
+ * policy, docs/design.md §3, §5; format/spec.md "Schema Evolution", "Default values"):
  *
  * | MySQL                                   | Iceberg                                                     |
  * |-----------------------------------------|-------------------------------------------------------------|

@@ -1,5 +1,5 @@
 /**
- * The schema-change policy (config `schemaChanges`, DESIGN §3, issue 5 item 3): what floe does when
+ * The schema-change policy (config `schemaChanges`, docs/design.md §3): what floe does when
  * the binlog carries a DDL statement, implementing the runner's `DdlHandler` (runner-ddl.ts).
  *
  * 1. Parse the statement (source ddl-parser.ts) and compute its effects on the captured tables

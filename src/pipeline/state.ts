@@ -1,5 +1,5 @@
 /**
- * Per-table progress, persisted in the lake itself (DESIGN §2, §4: "the lake is the source of truth —
+ * Per-table progress, persisted in the lake itself (docs/design.md §2, §4: "the lake is the source of truth —
  * no local state"). Every checkpoint commit stamps the table's snapshot summary with
  * `floe.source-offset` = this module's JSON, and a restart reads it back (with `lastCommitted`) to
  * rebuild the source's resume point, on any machine.

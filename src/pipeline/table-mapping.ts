@@ -1,5 +1,5 @@
 /**
- * Table mapping: what Iceberg table a captured MySQL table becomes (issue 5 item 2; DESIGN §5, §6).
+ * Table mapping: what Iceberg table a captured MySQL table becomes (docs/design.md §5, §6).
  *
  * - Identifier: namespace and name from the `tables.namespace` / `tables.name` templates (`{database}`,
  *   `{table}`), or the per-table override; a dotted namespace (`lake.sales`) is a multi-level one.

@@ -1,7 +1,7 @@
 /**
  * Lossless JSON for Iceberg metadata: every integer outside JavaScript's safe range is parsed as a
  * BigInt, and BigInts are written as exact JSON integers. Iceberg longs (snapshot ids, sequence
- * numbers, row ids, timestamps) must survive a read/write round trip bit for bit (checklist §1: "Use
+ * numbers, row ids, timestamps) must survive a read/write round trip bit for bit (docs/iceberg-writer-checklist.md §1: "Use
  * BigInt end to end"; icebird fixed exactly this bug in 0.8.12 / 0.8.19).
  *
  * - `parseJson(text)`: integers with |n| <= 2^53-1 become `number`, larger ones `bigint`; numbers with a
@@ -9,7 +9,7 @@
  * - `parseJson(text, { bigints: 'all' })`: every integer literal becomes a `bigint`.
  * - `stringifyJson(value, indent?)`: like JSON.stringify, but `bigint` is written as an integer and a
  *   `RawJson` is written verbatim (used for float single values such as `1.0`, which must keep their
- *   fraction, checklist §2).
+ *   fraction, docs/iceberg-writer-checklist.md §2).
  */
 import { FloeError } from './errors.js';
 

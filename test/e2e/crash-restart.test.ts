@@ -1,5 +1,5 @@
 /**
- * THE crash test (issue 5, acceptance 1). `floe run` runs as a child process against the harness
+ * THE crash test. `floe run` runs as a child process against the harness
  * MariaDB and a local warehouse (filesystem catalog) while a writer applies random inserts, updates
  * (key changes included) and deletes to tables with composite keys, BIGINT UNSIGNED keys, every
  * supported type, no primary key, and a parent/child pair with ON DELETE CASCADE. The process is

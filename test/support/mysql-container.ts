@@ -1,7 +1,7 @@
 /**
  * MySQL in a container (testcontainers) for the shared-server tests, where a Docker engine is
  * reachable: `FLOE_TEST_MYSQL_CONTAINER=mysql:8.4 npm test` (global-setup.ts). The server is started
- * the way floe needs a source (DESIGN §2): binary log on, ROW format, FULL row image and row
+ * the way floe needs a source (docs/design.md §2): binary log on, ROW format, FULL row image and row
  * metadata, GTIDs on, a server id of its own.
  */
 import { MySqlContainer, type StartedMySqlContainer } from '@testcontainers/mysql';

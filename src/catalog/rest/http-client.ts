@@ -14,7 +14,7 @@
  * | 5xx, timeout, reset      | commit-state-unknown            | io (retryable)                 |
  *
  * 5xx and lost responses on a commit mean the outcome is unknown (REST spec `updateTable` responses
- * 500/502/504; checklist §6.1): the delivery guarantee weakens there, and callers must reload and
+ * 500/502/504; docs/iceberg-writer-checklist.md §6.1): the delivery guarantee weakens there, and callers must reload and
  * look rather than retry blindly. A connection that was refused never carried the request, so it is a
  * plain retryable 'io' error even for commits.
  */

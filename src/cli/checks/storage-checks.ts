@@ -1,7 +1,7 @@
 /**
  * The storage part of `floe check`: write, read back, list and delete a probe object under the
  * warehouse, and — for the filesystem catalog, whose commits depend on it — whether the store
- * creates objects atomically (create-if-absent; DESIGN §7).
+ * creates objects atomically (create-if-absent; docs/design.md §7).
  */
 import { randomUUID } from 'node:crypto';
 import type { FloeConfig } from '../../config/schema.js';

@@ -3,7 +3,7 @@
  * long, little-endian IEEE floats, length-prefixed bytes and UTF-8 strings.
  *
  * Iceberg longs (snapshot ids, sequence numbers, row counts) are 64-bit: they are BigInts here and
- * are never routed through a JS double (checklist §3.1 "Avro long must be 64-bit"). Ints are JS
+ * are never routed through a JS double (docs/iceberg-writer-checklist.md §3.1 "Avro long must be 64-bit"). Ints are JS
  * numbers checked to the signed 32-bit range. The writer grows one buffer geometrically; the reader
  * walks a byte array with a DataView, so neither allocates per byte.
  */

@@ -5,7 +5,7 @@
  *   blocks of (long record count, long byte size, records, sync marker)
  *
  * Codecs: `null` and `deflate` (raw RFC 1951 deflate, no zlib header), the only two every Iceberg
- * reader supports (checklist §3.1: icebird rejects anything else; Java's default is deflate).
+ * reader supports (docs/iceberg-writer-checklist.md §3.1: icebird rejects anything else; Java's default is deflate).
  * Iceberg manifests keep their table metadata (schema, partition spec, format version, …) in the
  * user metadata keys, so those are exposed as strings.
  */

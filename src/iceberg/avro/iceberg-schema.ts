@@ -1,7 +1,7 @@
 /**
  * Iceberg types as Avro schemas (format/spec.md Appendix A "Avro"), the way Java's
  * `TypeToSchema` / `AvroSchemaUtil.convert` builds them, because Iceberg Java ≤ 1.8 binds manifest
- * classes by Avro record name (checklist §3.1, iceberg-rust#179):
+ * classes by Avro record name (docs/iceberg-writer-checklist.md §3.1, iceberg-rust#179):
  *
  * - struct → record named by the caller for the root, `r<fieldId>` for nested structs
  *   (so `manifest_entry` → data_file `r2` → partition `r102`; manifest_file → `r508`);

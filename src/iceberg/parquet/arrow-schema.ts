@@ -1,6 +1,6 @@
 /**
  * The Arrow schema floe hands to parquet-wasm for an Iceberg schema (format/spec.md Appendix A
- * "Parquet"; checklist §5). arrow-rs' `ArrowWriter` turns the Arrow field metadata `PARQUET:field_id`
+ * "Parquet"; docs/iceberg-writer-checklist.md §5). arrow-rs' `ArrowWriter` turns the Arrow field metadata `PARQUET:field_id`
  * into the Parquet `field_id`, and derives REQUIRED/OPTIONAL from Arrow nullability, so this module is
  * where both contracts are met:
  *
@@ -61,7 +61,7 @@ export function arrowPrimitiveType(type: PrimitiveType): arrow.DataType {
       return new arrow.Utf8();
     case 'uuid':
       // parquet-wasm is built without arrow-rs' canonical extension types, so no UUID annotation is
-      // written: Spark and Trino still read FLBA(16) as uuid when the table says uuid (checklist §5).
+      // written: Spark and Trino still read FLBA(16) as uuid when the table says uuid (docs/iceberg-writer-checklist.md §5).
       return new arrow.FixedSizeBinary(16);
     case 'fixed':
       return new arrow.FixedSizeBinary(type.length);

@@ -2,7 +2,7 @@
  * Physical Parquet column names. Java writes every Iceberg field under
  * `AvroSchemaUtil.makeCompatibleName(name)`: a name that is not a valid Avro name is rewritten, one
  * UTF-16 unit at a time, with `_<digit>` for a leading digit and `_x<HEX>` for any other illegal
- * character, while the `iceberg.schema` key-value entry keeps the original name (checklist §5).
+ * character, while the `iceberg.schema` key-value entry keeps the original name (docs/iceberg-writer-checklist.md §5).
  *
  * Deviation from Java, on purpose: only ASCII letters count as letters here. Java also keeps Unicode
  * letters, but icebird (and any reader that resolves `iceberg.schema` names through the same

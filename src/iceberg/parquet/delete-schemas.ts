@@ -3,10 +3,10 @@
  *
  * - position deletes: `file_path` (id 2147483546, required string) and `pos` (id 2147483545, required
  *   long), rows sorted by file_path then pos; the deprecated `row` column is not written (spec
- *   Appendix E; checklist §4.4). Java keeps full (untruncated) metrics for both columns
+ *   Appendix E; docs/iceberg-writer-checklist.md §4.4). Java keeps full (untruncated) metrics for both columns
  *   (`MetricsConfig.forPositionDelete`), which lets readers see the referenced data file in the bounds.
  * - equality deletes: a projection of the table schema to the equality field ids, keeping the table's
- *   field ids, names, types and nesting (checklist §4.2). Java's writer also records
+ *   field ids, names, types and nesting (docs/iceberg-writer-checklist.md §4.2). Java's writer also records
  *   `delete-type=equality` and `delete-field-ids` in the key-value metadata (seen in Spark-written files).
  */
 import { FloeError } from '../../util/errors.js';

@@ -1,5 +1,5 @@
 /**
- * Deletion-vector Puffin files as format v3 uses them (spec "Deletion Vectors", checklist §4.5;
+ * Deletion-vector Puffin files as format v3 uses them (spec "Deletion Vectors", docs/iceberg-writer-checklist.md §4.5;
  * Java `BaseDVFileWriter`): one `deletion-vector-v1` blob per data file, with
  * `fields = [2147483645]` (the `_pos` metadata column), snapshot id and sequence number -1 (inherited),
  * no compression, and the properties `referenced-data-file` and `cardinality`.

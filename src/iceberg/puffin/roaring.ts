@@ -10,7 +10,7 @@
  *   little-endian 64-bit words), or run (u16 LE run count, then (start, length-1) u16 LE pairs)
  *
  * The writer emits only array and bitmap containers with cookie 12346, the form every reader
- * accepts (checklist §4.5); the reader also accepts run containers, which Java writes after
+ * accepts (docs/iceberg-writer-checklist.md §4.5); the reader also accepts run containers, which Java writes after
  * `runOptimize`.
  */
 import { FloeError } from '../../util/errors.js';

@@ -1,6 +1,6 @@
 /**
  * Committing one snapshot (Java `SnapshotProducer` + `MergingSnapshotProducer`; spec "Optimistic
- * Concurrency", "Sequence Numbers"; checklist §6.1):
+ * Concurrency", "Sequence Numbers"; docs/iceberg-writer-checklist.md §6.1):
  *
  * 1. the caller has written its data and delete files (failpoint `after-data-files`);
  * 2. write one manifest per content (data / deletes) per partition spec, ADDED entries with null

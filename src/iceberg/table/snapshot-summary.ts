@@ -1,6 +1,6 @@
 /**
  * Snapshot summaries as Java writes them (`SnapshotSummary.Builder` + `SnapshotProducer.summary`; spec
- * Appendix F "Optional Snapshot Summary Fields"; checklist §1): the counts this commit adds and
+ * Appendix F "Optional Snapshot Summary Fields"; docs/iceberg-writer-checklist.md §1): the counts this commit adds and
  * removes, `changed-partition-count`, and the running totals computed from the parent snapshot's
  * totals plus this commit's deltas. Engines rely on them: Spark sizes scans with `total-records` and
  * checks `total-equality-deletes != "0"` before looking for equality deletes; PyIceberg derives its

@@ -1,6 +1,6 @@
 /**
- * Checkpointed, replay-safe commits of row changes to many tables (DESIGN §4; flink-cdc
- * `IcebergWriter` + `IcebergCommitter`; seed 003 §4-1): changes are buffered per table by a
+ * Checkpointed, replay-safe commits of row changes to many tables (docs/design.md §4; flink-cdc
+ * `IcebergWriter` + `IcebergCommitter`; docs/seeds/seed-003.txt §4-1): changes are buffered per table by a
  * `TableChangeWriter`, and `commitCheckpoint(id, offset)` turns each table's buffer into ONE snapshot
  * stamped with the job id, the checkpoint id and the source offset (checkpoint-stamps.ts).
  *

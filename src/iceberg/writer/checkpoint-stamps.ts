@@ -1,5 +1,5 @@
 /**
- * Checkpoint stamps in snapshot summaries (DESIGN §4): every snapshot floe commits carries
+ * Checkpoint stamps in snapshot summaries (docs/design.md §4): every snapshot floe commits carries
  *
  *   floe.job-id                       the pipeline's stable identity
  *   floe.checkpoint-id                the checkpoint this snapshot commits
@@ -8,7 +8,7 @@
  *
  * and `lastCommitted` reads them back from the table itself by walking the ancestors of `main` from
  * the current snapshot, newest first; the newest snapshot of the job wins (flink-cdc
- * `IcebergCommitter.getMaxCommittedCheckpointId`, seed 003 §4-1 "2단계"). So a restarted process knows
+ * `IcebergCommitter.getMaxCommittedCheckpointId`, docs/seeds/seed-003.txt §4-1 "2단계"). So a restarted process knows
  * where each table stands with no state of its own, on any machine.
  *
  * The same stamp is also kept in a table property, `floe.job.<job id>.last-checkpoint` (JSON), set

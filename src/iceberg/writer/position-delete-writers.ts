@@ -1,6 +1,6 @@
 /**
  * Removing rows written earlier in the same checkpoint, by position (format/spec.md "Position Delete
- * Files", "Deletion Vectors"; checklist §4.3–4.5). An equality delete cannot do it: equality deletes
+ * Files", "Deletion Vectors"; docs/iceberg-writer-checklist.md §4.3–4.5). An equality delete cannot do it: equality deletes
  * apply only to data with a strictly lower sequence number, and the data and deletes of one commit
  * share one.
  *

@@ -15,7 +15,7 @@
  *   is deleted — the child rows of a MySQL ON DELETE CASCADE, which the binlog does not carry.
  *
  * Delivery: an insert of a key that exists is treated as an upsert, and a delete of a key that does
- * not exist is a no-op, so a replayed change leaves the table as it was (DESIGN §4; seed 003 "UPSERT는
+ * not exist is a no-op, so a replayed change leaves the table as it was (docs/design.md §4; docs/seeds/seed-003.txt "UPSERT는
  * 멱등합니다").
  */
 import type { Row, Value } from '../../model/values.js';

@@ -1,5 +1,5 @@
 /**
- * The binlog reader's decoding for captured tables: H5's binlog value converters
+ * The binlog reader's decoding for captured tables: the source's binlog value converters
  * (`createBinlogRowConverter`, exact and identical to the snapshot path) per mapped table, and the
  * connection options zongji must use for them. After a DDL the pipeline re-captures the table and
  * calls `set()` with the new mapping; rows logged after the DDL are then decoded with it.

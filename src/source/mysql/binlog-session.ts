@@ -57,7 +57,7 @@ export class BinlogSession {
 
   start(): void {
     const { start, serverId, includeSchema, heartbeatMs } = this.options;
-    // H5's exact-value decoding: rewrites JSON/ENUM/SET columns of every TableMap before its rows
+    // the source's exact-value decoding: rewrites JSON/ENUM/SET columns of every TableMap before its rows
     // are parsed (binlog-values.ts); must be the first 'binlog' listener
     attachExactValueDecoding(this.zongji as unknown as ZongjiLike);
     this.zongji.on('binlog', (event: AnyBinlogEvent) => {

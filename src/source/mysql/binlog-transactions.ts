@@ -29,7 +29,7 @@ import { MariaDbGtidPosition } from './gtid-mariadb.js';
 /** Converts one zongji row image (column name → zongji value) into a floe Row. */
 export type RowDecoder = (image: Record<string, unknown>) => Row;
 
-/** H5's binlog value conversion, as the reader needs it. */
+/** the source's binlog value conversion, as the reader needs it. */
 export interface BinlogDecoding {
   /** mysql2 options zongji's connections must use so that the decoder gets what it expects. */
   readonly connectionOptions?: Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * Splitting a table into snapshot chunks (DESIGN §2.1, Flink CDC's MySqlChunkSplitter), lazily: chunks
+ * Splitting a table into snapshot chunks (docs/design.md §2.1, Flink CDC's MySqlChunkSplitter), lazily: chunks
  * are yielded as they are found, and no step holds more than one key in memory.
  *
  * Chunk key: the configured `chunkKeyColumn`, else the primary key (all its columns, compared

@@ -4,7 +4,7 @@
  *
  * Every session floe opens is configured the same way, because the value converters depend on it:
  * - `time_zone = '+00:00'`: TIMESTAMP values are instants and come back as UTC wall-clock text
- *   (DESIGN §6); DATETIME values are wall-clock and are unaffected by the session zone.
+ *   (docs/design.md §6); DATETIME values are wall-clock and are unaffected by the session zone.
  * - `dateStrings`, `supportBigNumbers` + `bigNumberStrings`, `jsonStrings`, no `decimalNumbers`: MySQL
  *   values stay text where the lake wants text or exact values; `JSON.parse` and `Date` are both slow
  *   and lossy here (STYLE.md "Hot paths").

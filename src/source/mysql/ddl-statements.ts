@@ -2,7 +2,7 @@
  * The parsed form of the DDL statements floe interprets (ddl-parser.ts builds them from a binlog
  * Query event's text). Only what changes the shape of a captured table is modelled in detail;
  * everything else that names a table is kept as `no-schema-effect` / `unsupported` actions or an
- * `other` statement so the schema-change policy can decide (DESIGN §3).
+ * `other` statement so the schema-change policy can decide (docs/design.md §3).
  *
  * Names are as written (unquoted); column names compare case-insensitively (MySQL), table and
  * database names case-sensitively (Linux servers with lower_case_table_names=0).

@@ -1,5 +1,5 @@
 /**
- * A column's literal default in the value model (DESIGN §5: it becomes the Iceberg field's
+ * A column's literal default in the value model (docs/design.md §5: it becomes the Iceberg field's
  * `write-default`, and `initial-default` too when the column is added later). The literal text is
  * converted by the same converter as a snapshot value of the column, so a default reads exactly like a
  * row that stores it.

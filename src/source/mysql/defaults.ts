@@ -1,6 +1,6 @@
 /**
  * Column defaults as `information_schema.COLUMNS.COLUMN_DEFAULT` reports them, sorted into literals
- * (which become Iceberg `write-default` / `initial-default`, DESIGN §5) and everything else.
+ * (which become Iceberg `write-default` / `initial-default`, docs/design.md §5) and everything else.
  *
  * The two servers print defaults differently:
  * - MySQL (5.7, 8.x): a literal is printed bare and unquoted (`abc`, `42`, `2020-01-02`), a BIT literal as
@@ -24,7 +24,7 @@ export type ColumnDefault =
   | { kind: 'null' }
   /** A literal, as the text MySQL would return for the value (or raw bytes for BIT / binary literals). */
   | { kind: 'literal'; literal: string | Uint8Array }
-  /** An expression evaluated per row (`CURRENT_TIMESTAMP`, `uuid()`, …): not a literal (DESIGN §5). */
+  /** An expression evaluated per row (`CURRENT_TIMESTAMP`, `uuid()`, …): not a literal (docs/design.md §5). */
   | { kind: 'expression'; expression: string };
 
 /** What parseColumnDefault needs to know about the column. */

@@ -1,5 +1,5 @@
 /**
- * The hand-over from snapshot to streaming (DBLog step 2, seed 000: Flink CDC
+ * The hand-over from snapshot to streaming (DBLog step 2, docs/seeds/seed-000.txt: Flink CDC
  * `BinlogSplitReader.shouldEmit`). Streaming starts at the LOWEST chunk high watermark; a change is
  * delivered only if it was committed after the high watermark of the chunk that holds its key —
  * earlier changes are already in that chunk's rows. Once the stream is past the HIGHEST high

@@ -1,7 +1,7 @@
 /**
  * Comparing chunk keys (value-model tuples) in the order the server sorts them (`ORDER BY key`), so a
  * binlog row's key can be placed in the chunk whose [lower, upper) range holds it (DBLog backfill and
- * hand-over, DESIGN §2).
+ * hand-over, docs/design.md §2).
  *
  * Exact in-process for: integers (BigInt), decimals (unscaled BigInt at the column's scale), floats,
  * dates and times (day numbers, microseconds), booleans, binary strings and BIT (unsigned bytes, shorter

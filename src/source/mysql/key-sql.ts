@@ -25,7 +25,7 @@ export function assertKeyKind(column: MappedColumn): void {
 /** The SQL literal for one key value of a column. */
 export function keyLiteral(column: MappedColumn, value: Value): string {
   if (value === null) {
-    // In a NOT NULL temporal column, null is how a zero date reads (DESIGN §6); it sorts first.
+    // In a NOT NULL temporal column, null is how a zero date reads (docs/design.md §6); it sorts first.
     if (!column.column.nullable && (column.kind === 'date' || column.kind === 'datetime' || column.kind === 'timestamp')) {
       return column.kind === 'date' ? "'0000-00-00'" : "'0000-00-00 00:00:00'";
     }

@@ -1,7 +1,7 @@
 /**
  * Pre-flight checks of a MySQL / MariaDB source (`floe check`): everything floe needs from the server
  * before a snapshot starts, each failure saying which setting or grant to change (Flink CDC checks
- * binlog_format, binlog_row_image and binlog_row_value_options the same way, seed 001).
+ * binlog_format, binlog_row_image and binlog_row_value_options the same way, docs/seeds/seed-001.txt).
  *
  * | check                          | requirement                                                     |
  * |--------------------------------|-----------------------------------------------------------------|

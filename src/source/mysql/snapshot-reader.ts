@@ -1,5 +1,5 @@
 /**
- * The lock-free chunked snapshot (DBLog step 1, seed 000; Flink CDC `MySqlSnapshotSplitReadTask` +
+ * The lock-free chunked snapshot (DBLog step 1, docs/seeds/seed-000.txt; Flink CDC `MySqlSnapshotSplitReadTask` +
  * `SnapshotSplitReader.pollWithBuffer`). For each chunk, on its own connection:
  *
  *   low watermark → SELECT the chunk (streamed) → high watermark → backfill: read the binlog window
@@ -50,7 +50,7 @@ export interface SnapshotTable {
   readonly table: MappedTable;
   /** The table's complete chunk plan, in key order (chunk.index = position). */
   readonly chunks: readonly Chunk[];
-  /** Key order of the chunk key (H5's `createKeyComparator` over the chunk key columns). */
+  /** Key order of the chunk key (the source's `createKeyComparator` over the chunk key columns). */
   readonly comparator: KeyComparator;
 }
 

@@ -27,7 +27,7 @@
  * time on a table with two DATETIME(6) columns.
  *
  * Zero dates ('0000-00-00', and dates with a zero month or day, which some sql_modes admit) become null
- * (DESIGN §6), so date/datetime/timestamp columns are never `required` in Iceberg.
+ * (docs/design.md §6), so date/datetime/timestamp columns are never `required` in Iceberg.
  */
 import type { Value, Row } from '../../model/values.js';
 import { daysFromCivil, formatDecimal, parseDecimal, formatTime } from '../../model/values.js';
@@ -313,7 +313,7 @@ export function parseMysqlTime(column: MappedColumn, text: string, path: ValuePa
   return m[1] === '-' ? -micros : micros;
 }
 
-/** A TIME value as an Iceberg `time` (00:00 ≤ t < 24:00), or the error DESIGN §6 asks for. */
+/** A TIME value as an Iceberg `time` (00:00 ≤ t < 24:00), or the error docs/design.md §6 asks for. */
 export function timeOfDay(column: MappedColumn, micros: bigint): bigint {
   if (micros >= 0n && micros < MICROS_PER_DAY) return micros;
   const text = (micros < 0n ? '-' : '') + formatTime(micros < 0n ? -micros : micros);

@@ -31,7 +31,7 @@ import { readServerIdentity, readWatermark } from './watermark.js';
 import { CascadeExpander } from './cascade.js';
 import { discoverForeignKeys, planCascades, type CascadePlan } from './foreign-keys.js';
 
-/** Splits a table into its chunk plan (H5's chunk splitter). */
+/** Splits a table into its chunk plan (the source's chunk splitter). */
 export type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
 
 export interface MySqlSourceOptions {
@@ -49,7 +49,7 @@ export interface MySqlSourceOptions {
     readonly backfill?: boolean;
     /** Rows per chunk (default 8096, as Flink CDC). */
     readonly chunkSize?: number;
-    /** Default: H5's `splitTable` (even split for dense numeric keys, key walking otherwise). */
+    /** Default: the source's `splitTable` (even split for dense numeric keys, key walking otherwise). */
     readonly splitter?: ChunkSplitter;
   };
   /** Where streaming starts when there is no snapshot and no resume offset (default latest). */

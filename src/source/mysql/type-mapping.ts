@@ -1,5 +1,5 @@
 /**
- * MySQL column types → Iceberg primitive types (DESIGN §6), and the value kind that tells the snapshot
+ * MySQL column types → Iceberg primitive types (docs/design.md §6), and the value kind that tells the snapshot
  * and binlog converters how to produce the value model of `src/model/values.ts` for a column.
  *
  * | MySQL                                         | Iceberg          | kind                |

@@ -1,6 +1,6 @@
 /**
  * Watermarks: the server's current binlog end as a `BinlogOffset` (file, position, GTID state,
- * server identity). DBLog brackets every chunk SELECT with a low and a high watermark (seed 000:
+ * server identity). DBLog brackets every chunk SELECT with a low and a high watermark (docs/seeds/seed-000.txt:
  * Flink CDC's `DebeziumUtils.currentBinlogOffset` runs `SHOW MASTER STATUS`).
  *
  * The statements per flavor live in the dialect (`dialect.ts`): `SHOW BINARY LOG STATUS` on MySQL

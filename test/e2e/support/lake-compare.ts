@@ -1,7 +1,7 @@
 /**
  * End-to-end comparisons: a MySQL table and its Iceberg table, row for row, in one canonical text form.
  *
- * The MySQL side is read fresh with the source engine's snapshot value conversion (the path H5's
+ * The MySQL side is read fresh with the source engine's snapshot value conversion (the path the source's
  * round-trip tests prove equal to the binlog path), then arranged by column NAME into the Iceberg
  * table's field order; dropped columns are left out and transformed columns computed here, with the
  * test's own SHA-256 / masking — not the pipeline's code. The Iceberg side is read with floe's scan

@@ -1,5 +1,5 @@
 /**
- * Replay safety (DESIGN §4): a crash at each commit failure point, then a fresh committer — as a
+ * Replay safety (docs/design.md §4): a crash at each commit failure point, then a fresh committer — as a
  * restarted process would create — resuming every table from `lastCommitted` and re-delivering the
  * rest of the stream, with the same checkpoint ids (a deterministic cut) or with new ones (a different
  * cut). Also: the whole stream delivered twice. Afterwards each table equals the model, no checkpoint

@@ -21,7 +21,7 @@ export async function sql(): Promise<mysql.Connection> {
   return mysql.createConnection({ ...sharedMysqlConfig(), supportBigNumbers: true, bigNumberStrings: true });
 }
 
-/** H5's real binlog decoding for the given tables (schemas captured now). */
+/** the source's real binlog decoding for the given tables (schemas captured now). */
 export async function decodingFor(tables: TableRef[], config: MysqlConnectionConfig = sourceConfig()): Promise<MappedTablesDecoding> {
   const client = await connectMysql(config);
   try {

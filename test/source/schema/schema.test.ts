@@ -181,7 +181,7 @@ describe('default parsing per flavour', () => {
 });
 
 describe('type mapping', () => {
-  it('maps every MySQL type as DESIGN §6 says', async () => {
+  it('maps every MySQL type as docs/design.md §6 says', async () => {
     await client.query(`CREATE TABLE \`${db}\`.types (
       id INT PRIMARY KEY, ti TINYINT, tiu TINYINT UNSIGNED, b1 TINYINT(1), si SMALLINT UNSIGNED, mi MEDIUMINT, iu INT UNSIGNED,
       bi BIGINT, biu BIGINT UNSIGNED, f FLOAT, d DOUBLE, dec1 DECIMAL(10,2), dec38 DECIMAL(38,10), dec65 DECIMAL(65,30),

@@ -1,5 +1,5 @@
 /**
- * Acceptance (issue 4): a writer keeps inserting, updating (also the key) and deleting random rows
+ * Acceptance: a writer keeps inserting, updating (also the key) and deleting random rows
  * while a table is snapshotted with parallelism 4 and small chunks; after the hand-over, replaying
  * the emitted stream into a Map gives exactly the table's final content — with and without backfill.
  *
