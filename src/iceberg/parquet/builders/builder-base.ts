@@ -78,6 +78,16 @@ export class Validity {
   }
 }
 
+/**
+ * First capacity of a builder's buffers (values, and bytes of variable-width data), and the least
+ * one after a batch; they double as values arrive. Small, because a partitioned table opens one
+ * builder per column per partition (thousands for a `day` or `hour` transform), most of which hold
+ * a few rows; a large column grows to its batch size in a few doublings, and later batches start at
+ * the size of the previous one.
+ */
+export const INITIAL_SLOTS = 32;
+export const INITIAL_BYTES = 512;
+
 export type TypedArray = Int32Array | Float32Array | Float64Array | BigInt64Array | Uint8Array | Uint32Array;
 
 export function grow<T extends TypedArray>(arr: T, minLength: number): T {
