@@ -27,6 +27,8 @@ export class DataFileHandle {
   /** Rows of this file removed later in the same checkpoint. */
   deleted: PositionBitmap | undefined;
   recordCount = 0;
+  /** The file's index in its table writer's list of files rows went to (-1: none yet); the table writer's own. */
+  rowFileIndex = -1;
 
   constructor(
     readonly path: string,
@@ -109,6 +111,29 @@ export class PositionalDataWriter {
       return this.roll().then(() => ({ file, pos }));
     }
     return { file, pos };
+  }
+
+  /** Rows of the open file not yet handed to its encoder, and their Arrow bytes. */
+  get bufferedRows(): number {
+    return this.current?.bufferedRows ?? 0;
+  }
+
+  bufferedBytes(): number {
+    return this.current?.bufferedBytes() ?? 0;
+  }
+
+  /** Hands the open file's buffered rows to its encoder (the file stays open). */
+  async flush(): Promise<void> {
+    await this.current?.flush();
+  }
+
+  /**
+   * Finishes the open file now (written to storage); the next row starts a new file. Positions
+   * already handed out stay valid.
+   */
+  async finishFile(): Promise<void> {
+    if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer used after close or abort');
+    await this.roll();
   }
 
   private open(): ParquetFileWriter {
