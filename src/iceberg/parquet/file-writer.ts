@@ -57,6 +57,14 @@ export interface ParquetWriterOptions {
   /** Encoder implementation (default: parquet-wasm on this thread). */
   encoderFactory?: ParquetEncoderFactory;
   /**
+   * Rows `appendOne` sets aside before appending them to the column builders together (default 0:
+   * each at once). For a caller that spreads consecutive rows over many open files (a partitioned
+   * checkpoint): the builders of all its files do not fit in the CPU's caches, and appending rows in
+   * runs touches one file's builders for several rows instead of one row per file in turn. A value
+   * the builders reject then fails the file up to that many rows later (the file is lost all the same).
+   */
+  stageRows?: number;
+  /**
    * File bytes per Arrow byte, as a previous file of the same data achieved, for `estimatedSize`.
    * The rolling writer passes the ratio of its last file.
    */
@@ -154,6 +162,8 @@ export class ParquetFileWriter {
   private readonly expectedRatio: number | undefined;
   private buffered = 0;
   private rowsWritten = 0;
+  private readonly stageSize: number;
+  private staged: Row[] = [];
   /** Arrow bytes handed to the encoder, and at the time of the last emitted row group. */
   private rawSent = 0;
   private rawAtLastChunk = 0;
@@ -172,6 +182,7 @@ export class ParquetFileWriter {
     this.expectedRatio = options.expectedCompressionRatio !== undefined && options.expectedCompressionRatio > 0 ? options.expectedCompressionRatio : undefined;
     this.batchRows = positive(options.batchRows ?? DEFAULT_BATCH_ROWS, 'batchRows');
     this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
+    this.stageSize = Math.max(0, Math.floor(options.stageRows ?? 0));
     const statsFactory = (f: { id: number; type: PrimitiveType }): FieldStats | undefined => {
       const mode = metricsModeFor(this.metricsConfig, f.id);
       if (mode.kind === 'none') return undefined;
@@ -197,7 +208,7 @@ export class ParquetFileWriter {
 
   /** Rows accepted so far. */
   get recordCount(): number {
-    return this.rowsWritten + this.buffered;
+    return this.rowsWritten + this.buffered + this.staged.length;
   }
 
   /**
@@ -216,7 +227,7 @@ export class ParquetFileWriter {
 
   /** Rows accepted but not yet handed to the encoder. */
   get bufferedRows(): number {
-    return this.buffered;
+    return this.buffered + this.staged.length;
   }
 
   /** Arrow bytes of the rows not yet handed to the encoder (what this writer holds in memory). */
@@ -229,6 +240,7 @@ export class ParquetFileWriter {
   /** Appends rows (arrays of values in schema field order). */
   async write(rows: readonly Row[]): Promise<void> {
     this.ensureOpen();
+    this.drainStaged();
     const width = this.schema.fields.length;
     for (const row of rows) {
       if (!Array.isArray(row) || row.length !== width) {
@@ -252,9 +264,23 @@ export class ParquetFileWriter {
     if (!Array.isArray(row) || row.length !== width) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `row ${this.recordCount}: expected an array of ${width} values (schema ${this.schema.schemaId} field order), found ${Array.isArray(row) ? `${row.length} values` : typeof row}`);
     }
+    if (this.stageSize > 0) {
+      if (this.staged.push(row) < this.stageSize) return undefined;
+      this.drainStaged();
+      if (this.buffered >= this.batchRows || this.bufferedBytes() >= this.batchBytes) return this.flushBatch();
+      return undefined;
+    }
     this.appendRow(row);
     if (this.buffered >= this.batchRows || ((this.buffered & 1023) === 0 && this.bufferedBytes() >= this.batchBytes)) return this.flushBatch();
     return undefined;
+  }
+
+  /** Appends the rows `appendOne` set aside. */
+  private drainStaged(): void {
+    if (this.staged.length === 0) return;
+    const rows = this.staged;
+    this.staged = [];
+    for (let i = 0; i < rows.length; i++) this.appendRow(rows[i]);
   }
 
   /**
@@ -263,6 +289,7 @@ export class ParquetFileWriter {
    */
   async writeColumns(columns: readonly (readonly Value[])[]): Promise<void> {
     this.ensureOpen();
+    this.drainStaged();
     if (columns.length !== this.schema.fields.length) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: expected ${this.schema.fields.length} columns (schema ${this.schema.schemaId} field order), found ${columns.length}`);
     }
@@ -310,6 +337,7 @@ export class ParquetFileWriter {
    */
   async flush(): Promise<void> {
     this.ensureOpen();
+    this.drainStaged();
     if (this.buffered > 0) await this.flushBatch();
   }
 
@@ -321,10 +349,11 @@ export class ParquetFileWriter {
   }
 
   /** The buffered rows as one record batch (Arrow IPC stream bytes); counts them as written. */
-  private takeBatch(): Uint8Array {
+  private takeBatch(last = false): Uint8Array {
+    this.drainStaged();
     const n = this.buffered;
     const raw = this.bufferedBytes();
-    const children = this.builders.map((b) => b.finish());
+    const children = this.builders.map((b) => b.finish(last));
     this.buffered = 0;
     const data = arrow.makeData({ type: this.structType, length: n, nullCount: 0, children });
     const batch = new arrow.RecordBatch(this.arrowSchema, data);
@@ -346,8 +375,9 @@ export class ParquetFileWriter {
   async close(): Promise<ParquetFileResult> {
     this.ensureOpen();
     this.closed = true;
+    this.drainStaged();
     // A file with no rows still needs one (empty) batch: the encoder takes the schema from it.
-    const last = this.buffered > 0 || this.rawSent === 0 ? this.takeBatch() : undefined;
+    const last = this.buffered > 0 || this.rawSent === 0 ? this.takeBatch(true) : undefined;
     const chunks = await this.encoder.finish(last);
     if (last) this.afterBatch();
     const bytes = chunks.length === 1 ? chunks[0] : concat(chunks);
@@ -378,6 +408,7 @@ export class ParquetFileWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.staged = [];
     await this.encoder.abort();
   }
 

@@ -64,6 +64,8 @@ export interface PositionalDataWriterOptions {
   sizeCheckRows?: number;
   sortOrderId?: number;
   parquet?: ParquetWriterOptions;
+  /** `ParquetWriterOptions.stageRows` of its files (a partitioned table's writer sets it). */
+  stageRows?: number;
 }
 
 export class PositionalDataWriter {
@@ -139,7 +141,7 @@ export class PositionalDataWriter {
   private open(): ParquetFileWriter {
     if (!this.current) {
       const o = this.options;
-      this.current = new ParquetFileWriter(this.schema, { ...o.parquet, expectedCompressionRatio: this.ratio ?? o.parquet?.expectedCompressionRatio });
+      this.current = new ParquetFileWriter(this.schema, { ...o.parquet, expectedCompressionRatio: this.ratio ?? o.parquet?.expectedCompressionRatio, stageRows: o.stageRows ?? o.parquet?.stageRows });
       this.fileCount++;
       const name = `${o.fileNamePrefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
       this.currentHandle = new DataFileHandle(o.locations.newDataLocation(name, o.partitionPath), o.specId, [...o.partition], o.partitionPath);

@@ -70,6 +70,8 @@ const DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
  * would cost a streaming encoder (and its memory in the encoder thread) per partition.
  */
 const MIN_EARLY_BATCH_ROWS = 2048;
+/** Rows a partition file sets aside before appending them to its column builders (`ParquetWriterOptions.stageRows`). */
+const STAGE_ROWS = 16;
 
 export type WriteMode = 'upsert' | 'append-only' | 'append';
 
@@ -410,6 +412,8 @@ export class TableChangeWriter {
         sizeCheckRows: this.options.sizeCheckRows,
         sortOrderId: this.table.metadata.defaultSortOrderId,
         parquet: this.options.parquet,
+        // consecutive rows go to different partitions: append them to each file's builders in runs
+        stageRows: this.partitioner.isUnpartitioned ? undefined : STAGE_ROWS,
       });
       this.partitions.set(key, writer);
     }

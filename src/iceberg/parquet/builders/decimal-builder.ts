@@ -164,12 +164,12 @@ export class DecimalBuilder extends PrimitiveBuilder {
     return this.length * 16 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     this.publishFastBounds();
     const n = this.length;
     const data = this.words.subarray(0, 4 * n);
     const v = this.takeValidity();
-    this.words = new Uint32Array(4 * Math.min(Math.max(n, INITIAL_SLOTS), 1 << 18));
+    this.words = new Uint32Array(last ? 0 : 4 * Math.min(Math.max(n, INITIAL_SLOTS), 1 << 18));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Decimal, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }

@@ -41,11 +41,11 @@ export class BoolBuilder extends PrimitiveBuilder {
     return (this.length >> 3) + 1 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.bits.subarray(0, (n + 7) >> 3);
     const v = this.takeValidity();
-    this.bits = new Uint8Array(64);
+    this.bits = new Uint8Array(last ? 0 : 64);
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Bool, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }
@@ -81,11 +81,11 @@ export class Int32Builder extends PrimitiveBuilder {
     return this.length * 4 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    this.values = new Int32Array(Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
+    this.values = new Int32Array(last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Int32, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }
@@ -126,11 +126,11 @@ export class Int64Builder extends PrimitiveBuilder {
     return this.length * 8 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    this.values = new BigInt64Array(Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
+    this.values = new BigInt64Array(last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Int64, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data: data as never });
   }
@@ -175,11 +175,11 @@ export class FloatBuilder extends PrimitiveBuilder {
     return this.length * (this.single ? 4 : 8) + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    const cap = Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20);
+    const cap = last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20);
     this.values = this.single ? new Float32Array(cap) : new Float64Array(cap);
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Float32, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data: data as Float32Array });
