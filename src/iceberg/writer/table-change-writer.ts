@@ -13,6 +13,12 @@
  * Parquet writers that roll at a target size. Once a key has been equality-deleted in this checkpoint
  * its map entry remembers it, so the key is never equality-deleted twice in one commit.
  *
+ * Partitioned tables: each partition the checkpoint touches has one data writer for the whole
+ * checkpoint, so the rows of all its snapshot chunks and transactions share one file per partition
+ * (more only at the target file size, or when the memory bound finishes files early: see
+ * `balanceBuffers`); a chunk of keys spread over the table touches nearly every partition, and a
+ * file per partition per chunk would be as many files as chunks times partitions.
+ *
  * Partitioned tables: equality deletes are GLOBAL — written with an unpartitioned spec that is present
  * in the table's specs (spec "Scan Planning": a delete with an unpartitioned spec applies to every
  * partition). So an UPDATE that moves a row to another partition (or a table whose key does not
@@ -450,8 +456,12 @@ export class TableChangeWriter {
    */
   private balanceBuffers(): Promise<void> | undefined {
     let total = 0;
-    for (const w of this.partitions.values()) total += w.bufferedBytes();
-    if (total <= this.encodeAfterBytes) return undefined;
+    let batchWorthy = false;
+    for (const w of this.partitions.values()) {
+      total += w.bufferedBytes();
+      if (w.bufferedRows >= MIN_EARLY_BATCH_ROWS) batchWorthy = true;
+    }
+    if (total <= this.encodeAfterBytes || (!batchWorthy && total <= this.maxBufferedBytes)) return undefined;
     return this.shrinkBuffers(total);
   }
 
