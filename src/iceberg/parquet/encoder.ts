@@ -34,6 +34,11 @@ export interface ParquetEncoderOptions {
   maxRowGroupRows?: number;
   /** Dictionary encoding (arrow-rs default: on, falling back to plain when a dictionary page fills). */
   dictionary?: boolean;
+  /**
+   * Page statistics and the page index (column and offset indexes), default on; off, statistics are
+   * kept per column chunk only (arrow-rs `EnabledStatistics::Chunk`).
+   */
+  pageIndex?: boolean;
 }
 
 export interface ParquetEncoder {
@@ -79,6 +84,7 @@ function writerProperties(options: ParquetEncoderOptions): pw.WriterProperties {
     .setMaxRowGroupBytes(options.maxRowGroupBytes);
   if (options.maxRowGroupRows !== undefined) b = b.setMaxRowGroupSize(options.maxRowGroupRows);
   if (options.dictionary !== undefined) b = b.setDictionaryEnabled(options.dictionary);
+  if (options.pageIndex === false) b = b.setStatisticsEnabled(pw.EnabledStatistics.Chunk);
   return b.build();
 }
 

@@ -366,6 +366,22 @@ describe('Parquet file writer: row groups, batches and errors', () => {
     expect(() => summarizeFooter(new Uint8Array([1, 2, 3]))).toThrow(/not a Parquet file/);
   });
 
+  it('a file of one small batch is written without dictionary pages and page index; larger files with both', async () => {
+    const small = await writeParquetFile(schema, rows(200));
+    for (const c of footerOf(small.bytes).row_groups[0].columns) {
+      expect(c.meta_data!.dictionary_page_offset).toBeUndefined();
+      expect(c.column_index_offset).toBeUndefined();
+      expect(c.meta_data!.statistics).toBeDefined(); // chunk statistics stay
+    }
+    expect(await readParquetRows(small.bytes, { projection: schema })).toEqual(rows(200));
+    const asked = await writeParquetFile(schema, rows(200), { dictionary: true });
+    expect(footerOf(asked.bytes).row_groups[0].columns[1].meta_data!.dictionary_page_offset).toBeDefined();
+    const large = await writeParquetFile(schema, rows(5000));
+    const column = footerOf(large.bytes).row_groups[0].columns[1];
+    expect(column.meta_data!.dictionary_page_offset).toBeDefined();
+    expect(column.column_index_offset).toBeDefined();
+  });
+
   it('hands the encoder the IPC stream arrow-js writes for the same batch', async () => {
     let ipc: Uint8Array | undefined;
     const capture = () => ({
