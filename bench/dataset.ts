@@ -39,7 +39,8 @@ export function prng(seed: number): () => number {
 const WORDS = ['express', 'gift', 'fragile', 'leave at door', 'call first', 'weekend', 'office', 'bulk', 'repeat customer', 'promo', 'überweisung', '빠른 배송', 'north', 'south', 'return'];
 const COLORS = ['red', 'green', 'blue', 'black', 'white'];
 const EPOCH_2020 = Date.UTC(2020, 0, 1) / 1000;
-const FOUR_YEARS = 4 * 365 * 86400;
+/** created_at spans 5 years (1,826 days): the `day` partitioned benchmark case has that many partitions. */
+const FIVE_YEARS = 5 * 365 * 86400 + 86400;
 
 function pad(n: number, w: number): string {
   return String(n).padStart(w, '0');
@@ -67,7 +68,7 @@ function attrs(rand: () => number): string | null {
 
 /** One row as LOAD DATA text (tab-separated, \N for NULL); the values never hold tabs, newlines or backslashes. */
 function rowLine(id: number, rand: () => number): string {
-  const created = EPOCH_2020 + Math.floor(rand() * FOUR_YEARS);
+  const created = EPOCH_2020 + Math.floor(rand() * FIVE_YEARS);
   const updated = created + Math.floor(rand() * 86400 * 30);
   const cents = 1 + Math.floor(rand() * 9_999_999);
   const n = note(rand);

@@ -5,7 +5,8 @@
  */
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../src/catalog/filesystem-catalog.js';
-import { lastCommitted } from '../src/iceberg/writer/checkpoint-stamps.js';
+import { readManifestEntries, readSnapshotManifests } from '../src/iceberg/table/index.js';
+import { JOB_ID_KEY, lastCommitted } from '../src/iceberg/writer/checkpoint-stamps.js';
 import { scanTable } from '../src/iceberg/scan/index.js';
 import type { MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { compareOffsets, parseOffset, type BinlogOffset } from '../src/source/mysql/offset.js';
@@ -42,6 +43,26 @@ export async function committedOffset(t: LakeTable): Promise<BinlogOffset | unde
 export async function reached(t: LakeTable, target: BinlogOffset): Promise<boolean> {
   const o = await committedOffset(t);
   return o !== undefined && compareOffsets(o, target) >= 0;
+}
+
+/** Live data files, distinct partitions among them, and the job's commits, of the table's current snapshot. */
+export async function lakeShape(t: LakeTable): Promise<{ dataFiles: number; partitions: number; commits: number }> {
+  const table = await catalogOf(t).loadTable({ namespace: [t.namespace], name: t.table });
+  const m = table.metadata;
+  const current = m.snapshots.find((s) => s.snapshotId === m.currentSnapshotId);
+  const partitions = new Set<string>();
+  let dataFiles = 0;
+  if (current) {
+    const manifests = (await readSnapshotManifests(table.io, current)).filter((mf) => mf.content === 'data');
+    const entries = (await Promise.all(manifests.map((mf) => readManifestEntries(table.io, mf)))).flat();
+    for (const e of entries) {
+      if (e.status === 'deleted' || e.dataFile.content !== 'data') continue;
+      dataFiles++;
+      partitions.add(stringifyJson(e.dataFile.partition));
+    }
+  }
+  const commits = m.snapshots.filter((s) => s.summary[JOB_ID_KEY] === t.jobId).length;
+  return { dataFiles, partitions: partitions.size, commits };
 }
 
 export interface VerifyResult {

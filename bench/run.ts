@@ -6,6 +6,9 @@
  *   2. ceiling A: the table's full read through mysql2 (streamed, floe's value-shaping options)
  *   3. floe snapshot: `runPipeline` mode 'snapshot' into a local warehouse (filesystem catalog),
  *      in a child process (CPU and peak RSS are floe's alone)
+ *   (3b. the same snapshot into tables partitioned by each `--partition` spec, default day(created_at)
+ *      and bucket(16, id), each in its own warehouse: rate beside the unpartitioned one, data files
+ *      and commits — a partitioned checkpoint writes one file per partition it touches)
  *   4. apply M random updates/deletes (bench/workload.ts)
  *   5. ceiling B: zongji's decode of that binlog range with no sink (`drainRawBinlog`)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
@@ -25,18 +28,32 @@ import { readServerIdentity, readWatermark } from '../src/source/mysql/watermark
 import { rawBinlogDecode, rawTableRead } from './ceilings.js';
 import { loadTable, TABLE } from './dataset.js';
 import { runFloeSnapshot, runFloeUntil, type FloeRun } from './floe-process.js';
-import { reached, verifyLake, type LakeTable } from './lake.js';
+import { lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 
 const JOB_ID = 'bench';
 
+export interface PartitionedSnapshot {
+  partitionBy: string;
+  rowsPerSecond: number;
+  /** Its rate over the unpartitioned snapshot's. */
+  ratioToUnpartitioned: number;
+  rowsPerCpuSecond: number;
+  peakRssBytes: number;
+  /** Live data files and floe commits (snapshots) in the table afterwards. */
+  dataFiles: number;
+  commits: number;
+  partitions: number;
+}
+
 export interface BenchResult {
   options: Omit<BenchOptions, 'jsonFile'>;
   machine: Machine;
   rows: Row[];
   snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number };
+  partitioned: PartitionedSnapshot[];
   cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number };
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
 }
@@ -51,7 +68,7 @@ function parseUrl(url: string): MysqlConnectionConfig {
 }
 
 /** floe's configuration for the benchmark: floe's defaults, except the commit interval while streaming. */
-function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string, phase: 'snapshot' | 'streaming'): Record<string, unknown> {
+function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string, phase: 'snapshot' | 'streaming', partitionBy?: string): Record<string, unknown> {
   const DATABASE = o.database;
   return {
     job: { id: JOB_ID },
@@ -66,6 +83,7 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
     },
     warehouse: { location: warehouse },
     catalog: { type: 'filesystem', name: 'floe' },
+    ...(partitionBy ? { tables: { overrides: { [`${DATABASE}.${TABLE}`]: { partitionBy: [partitionBy] } } } } : {}),
     ...(phase === 'streaming' ? { commit: { intervalMs: o.commitIntervalMs } } : {}),
   };
 }
@@ -138,6 +156,24 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
     }
 
+    const partitioned: PartitionedSnapshot[] = [];
+    for (const [i, partitionBy] of o.partitions.entries()) {
+      log(`floe snapshot into a table partitioned by ${partitionBy} (child process)`);
+      const caseWarehouse = join(warehouseRoot, `warehouse-partitioned-${i + 1}`);
+      const run = await runFloeSnapshot(floeConfig(o, connection, caseWarehouse, 'snapshot', partitionBy));
+      const row = floeRow(`floe snapshot, partitioned by ${partitionBy}`, run, o.rows, 'rows', rate(rowA));
+      const shape = await lakeShape({ ...lakeTable, warehouse: caseWarehouse });
+      const ratio = rate(row)! / rate(snapRow)!;
+      row.note = `${ratio.toFixed(2)} of the unpartitioned rate; ${shape.dataFiles} data files in ${shape.partitions} partitions, ${shape.commits} commits`;
+      rows.push(row);
+      partitioned.push({ partitionBy, rowsPerSecond: rate(row)!, ratioToUnpartitioned: ratio, rowsPerCpuSecond: o.rows / (run.cpuMs / 1000), peakRssBytes: run.peakRssBytes, ...shape });
+      if (o.verify) {
+        const v = await verifyLake({ ...lakeTable, warehouse: caseWarehouse }, connection, DATABASE);
+        if (v.mismatches > 0) throw new Error(`bench: the table partitioned by ${partitionBy} differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
+        log(`verified: the table partitioned by ${partitionBy} holds the ${v.lakeRows} rows of MySQL`);
+      }
+    }
+
     const from = (await serverPosition(connection)).offset;
     log(`applying ${o.changes} random updates/deletes`);
     const work = await applyWorkload(connection, DATABASE, o.rows, o.changes, o.seed);
@@ -175,6 +211,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       machine,
       rows,
       snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes },
+      partitioned,
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
       verified,
     };
@@ -205,6 +242,9 @@ async function main(): Promise<void> {
     `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
+    ...result.partitioned.map(
+      (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,
+    ),
     '',
   ];
   process.stdout.write(out.join('\n'));

@@ -28,6 +28,12 @@ export interface LocalFileIOOptions {
 
 export class LocalFileIO implements FileIO {
   private readonly baseDir: string | undefined;
+  /**
+   * Directories this instance created or found (so a write skips `mkdir`): a partitioned table
+   * writes many files per directory. A directory removed behind its back is created again when a
+   * write finds it missing.
+   */
+  private readonly knownDirs = new Set<string>();
 
   constructor(options: LocalFileIOOptions = {}) {
     this.baseDir = options.baseDir === undefined ? undefined : path.resolve(options.baseDir);
@@ -176,11 +182,18 @@ export class LocalFileIO implements FileIO {
     if (p === path.parse(p).root) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `refusing to delete the file-system root ${p}`);
     }
+    this.knownDirs.clear();
     try {
       await fs.rm(p, { recursive: true, force: true });
     } catch (e) {
       throw ioError('delete', p, e);
     }
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    await mkdirs(dir);
+    if (this.knownDirs.size >= KNOWN_DIRS_LIMIT) this.knownDirs.clear();
+    this.knownDirs.add(dir);
   }
 
   /** Local disk has atomic no-overwrite creates (link(2)); nothing to probe. */
@@ -191,11 +204,19 @@ export class LocalFileIO implements FileIO {
   /** Writes `data` to a fresh temporary file next to `target`, fsynced; returns its path. */
   private async writeTemp(target: string, data: Uint8Array): Promise<string> {
     const dir = path.dirname(target);
-    await mkdirs(dir);
+    if (!this.knownDirs.has(dir)) await this.ensureDir(dir);
     const tmp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.floe-tmp`);
     let handle: fs.FileHandle | undefined;
     try {
-      handle = await fs.open(tmp, 'wx');
+      try {
+        handle = await fs.open(tmp, 'wx');
+      } catch (e) {
+        if (!isMissing(e)) throw e;
+        // the directory went away since it was made: make it again
+        this.knownDirs.delete(dir);
+        await this.ensureDir(dir);
+        handle = await fs.open(tmp, 'wx');
+      }
       await handle.writeFile(data);
       await handle.sync();
     } catch (e) {
@@ -209,6 +230,8 @@ export class LocalFileIO implements FileIO {
     return tmp;
   }
 }
+
+const KNOWN_DIRS_LIMIT = 100_000;
 
 async function mkdirs(dir: string): Promise<void> {
   try {

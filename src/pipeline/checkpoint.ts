@@ -201,7 +201,7 @@ export class Checkpointer {
       const results = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency, work.length) }, worker));
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failure) throw failure.reason;
-      this.logger.debug('checkpoint committed', { checkpoint: id.toString(), reason, tables: committed.length });
+      this.logger.debug('checkpoint committed', { checkpoint: id.toString(), reason, tables: committed.length, ms: Math.round(this.now() - now) });
     }
     this.buffered = 0;
     this.lastCheckpointMs = this.now();

@@ -44,5 +44,16 @@ describe('npm run bench', () => {
     expect(counts['floe snapshot']).toBe(2000);
     expect(counts['floe CDC, start to committed']).toBe(500);
     expect(counts['ceiling B: zongji decode, no sink']).toBe(500);
+    // the partitioned cases, beside the unpartitioned snapshot: verified, with their files and commits
+    expect(stdout).toMatch(/floe snapshot, partitioned by day\(created_at\)/);
+    expect(result.partitioned.map((p) => p.partitionBy)).toEqual(['day(created_at)', 'bucket(16, id)']);
+    for (const p of result.partitioned) {
+      expect(counts[`floe snapshot, partitioned by ${p.partitionBy}`]).toBe(2000);
+      for (const v of [p.rowsPerSecond, p.ratioToUnpartitioned, p.rowsPerCpuSecond, p.peakRssBytes, p.dataFiles, p.commits, p.partitions]) expect(v).toBeGreaterThan(0);
+      // one file per partition per commit at most (tiny sizes: no memory-bound flush)
+      expect(p.dataFiles).toBeLessThanOrEqual(p.partitions * p.commits);
+    }
+    expect(result.partitioned[1].partitions).toBe(16);
+    expect(result.partitioned[0].partitions).toBeGreaterThan(1000); // 2,000 rows over 1,826 days
   }, 180_000);
 });

@@ -10,12 +10,16 @@
  * every Iceberg table equals its MySQL table row for row, and no checkpoint id appears twice in any
  * table's history.
  *
+ * The partitioned variant does the same to a table partitioned by day() and one by bucket() (the writer
+ * moves rows between partitions), and while floe streams it alters both tables (a column added with a
+ * default, a column widened), so that kills also land around a schema change of partitioned tables.
+ *
  * The writer's seed is printed; set FLOE_CRASH_SEED to replay a run's writes.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
@@ -25,8 +29,10 @@ import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.j
 import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } from './support/crash-schema.js';
+import { PARTITIONED_DDL, PARTITIONED_OVERRIDES, PARTITIONED_TABLES, PartitionedRandomWriter, createPartitionedCrashSchema } from './support/crash-partitioned.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
+import type { TypeMappingOptions } from '../../src/source/mysql/type-mapping.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -38,50 +44,68 @@ const MAX_RUNS = 45;
 // creating the next metadata file IS its commit; random SIGKILLs cover the moments around it).
 const COMMIT_STEPS = ['after-data-files', 'after-manifests', 'after-manifest-list'];
 
-let db: string;
-let conn: mysql.Connection;
-let writerConn: mysql.Connection;
-let warehouse: string;
-let configPath: string;
+const connections: mysql.Connection[] = [];
+const cleanup: string[] = [];
 
-beforeAll(async () => {
-  db = await createTestDatabase('e2e_crash');
-  conn = await sql();
+afterAll(async () => {
+  for (const c of connections) await c.end();
+  for (const path of cleanup) await rm(path, { recursive: true, force: true });
+});
+
+interface Setup {
+  db: string;
+  /** Its own connection (DDL, comparisons). */
+  conn: mysql.Connection;
+  /** The random writer's connection. */
+  writerConn: mysql.Connection;
+  warehouse: string;
+  configPath: string;
+}
+
+/**
+ * A database with `createSchema`'s tables, a warehouse and a floe config capturing every table;
+ * `configFor` adds settings (`source` ones merged into the source's).
+ */
+async function setUp(
+  prefix: string,
+  createSchema: (c: mysql.Connection) => Promise<void>,
+  configFor: (db: string) => { source?: Record<string, unknown>; [key: string]: unknown },
+  serverIdOffset: number,
+): Promise<Setup> {
+  const db = await createTestDatabase(prefix);
+  const conn = await sql();
+  connections.push(conn);
   await conn.query(`USE \`${db}\``);
-  await createCrashSchema(conn);
-  writerConn = await sql();
+  await createSchema(conn);
+  const writerConn = await sql();
+  connections.push(writerConn);
   await writerConn.query(`USE \`${db}\``);
-  warehouse = await mkdtemp(join(tmpdir(), 'floe-e2e-crash-'));
+  const warehouse = await mkdtemp(join(tmpdir(), `floe-e2e-${prefix}-`));
   const server = sharedMysqlConfig();
-  configPath = join(warehouse, '..', `${warehouse.split('/').pop()}.json`);
+  const configPath = join(warehouse, '..', `${warehouse.split('/').pop()}.json`);
+  cleanup.push(warehouse, configPath);
+  const { source, ...extra } = configFor(db);
   await writeFile(
     configPath,
     JSON.stringify({
       job: { id: JOB },
+      ...extra,
       source: {
         host: server.host,
         port: server.port,
         user: server.user,
         password: server.password,
-        serverId: 30_000 + (process.pid % 5000) * 8,
+        serverId: 30_000 + (process.pid % 5000) * 8 + serverIdOffset,
         include: [`${db}.*`],
         snapshot: { chunkSize: 150, parallelism: 2 },
-        timeAsMicros: [`${db}.all_types.dur`],
+        ...source,
       },
       warehouse: { location: warehouse },
       commit: { intervalMs: 300, idleCheckpoints: 3 },
     }),
   );
-});
-
-afterAll(async () => {
-  await conn?.end();
-  await writerConn?.end();
-  if (warehouse) {
-    await rm(warehouse, { recursive: true, force: true });
-    await rm(configPath, { force: true });
-  }
-});
+  return { db, conn, writerConn, warehouse, configPath };
+}
 
 type Phase = 'starting' | 'snapshot' | 'streaming';
 
@@ -102,99 +126,166 @@ function phaseOf(p: FloeProcess): Phase {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+interface Writer {
+  start(): void;
+  stop(): Promise<void>;
+  readonly transactions: number;
+  readonly failures: string[];
+}
+
+interface Quota {
+  minRuns: number;
+  maxRuns: number;
+  snapshotKills: number;
+  failpoints: number;
+  streamingKills: number;
+}
+
+/**
+ * Kills floe again and again while `writer` writes (the schedule in the module header), then lets a
+ * last run catch up with the server and stop cleanly, and compares every table with MySQL.
+ * `duringRun` runs once a run has started (with the phase it started in), before its kill.
+ */
+async function crashAndCompare(
+  s: Setup,
+  tables: readonly string[],
+  writer: Writer,
+  random: () => number,
+  quota: Quota,
+  options: { typeMapping?: TypeMappingOptions; duringRun?: (run: number, phase: Phase) => Promise<void> } = {},
+): Promise<RunRecord[]> {
+  writer.start();
+  const runs: RunRecord[] = [];
+  const met = () =>
+    runs.length >= quota.minRuns &&
+    runs.filter((r) => r.phase === 'snapshot').length >= quota.snapshotKills &&
+    runs.filter((r) => r.how === 'failpoint').length >= quota.failpoints &&
+    runs.filter((r) => r.phase === 'streaming' && r.how === 'sigkill').length >= quota.streamingKills;
+  try {
+    // Until every kind of kill happened often enough (how many runs the snapshot spans depends
+    // on the machine's speed, so the schedule adapts instead of assuming one).
+    for (let run = 0; !met() && run < quota.maxRuns; run++) {
+      // Every third run dies inside a commit (the process kills itself at a commit step); the
+      // others get a SIGKILL at a random moment up to a few seconds after the snapshot or the
+      // streaming started.
+      // The first two runs are killed early in the snapshot (it is resumable, so it must be hit
+      // before it completes); the third dies at its first data-file commit step, still snapshotting.
+      const failpoint =
+        run === 2 ? 'after-data-files:0:exit' : run > 2 && run % 3 === 0 ? `${COMMIT_STEPS[(run / 3) % COMMIT_STEPS.length]}:${Math.floor(random() * 8)}:exit` : undefined;
+      const began = Date.now();
+      const p = new FloeProcess(s.configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
+      let killed = false;
+      if (failpoint) {
+        await Promise.race([p.exited, sleep(40_000)]);
+      } else {
+        const started = await p.waitFor((r) => r.notification === 'snapshot-started' || r.notification === 'streaming-started');
+        if (!started) throw new Error(`run ${run}: floe exited before starting:\n${p.tail()}`);
+        await options.duringRun?.(run, started.notification === 'snapshot-started' ? 'snapshot' : 'streaming');
+        const early = run < 2;
+        await sleep(started.notification === 'snapshot-started' ? (early ? 150 + random() * 600 : 300 + random() * 2700) : 300 + random() * 2500);
+      }
+      const phase = phaseOf(p);
+      if (!p.hasExited) {
+        killed = true;
+        p.kill('SIGKILL');
+      }
+      const exit = await p.exited;
+      if (exit.signal !== 'SIGKILL') throw new Error(`run ${run} (${failpoint ?? 'sigkill'}) ended by itself with code ${exit.code}:\n${p.tail()}`);
+      runs.push({ run, how: killed ? 'sigkill' : 'failpoint', failpoint, phase, ms: Date.now() - began });
+      // Once the snapshot is over, snapshot-phase kills cannot be added any more: stop at the minimum.
+      if (runs.length >= quota.minRuns && phase === 'streaming' && runs.filter((r) => r.phase === 'snapshot').length < quota.snapshotKills) break;
+    }
+  } finally {
+    await writer.stop();
+  }
+  console.log(`writer: ${writer.transactions} transactions; runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}/${r.ms}ms`).join(' ')}`);
+
+  // A last run catches up with everything the writer did, then stops cleanly.
+  const target = await serverPosition({ ...sharedMysqlConfig() });
+  const catalog = new FileSystemCatalog({ warehouse: s.warehouse });
+  const catchUpStart = Date.now();
+  const last = new FloeProcess(s.configPath);
+  try {
+    await waitForCatchUp(
+      catalog,
+      tables.map((t) => ({ identifier: { namespace: [s.db], name: t }, sourceKey: `${s.db}.${t}` })),
+      JOB,
+      target,
+      {
+        timeoutMs: 120_000,
+        check: () => {
+          if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
+        },
+      },
+    );
+  } finally {
+    last.kill('SIGTERM');
+  }
+  const exit = await last.exited;
+  console.log(`caught up and stopped in ${Date.now() - catchUpStart} ms`);
+  expect(exit, last.tail()).toEqual({ code: 0, signal: null });
+
+  for (const t of tables) {
+    const lake = await lakeTableRows(catalog, { namespace: [s.db], name: t });
+    const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, s.db, t, lake.columns, { typeMapping: options.typeMapping });
+    const diff = multisetDifference(expected, lake.rows);
+    expect({ table: t, ...diff, rows: lake.rows.length }).toEqual({ table: t, missing: [], unexpected: [], rows: expected.length });
+
+    const table = await loadCatalogTable(catalog, { namespace: [s.db], name: t });
+    const ids = table.metadata.snapshots.filter((snap) => snap.summary[JOB_ID_KEY] === JOB).map((snap) => snap.summary[CHECKPOINT_ID_KEY]);
+    expect(new Set(ids).size, `checkpoint ids of ${t}: ${ids.join(',')}`).toBe(ids.length);
+    // and every snapshot is on the main branch's single line of history
+    expect(ancestorsOf(table.metadata, table.metadata.currentSnapshotId).length).toBe(table.metadata.snapshots.length);
+  }
+
+  // The kills landed where they were meant to.
+  expect(met(), 'every kind of kill happened often enough').toBe(true);
+  expect(writer.transactions).toBeGreaterThan(500);
+  expect(writer.failures.length, writer.failures.slice(0, 3).join('\n')).toBeLessThan(Math.max(5, writer.transactions / 100));
+  return runs;
+}
+
+function seeded(): { seed: number; random: () => number } {
+  const seed = Number(process.env.FLOE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  console.log(`crash test seed: FLOE_CRASH_SEED=${seed}`);
+  return { seed, random: prng(seed) };
+}
+
 describe('crash and restart', () => {
   it(`the lake equals MySQL after ${MIN_RUNS}+ SIGKILLs during snapshot, commits and streaming`, async () => {
-    const seed = Number(process.env.FLOE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    console.log(`crash test seed: FLOE_CRASH_SEED=${seed}`);
-    const random = prng(seed);
-    const writer = new RandomWriter(writerConn, prng(seed ^ 0x5eed));
-    writer.start();
-    const runs: RunRecord[] = [];
-    const quota = () =>
-      runs.length >= MIN_RUNS &&
-      runs.filter((r) => r.phase === 'snapshot').length >= 2 &&
-      runs.filter((r) => r.how === 'failpoint').length >= 3 &&
-      runs.filter((r) => r.phase === 'streaming' && r.how === 'sigkill').length >= 5;
-    try {
-      // Until every kind of kill happened often enough (how many runs the snapshot spans depends
-      // on the machine's speed, so the schedule adapts instead of assuming one).
-      for (let run = 0; !quota() && run < MAX_RUNS; run++) {
-        // Every third run dies inside a commit (the process kills itself at a commit step); the
-        // others get a SIGKILL at a random moment up to a few seconds after the snapshot or the
-        // streaming started.
-        // The first two runs are killed early in the snapshot (it is resumable, so it must be hit
-        // before it completes); the third dies at its first data-file commit step, still snapshotting.
-        const failpoint =
-          run === 2 ? 'after-data-files:0:exit' : run > 2 && run % 3 === 0 ? `${COMMIT_STEPS[(run / 3) % COMMIT_STEPS.length]}:${Math.floor(random() * 8)}:exit` : undefined;
-        const began = Date.now();
-        const p = new FloeProcess(configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
-        let killed = false;
-        if (failpoint) {
-          await Promise.race([p.exited, sleep(40_000)]);
-        } else {
-          const started = await p.waitFor((r) => r.notification === 'snapshot-started' || r.notification === 'streaming-started');
-          if (!started) throw new Error(`run ${run}: floe exited before starting:\n${p.tail()}`);
-          const early = run < 2;
-          await sleep(started.notification === 'snapshot-started' ? (early ? 150 + random() * 600 : 300 + random() * 2700) : 300 + random() * 2500);
-        }
-        const phase = phaseOf(p);
-        if (!p.hasExited) {
-          killed = true;
-          p.kill('SIGKILL');
-        }
-        const exit = await p.exited;
-        if (exit.signal !== 'SIGKILL') throw new Error(`run ${run} (${failpoint ?? 'sigkill'}) ended by itself with code ${exit.code}:\n${p.tail()}`);
-        runs.push({ run, how: killed ? 'sigkill' : 'failpoint', failpoint, phase, ms: Date.now() - began });
-        // Once the snapshot is over, snapshot-phase kills cannot be added any more: stop at the minimum.
-        if (runs.length >= MIN_RUNS && phase === 'streaming' && runs.filter((r) => r.phase === 'snapshot').length < 2) break;
-      }
-    } finally {
-      await writer.stop();
-    }
-    console.log(`writer: ${writer.transactions} transactions (${writer.parentDeletes} parent deletes); runs: ${runs.map((r) => `${r.run}:${r.how}${r.failpoint ? `(${r.failpoint})` : ''}@${r.phase}/${r.ms}ms`).join(' ')}`);
-
-    // A last run catches up with everything the writer did, then stops cleanly.
-    const target = await serverPosition({ ...sharedMysqlConfig() });
-    const catalog = new FileSystemCatalog({ warehouse });
-    const catchUpStart = Date.now();
-    const last = new FloeProcess(configPath);
-    try {
-      await waitForCatchUp(
-        catalog,
-        CRASH_TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })),
-        JOB,
-        target,
-        {
-          timeoutMs: 120_000,
-          check: () => {
-            if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
-          },
-        },
-      );
-    } finally {
-      last.kill('SIGTERM');
-    }
-    const exit = await last.exited;
-    console.log(`caught up and stopped in ${Date.now() - catchUpStart} ms`);
-    expect(exit, last.tail()).toEqual({ code: 0, signal: null });
-
-    for (const t of CRASH_TABLES) {
-      const lake = await lakeTableRows(catalog, { namespace: [db], name: t });
-      const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, db, t, lake.columns, { typeMapping: { timeAsMicros: [`${db}.all_types.dur`] } });
-      const diff = multisetDifference(expected, lake.rows);
-      expect({ table: t, ...diff, rows: lake.rows.length }).toEqual({ table: t, missing: [], unexpected: [], rows: expected.length });
-
-      const table = await loadCatalogTable(catalog, { namespace: [db], name: t });
-      const ids = table.metadata.snapshots.filter((s) => s.summary[JOB_ID_KEY] === JOB).map((s) => s.summary[CHECKPOINT_ID_KEY]);
-      expect(new Set(ids).size, `checkpoint ids of ${t}: ${ids.join(',')}`).toBe(ids.length);
-      // and every snapshot is on the main branch's single line of history
-      expect(ancestorsOf(table.metadata, table.metadata.currentSnapshotId).length).toBe(table.metadata.snapshots.length);
-    }
-
-    // The kills landed where they were meant to.
-    expect(quota(), 'every kind of kill happened often enough').toBe(true);
-    expect(writer.transactions).toBeGreaterThan(500);
-    expect(writer.failures.length, writer.failures.slice(0, 3).join('\n')).toBeLessThan(Math.max(5, writer.transactions / 100));
+    const s = await setUp('e2e_crash', createCrashSchema, (db) => ({ source: { timeAsMicros: [`${db}.all_types.dur`] } }), 0);
+    const timeAsMicros = [`${s.db}.all_types.dur`];
+    const { seed, random } = seeded();
+    const writer = new RandomWriter(s.writerConn, prng(seed ^ 0x5eed));
+    await crashAndCompare(s, CRASH_TABLES, writer, random, { minRuns: MIN_RUNS, maxRuns: MAX_RUNS, snapshotKills: 2, failpoints: 3, streamingKills: 5 }, { typeMapping: { timeAsMicros } });
+    console.log(`writer: ${writer.parentDeletes} parent deletes`);
     if (CASCADE_DELETES) expect(writer.parentDeletes).toBeGreaterThan(0);
+  }, 900_000);
+
+  it('partitioned tables (day, bucket): the lake equals MySQL after SIGKILLs during snapshot, commits and streaming, and a DDL while streaming', async () => {
+    const s = await setUp('e2e_crash_part', createPartitionedCrashSchema, (db) => ({ tables: { overrides: PARTITIONED_OVERRIDES(db) } }), 4);
+    const { seed, random } = seeded();
+    const writer = new PartitionedRandomWriter(s.writerConn, prng(seed ^ 0x9a57));
+    let ddlRun: number | undefined;
+    const runs = await crashAndCompare(s, PARTITIONED_TABLES, writer, random, { minRuns: 14, maxRuns: 35, snapshotKills: 2, failpoints: 3, streamingKills: 4 }, {
+      duringRun: async (run, phase) => {
+        // once, while a run streams (after a few kills): the DDL, with floe running; it is killed later
+        if (ddlRun !== undefined || phase !== 'streaming' || run < 5) return;
+        for (const statement of PARTITIONED_DDL) await s.conn.query(statement);
+        writer.afterDdl = true;
+        ddlRun = run;
+        console.log(`run ${run}: ${PARTITIONED_DDL.join('; ')}`);
+      },
+    });
+    expect(ddlRun, `no run streamed after run 5: ${runs.map((r) => `${r.run}@${r.phase}`).join(' ')}`).toBeDefined();
+    // the DDL reached the lake: the added column (old rows read its default) and the widened one
+    const catalog = new FileSystemCatalog({ warehouse: s.warehouse });
+    const orders = await loadCatalogTable(catalog, { namespace: [s.db], name: 'orders_day' });
+    const ordersSchema = orders.metadata.schemas.find((x) => x.schemaId === orders.metadata.currentSchemaId)!;
+    expect(ordersSchema.fields.map((f) => f.name)).toContain('channel');
+    const items = await loadCatalogTable(catalog, { namespace: [s.db], name: 'items_bucket' });
+    const itemsSchema = items.metadata.schemas.find((x) => x.schemaId === items.metadata.currentSchemaId)!;
+    expect(itemsSchema.fields.find((f) => f.name === 'qty')?.type).toEqual({ kind: 'long' });
+    for (const t of [orders, items]) expect(t.metadata.partitionSpecs.find((p) => p.specId === t.metadata.defaultSpecId)!.fields).toHaveLength(1);
   }, 900_000);
 });

@@ -12,6 +12,12 @@
  * Memory is bounded: values are buffered in typed arrays until a batch is full (`batchRows` /
  * `batchBytes`), then handed to the encoder, which keeps only its row group in progress; the encoded
  * bytes are kept until `close` because `FileIO.write` takes whole objects.
+ *
+ * Per-file fixed costs are kept small, because a table partitioned by a fine transform (day, hour,
+ * bucket of many buckets) writes one file per partition per checkpoint, most of them a few rows: the
+ * Arrow schema and the `iceberg.schema` text are made once per schema, not per file, and a file
+ * whose rows all fit in one batch reaches the encoder only at `close`, as that one batch
+ * (`ParquetEncoder.finish(lastBatch)`: one-shot encoding, one worker message).
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
@@ -22,9 +28,9 @@ import { schemaToJson } from '../schema-json.js';
 import type { PrimitiveType } from '../types.js';
 import { toArrowSchema } from './arrow-schema.js';
 import { createBuilder, type ColumnBuilder } from './column-builders.js';
-import { wasmParquetEncoder, type ParquetCompression, type ParquetEncoder, type ParquetEncoderFactory } from './encoder.js';
+import { wasmParquetEncoder, type ParquetCompression, type ParquetEncoder, type ParquetEncoderFactory, type ParquetEncoderOptions } from './encoder.js';
 import { FieldStats, metricsFromStats, type ColumnMetrics } from './field-stats.js';
-import { columnSizesById, readFooter, splitOffsets } from './footer.js';
+import { summarizeFooter } from './footer.js';
 import { DEFAULT_METRICS_CONFIG, metricsModeFor, type MetricsConfig } from './metrics-config.js';
 
 const SUBSYSTEM = 'iceberg.parquet';
@@ -51,6 +57,14 @@ export interface ParquetWriterOptions {
   /** Encoder implementation (default: parquet-wasm on this thread). */
   encoderFactory?: ParquetEncoderFactory;
   /**
+   * Rows `appendOne` sets aside before appending them to the column builders together (default 0:
+   * each at once). For a caller that spreads consecutive rows over many open files (a partitioned
+   * checkpoint): the builders of all its files do not fit in the CPU's caches, and appending rows in
+   * runs touches one file's builders for several rows instead of one row per file in turn. A value
+   * the builders reject then fails the file up to that many rows later (the file is lost all the same).
+   */
+  stageRows?: number;
+  /**
    * File bytes per Arrow byte, as a previous file of the same data achieved, for `estimatedSize`.
    * The rolling writer passes the ratio of its last file.
    */
@@ -71,24 +85,91 @@ export interface ParquetFileResult {
 }
 
 export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
+
+/** What a file of a schema needs that depends only on the schema. */
+interface SchemaParts {
+  arrowSchema: arrow.Schema;
+  structType: arrow.Struct;
+  icebergSchemaJson: string;
+  /** The Arrow IPC schema message that opens every batch's IPC stream. */
+  schemaMessage: Uint8Array;
+}
+
+/**
+ * The Arrow IPC stream of one record batch, as `arrow.tableToIPC(table, 'stream')` writes it, except
+ * that the schema message is given (encoded once per schema): encoding the schema's flatbuffer with
+ * every field's `PARQUET:field_id` metadata is half the cost of a small batch's IPC.
+ */
+class CachedSchemaStreamWriter extends arrow.RecordBatchStreamWriter {
+  constructor(private readonly schemaMessage: Uint8Array) {
+    super();
+  }
+
+  protected override _writeSchema(): this {
+    return this._write(this.schemaMessage);
+  }
+}
+
+/**
+ * An encapsulated IPC message (Arrow columnar format, "Encapsulated message format"): the continuation
+ * marker 0xFFFFFFFF, the flatbuffer's length with padding, the flatbuffer, padding to 8 bytes — as
+ * arrow-js' `RecordBatchWriter._writeMessage` frames it.
+ */
+function schemaMessageBytes(schema: arrow.Schema): Uint8Array {
+  const flatbuffer = arrow.Message.encode(arrow.Message.from(schema));
+  const aligned = (flatbuffer.byteLength + 8 + 7) & ~7;
+  const out = new Uint8Array(aligned);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, -1, true);
+  view.setInt32(4, aligned - 8, true);
+  out.set(flatbuffer, 8);
+  return out;
+}
+
+/** Schemas are immutable; every file of a table writes with the same one. */
+const schemaParts = new WeakMap<Schema, SchemaParts>();
+
+function partsOf(schema: Schema): SchemaParts {
+  let parts = schemaParts.get(schema);
+  if (!parts) {
+    const arrowSchema = toArrowSchema(schema);
+    parts = {
+      arrowSchema,
+      structType: new arrow.Struct(arrowSchema.fields),
+      icebergSchemaJson: stringifyJson(schemaToJson(schema)),
+      schemaMessage: schemaMessageBytes(arrowSchema),
+    };
+    schemaParts.set(schema, parts);
+  }
+  return parts;
+}
 const DEFAULT_BATCH_ROWS = 16_384;
+/** Files of one batch of fewer rows are written without dictionaries and page index (`encoderFor`). */
+const SMALL_FILE_ROWS = 1000;
 const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
 
 export class ParquetFileWriter {
   readonly schema: Schema;
   private readonly arrowSchema: arrow.Schema;
   private readonly structType: arrow.Struct;
+  private readonly schemaMessage: Uint8Array;
   /** Builders of the written (non-unknown) top-level fields, and their positions in a row. */
   private readonly builders: ColumnBuilder[] = [];
   private readonly positions: number[] = [];
   private readonly stats: FieldStats[] = [];
-  private readonly encoder: ParquetEncoder;
+  /** Made at the first batch (`encoderFor`), so that a file of one small batch gets its own settings. */
+  private encoder: ParquetEncoder | undefined;
+  private readonly encoderFactory: ParquetEncoderFactory;
+  private readonly encoderOptions: ParquetEncoderOptions;
+  private readonly dictionaryOption: boolean | undefined;
   private readonly batchRows: number;
   private readonly batchBytes: number;
   private readonly metricsConfig: MetricsConfig;
   private readonly expectedRatio: number | undefined;
   private buffered = 0;
   private rowsWritten = 0;
+  private readonly stageSize: number;
+  private staged: Row[] = [];
   /** Arrow bytes handed to the encoder, and at the time of the last emitted row group. */
   private rawSent = 0;
   private rawAtLastChunk = 0;
@@ -99,12 +180,15 @@ export class ParquetFileWriter {
 
   constructor(schema: Schema, options: ParquetWriterOptions = {}) {
     this.schema = schema;
-    this.arrowSchema = toArrowSchema(schema);
-    this.structType = new arrow.Struct(this.arrowSchema.fields);
+    const parts = partsOf(schema);
+    this.arrowSchema = parts.arrowSchema;
+    this.structType = parts.structType;
+    this.schemaMessage = parts.schemaMessage;
     this.metricsConfig = options.metrics ?? DEFAULT_METRICS_CONFIG;
     this.expectedRatio = options.expectedCompressionRatio !== undefined && options.expectedCompressionRatio > 0 ? options.expectedCompressionRatio : undefined;
     this.batchRows = positive(options.batchRows ?? DEFAULT_BATCH_ROWS, 'batchRows');
     this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
+    this.stageSize = Math.max(0, Math.floor(options.stageRows ?? 0));
     const statsFactory = (f: { id: number; type: PrimitiveType }): FieldStats | undefined => {
       const mode = metricsModeFor(this.metricsConfig, f.id);
       if (mode.kind === 'none') return undefined;
@@ -118,19 +202,36 @@ export class ParquetFileWriter {
       this.positions.push(i);
     });
     const kv = new Map<string, string>(Object.entries(options.keyValueMetadata ?? {}));
-    kv.set(ICEBERG_SCHEMA_KEY, stringifyJson(schemaToJson(schema)));
-    this.encoder = (options.encoderFactory ?? wasmParquetEncoder)({
+    kv.set(ICEBERG_SCHEMA_KEY, parts.icebergSchemaJson);
+    this.encoderFactory = options.encoderFactory ?? wasmParquetEncoder;
+    this.dictionaryOption = options.dictionary;
+    this.encoderOptions = {
       compression: options.compression ?? 'zstd',
       keyValueMetadata: kv,
       maxRowGroupBytes: positive(options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES, 'rowGroupBytes'),
       maxRowGroupRows: options.rowGroupRows === undefined ? undefined : positive(options.rowGroupRows, 'rowGroupRows'),
       dictionary: options.dictionary,
-    });
+    };
+  }
+
+  /**
+   * The file's encoder. A file that is one batch of fewer than SMALL_FILE_ROWS rows has one page per
+   * column: page statistics and the page index would only repeat the column chunk's statistics, and
+   * a dictionary page per column costs more than it saves (such files came out smaller without
+   * dictionaries, and encoded a third faster, in floe's measurements) — so they are written without
+   * both, unless the caller asked for dictionaries. Most files of a table partitioned by day or hour
+   * are such files.
+   */
+  private encoderFor(oneSmallBatch: boolean): ParquetEncoder {
+    if (!this.encoder) {
+      this.encoder = this.encoderFactory(oneSmallBatch ? { ...this.encoderOptions, dictionary: this.dictionaryOption ?? false, pageIndex: false } : this.encoderOptions);
+    }
+    return this.encoder;
   }
 
   /** Rows accepted so far. */
   get recordCount(): number {
-    return this.rowsWritten + this.buffered;
+    return this.rowsWritten + this.buffered + this.staged.length;
   }
 
   /**
@@ -141,13 +242,20 @@ export class ParquetFileWriter {
    */
   estimatedSize(): number {
     const raw = this.rawSent + this.bufferedBytes();
-    if (this.expectedRatio !== undefined) return Math.max(this.encoder.bytesEmitted, Math.ceil(raw * this.expectedRatio));
+    const emitted = this.encoder?.bytesEmitted ?? 0;
+    if (this.expectedRatio !== undefined) return Math.max(emitted, Math.ceil(raw * this.expectedRatio));
     const pendingRaw = raw - this.rawAtLastChunk;
-    const ratio = this.rawAtLastChunk > 0 ? this.encoder.bytesEmitted / this.rawAtLastChunk : 1;
-    return this.encoder.bytesEmitted + Math.ceil(pendingRaw * ratio);
+    const ratio = this.rawAtLastChunk > 0 ? emitted / this.rawAtLastChunk : 1;
+    return emitted + Math.ceil(pendingRaw * ratio);
   }
 
-  private bufferedBytes(): number {
+  /** Rows accepted but not yet handed to the encoder. */
+  get bufferedRows(): number {
+    return this.buffered + this.staged.length;
+  }
+
+  /** Arrow bytes of the rows not yet handed to the encoder (what this writer holds in memory). */
+  bufferedBytes(): number {
     let n = 0;
     for (const b of this.builders) n += b.byteSize();
     return n;
@@ -156,6 +264,7 @@ export class ParquetFileWriter {
   /** Appends rows (arrays of values in schema field order). */
   async write(rows: readonly Row[]): Promise<void> {
     this.ensureOpen();
+    this.drainStaged();
     const width = this.schema.fields.length;
     for (const row of rows) {
       if (!Array.isArray(row) || row.length !== width) {
@@ -179,9 +288,23 @@ export class ParquetFileWriter {
     if (!Array.isArray(row) || row.length !== width) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `row ${this.recordCount}: expected an array of ${width} values (schema ${this.schema.schemaId} field order), found ${Array.isArray(row) ? `${row.length} values` : typeof row}`);
     }
+    if (this.stageSize > 0) {
+      if (this.staged.push(row) < this.stageSize) return undefined;
+      this.drainStaged();
+      if (this.buffered >= this.batchRows || this.bufferedBytes() >= this.batchBytes) return this.flushBatch();
+      return undefined;
+    }
     this.appendRow(row);
     if (this.buffered >= this.batchRows || ((this.buffered & 1023) === 0 && this.bufferedBytes() >= this.batchBytes)) return this.flushBatch();
     return undefined;
+  }
+
+  /** Appends the rows `appendOne` set aside. */
+  private drainStaged(): void {
+    if (this.staged.length === 0) return;
+    const rows = this.staged;
+    this.staged = [];
+    for (let i = 0; i < rows.length; i++) this.appendRow(rows[i]);
   }
 
   /**
@@ -190,6 +313,7 @@ export class ParquetFileWriter {
    */
   async writeColumns(columns: readonly (readonly Value[])[]): Promise<void> {
     this.ensureOpen();
+    this.drainStaged();
     if (columns.length !== this.schema.fields.length) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: expected ${this.schema.fields.length} columns (schema ${this.schema.schemaId} field order), found ${columns.length}`);
     }
@@ -231,21 +355,43 @@ export class ParquetFileWriter {
     this.buffered++;
   }
 
+  /**
+   * Hands the buffered rows to the encoder now, as one batch (they would go when the batch is full,
+   * or at `close`): a caller keeping many files open uses it to bound what they hold together.
+   */
+  async flush(): Promise<void> {
+    this.ensureOpen();
+    this.drainStaged();
+    if (this.buffered > 0) await this.flushBatch();
+  }
+
   /** Sends the buffered rows to the encoder as one record batch. */
   private async flushBatch(): Promise<void> {
+    if (this.buffered === 0 && this.rawSent > 0) return;
+    const encoder = this.encoderFor(false);
+    await encoder.write(this.takeBatch());
+    this.afterBatch();
+  }
+
+  /** The buffered rows as one record batch (Arrow IPC stream bytes); counts them as written. */
+  private takeBatch(last = false): Uint8Array {
+    this.drainStaged();
     const n = this.buffered;
-    if (n === 0 && this.rawSent > 0) return;
     const raw = this.bufferedBytes();
-    const children = this.builders.map((b) => b.finish());
+    const children = this.builders.map((b) => b.finish(last));
     this.buffered = 0;
     const data = arrow.makeData({ type: this.structType, length: n, nullCount: 0, children });
     const batch = new arrow.RecordBatch(this.arrowSchema, data);
-    const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
-    await this.encoder.write(ipc);
+    const ipc = new CachedSchemaStreamWriter(this.schemaMessage).writeAll([batch]).toUint8Array(true);
     this.rowsWritten += n;
     this.rawSent += Math.max(raw, 1);
-    if (this.encoder.chunksEmitted !== this.chunksSeen) {
-      this.chunksSeen = this.encoder.chunksEmitted;
+    return ipc;
+  }
+
+  private afterBatch(): void {
+    const chunksEmitted = this.encoder?.chunksEmitted ?? 0;
+    if (chunksEmitted !== this.chunksSeen) {
+      this.chunksSeen = chunksEmitted;
       // Rows sent since the last emitted row group are partly in it; good enough for an estimate.
       this.rawAtLastChunk = this.rawSent;
     }
@@ -255,11 +401,15 @@ export class ParquetFileWriter {
   async close(): Promise<ParquetFileResult> {
     this.ensureOpen();
     this.closed = true;
+    this.drainStaged();
     // A file with no rows still needs one (empty) batch: the encoder takes the schema from it.
-    if (this.buffered > 0 || this.rawSent === 0) await this.flushBatch();
-    const chunks = await this.encoder.finish();
+    const oneSmallBatch = this.encoder === undefined && this.buffered < SMALL_FILE_ROWS;
+    const encoder = this.encoderFor(oneSmallBatch);
+    const last = this.buffered > 0 || this.rawSent === 0 ? this.takeBatch(true) : undefined;
+    const chunks = await encoder.finish(last);
+    if (last) this.afterBatch();
     const bytes = chunks.length === 1 ? chunks[0] : concat(chunks);
-    const footer = readFooter(bytes);
+    const footer = summarizeFooter(bytes);
     if (footer.numRows !== BigInt(this.rowsWritten)) {
       // parquet-wasm drops batches arrow-rs rejects without reporting it (encoder.ts).
       throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder wrote ${footer.numRows} rows but ${this.rowsWritten} were given; a record batch was rejected by arrow-rs (check values against the schema)`);
@@ -268,7 +418,7 @@ export class ParquetFileWriter {
     if (missingId) {
       throw new FloeError(SUBSYSTEM, 'internal', `Parquet column ${missingId.path} was written without a field id; every column must carry PARQUET:field_id`);
     }
-    const columnSizes = columnSizesById(footer);
+    const columnSizes = footer.columnSizes;
     for (const id of [...columnSizes.keys()]) {
       if (metricsModeFor(this.metricsConfig, id).kind === 'none') columnSizes.delete(id);
     }
@@ -277,7 +427,7 @@ export class ParquetFileWriter {
       recordCount: BigInt(this.rowsWritten),
       fileSizeInBytes: BigInt(bytes.length),
       metrics: { ...metricsFromStats(this.stats), columnSizes },
-      splitOffsets: splitOffsets(footer),
+      splitOffsets: footer.splitOffsets,
       arrowBytes: this.rawSent,
     };
   }
@@ -286,7 +436,8 @@ export class ParquetFileWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.encoder.abort();
+    this.staged = [];
+    await this.encoder?.abort();
   }
 
   private ensureOpen(): void {

@@ -35,7 +35,7 @@ export {
   type ParquetWriterOptions,
   type ParquetFileResult,
 } from './file-writer.js';
-export { readFooter, columnSizesById, splitOffsets, type ParquetFooter } from './footer.js';
+export { readFooter, columnSizesById, splitOffsets, summarizeFooter, type ParquetFooter, type FooterSummary } from './footer.js';
 export {
   RollingParquetWriter,
   defaultLocationProvider,

@@ -4,9 +4,12 @@
  * thread assigns to it. Messages for one file are handled strictly in order; files interleave.
  *
  * Protocol (all messages carry the file's `id`):
- *   main → worker  open {options} · write {ipc} · finish · abort
+ *   main → worker  open {options} · write {ipc} · finish · abort · encode {files: [{id, options, ipc}]}
  *   worker → main  opened · written {bytesEmitted, chunksEmitted} · finished {chunks} · aborted ·
  *                  failed {message}
+ * `encode` carries whole files of one batch each (open, write and finish at once), answered by one
+ * `encoded` {files: [{id, chunks} | {id, message}]}: the many small files of a partitioned table
+ * share round trips.
  * Every request gets exactly one answer (the main thread keeps the worker alive while answers are
  * due); once a file failed, its later requests are answered `failed` (`aborted` for an abort).
  * IPC and file bytes are transferred, not copied.
@@ -20,14 +23,23 @@ export type ToWorker =
   | { op: 'open'; id: number; options: WireEncoderOptions }
   | { op: 'write'; id: number; ipc: Uint8Array }
   | { op: 'finish'; id: number }
-  | { op: 'abort'; id: number };
+  | { op: 'abort'; id: number }
+  | { op: 'encode'; files: EncodeRequest[] };
+
+/** One whole file of one record batch. */
+export interface EncodeRequest {
+  id: number;
+  options: WireEncoderOptions;
+  ipc: Uint8Array;
+}
 
 export type FromWorker =
   | { op: 'opened'; id: number }
   | { op: 'written'; id: number; bytesEmitted: number; chunksEmitted: number }
   | { op: 'finished'; id: number; chunks: Uint8Array[] }
   | { op: 'aborted'; id: number }
-  | { op: 'failed'; id: number; message: string };
+  | { op: 'failed'; id: number; message: string }
+  | { op: 'encoded'; files: { id: number; chunks?: Uint8Array[]; message?: string }[] };
 
 interface Slot {
   encoder: ParquetEncoder;
@@ -52,12 +64,15 @@ function ownedBuffers(chunks: readonly Uint8Array[]): ArrayBuffer[] {
   return [...seen];
 }
 
-function refuse(m: ToWorker): void {
+/** Requests about one file (all but `encode`). */
+type FileRequest = Exclude<ToWorker, { op: 'encode' }>;
+
+function refuse(m: FileRequest): void {
   if (m.op === 'abort') send({ op: 'aborted', id: m.id });
   else send({ op: 'failed', id: m.id, message: 'the file failed earlier' });
 }
 
-async function handle(slot: Slot, m: ToWorker): Promise<void> {
+async function handle(slot: Slot, m: FileRequest): Promise<void> {
   if (slot.failed) return refuse(m);
   try {
     switch (m.op) {
@@ -87,10 +102,33 @@ async function handle(slot: Slot, m: ToWorker): Promise<void> {
   }
 }
 
+function wireOptions(options: WireEncoderOptions): ParquetEncoderOptions {
+  return { ...options, keyValueMetadata: new Map(options.keyValueMetadata) };
+}
+
+async function encodeWhole(m: ToWorker & { op: 'encode' }): Promise<void> {
+  const files: (FromWorker & { op: 'encoded' })['files'] = [];
+  const transfer: ArrayBuffer[] = [];
+  for (const f of m.files) {
+    try {
+      const chunks = await wasmParquetEncoder(wireOptions(f.options)).finish(f.ipc);
+      files.push({ id: f.id, chunks });
+      transfer.push(...ownedBuffers(chunks));
+    } catch (e) {
+      files.push({ id: f.id, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  send({ op: 'encoded', files }, transfer);
+}
+
 port.on('message', (m: ToWorker) => {
+  if (m.op === 'encode') {
+    void encodeWhole(m);
+    return;
+  }
   if (m.op === 'open') {
     try {
-      const encoder = wasmParquetEncoder({ ...m.options, keyValueMetadata: new Map(m.options.keyValueMetadata) });
+      const encoder = wasmParquetEncoder(wireOptions(m.options));
       slots.set(m.id, { encoder, tail: Promise.resolve(), failed: false });
       send({ op: 'opened', id: m.id });
     } catch (e) {

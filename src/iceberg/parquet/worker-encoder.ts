@@ -3,7 +3,10 @@
  * keeps reading the source, converting values and building Arrow batches while parquet-wasm
  * (dictionary, compression, page encoding — the expensive part, ~75% of a snapshot's CPU) runs on
  * other cores. Each file is bound to one worker for its whole life (its arrow-rs writer lives in that
- * worker's wasm memory); files go to the worker with the fewest open files.
+ * worker's wasm memory); files go to the worker with the fewest open files. A file is bound at its
+ * first message, not when it is created: a file of one batch (most files of a table partitioned by
+ * day or hour) is one entry of an `encode` message at `finish` (the files finished in one turn of
+ * the event loop share a message), and a file aborted before its first batch costs no message.
  *
  * Why a Node-only module under src/iceberg: DESIGN §1 keeps Node-only modules in io/ and cli/. This
  * file (and its thread, worker-encoder-thread.ts) are the one exception in iceberg/, contained behind
@@ -29,7 +32,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FloeError } from '../../util/errors.js';
 import type { ParquetEncoder, ParquetEncoderFactory, ParquetEncoderOptions } from './encoder.js';
-import type { FromWorker, ToWorker, WireEncoderOptions } from './worker-encoder-thread.js';
+import type { EncodeRequest, FromWorker, ToWorker, WireEncoderOptions } from './worker-encoder-thread.js';
 
 const SUBSYSTEM = 'iceberg.parquet';
 
@@ -52,6 +55,9 @@ class EncoderThread {
   readonly files = new Map<number, PendingFile>();
   /** Requests waiting for an answer; the worker is ref'ed while there are any. */
   private outstanding = 0;
+  /** Whole-file encodes not posted yet: they go as one message (`flushEncodes`). */
+  private encodes: EncodeRequest[] = [];
+  private flushScheduled = false;
   dead: Error | undefined;
 
   constructor(
@@ -72,12 +78,44 @@ class EncoderThread {
     this.worker.postMessage(message, transfer);
   }
 
+  /**
+   * Queues a whole-file encode. The queue is posted as one message once this turn of the event loop
+   * is over: the files a checkpoint closes side by side then cost one message (and one wake-up of
+   * the worker, and one of this thread for the answer) per batch instead of per file. On a machine
+   * where the cores are busy, each wake-up can also cost the waker its time slice.
+   */
+  encode(request: EncodeRequest): void {
+    if (this.dead) throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder worker is gone: ${this.dead.message}`, { cause: this.dead });
+    this.encodes.push(request);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushEncodes());
+  }
+
+  private flushEncodes(): void {
+    this.flushScheduled = false;
+    const files = this.encodes;
+    this.encodes = [];
+    if (files.length === 0 || this.dead) return;
+    this.post({ op: 'encode', files }, files.map((f) => f.ipc.buffer as ArrayBuffer));
+  }
+
   private answered(): void {
     if (this.outstanding > 0 && --this.outstanding === 0) this.worker.unref();
   }
 
   private receive(m: FromWorker): void {
     this.answered();
+    if (m.op === 'encoded') {
+      for (const r of m.files) {
+        const f = this.files.get(r.id);
+        if (!f) continue;
+        this.files.delete(r.id);
+        if (r.chunks) f.onFinished(r.chunks);
+        else f.onFailed(new Error(r.message ?? 'the worker did not encode the file'));
+      }
+      return;
+    }
     const f = this.files.get(m.id);
     if (!f) return;
     switch (m.op) {
@@ -105,6 +143,7 @@ class EncoderThread {
     if (this.dead) return;
     this.dead = e;
     this.outstanding = 0;
+    this.encodes = [];
     const files = [...this.files.values()];
     this.files.clear();
     for (const f of files) f.onFailed(e);
@@ -174,7 +213,8 @@ export class WorkerEncoderPool {
   }
 
   open(options: ParquetEncoderOptions): ParquetEncoder {
-    return new WorkerParquetEncoder(this.pick(), this.nextId++, options, this.maxInFlight);
+    if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'Parquet encoder pool used after close');
+    return new WorkerParquetEncoder(() => this.pick(), this.nextId++, options, this.maxInFlight);
   }
 
   /** Stops every thread (open files fail). */
@@ -192,41 +232,64 @@ class WorkerParquetEncoder implements ParquetEncoder, PendingFile {
   private slotWaiters: (() => void)[] = [];
   private failure: Error | undefined;
   private state: 'open' | 'finishing' | 'done' = 'open';
-  private wroteAny = false;
+  /** The worker this file is bound to, from its first message on. */
+  private thread: EncoderThread | undefined;
+  private readonly wire: WireEncoderOptions;
   private ending: { resolve: (chunks: Uint8Array[]) => void; reject: (e: Error) => void } | undefined;
   private aborting: (() => void) | undefined;
 
   constructor(
-    private readonly thread: EncoderThread,
+    private readonly pick: () => EncoderThread,
     private readonly id: number,
     options: ParquetEncoderOptions,
     private readonly maxInFlight: number,
   ) {
-    const wire: WireEncoderOptions = { ...options, keyValueMetadata: [...options.keyValueMetadata] };
-    thread.files.set(id, this);
-    thread.post({ op: 'open', id, options: wire });
+    this.wire = { ...options, keyValueMetadata: [...options.keyValueMetadata] };
+  }
+
+  private bind(): EncoderThread {
+    const thread = this.pick();
+    thread.files.set(this.id, this);
+    this.thread = thread;
+    return thread;
   }
 
   async write(ipcBatch: Uint8Array): Promise<void> {
     if (this.state !== 'open') throw new FloeError(SUBSYSTEM, 'internal', 'write after finish on a Parquet encoder');
     this.throwIfFailed();
+    let thread = this.thread;
+    if (!thread) {
+      thread = this.bind();
+      thread.post({ op: 'open', id: this.id, options: this.wire });
+    }
     while (this.inFlight >= this.maxInFlight) {
       await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
       this.throwIfFailed();
     }
     const ipc = transferable(ipcBatch);
     this.inFlight++;
-    this.wroteAny = true;
-    this.thread.post({ op: 'write', id: this.id, ipc }, [ipc.buffer as ArrayBuffer]);
+    thread.post({ op: 'write', id: this.id, ipc }, [ipc.buffer as ArrayBuffer]);
   }
 
-  async finish(): Promise<Uint8Array[]> {
-    if (!this.wroteAny) throw new FloeError(SUBSYSTEM, 'internal', 'a Parquet encoder needs at least one batch (an empty one will do) before finish');
+  async finish(lastBatch?: Uint8Array): Promise<Uint8Array[]> {
     if (this.state !== 'open') throw new FloeError(SUBSYSTEM, 'internal', 'Parquet encoder finished twice');
+    this.throwIfFailed();
+    if (!this.thread && lastBatch) {
+      // The whole file is this one batch: one message, one answer.
+      this.state = 'finishing';
+      const done = new Promise<Uint8Array[]>((resolve, reject) => (this.ending = { resolve, reject }));
+      this.bind().encode({ id: this.id, options: this.wire, ipc: transferable(lastBatch) });
+      const chunks = await done;
+      this.state = 'done';
+      return chunks;
+    }
+    if (lastBatch) await this.write(lastBatch);
+    const thread = this.thread;
+    if (!thread) throw new FloeError(SUBSYSTEM, 'internal', 'a Parquet encoder needs at least one batch (an empty one will do) before finish');
     this.throwIfFailed();
     this.state = 'finishing';
     const done = new Promise<Uint8Array[]>((resolve, reject) => (this.ending = { resolve, reject }));
-    this.thread.post({ op: 'finish', id: this.id });
+    thread.post({ op: 'finish', id: this.id });
     const chunks = await done;
     this.state = 'done';
     return chunks;
@@ -235,10 +298,11 @@ class WorkerParquetEncoder implements ParquetEncoder, PendingFile {
   async abort(): Promise<void> {
     if (this.state === 'done') return;
     this.state = 'done';
-    if (this.failure || this.thread.dead) return;
+    const thread = this.thread;
+    if (!thread || this.failure || thread.dead) return;
     const acked = new Promise<void>((resolve) => (this.aborting = resolve));
     try {
-      this.thread.post({ op: 'abort', id: this.id });
+      thread.post({ op: 'abort', id: this.id });
     } catch {
       return;
     }

@@ -38,7 +38,7 @@ export {
 } from './checkpoint-stamps.js';
 export { TableKey } from './table-key.js';
 export { encodeKey, canonicalValue } from './row-key.js';
-export { Partitioner, type PartitionOf } from './partitioner.js';
+export { Partitioner, type PartitionKey, type PartitionOf } from './partitioner.js';
 export { readExistingDeletionVector, writeDeletionVectors, writePositionDeleteFile, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
 export { findExistingDeletes } from './existing-deletes.js';
 export { tableLocations, targetFileSizes } from './table-locations.js';

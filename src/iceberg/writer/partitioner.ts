@@ -19,11 +19,17 @@ const SUBSYSTEM = 'iceberg.writer';
 export interface PartitionOf {
   /** Partition tuple in spec field order. */
   values: Value[];
-  /** Canonical string of the tuple ('' for an unpartitioned spec). */
-  key: string;
-  /** Directory under data/ ('' for an unpartitioned spec). */
-  path: string;
+  /** The tuple's key (`keyOf`). */
+  key: PartitionKey;
 }
+
+/**
+ * Identifies a partition tuple among those of one spec: a canonical string of the tuple ('' for an
+ * unpartitioned spec), or — for a spec of one field whose values are integers (bucket, year, month,
+ * day, hour, identity of an int or date) — the value itself, which is cheaper per row than a string.
+ * Keys of different specs are never compared.
+ */
+export type PartitionKey = string | number;
 
 export class Partitioner {
   readonly spec: PartitionSpec;
@@ -32,7 +38,10 @@ export class Partitioner {
   private readonly resultTypes: PrimitiveType[];
   private readonly transforms: Transform[];
   private readonly names: string[];
-  private readonly unpartitioned: PartitionOf = { values: [], key: '', path: '' };
+  private readonly unpartitioned: PartitionOf = { values: [], key: '' };
+  /** The one field's transform when the spec has one field with integer values, else undefined. */
+  private readonly integerField: ((v: Value) => Value) | undefined;
+  private readonly integerPosition: number;
 
   constructor(schema: Schema, spec: PartitionSpec) {
     this.spec = spec;
@@ -56,19 +65,37 @@ export class Partitioner {
       this.transforms.push(pf.transform);
       this.names.push(pf.name);
     }
+    const only = this.resultTypes.length === 1 ? this.resultTypes[0].kind : undefined;
+    this.integerField = only === 'int' || only === 'date' ? this.fns[0] : undefined;
+    this.integerPosition = this.positions[0] ?? -1;
+  }
+
+  /** The key of a row's partition, without the tuple (the per-row part of routing a row). */
+  keyOf(row: Row): PartitionKey {
+    const f = this.integerField;
+    if (f) {
+      const v = f(row[this.integerPosition] ?? null);
+      // null cannot collide with an integer key
+      return v === null ? 'null' : (v as number);
+    }
+    if (this.positions.length === 0) return '';
+    return encodeKey(this.resultTypes, this.positions.map((p, i) => this.fns[i](row[p] ?? null)), 'partition');
   }
 
   get isUnpartitioned(): boolean {
     return this.positions.length === 0;
   }
 
+  /** The partition of a row (per row: no directory name, which only a new partition needs). */
   partitionOf(row: Row): PartitionOf {
     if (this.positions.length === 0) return this.unpartitioned;
     const values = this.positions.map((p, i) => this.fns[i](row[p] ?? null));
-    return { values, key: encodeKey(this.resultTypes, values, 'partition'), path: this.pathOf(values) };
+    return { values, key: this.integerField ? (values[0] === null ? 'null' : (values[0] as number)) : encodeKey(this.resultTypes, values, 'partition') };
   }
 
-  private pathOf(values: readonly Value[]): string {
+  /** Directory under data/ of a partition tuple ('' for an unpartitioned spec). */
+  pathOf(values: readonly Value[]): string {
+    if (this.positions.length === 0) return '';
     return values
       .map((v, i) => `${escape(this.names[i])}=${escape(humanString(this.transforms[i], this.resultTypes[i], v))}`)
       .join('/');

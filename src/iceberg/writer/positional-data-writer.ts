@@ -27,6 +27,8 @@ export class DataFileHandle {
   /** Rows of this file removed later in the same checkpoint. */
   deleted: PositionBitmap | undefined;
   recordCount = 0;
+  /** The file's index in its table writer's list of files rows went to (-1: none yet); the table writer's own. */
+  rowFileIndex = -1;
 
   constructor(
     readonly path: string,
@@ -62,6 +64,8 @@ export interface PositionalDataWriterOptions {
   sizeCheckRows?: number;
   sortOrderId?: number;
   parquet?: ParquetWriterOptions;
+  /** `ParquetWriterOptions.stageRows` of its files (a partitioned table's writer sets it). */
+  stageRows?: number;
 }
 
 export class PositionalDataWriter {
@@ -111,10 +115,33 @@ export class PositionalDataWriter {
     return { file, pos };
   }
 
+  /** Rows of the open file not yet handed to its encoder, and their Arrow bytes. */
+  get bufferedRows(): number {
+    return this.current?.bufferedRows ?? 0;
+  }
+
+  bufferedBytes(): number {
+    return this.current?.bufferedBytes() ?? 0;
+  }
+
+  /** Hands the open file's buffered rows to its encoder (the file stays open). */
+  async flush(): Promise<void> {
+    await this.current?.flush();
+  }
+
+  /**
+   * Finishes the open file now (written to storage); the next row starts a new file. Positions
+   * already handed out stay valid.
+   */
+  async finishFile(): Promise<void> {
+    if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer used after close or abort');
+    await this.roll();
+  }
+
   private open(): ParquetFileWriter {
     if (!this.current) {
       const o = this.options;
-      this.current = new ParquetFileWriter(this.schema, { ...o.parquet, expectedCompressionRatio: this.ratio ?? o.parquet?.expectedCompressionRatio });
+      this.current = new ParquetFileWriter(this.schema, { ...o.parquet, expectedCompressionRatio: this.ratio ?? o.parquet?.expectedCompressionRatio, stageRows: o.stageRows ?? o.parquet?.stageRows });
       this.fileCount++;
       const name = `${o.fileNamePrefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
       this.currentHandle = new DataFileHandle(o.locations.newDataLocation(name, o.partitionPath), o.specId, [...o.partition], o.partitionPath);

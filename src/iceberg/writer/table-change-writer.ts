@@ -13,6 +13,12 @@
  * Parquet writers that roll at a target size. Once a key has been equality-deleted in this checkpoint
  * its map entry remembers it, so the key is never equality-deleted twice in one commit.
  *
+ * Partitioned tables: each partition the checkpoint touches has one data writer for the whole
+ * checkpoint, so the rows of all its snapshot chunks and transactions share one file per partition
+ * (more only at the target file size, or when the memory bound finishes files early: see
+ * `balanceBuffers`); a chunk of keys spread over the table touches nearly every partition, and a
+ * file per partition per chunk would be as many files as chunks times partitions.
+ *
  * Partitioned tables: equality deletes are GLOBAL — written with an unpartitioned spec that is present
  * in the table's specs (spec "Scan Planning": a delete with an unpartitioned spec applies to every
  * partition). So an UPDATE that moves a row to another partition (or a table whose key does not
@@ -48,7 +54,7 @@ import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { isUnpartitioned, type PartitionSpec } from '../partition.js';
 import type { Schema } from '../schema.js';
 import type { TableMetadata } from '../table-metadata.js';
-import { Partitioner } from './partitioner.js';
+import { Partitioner, type PartitionKey } from './partitioner.js';
 import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
 import { writeCheckpointPositionDeletes, type ExistingDeletes } from './position-delete-writers.js';
@@ -61,6 +67,19 @@ import { tableLocations, targetFileSizes } from './table-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 const TWO_32 = 4294967296;
+/** Partition files closed at the same time at a checkpoint (see `closePartitions`). */
+const CLOSE_CONCURRENCY = 16;
+/** Rows between checks of what the open partition files buffer together (`balanceBuffers`). */
+const BUFFER_CHECK_ROWS = 4096;
+const DEFAULT_ENCODE_AFTER_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
+/**
+ * A partition hands its rows to the encoder early only with at least this many: a batch of a few rows
+ * would cost a streaming encoder (and its memory in the encoder thread) per partition.
+ */
+const MIN_EARLY_BATCH_ROWS = 2048;
+/** Rows a partition file sets aside before appending them to its column builders (`ParquetWriterOptions.stageRows`). */
+const STAGE_ROWS = 16;
 
 export type WriteMode = 'upsert' | 'append-only' | 'append';
 
@@ -78,6 +97,17 @@ export interface TableChangeWriterOptions {
   deleteTargetFileSizeBytes?: number;
   /** Rows between file-size checks (default 1000). */
   sizeCheckRows?: number;
+  /**
+   * Partitioned tables: Arrow bytes the open partition files may buffer together before the larger
+   * ones hand their rows to the encoder, so that encoding runs alongside the source (default 32 MiB).
+   */
+  encodeAfterBytes?: number;
+  /**
+   * Partitioned tables: the most Arrow bytes the open partition files may buffer together; beyond it
+   * the largest files are finished early (default 256 MiB). The memory bound of a checkpoint that
+   * touches many partitions, each with too few rows to be worth encoding on its own.
+   */
+  maxBufferedBytes?: number;
   parquet?: ParquetWriterOptions;
   /** Where files go; default `write.data.path` or `<location>/data`. */
   locations?: LocationProvider;
@@ -147,7 +177,7 @@ export class TableChangeWriter {
   private readonly tag: string;
   private readonly targetSize: number;
   private readonly deleteTargetSize: number;
-  private readonly partitions = new Map<string, PositionalDataWriter>();
+  private readonly partitions = new Map<PartitionKey, PositionalDataWriter>();
   /**
    * Key → where its live row written in this checkpoint is. Kept as two flat collections rather than
    * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
@@ -160,8 +190,6 @@ export class TableChangeWriter {
    * through a checkpoint of hundreds of thousands of rows).
    */
   private readonly rowFiles: DataFileHandle[] = [];
-  private lastRowFile: DataFileHandle | undefined;
-  private lastRowFileIndex = -1;
   /** Keys an equality delete of this checkpoint already covers. */
   private readonly eqDeleted = new Set<KeyId>();
   /** DV mode: keys whose committed row this checkpoint deletes (an index entry not to use again). */
@@ -171,6 +199,9 @@ export class TableChangeWriter {
   private readonly keylessRows = new Map<KeyId, RowLocation[]>();
   private readonly eqDeletes: EqualityDeleteSink;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
+  private rowsSinceBufferCheck = 0;
+  private readonly encodeAfterBytes: number;
+  private readonly maxBufferedBytes: number;
   private readonly extraPaths: string[] = [];
   private readonly matching: MatchingDeletes;
   readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0 };
@@ -197,6 +228,8 @@ export class TableChangeWriter {
     const sizes = targetFileSizes(m);
     this.targetSize = options.targetFileSizeBytes ?? sizes.data;
     this.deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
+    this.encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
+    this.maxBufferedBytes = Math.max(this.encodeAfterBytes, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
     this.eqDeletes = new EqualityDeleteSink(schema, this.key.fieldIds, {
       io: table.io,
       locations: this.locations,
@@ -388,13 +421,11 @@ export class TableChangeWriter {
   }
 
   private pack(loc: RowLocation): number {
-    if (loc.file !== this.lastRowFile) {
-      let i = this.rowFiles.indexOf(loc.file);
-      if (i < 0) i = this.rowFiles.push(loc.file) - 1;
-      this.lastRowFile = loc.file;
-      this.lastRowFileIndex = i;
-    }
-    return this.lastRowFileIndex * TWO_32 + loc.pos;
+    // The file's index is kept on its handle: a partitioned table's consecutive rows go to different
+    // files, and looking the file up in `rowFiles` would cost a scan per row.
+    let i = loc.file.rowFileIndex;
+    if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
+    return i * TWO_32 + loc.pos;
   }
 
   private deletePosition(file: DataFileHandle, pos: number): void {
@@ -408,22 +439,25 @@ export class TableChangeWriter {
   }
 
   private writeData(row: Row): RowLocation | Promise<RowLocation> {
-    const part = this.partitioner.partitionOf(row);
-    let writer = this.partitions.get(part.key);
+    const key = this.partitioner.keyOf(row);
+    let writer = this.partitions.get(key);
     if (!writer) {
+      const part = this.partitioner.partitionOf(row);
       writer = new PositionalDataWriter(this.schema, {
         io: this.table.io,
         locations: this.locations,
         specId: this.spec.specId,
         partition: part.values,
-        partitionPath: part.path,
+        partitionPath: this.partitioner.pathOf(part.values),
         fileNamePrefix: `${String(this.partitions.size).padStart(5, '0')}-${this.tag}`,
         targetFileSizeBytes: this.targetSize,
         sizeCheckRows: this.options.sizeCheckRows,
         sortOrderId: this.table.metadata.defaultSortOrderId,
         parquet: this.options.parquet,
+        // consecutive rows go to different partitions: append them to each file's builders in runs
+        stageRows: this.partitioner.isUnpartitioned ? undefined : STAGE_ROWS,
       });
-      this.partitions.set(part.key, writer);
+      this.partitions.set(key, writer);
     }
     this.stats.rowsWritten++;
     const loc = writer.writeOne(row);
@@ -434,7 +468,58 @@ export class TableChangeWriter {
       });
     }
     this.matching.record(row, loc);
+    if (++this.rowsSinceBufferCheck >= BUFFER_CHECK_ROWS && this.partitions.size > 1) {
+      this.rowsSinceBufferCheck = 0;
+      const balanced = this.balanceBuffers();
+      if (balanced) return balanced.then(() => loc);
+    }
     return loc;
+  }
+
+  /**
+   * Keeps the open partition files of a checkpoint within bounds. Each file hands a batch to its
+   * encoder when the batch is full (16,384 rows or 8 MiB by default), which a table with many
+   * partitions rarely reaches: all its rows would wait in memory, and be encoded only at the
+   * checkpoint, one file after another, instead of alongside the source as an unpartitioned table's
+   * are. So, checked every few thousand rows:
+   * - past `encodeAfterBytes` buffered in all, the largest files holding enough rows for a batch of
+   *   their own hand them to their encoders, until half of that is left;
+   * - past `maxBufferedBytes` (many partitions, each with a few rows), the largest files are finished
+   *   now, until half of that is left: more files than one per partition per checkpoint, but bounded
+   *   memory. The rows stay where they are (finished files are committed with the checkpoint; the
+   *   positions handed out stay valid).
+   * Undefined when nothing had to be done.
+   */
+  private balanceBuffers(): Promise<void> | undefined {
+    let total = 0;
+    let batchWorthy = false;
+    for (const w of this.partitions.values()) {
+      total += w.bufferedBytes();
+      if (w.bufferedRows >= MIN_EARLY_BATCH_ROWS) batchWorthy = true;
+    }
+    if (total <= this.encodeAfterBytes || (!batchWorthy && total <= this.maxBufferedBytes)) return undefined;
+    return this.shrinkBuffers(total);
+  }
+
+  private async shrinkBuffers(total: number): Promise<void> {
+    const held = [...this.partitions.values()].map((w) => ({ w, bytes: w.bufferedBytes(), rows: w.bufferedRows })).filter((h) => h.rows > 0);
+    held.sort((a, b) => b.bytes - a.bytes);
+    const early = held.filter((h) => h.rows >= MIN_EARLY_BATCH_ROWS);
+    for (const h of early) {
+      if (total <= this.encodeAfterBytes / 2) break;
+      await h.w.flush();
+      total -= h.bytes;
+      h.rows = 0;
+    }
+    if (total <= this.maxBufferedBytes) return;
+    const finishing: PositionalDataWriter[] = [];
+    for (const h of held) {
+      if (total <= this.maxBufferedBytes / 2) break;
+      if (h.rows === 0) continue;
+      finishing.push(h.w);
+      total -= h.bytes;
+    }
+    await eachConcurrently(finishing, CLOSE_CONCURRENCY, (w) => w.finishFile());
   }
 
   private equalityDelete(values: Value[]): Promise<void> | undefined {
@@ -463,12 +548,7 @@ export class TableChangeWriter {
     const io = this.table.io;
     // Every object written is recorded at once, so that a failure part-way lets abort() remove it.
     const written = this.extraPaths;
-    const handles: DataFileHandle[] = [];
-    for (const w of this.partitions.values()) {
-      const files = await w.close();
-      handles.push(...files);
-      written.push(...files.map((h) => h.path));
-    }
+    const handles = await this.closePartitions(written);
 
     const deleteFiles: DataFile[] = [];
     if (this.eqDeletes.count > 0) {
@@ -524,13 +604,31 @@ export class TableChangeWriter {
     }
     this.keys.clear();
     this.rowFiles.length = 0;
-    this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
     const targets = [...this.committedDeletes.keys()];
     this.indexDeleted.clear();
     this.committedDeletes.clear();
     return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats }, ...(indexDelta ? { indexDelta, committedTargets: targets } : {}) };
+  }
+
+  /**
+   * Closes every partition's data writer, several at a time: a partitioned checkpoint holds one
+   * open file per partition (thousands for a `day` transform), and closing one is an encoder round
+   * trip and a durable write (fsync of the file and its directory); one after another, their
+   * latencies add up, while side by side the encoder threads and the disk overlap them. Closing does
+   * not add memory: each file's rows are already buffered (in its builders or its encoder). The files
+   * come back in partition order, whatever order they finish in.
+   */
+  private async closePartitions(written: string[]): Promise<DataFileHandle[]> {
+    const writers = [...this.partitions.values()];
+    const closed: DataFileHandle[][] = new Array(writers.length);
+    await eachConcurrently(writers, CLOSE_CONCURRENCY, async (w, i) => {
+      closed[i] = await w.close();
+      // Recorded at once, so that a failure part-way lets abort() remove it.
+      for (const h of closed[i]) written.push(h.path);
+    });
+    return closed.flat();
   }
 
   /**
@@ -556,7 +654,6 @@ export class TableChangeWriter {
     }
     this.keys.clear();
     this.rowFiles.length = 0;
-    this.lastRowFile = undefined;
     this.eqDeleted.clear();
     this.keylessRows.clear();
     this.indexDeleted.clear();
@@ -566,4 +663,27 @@ export class TableChangeWriter {
   private ensureOpen(): void {
     if (this.state !== 'open') throw new FloeError(SUBSYSTEM, 'internal', `table writer for ${this.table.metadata.location} used after it was ${this.state}; start a new writer per checkpoint`);
   }
+}
+
+/**
+ * `fn` over `items`, at most `limit` at a time. After a failure no new item starts; the first failure
+ * is thrown once every started call has settled (none is left running behind the caller's back).
+ */
+async function eachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (next < items.length && !failed) {
+      const i = next++;
+      try {
+        await fn(items[i], i);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
 }

@@ -1,3 +1,4 @@
+import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Schema } from '../../../src/iceberg/schema.js';
 import { schemaToJson } from '../../../src/iceberg/schema-json.js';
@@ -9,6 +10,7 @@ import { ParquetFileWriter, writeParquetFile, ICEBERG_SCHEMA_KEY } from '../../.
 import { readParquetRows } from '../../../src/iceberg/parquet/reader.js';
 import { makeCompatibleName } from '../../../src/iceberg/parquet/compatible-name.js';
 import { MetricsModes } from '../../../src/iceberg/parquet/metrics-config.js';
+import { columnSizesById, readFooter, splitOffsets, summarizeFooter } from '../../../src/iceberg/parquet/footer.js';
 import { elementsById, footerOf, readWithHyparquet } from './hyparquet-raw.js';
 
 const LONG_MIN = -(2n ** 63n);
@@ -336,6 +338,68 @@ describe('Parquet file writer: row groups, batches and errors', () => {
     expect(hex(r.metrics.upperBounds.get(1))).toBe(hex(toBinary(Types.long, 19_999n)));
     const back = await readParquetRows(r.bytes, { projection: schema, batchRows: 777 });
     expect(back).toEqual(rows(20_000));
+  });
+
+  it('reads its own footers as hyparquet does (the writer’s lean footer reader): nested columns, row groups, dictionaries, no rows', async () => {
+    const nested = new Schema(0, [
+      { id: 1, name: 'id', required: true, type: Types.long },
+      { id: 2, name: 'point', required: false, type: { kind: 'struct', fields: [{ id: 3, name: 'x', required: true, type: Types.double }] } },
+      { id: 4, name: 'tags', required: false, type: { kind: 'list', elementId: 5, elementRequired: false, element: Types.string } },
+      { id: 6, name: 'v', required: false, type: Types.string },
+    ]);
+    const data = (n: number): Row[] => Array.from({ length: n }, (_, i) => [BigInt(i), i % 3 === 0 ? null : [i / 2], i % 4 === 0 ? null : ['a', `t${i % 5}`], i % 7 === 0 ? null : `value-${i % 11}`] as unknown as Row);
+    for (const [rows, options] of [
+      [data(0), {}],
+      [data(5), {}],
+      [data(20_000), { rowGroupBytes: 64 * 1024, batchRows: 1000 }],
+      [data(3000), { dictionary: false }],
+    ] as const) {
+      const written = await writeParquetFile(nested, rows, options);
+      const summary = summarizeFooter(written.bytes);
+      const full = readFooter(written.bytes);
+      expect(summary.numRows).toBe(full.numRows);
+      expect(summary.leaves).toEqual(full.leaves.map((l) => ({ path: l.path, fieldId: l.fieldId })));
+      expect(summary.columnSizes).toEqual(columnSizesById(full));
+      expect(summary.splitOffsets).toEqual(splitOffsets(full));
+      expect(written.metrics.columnSizes).toEqual(columnSizesById(full));
+    }
+    expect(() => summarizeFooter(new Uint8Array([1, 2, 3]))).toThrow(/not a Parquet file/);
+  });
+
+  it('a file of one small batch is written without dictionary pages and page index; larger files with both', async () => {
+    const small = await writeParquetFile(schema, rows(200));
+    for (const c of footerOf(small.bytes).row_groups[0].columns) {
+      expect(c.meta_data!.dictionary_page_offset).toBeUndefined();
+      expect(c.column_index_offset).toBeUndefined();
+      expect(c.meta_data!.statistics).toBeDefined(); // chunk statistics stay
+    }
+    expect(await readParquetRows(small.bytes, { projection: schema })).toEqual(rows(200));
+    const asked = await writeParquetFile(schema, rows(200), { dictionary: true });
+    expect(footerOf(asked.bytes).row_groups[0].columns[1].meta_data!.dictionary_page_offset).toBeDefined();
+    const large = await writeParquetFile(schema, rows(5000));
+    const column = footerOf(large.bytes).row_groups[0].columns[1];
+    expect(column.meta_data!.dictionary_page_offset).toBeDefined();
+    expect(column.column_index_offset).toBeDefined();
+  });
+
+  it('hands the encoder the IPC stream arrow-js writes for the same batch', async () => {
+    let ipc: Uint8Array | undefined;
+    const capture = () => ({
+      bytesEmitted: 0,
+      chunksEmitted: 0,
+      write: async () => {},
+      finish: async (last?: Uint8Array) => {
+        ipc = last;
+        return [];
+      },
+      abort: async () => {},
+    });
+    const w = new ParquetFileWriter(schema, { encoderFactory: capture });
+    for (const r of rows(50)) w.appendOne(r);
+    await expect(w.close()).rejects.toThrow(); // the fake encoder returns no file
+    const table = arrow.tableFromIPC(ipc!);
+    expect(table.numRows).toBe(50);
+    expect(Buffer.from(ipc!).equals(Buffer.from(arrow.tableToIPC(table, 'stream')))).toBe(true);
   });
 
   it('accepts column batches', async () => {

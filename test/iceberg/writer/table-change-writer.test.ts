@@ -10,8 +10,10 @@ import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { Schema } from '../../../src/iceberg/schema.js';
 import { Types } from '../../../src/iceberg/types.js';
 import { PositionBitmap } from '../../../src/iceberg/puffin/position-bitmap.js';
-import { ensureUnpartitionedSpec } from '../../../src/iceberg/table/index.js';
-import { TableChangeWriter, insert, remove, removeKey, update, writeDeletionVectors } from '../../../src/iceberg/writer/index.js';
+import { TableChangeWriter, insert, remove, removeKey, update, writeDeletionVectors, type PreparedChanges } from '../../../src/iceberg/writer/index.js';
+import { wasmParquetEncoder, type ParquetEncoderFactory } from '../../../src/iceberg/parquet/encoder.js';
+import { readTableRows } from '../../../src/iceberg/scan/index.js';
+import { commitRowDelta, ensureUnpartitionedSpec, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { decodeDeletionVectorBlob, decodePuffin } from './dv-decoder.js';
 import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, tempWarehouse, type Warehouse } from './support.js';
@@ -232,6 +234,76 @@ describe('upsert writer files', () => {
     await expect(writer.apply(insert([null, 1, null, null, null]))).rejects.toThrow(/identifier field id is null/);
     await expect(writer.apply({ op: 'delete' })).rejects.toThrow(/needs `key` or `before`/);
     await writer.abort();
+  });
+});
+
+describe('partitioned checkpoints: files per partition and buffer bounds', () => {
+  /** A ~120-byte row of group `grp`. */
+  const wide = (id: number, grp: number): Row => row(BigInt(id), grp, `name-${id}-${'x'.repeat(100)}`, `${id % 1000}.50`);
+
+  /** The encoder factory of the default encoder, counting batches handed over before `finish`. */
+  function countingEncoder(): { factory: ParquetEncoderFactory; earlyBatches: () => number } {
+    let early = 0;
+    const factory: ParquetEncoderFactory = (options) => {
+      const inner = wasmParquetEncoder(options);
+      return {
+        get bytesEmitted() {
+          return inner.bytesEmitted;
+        },
+        get chunksEmitted() {
+          return inner.chunksEmitted;
+        },
+        write: (ipc) => {
+          early++;
+          return inner.write(ipc);
+        },
+        finish: (last) => inner.finish(last),
+        abort: () => inner.abort(),
+      };
+    };
+    return { factory, earlyBatches: () => early };
+  }
+
+  async function commitAndRead(table: CatalogTable, p: PreparedChanges): Promise<Row[]> {
+    const result = await commitRowDelta(table, { dataFiles: p.dataFiles, deleteFiles: p.deleteFiles, removedFiles: p.removedDeleteFiles });
+    return (await readTableRows(result.table)).sort((x, y) => Number((x[0] as bigint) - (y[0] as bigint)));
+  }
+
+  it('rows of one checkpoint share one file per partition; large partitions hand batches to the encoder before the checkpoint', async () => {
+    const table = await newTable(w, { formatVersion: 2, spec: BY_GROUP });
+    const { factory, earlyBatches } = countingEncoder();
+    const writer = new TableChangeWriter(table, { mode: 'append-only', encodeAfterBytes: 256 * 1024, parquet: { encoderFactory: factory } });
+    const expected: Row[] = [];
+    for (let chunk = 0; chunk < 10; chunk++) {
+      const rows = Array.from({ length: 1000 }, (_, i) => wide(chunk * 1000 + i, i % 2));
+      expected.push(...rows);
+      await writer.applyAll(rows.map((r) => insert(r)));
+    }
+    // without the bound no file would reach its 16,384-row batch before prepare
+    expect(earlyBatches()).toBeGreaterThan(0);
+    const p = await writer.prepare();
+    expect(p.dataFiles.map((f) => [f.partition, f.recordCount])).toEqual([
+      [[0], 5000n],
+      [[1], 5000n],
+    ]);
+    expect(await commitAndRead(table, p)).toEqual(expected);
+  });
+
+  it('past maxBufferedBytes the largest files are finished early: more files, every row once, positions still right', async () => {
+    const table = await newTable(w, { formatVersion: 2, spec: BY_GROUP });
+    const writer = new TableChangeWriter(table, { mode: 'append-only', encodeAfterBytes: 32 * 1024, maxBufferedBytes: 128 * 1024 });
+    const rows = Array.from({ length: 6000 }, (_, i) => wide(i, i % 100)); // 100 partitions of 60 rows: none worth a batch of its own
+    await writer.applyAll(rows.map((r) => insert(r)));
+    // the same keys again, now in other partitions: the earlier copies (in finished files too) are removed by position
+    const again = rows.slice(0, 100).map((r) => wide(Number(r[0]), 7));
+    await writer.applyAll(again.map((r) => insert(r)));
+    const p = await writer.prepare();
+    const partitions = new Set(p.dataFiles.map((f) => String(f.partition[0])));
+    expect(partitions.size).toBe(100);
+    expect(p.dataFiles.length).toBeGreaterThan(100);
+    expect(p.stats.positionDeletes).toBe(100);
+    const expected = [...again, ...rows.slice(100)].sort((x, y) => Number((x[0] as bigint) - (y[0] as bigint)));
+    expect(await commitAndRead(table, p)).toEqual(expected);
   });
 });
 

@@ -8,7 +8,7 @@ import { FloeError } from '../../../util/errors.js';
 import { compareBytes, compareStrings } from '../../value-compare.js';
 import type { PrimitiveType } from '../../types.js';
 import type { FieldStats } from '../field-stats.js';
-import { PrimitiveBuilder, SUBSYSTEM, badValue, grow } from './builder-base.js';
+import { INITIAL_BYTES, INITIAL_SLOTS, PrimitiveBuilder, SUBSYSTEM, badValue, grow } from './builder-base.js';
 
 const utf8 = new TextEncoder();
 
@@ -22,7 +22,7 @@ export class FixedBuilder extends PrimitiveBuilder {
     super(path, type, required, stats);
     this.uuid = type.kind === 'uuid';
     this.width = type.kind === 'fixed' ? type.length : 16;
-    this.bytes = new Uint8Array(this.width * 256);
+    this.bytes = new Uint8Array(this.width * INITIAL_SLOTS);
   }
 
   protected appendValue(v: unknown): void {
@@ -57,11 +57,11 @@ export class FixedBuilder extends PrimitiveBuilder {
     return this.length * this.width + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.bytes.subarray(0, n * this.width);
     const v = this.takeValidity();
-    this.bytes = new Uint8Array(this.width * Math.min(Math.max(n, 256), 1 << 16));
+    this.bytes = new Uint8Array(last ? 0 : this.width * Math.min(Math.max(n, INITIAL_SLOTS), 1 << 16));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.FixedSizeBinary, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }
@@ -93,8 +93,8 @@ function writeUuid(s: string, out: Uint8Array, offset: number): boolean {
 }
 
 export class VarBinaryBuilder extends PrimitiveBuilder {
-  private offsets = new Int32Array(1025);
-  private data = new Uint8Array(16 * 1024);
+  private offsets = new Int32Array(INITIAL_SLOTS + 1);
+  private data = new Uint8Array(INITIAL_BYTES);
   private used = 0;
   private readonly text: boolean;
 
@@ -161,13 +161,13 @@ export class VarBinaryBuilder extends PrimitiveBuilder {
     return this.used + this.length * 4 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const valueOffsets = this.offsets.subarray(0, n + 1);
     const data = this.data.subarray(0, this.used);
     const v = this.takeValidity();
-    this.offsets = new Int32Array(Math.min(Math.max(n, 1024), 1 << 20) + 1);
-    this.data = new Uint8Array(Math.min(Math.max(this.used, 16 * 1024), 1 << 24));
+    this.offsets = new Int32Array(last ? 1 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20) + 1);
+    this.data = new Uint8Array(last ? 0 : Math.min(Math.max(this.used, INITIAL_BYTES), 1 << 24));
     this.used = 0;
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Utf8, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, valueOffsets, data });

@@ -20,8 +20,12 @@ export interface ColumnBuilder {
   appendMasked(): void;
   /** Approximate bytes held (Arrow buffer sizes), for batch and file size estimates. */
   byteSize(): number;
-  /** Hands out the buffered values as Arrow data and starts a new batch. */
-  finish(): arrow.Data;
+  /**
+   * Hands out the buffered values as Arrow data and starts a new batch — or, when `last`, ends the
+   * builder: it allocates no buffers for a next batch (a file's last batch; a partitioned checkpoint
+   * closes thousands of files).
+   */
+  finish(last?: boolean): arrow.Data;
 }
 
 function describeValue(v: unknown): string {
@@ -78,12 +82,24 @@ export class Validity {
   }
 }
 
+/**
+ * First capacity of a builder's buffers (values, and bytes of variable-width data), and the least
+ * one after a batch; they double as values arrive. Small, because a partitioned table opens one
+ * builder per column per partition (thousands for a `day` or `hour` transform), most of which hold
+ * a few rows; a large column grows to its batch size in a few doublings, and later batches start at
+ * the size of the previous one.
+ */
+export const INITIAL_SLOTS = 32;
+export const INITIAL_BYTES = 512;
+
 export type TypedArray = Int32Array | Float32Array | Float64Array | BigInt64Array | Uint8Array | Uint32Array;
 
 export function grow<T extends TypedArray>(arr: T, minLength: number): T {
   if (minLength <= arr.length) return arr;
   const Ctor = arr.constructor as new (n: number) => T;
-  const next = new Ctor(Math.max(minLength, arr.length * 2, 16));
+  // Small arrays grow fourfold: most builders of a partitioned checkpoint stay small, and each growth
+  // is an allocation and a copy.
+  const next = new Ctor(Math.max(minLength, arr.length < 4096 ? arr.length * 4 : arr.length * 2, 16));
   next.set(arr as never);
   return next;
 }
@@ -124,7 +140,7 @@ export abstract class BaseBuilder implements ColumnBuilder {
   /** Fills the slot of a null with a zero value / empty entry. */
   protected abstract pushPlaceholder(): void;
   abstract byteSize(): number;
-  abstract finish(): arrow.Data;
+  abstract finish(last?: boolean): arrow.Data;
 
   protected takeValidity(): { nullBitmap: Uint8Array | undefined; nullCount: number } {
     return this.validity.take(this.length);

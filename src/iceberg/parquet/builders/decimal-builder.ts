@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { parseDecimal } from '../../../model/values.js';
 import type { PrimitiveType } from '../../types.js';
 import type { FieldStats } from '../field-stats.js';
-import { PrimitiveBuilder, badValue, grow } from './builder-base.js';
+import { INITIAL_SLOTS, PrimitiveBuilder, badValue, grow } from './builder-base.js';
 
 const TWO_32 = 4294967296;
 
@@ -54,7 +54,7 @@ function fastUnscaled(s: string, scale: number): number | undefined {
 }
 
 export class DecimalBuilder extends PrimitiveBuilder {
-  private words = new Uint32Array(4 * 1024);
+  private words = new Uint32Array(4 * INITIAL_SLOTS);
   private readonly scale: number;
   private readonly limit: bigint;
   private readonly numberLimit: number;
@@ -164,12 +164,12 @@ export class DecimalBuilder extends PrimitiveBuilder {
     return this.length * 16 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     this.publishFastBounds();
     const n = this.length;
     const data = this.words.subarray(0, 4 * n);
     const v = this.takeValidity();
-    this.words = new Uint32Array(4 * Math.min(Math.max(n, 1024), 1 << 18));
+    this.words = new Uint32Array(last ? 0 : 4 * Math.min(Math.max(n, INITIAL_SLOTS), 1 << 18));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Decimal, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }

@@ -7,7 +7,7 @@
 import * as arrow from 'apache-arrow';
 import type { IcebergType, NestedField } from '../../types.js';
 import { arrowType } from '../arrow-schema.js';
-import { BaseBuilder, badValue, grow, type ColumnBuilder } from './builder-base.js';
+import { BaseBuilder, INITIAL_SLOTS, badValue, grow, type ColumnBuilder } from './builder-base.js';
 
 export class StructBuilder extends BaseBuilder {
   /** Index in the struct's field list of each child builder (unknown fields have none). */
@@ -47,17 +47,17 @@ export class StructBuilder extends BaseBuilder {
     return n;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const v = this.takeValidity();
-    const children = this.children.map((c) => c.finish());
+    const children = this.children.map((c) => c.finish(last));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Struct, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, children });
   }
 }
 
 export class ListBuilder extends BaseBuilder {
-  private offsets = new Int32Array(1025);
+  private offsets = new Int32Array(INITIAL_SLOTS + 1);
 
   constructor(
     path: string,
@@ -92,19 +92,19 @@ export class ListBuilder extends BaseBuilder {
     return this.length * 4 + this.validity.bytes + this.element.byteSize();
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const valueOffsets = this.offsets.subarray(0, n + 1);
     const v = this.takeValidity();
-    const child = this.element.finish();
-    this.offsets = new Int32Array(1025);
+    const child = this.element.finish(last);
+    this.offsets = new Int32Array(last ? 1 : INITIAL_SLOTS + 1);
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.List, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, valueOffsets, child });
   }
 }
 
 export class MapBuilder extends BaseBuilder {
-  private offsets = new Int32Array(1025);
+  private offsets = new Int32Array(INITIAL_SLOTS + 1);
   private entries = 0;
 
   constructor(
@@ -147,14 +147,14 @@ export class MapBuilder extends BaseBuilder {
     return this.length * 4 + this.validity.bytes + this.key.byteSize() + this.value.byteSize();
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const valueOffsets = this.offsets.subarray(0, n + 1);
     const v = this.takeValidity();
     const mapType = this.arrowDataType as arrow.Map_;
     const entryType = mapType.children[0].type as arrow.Struct;
-    const child = arrow.makeData({ type: entryType, length: this.entries, nullCount: 0, children: [this.key.finish(), this.value.finish()] });
-    this.offsets = new Int32Array(1025);
+    const child = arrow.makeData({ type: entryType, length: this.entries, nullCount: 0, children: [this.key.finish(last), this.value.finish(last)] });
+    this.offsets = new Int32Array(last ? 1 : INITIAL_SLOTS + 1);
     this.entries = 0;
     this.length = 0;
     return arrow.makeData({ type: mapType, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, valueOffsets, child });

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { compareDoubles } from '../../value-compare.js';
 import type { PrimitiveType } from '../../types.js';
 import type { FieldStats } from '../field-stats.js';
-import { PrimitiveBuilder, badValue, grow } from './builder-base.js';
+import { INITIAL_SLOTS, PrimitiveBuilder, badValue, grow } from './builder-base.js';
 
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
@@ -41,18 +41,18 @@ export class BoolBuilder extends PrimitiveBuilder {
     return (this.length >> 3) + 1 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.bits.subarray(0, (n + 7) >> 3);
     const v = this.takeValidity();
-    this.bits = new Uint8Array(64);
+    this.bits = new Uint8Array(last ? 0 : 64);
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Bool, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }
 }
 
 export class Int32Builder extends PrimitiveBuilder {
-  private values = new Int32Array(1024);
+  private values = new Int32Array(INITIAL_SLOTS);
 
   protected appendValue(v: unknown): void {
     if (typeof v !== 'number' || (v | 0) !== v) {
@@ -81,18 +81,18 @@ export class Int32Builder extends PrimitiveBuilder {
     return this.length * 4 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    this.values = new Int32Array(Math.min(Math.max(n, 1024), 1 << 20));
+    this.values = new Int32Array(last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Int32, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data });
   }
 }
 
 export class Int64Builder extends PrimitiveBuilder {
-  private values = new BigInt64Array(1024);
+  private values = new BigInt64Array(INITIAL_SLOTS);
   /** Iceberg `time` is a time of day: 0 ≤ µs < 24 h (MySQL TIME durations must not get here). */
   private readonly timeOfDay = this.type.kind === 'time';
 
@@ -126,11 +126,11 @@ export class Int64Builder extends PrimitiveBuilder {
     return this.length * 8 + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    this.values = new BigInt64Array(Math.min(Math.max(n, 1024), 1 << 20));
+    this.values = new BigInt64Array(last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20));
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Int64, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data: data as never });
   }
@@ -143,7 +143,7 @@ export class FloatBuilder extends PrimitiveBuilder {
   constructor(path: string, type: PrimitiveType, required: boolean, stats: FieldStats | undefined) {
     super(path, type, required, stats);
     this.single = type.kind === 'float';
-    this.values = this.single ? new Float32Array(1024) : new Float64Array(1024);
+    this.values = this.single ? new Float32Array(INITIAL_SLOTS) : new Float64Array(INITIAL_SLOTS);
   }
 
   protected appendValue(v: unknown): void {
@@ -175,11 +175,11 @@ export class FloatBuilder extends PrimitiveBuilder {
     return this.length * (this.single ? 4 : 8) + this.validity.bytes;
   }
 
-  finish(): arrow.Data {
+  finish(last = false): arrow.Data {
     const n = this.length;
     const data = this.values.subarray(0, n);
     const v = this.takeValidity();
-    const cap = Math.min(Math.max(n, 1024), 1 << 20);
+    const cap = last ? 0 : Math.min(Math.max(n, INITIAL_SLOTS), 1 << 20);
     this.values = this.single ? new Float32Array(cap) : new Float64Array(cap);
     this.length = 0;
     return arrow.makeData({ type: this.arrowDataType as arrow.Float32, length: n, nullCount: v.nullCount, nullBitmap: v.nullBitmap, data: data as Float32Array });
