@@ -1,6 +1,6 @@
 /**
  * `npm run bench` — floe's throughput on this machine against the two raw ceilings it cannot beat
- * (issue 5 item 8). Steps:
+ *. Steps:
  *
  *   1. start a private MariaDB (binlog ROW / FULL row image; or use --mysql-url), load N rows
  *   2. ceiling A: the table's full read through mysql2 (streamed, floe's value-shaping options)

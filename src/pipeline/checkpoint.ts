@@ -1,5 +1,5 @@
 /**
- * Checkpoints: the pipeline's unit of durability (DESIGN §4). Changes routed to tables are buffered by
+ * Checkpoints: the pipeline's unit of durability (docs/design.md §4). Changes routed to tables are buffered by
  * one `CheckpointCommitter` per table (src/iceberg/writer/); a checkpoint commits, for every table
  * that needs it, ONE Iceberg snapshot stamped with the job id, the checkpoint id and that table's own
  * progress (`floe.source-offset`, state.ts). One committer per table, because each table's stamp is

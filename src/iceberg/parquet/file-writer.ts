@@ -1,7 +1,7 @@
 /**
  * One Parquet file of an Iceberg table: rows or column batches of floe's value model in, the file's
  * bytes plus everything a manifest entry needs out (record count, exact size, column metrics, split
- * offsets). Format/spec.md Appendix A "Parquet" and checklist §5:
+ * offsets). Format/spec.md Appendix A "Parquet" and docs/iceberg-writer-checklist.md §5:
  *
  * - the Arrow schema carries every field id (arrow-schema.ts);
  * - the `iceberg.schema` key-value entry holds the schema the file was written with, as Java's

@@ -8,7 +8,7 @@
  * day or hour) is one entry of an `encode` message at `finish` (the files finished in one turn of
  * the event loop share a message), and a file aborted before its first batch costs no message.
  *
- * Why a Node-only module under src/iceberg: DESIGN §1 keeps Node-only modules in io/ and cli/. This
+ * Why a Node-only module under src/iceberg: docs/design.md §1 keeps Node-only modules in io/ and cli/. This
  * file (and its thread, worker-encoder-thread.ts) are the one exception in iceberg/, contained behind
  * the runtime-neutral `ParquetEncoderFactory` seam: nothing in iceberg/ imports them; the caller that
  * wires a pipeline (cli/pipeline) passes `workerParquetEncoder` as `encoderFactory`, and every writer

@@ -1,5 +1,5 @@
 /**
- * The idempotent upsert writer: the public surface of `src/iceberg/writer/` (DESIGN §4).
+ * The idempotent upsert writer: the public surface of `src/iceberg/writer/` (docs/design.md §4).
  *
  * - `RowChange` (+ `insert`/`update`/`remove`/`removeKey` helpers): one row change of one table.
  * - `TableChangeWriter`: one table's changes of one checkpoint → data files, equality deletes, position

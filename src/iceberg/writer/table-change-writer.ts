@@ -1,6 +1,6 @@
 /**
  * The upsert task writer of one table for one checkpoint (Java `BaseTaskWriter.BaseEqualityDeltaWriter`,
- * Flink `BaseDeltaTaskWriter`; checklist §4.3; DESIGN §4; seed 003 §4-1): row changes in, Parquet data
+ * Flink `BaseDeltaTaskWriter`; docs/iceberg-writer-checklist.md §4.3; docs/design.md §4; docs/seeds/seed-003.txt §4-1): row changes in, Parquet data
  * files, equality-delete files and position deletes / deletion vectors out, ready for ONE row-delta
  * commit.
  *
@@ -28,13 +28,13 @@
  *
  * Modes:
  * - `upsert` (keyed tables): as above.
- * - `append-only` (initial snapshot rows into keys that cannot exist yet, DESIGN §2.3): an insert
+ * - `append-only` (initial snapshot rows into keys that cannot exist yet, docs/design.md §2.3): an insert
  *   writes no equality delete. A key delivered twice within the checkpoint is still de-duplicated by
  *   position (the later row wins), so a chunk re-read inside one checkpoint does not duplicate rows.
  *   Updates and deletes of keys not written in this checkpoint still write equality deletes
  *   (correctness before the mode's assumption). Delivery note: rows re-delivered in a LATER
  *   checkpoint under this mode are duplicated; the caller must only use it for rows that are not in
- *   the table (chunks not yet committed — progress is read back from the table, DESIGN §2).
+ *   the table (chunks not yet committed — progress is read back from the table, docs/design.md §2).
  * - `append` (tables without a primary key): every insert is appended; the row is its own identity.
  *   A delete (or the old image of an update) removes ONE matching row written in this checkpoint by
  *   position if there is one — MySQL deletes exactly one row per event, even among identical rows.
@@ -42,7 +42,7 @@
  *   Delivery note: that equality delete removes ALL identical older copies (and rows differing only
  *   in float/double columns, which equality deletes cannot use): for keyless tables with duplicate
  *   rows the lake may hold fewer copies than MySQL. Replays of already-committed inserts duplicate
- *   rows (at-least-once, as every keyless CDC sink: seed 003 §4-3); resuming exactly from the table's
+ *   rows (at-least-once, as every keyless CDC sink: docs/seeds/seed-003.txt §4-3); resuming exactly from the table's
  *   committed offset avoids them.
  */
 import type { FileIO } from '../../io/file-io.js';
