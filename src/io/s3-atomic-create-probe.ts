@@ -11,12 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { errorCodeOf, httpStatusOf, isPreconditionFailed } from './s3-errors.js';
-import type { S3FileIO } from './s3-file-io.js';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { directoryPrefix, formatS3Uri, parseS3Uri } from './s3-location.js';
 
 const encoder = new TextEncoder();
 
-export async function probeAtomicCreate(io: S3FileIO, location: string): Promise<boolean> {
+/** What the probe needs of the S3 FileIO (an interface here, so that this module does not import it back). */
+export interface ProbeTarget {
+  readonly client: Pick<S3Client, 'send'>;
+  errorFor(action: string, location: string, cause: unknown): Error;
+}
+
+export async function probeAtomicCreate(io: ProbeTarget, location: string): Promise<boolean> {
   const { bucket, key } = parseS3Uri(location);
   const probeKey = `${directoryPrefix(key)}.floe-atomic-create-probe-${randomUUID()}`;
   const probeUri = formatS3Uri(bucket, probeKey);

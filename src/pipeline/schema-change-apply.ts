@@ -29,7 +29,7 @@ import { tableKey, type TableId, type TableSchema } from '../source/mysql/table-
 import { FloeError } from '../util/errors.js';
 import { typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, type DdlContext, type DdlOutcome } from './runner-ddl.js';
-import type { SchemaChangeRuntime } from './schema-change.js';
+import type { SchemaChangeRuntime } from './schema-change-runtime.js';
 import { planIcebergSchemaChange, type IcebergSchemaPlan } from './schema-change-plan.js';
 import { truncateLakeTable } from './schema-change-truncate.js';
 import { sourceSchemaProperty } from './source-schema-record.js';

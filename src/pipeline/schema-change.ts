@@ -21,7 +21,6 @@
  *      lake table stays as it was); a new or renamed-in table stops the run for a restart that
  *      snapshots it. Incompatible changes are refused like `fail`, with the reason.
  */
-import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { applyDdl, type TableEffect } from '../source/mysql/ddl-apply.js';
 import { parseDdl } from '../source/mysql/ddl-parser.js';
@@ -34,23 +33,11 @@ import type { CascadeRule } from '../source/mysql/foreign-keys.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from './runner-ddl.js';
 import { applyEvolve } from './schema-change-apply.js';
+import type { SchemaChangeRuntime } from './schema-change-runtime.js';
 
 const SUBSYSTEM = 'pipeline.schema-change';
 
-/**
- * What the evolve policy needs from the runner besides `DdlContext` (whose `refreshTable(table,
- * mapped)` it calls after evolving a table). The runner builds the handler with
- * `createSchemaChangeHandler(config, () => runtime)`; `runtime` may be undefined until the source runs.
- */
-export interface SchemaChangeRuntime {
-  /** The running source: current definitions, flavor, decoding remap, cascades. */
-  readonly source: Pick<MySqlSource, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades' | 'cascades'>;
-  readonly catalog: Catalog;
-  /** The Iceberg table of a captured table ('db.table'). */
-  icebergIdentifier(key: string): TableIdentifier | undefined;
-  /** Stops routing a table's changes (dropped or renamed away in MySQL). */
-  dropTable(key: string): void;
-}
+export type { SchemaChangeRuntime } from './schema-change-runtime.js';
 
 /** The runner's DDL handler for `config.schemaChanges` (accepted DDL positions from FLOE_ACCEPT_DDL unless given). */
 export function createSchemaChangeHandler(config: FloeConfig, runtime: () => SchemaChangeRuntime | undefined, acceptDdl?: readonly string[]): DdlHandler {
