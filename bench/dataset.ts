@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import mysql from 'mysql2/promise';
 import type { MysqlConnectionConfig } from '../src/source/mysql/client.js';
+import { prng as seededPrng } from '../src/util/prng.js';
 
 export const TABLE = 'orders';
 
@@ -24,16 +25,9 @@ export const CREATE_TABLE = `CREATE TABLE ${TABLE} (
   attrs JSON NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`;
 
-/** Small, fast, seedable PRNG (mulberry32). */
+/** The bench's PRNG: src/util/prng.ts, its seed spread first so that nearby seeds differ (never 0). */
 export function prng(seed: number): () => number {
-  let a = (seed * 2654435761) >>> 0 || 1;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededPrng((seed * 2654435761) >>> 0 || 1);
 }
 
 const WORDS = ['express', 'gift', 'fragile', 'leave at door', 'call first', 'weekend', 'office', 'bulk', 'repeat customer', 'promo', 'überweisung', '빠른 배송', 'north', 'south', 'return'];

@@ -12,7 +12,7 @@ import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
 import { rewriteDataFilesWithDeletes } from '../iceberg/maintenance/rewrite-data-files.js';
-import { tableHealth } from '../iceberg/maintenance/table-health.js';
+import { currentSnapshot } from '../iceberg/snapshot-ids.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
 
@@ -57,8 +57,9 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
   const name = [...table.identifier.namespace, table.identifier.name].join('.');
   let compaction: TableMaintenanceReport['compaction'];
   if (options.compactMinDeleteFiles !== undefined && table.metadata.formatVersion === 2) {
-    const live = (await tableHealth(table.io, table.metadata, table.metadataLocation)).deleteFiles;
-    if (live.equality + live.position + live.deletionVectors >= Math.max(1, options.compactMinDeleteFiles)) {
+    // the snapshot summary counts the live delete files: no manifest read to decide
+    const live = Number(currentSnapshot(table.metadata)?.summary['total-delete-files'] ?? '0');
+    if (live >= Math.max(1, options.compactMinDeleteFiles)) {
       const r = await rewriteDataFilesWithDeletes(table, { dryRun: options.dryRun });
       compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles };
       if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });

@@ -36,7 +36,8 @@ import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable,
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from './row-change.js';
 import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
-import { existingDeletionVectors, validateTargetsUntouched } from './committed-dv-targets.js';
+import { validateTargetsUntouched } from './committed-dv-targets.js';
+import { findExistingDeletes } from './existing-deletes.js';
 import { buildKeyIndex, type KeyIndex } from './key-index.js';
 import { TableKey } from './table-key.js';
 
@@ -218,7 +219,7 @@ export class CheckpointCommitter {
     if (writer && hasChanges) {
       try {
         // the deletes of these files now, to merge into the new DVs (one DV per data file)
-        const existingDeletes = dvTargets.size > 0 ? await existingDeletionVectors(table.io, table.metadata, dvTargets) : undefined;
+        const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets) : undefined;
         if (dvTargets.size > 0) await validateTargetsUntouched(table.io, table.metadata, indexSnapshotId, dvTargets);
         prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
       } catch (e) {

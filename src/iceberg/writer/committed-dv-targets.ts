@@ -1,10 +1,8 @@
 /**
- * What a deletion-vector upsert needs to know about the data files committed earlier whose rows it
- * deletes (the files its key index pointed at):
+ * What a deletion-vector upsert must check about the data files committed earlier whose rows it
+ * deletes (the files its key index pointed at) — their current deletes, merged into the new DVs, come
+ * from existing-deletes.ts:
  *
- * - their current deletes: at most one DV per data file per snapshot (spec "Deletion Vectors"), so
- *   the new DV is the union of the old one and the new positions, and the old entry is removed in
- *   the same commit (Java `BaseDVFileWriter` loading the previous DV + `RowDelta.removeDeletes`);
  * - that nobody removed them meanwhile (Java `RowDelta.validateDataFilesExist`): a DV on a data
  *   file another writer rewrote (a compaction) would delete nothing, and the row would live on in
  *   the rewritten file. Every snapshot between the one the index matches and the head is checked
@@ -12,31 +10,12 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
-import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import { ancestorsOf } from '../snapshot-ids.js';
 import type { TableMetadata } from '../table-metadata.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { isDeletionVector } from '../table/snapshot-summary.js';
-import { readExistingDeletionVector, type ExistingDeletes } from './position-delete-writers.js';
 
 const SUBSYSTEM = 'iceberg.writer';
-
-/** The live DVs of `targets` in the table's current snapshot, with their positions. */
-export async function existingDeletionVectors(io: FileIO, metadata: TableMetadata, targets: ReadonlySet<string>): Promise<Map<string, ExistingDeletes>> {
-  const out = new Map<string, ExistingDeletes>();
-  const snapshot = currentSnapshot(metadata);
-  if (!snapshot || targets.size === 0) return out;
-  for (const mf of await readSnapshotManifests(io, snapshot)) {
-    if (mf.content !== 'deletes') continue;
-    for (const e of await readManifestEntries(io, mf)) {
-      if (e.status === 'deleted' || !isDeletionVector(e.dataFile)) continue;
-      const target = e.dataFile.referencedDataFile!;
-      if (!targets.has(target)) continue;
-      if (out.has(target)) throw new FloeError(SUBSYSTEM, 'invalid-data', `data file ${target} has two deletion vectors in snapshot ${snapshot.snapshotId}; the spec allows one — the table is damaged`);
-      out.set(target, { positions: await readExistingDeletionVector(io, e.dataFile), replaces: [e.dataFile] });
-    }
-  }
-  return out;
-}
 
 /**
  * Throws a non-retryable conflict when a snapshot committed after `indexSnapshotId` removed one of
