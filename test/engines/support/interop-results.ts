@@ -36,8 +36,8 @@ export interface MatrixRow {
 
 export interface MaintenanceResult {
   formatVersion: 2 | 3;
-  /** Spark's operations and how many of each committed while floe streamed. */
-  operations: Record<string, number>;
+  /** Spark's operations that committed (at least once) while floe streamed (sorted). */
+  operations: string[];
   /** Restarts of floe the test made (after its snapshots had expired). */
   restarts: number;
   /** Readers whose rows equal MySQL's at the end. */
