@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/engines/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/engines/support/global-engines.ts'],
     pool: 'forks',
     // one file at a time: the engines are heavy (Spark, Trino) and the machine is shared
     fileParallelism: false,

@@ -1,11 +1,16 @@
-"""Trino for engines/read: a one-node Trino 483 whose Iceberg catalog is `floe catalog serve`.
+"""Trino for engines/read: a one-node Trino 483 with Iceberg catalogs.
 
-Trino has no Hadoop (directory) catalog, so it reaches a directory table through a REST catalog: a
-`floe catalog serve` over a SQL catalog (SQLite, in the run directory) whose warehouse contains the
-table, into which each read registers the table's current metadata file under a fresh name, queries
-it, and drops the name again (the files stay). Trino takes 20-60 s to start, so a test suite starts
-one with `engines/trino start --warehouse DIR` and every `engines/read trino` reuses it; without a
-running one, engines/read starts a throwaway pair over the table's own directory and stops it after.
+- A REST or SQL catalog (catalogs.py) becomes a Trino catalog of its own the first time a read names
+  it: `CREATE CATALOG` (dynamic catalog management) with `iceberg.catalog.type=rest` or `jdbc`, the
+  JDBC catalog's `catalog-name` being the SQL catalog's.
+- A directory table (Trino has no Hadoop catalog) is reached through the catalog `iceberg`: a `floe
+  catalog serve` over a SQL catalog (SQLite, in the run directory) whose warehouse contains the
+  table, into which each read registers the table's current metadata file under a fresh name,
+  queries it, and drops the name again (the files stay).
+
+Trino takes 20-60 s to start, so a test suite starts one with `engines/trino start --warehouse DIR`
+and every `engines/read trino` reuses it; without a running one, engines/read starts a throwaway
+Trino (and `floe catalog serve` over the table's own directory) and stops it after.
 
 Usage: engines/trino start [--warehouse DIR] | stop | status
 """
@@ -23,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 
+from catalogs import current_metadata_file, jdbc_url, parse_identifier, sql_parts, sql_warehouse
 from engine_errors import Refused, SetupError
 
 HOME = os.environ.get("FLOE_ENGINES_HOME") or os.path.expanduser("~/.cache/floe-engines")
@@ -80,6 +86,11 @@ def _http(method, url, body=None, timeout=30):
 def _write_config(run, trino_port, rest_port, warehouse):
     etc = os.path.join(run, "etc")
     os.makedirs(os.path.join(etc, "catalog"), exist_ok=True)
+    # catalogs an earlier Trino created here (CREATE CATALOG stores them in this directory) point at
+    # services long gone
+    for f in os.listdir(os.path.join(etc, "catalog")):
+        if f != "iceberg.properties":
+            os.remove(os.path.join(etc, "catalog", f))
     with open(os.path.join(etc, "config.properties"), "w") as f:
         f.write(
             "\n".join(
@@ -96,11 +107,16 @@ def _write_config(run, trino_port, rest_port, warehouse):
                     # announce and reach the coordinator on loopback only
                     "node.internal-address=127.0.0.1",
                     f"plugin.dir={HOME}/trino/plugin",
-                    f"catalog.config-dir={etc}/catalog",
+                    # REST and SQL catalogs are added by CREATE CATALOG as reads name them
+                    "catalog.management=dynamic",
+                    "catalog.store=file",
                     "",
                 ]
             )
         )
+    # the file catalog store reads its settings from etc/catalog-store.properties (Trino's cwd is `run`)
+    with open(os.path.join(etc, "catalog-store.properties"), "w") as f:
+        f.write(f"catalog.config-dir={etc}/catalog\n")
     with open(os.path.join(etc, "catalog", "iceberg.properties"), "w") as f:
         f.write(
             "\n".join(
@@ -249,10 +265,10 @@ def stop():
     return True
 
 
-def _query(state, sql):
+def _query(state, sql, catalog="iceberg", schema=NAMESPACE):
     import trino
 
-    conn = trino.dbapi.connect(host="127.0.0.1", port=state["trino_port"], user="floe", catalog="iceberg", schema=NAMESPACE)
+    conn = trino.dbapi.connect(host="127.0.0.1", port=state["trino_port"], user="floe", catalog=catalog, schema=schema)
     try:
         cur = conn.cursor()
         cur.execute(sql)
@@ -261,17 +277,92 @@ def _query(state, sql):
         conn.close()
 
 
-def read(target, metadata_file):
-    """(metadata file, rows) of the table as Trino reads it. Raises Refused for Trino's own errors."""
+def _sq(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _dq(text):
+    return '"' + text.replace('"', '""') + '"'
+
+
+def catalog_properties(catalog):
+    """The Trino Iceberg connector's properties for a REST or SQL catalog spec (catalogs.py)."""
+    props = {}
+    if catalog["type"] == "rest":
+        props["iceberg.catalog.type"] = "rest"
+        props["iceberg.rest-catalog.uri"] = catalog["uri"]
+        if catalog.get("warehouse"):
+            props["iceberg.rest-catalog.warehouse"] = catalog["warehouse"]
+        if catalog.get("token"):
+            props["iceberg.rest-catalog.security"] = "OAUTH2"
+            props["iceberg.rest-catalog.oauth2.token"] = catalog["token"]
+    else:
+        p = sql_parts(catalog)
+        props["iceberg.catalog.type"] = "jdbc"
+        # the catalog name is data: Trino reads the rows whose catalog_name it is given
+        props["iceberg.jdbc-catalog.catalog-name"] = catalog.get("name", "floe")
+        props["iceberg.jdbc-catalog.driver-class"] = "org.postgresql.Driver"
+        props["iceberg.jdbc-catalog.connection-url"] = jdbc_url(catalog)
+        props["iceberg.jdbc-catalog.connection-user"] = p["user"]
+        if p["password"]:
+            props["iceberg.jdbc-catalog.connection-password"] = p["password"]
+        props["iceberg.jdbc-catalog.schema-version"] = "V1"
+        props["iceberg.jdbc-catalog.default-warehouse-dir"] = sql_warehouse(catalog)
+    # floe writes file:///abs locations; the local file system resolves them under "/"
+    props["fs.local.enabled"] = "true"
+    props["local.location"] = "/"
+    return props
+
+
+def ensure_catalog(state, catalog):
+    """The name of the Trino catalog for `catalog`, created on first use."""
+    props = catalog_properties(catalog)
+    name = "c_" + hashlib.sha1(json.dumps(props, sort_keys=True).encode()).hexdigest()[:12]
+    known = {r[0] for r in _query(state, "SHOW CATALOGS", catalog="system", schema="information_schema")}
+    if name not in known:
+        with_clause = ", ".join(f"{_dq(k)} = {_sq(v)}" for k, v in props.items())
+        import trino
+
+        try:
+            _query(state, f"CREATE CATALOG {name} USING iceberg WITH ({with_clause})", catalog="system", schema="information_schema")
+        except trino.exceptions.TrinoQueryError as e:
+            if "already exists" not in str(e.message):
+                raise SetupError(f"Trino could not create a catalog for {catalog['type']} catalog: {e.error_name}: {e.message}") from e
+    return name
+
+
+def read(catalog, target):
+    """Rows of the table as Trino reads it. Raises Refused for Trino's own errors."""
     import trino
 
     state = running()
     throwaway = None
     if state is None:
-        # the table's own directory as the warehouse: registration accepts nothing outside it
-        table_dir = os.path.dirname(os.path.dirname(metadata_file))
-        throwaway = _start(tempfile.mkdtemp(prefix="floe-trino-"), table_dir, detach=False)
+        if catalog["type"] == "filesystem":
+            # the table's own directory as the warehouse: registration accepts nothing outside it
+            warehouse = os.path.dirname(os.path.dirname(current_metadata_file(target)))
+        else:
+            warehouse = tempfile.gettempdir()
+        throwaway = _start(tempfile.mkdtemp(prefix="floe-trino-"), warehouse, detach=False)
         state = throwaway
+    try:
+        if catalog["type"] != "filesystem":
+            namespace, name = parse_identifier(target)
+            trino_catalog = ensure_catalog(state, catalog)
+            try:
+                return [list(r) for r in _query(state, f"SELECT * FROM {_dq(trino_catalog)}.{_dq('.'.join(namespace))}.{_dq(name)}", catalog=trino_catalog, schema=".".join(namespace))]
+            except trino.exceptions.TrinoQueryError as e:
+                raise Refused(f"{e.error_name}: {e.message}") from e
+        return _read_registered(state, current_metadata_file(target))
+    finally:
+        if throwaway is not None:
+            _stop_state(throwaway)
+            shutil.rmtree(throwaway["run"], ignore_errors=True)
+
+
+def _read_registered(state, metadata_file):
+    import trino
+
     rest = f"http://127.0.0.1:{state['rest_port']}/v1"
     name = "t_" + hashlib.sha1(f"{metadata_file}:{os.getpid()}:{time.time()}".encode()).hexdigest()[:16]
     try:
@@ -287,15 +378,12 @@ def read(target, metadata_file):
             rows = _query(state, f'SELECT * FROM iceberg.{NAMESPACE}."{name}"')
         except trino.exceptions.TrinoQueryError as e:
             raise Refused(f"{e.error_name}: {e.message}") from e
-        return metadata_file, [list(r) for r in rows]
+        return [list(r) for r in rows]
     finally:
         try:
             _http("DELETE", f"{rest}/namespaces/{NAMESPACE}/tables/{name}")
         except Exception:
             pass
-        if throwaway is not None:
-            _stop_state(throwaway)
-            shutil.rmtree(throwaway["run"], ignore_errors=True)
 
 
 def main(argv):

@@ -13,6 +13,13 @@ import type { TableMetadata } from '../table-metadata.js';
 import { readManifestEntries, readSnapshotManifests } from './manifest-io.js';
 import { isDeletionVector } from './snapshot-summary.js';
 
+/**
+ * The context of a conflict that planning the DVs again on the table as it is now resolves: another
+ * writer gave a DV to, or rewrote, a data file a commit deletes rows of by DV (the writer then
+ * merges or re-locates its deletes instead of failing).
+ */
+export const DV_TARGET_CONFLICT: Readonly<Record<string, string>> = Object.freeze({ conflict: 'dv-targets' });
+
 export class ConcurrentDVCheck {
   private readonly targets: Set<string>;
   private readonly checked = new Set<bigint>();
@@ -36,7 +43,7 @@ export class ConcurrentDVCheck {
         if (manifest.content !== 'deletes' || manifest.addedSnapshotId !== snapshot.snapshotId) continue;
         for (const e of await readManifestEntries(this.io, manifest)) {
           if (e.status === 'added' && isDeletionVector(e.dataFile) && this.targets.has(e.dataFile.referencedDataFile!)) {
-            throw new FloeError('iceberg.commit', 'commit-conflict', `snapshot ${snapshot.snapshotId}, committed concurrently, added a deletion vector for ${e.dataFile.referencedDataFile}, which this commit also adds one for; at most one DV per data file is allowed — merge the deletes and plan the commit again`, { retryable: false });
+            throw new FloeError('iceberg.commit', 'commit-conflict', `snapshot ${snapshot.snapshotId}, committed concurrently, added a deletion vector for ${e.dataFile.referencedDataFile}, which this commit also adds one for; at most one DV per data file is allowed — merge the deletes and plan the commit again`, { retryable: false, context: DV_TARGET_CONFLICT });
           }
         }
       }

@@ -35,13 +35,15 @@ import { currentSnapshot, snapshotById } from '../snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from './row-change.js';
-import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
-import { validateTargetsUntouched } from './committed-dv-targets.js';
+import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
+import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
 import { findExistingDeletes } from './existing-deletes.js';
 import { buildKeyIndex, type KeyIndex } from './key-index.js';
 import { TableKey } from './table-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
+/** Times one checkpoint's deletion vectors are located again after other writers' rewrites. */
+const MAX_RELOCATIONS = 10;
 
 export interface CheckpointCommitterOptions {
   catalog: Catalog;
@@ -213,14 +215,13 @@ export class CheckpointCommitter {
         throw e;
       }
     }
-    const dvTargets = new Set(writer?.committedTargetPaths() ?? []);
-    const indexSnapshotId = state.index?.snapshotId;
-    let prepared;
+    let dvTargets = new Set(writer?.committedTargetPaths() ?? []);
+    let indexSnapshotId = state.index?.snapshotId;
+    let prepared: PreparedChanges | undefined;
     if (writer && hasChanges) {
       try {
         // the deletes of these files now, to merge into the new DVs (one DV per data file)
         const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets) : undefined;
-        if (dvTargets.size > 0) await validateTargetsUntouched(table.io, table.metadata, indexSnapshotId, dvTargets);
         prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
       } catch (e) {
         state.index = undefined;
@@ -230,49 +231,78 @@ export class CheckpointCommitter {
     }
     if (writer && !hasChanges) await writer.abort();
 
-    const previous = lastCommitted(table.metadata, this.jobId);
-    const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
-    const summary = checkpointSummary(this.jobId, checkpointId, maxCommitted, sourceOffset);
     let result;
-    try {
-      result = await commitRowDelta(
-        table,
-        { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
-        {
-          summary,
-          properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, sourceOffset, snapshotId),
-          validate: async (current) => {
-            if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
-            // DVs on files committed earlier: no other writer may have removed them since the index
-            await validateTargetsUntouched(table.io, current, indexSnapshotId, dvTargets);
-            return 'proceed';
+    for (let relocations = 0; ; relocations++) {
+      const previous = lastCommitted(table.metadata, this.jobId);
+      const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
+      const summary = checkpointSummary(this.jobId, checkpointId, maxCommitted, sourceOffset);
+      const targets = dvTargets;
+      const planned = indexSnapshotId;
+      try {
+        // DVs on files committed earlier: no other writer may have removed them since the index
+        if (targets.size > 0) await validateTargetsUntouched(table.io, table.metadata, planned, targets);
+        result = await commitRowDelta(
+          table,
+          { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
+          {
+            summary,
+            properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, sourceOffset, snapshotId),
+            validate: async (current) => {
+              if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
+              await validateTargetsUntouched(table.io, current, planned, targets);
+              return 'proceed';
+            },
+            retry: this.options.retry,
+            warn: this.options.warn,
           },
-          retry: this.options.retry,
-          warn: this.options.warn,
-        },
-      );
-    } catch (e) {
-      state.index = undefined; // whatever happened, the index no longer knows the table's state
-      if (isFloeError(e, 'commit-state-unknown')) {
-        // Resolve by looking for the checkpoint in the table; keep every file either way.
-        const now = await reloadTable(state.table);
-        state.table = now;
-        const found = lastCommitted(now.metadata, this.jobId);
-        if (found && found.checkpointId >= checkpointId) {
-          state.idle = 0;
-          return { identifier: state.identifier, status: 'committed', snapshot: snapshotById(now.metadata, found.snapshotId), stats: prepared?.stats };
+        );
+        break;
+      } catch (e) {
+        if (isDvTargetConflict(e) && prepared?.relocate && relocations < MAX_RELOCATIONS) {
+          // Another writer rewrote (or gave a DV to) a data file whose rows this checkpoint deletes —
+          // a compaction running beside floe. Nothing of this attempt landed (a definite conflict), so
+          // the deletes are located again in the table as it is now and the commit planned anew.
+          this.options.warn?.(`${identifierToString(state.identifier)}: ${errorMessage(e)}; locating the checkpoint's deletes again`);
+          const relocated = await this.relocate(state, prepared, checkpointId);
+          if (relocated === 'already-committed') {
+            await deleteQuietly(table, prepared.writtenPaths, this.options.warn);
+            state.idle = 0;
+            return { identifier: state.identifier, status: 'already-committed' };
+          }
+          table = state.table;
+          prepared = relocated;
+          dvTargets = new Set(relocated.committedTargets ?? []);
+          indexSnapshotId = state.index?.snapshotId;
+          continue;
         }
-        throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `checkpoint ${checkpointId} of job ${this.jobId} to ${identifierToString(state.identifier)}: the commit's outcome is unknown and the table does not show it (yet); its files were kept. Restart and resume from lastCommitted: ${errorMessage(e)}`, { cause: e });
+        state.index = undefined; // whatever happened, the index no longer knows the table's state
+        // a DV-target conflict is a definite refusal (an unknown outcome before it would have made
+        // it one): nothing references this checkpoint's files
+        if (isDvTargetConflict(e) && prepared) await deleteQuietly(table, prepared.writtenPaths, this.options.warn);
+        if (isFloeError(e, 'commit-state-unknown')) {
+          // Resolve by looking for the checkpoint in the table; keep every file either way.
+          const now = await reloadTable(state.table);
+          state.table = now;
+          const found = lastCommitted(now.metadata, this.jobId);
+          if (found && found.checkpointId >= checkpointId) {
+            state.idle = 0;
+            return { identifier: state.identifier, status: 'committed', snapshot: snapshotById(now.metadata, found.snapshotId), stats: prepared?.stats };
+          }
+          throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `checkpoint ${checkpointId} of job ${this.jobId} to ${identifierToString(state.identifier)}: the commit's outcome is unknown and the table does not show it (yet); its files were kept. Restart and resume from lastCommitted: ${errorMessage(e)}`, { cause: e });
+        }
+        // Delivery note: the files stay as orphans — after a failed attempt a catalog may still
+        // reference them if its error hid a landed commit; deleting them is never worth that risk.
+        throw e;
       }
-      // Delivery note: the files stay as orphans — after a failed attempt a catalog may still
-      // reference them if its error hid a landed commit; deleting them is never worth that risk.
-      throw e;
     }
     state.table = result.table;
     state.idle = 0;
     if (state.index) {
-      // the index follows the commit that landed; a skipped one leaves it in doubt (rebuilt)
-      if (result.status === 'committed') state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
+      // The index follows the commit that landed — when the commit went straight on top of the
+      // snapshot the index matches. A commit retried on top of another writer's snapshot (one that
+      // did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
+      // behind that writer's changes, and a skipped one in doubt: rebuilt.
+      if (result.status === 'committed' && result.snapshot.parentSnapshotId === state.index.snapshotId) state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
       else state.index = undefined;
     }
     if (result.status === 'skipped') {
@@ -282,6 +312,29 @@ export class CheckpointCommitter {
       return { identifier: state.identifier, status: 'already-committed' };
     }
     return { identifier: state.identifier, status: 'committed', snapshot: result.snapshot, stats: prepared?.stats };
+  }
+
+  /**
+   * A deletion-vector checkpoint that lost its targets: the table reloaded, the key index rebuilt
+   * from it, and the deletes of committed rows located through it anew (new DV files; the replaced
+   * ones were never committed and are deleted).
+   */
+  private async relocate(state: TableState, prepared: PreparedChanges, checkpointId: bigint): Promise<PreparedChanges | 'already-committed'> {
+    const table = await reloadTable(state.table);
+    state.table = table;
+    state.index = undefined;
+    if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) return 'already-committed';
+    const m = table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    if (!schema || m.currentSchemaId !== state.indexSchemaId) {
+      throw new FloeError(SUBSYSTEM, 'commit-conflict', `${identifierToString(state.identifier)}: the schema changed while a checkpoint was committed; its deletes cannot be located again with the same keys. Restart and resume from lastCommitted`, { retryable: false });
+    }
+    const index = await buildKeyIndex(table, TableKey.identifier(schema));
+    state.index = index;
+    state.indexSchemaId = m.currentSchemaId;
+    const relocated = await prepared.relocate!(index, (targets) => findExistingDeletes({ io: table.io, metadata: m }, targets));
+    await deleteQuietly(table, relocated.replacedPaths, this.options.warn);
+    return relocated;
   }
 
   /**

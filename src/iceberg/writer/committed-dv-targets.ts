@@ -9,13 +9,22 @@
  *   for DELETED entries of those files, and for DVs it added to them.
  */
 import type { FileIO } from '../../io/file-io.js';
-import { FloeError } from '../../util/errors.js';
+import { FloeError, isFloeError } from '../../util/errors.js';
 import { ancestorsOf } from '../snapshot-ids.js';
 import type { TableMetadata } from '../table-metadata.js';
+import { DV_TARGET_CONFLICT } from '../table/concurrent-dv-check.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { isDeletionVector } from '../table/snapshot-summary.js';
 
 const SUBSYSTEM = 'iceberg.writer';
+
+/**
+ * A conflict that locating the deletes again resolves (table/concurrent-dv-check.ts): the committer
+ * rebuilds its key index and re-plans the DVs instead of failing the checkpoint.
+ */
+export function isDvTargetConflict(e: unknown): boolean {
+  return isFloeError(e, 'commit-conflict') && e.context.conflict === DV_TARGET_CONFLICT.conflict;
+}
 
 /**
  * Throws a non-retryable conflict when a snapshot committed after `indexSnapshotId` removed one of
@@ -41,14 +50,14 @@ export async function validateTargetsUntouched(io: FileIO, current: TableMetadat
           throw new FloeError(
             SUBSYSTEM,
             'commit-conflict',
-            `snapshot ${snapshot.snapshotId} (${snapshot.summary.operation ?? 'unknown operation'}), committed by another writer, ${removedData ? 'removed' : 'added a deletion vector to'} data file ${removedData ? e.dataFile.filePath : e.dataFile.referencedDataFile} that this checkpoint deletes rows of; the checkpoint is not committed. floe resumes after a restart with an index rebuilt from the table`,
-            { retryable: false },
+            `snapshot ${snapshot.snapshotId} (${snapshot.summary.operation ?? 'unknown operation'}), committed by another writer, ${removedData ? 'removed' : 'added a deletion vector to'} data file ${removedData ? e.dataFile.filePath : e.dataFile.referencedDataFile} that this checkpoint deletes rows of; the checkpoint's deletes must be located again in the table as it is now`,
+            { retryable: false, context: DV_TARGET_CONFLICT },
           );
         }
       }
     }
   }
   if (!reached) {
-    throw new FloeError(SUBSYSTEM, 'commit-conflict', `snapshot ${indexSnapshotId}, which this checkpoint's deletes were planned on, is no longer in the history of main (expired or rolled back), so concurrent changes to the files it deletes rows of cannot be ruled out; the checkpoint is not committed — floe resumes after a restart with an index rebuilt from the table`, { retryable: false });
+    throw new FloeError(SUBSYSTEM, 'commit-conflict', `snapshot ${indexSnapshotId}, which this checkpoint's deletes were planned on, is no longer in the history of main (expired or rolled back), so concurrent changes to the files it deletes rows of cannot be ruled out; the checkpoint's deletes must be located again in the table as it is now`, { retryable: false, context: DV_TARGET_CONFLICT });
   }
 }

@@ -57,7 +57,7 @@ import type { TableMetadata } from '../table-metadata.js';
 import { Partitioner, type PartitionKey } from './partitioner.js';
 import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
-import { writeCheckpointPositionDeletes, type ExistingDeletes } from './position-delete-writers.js';
+import { writeCheckpointPositionDeletes, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey, type KeyId } from './table-key.js';
@@ -154,6 +154,15 @@ export interface PreparedChanges {
   indexDelta?: KeyIndexDelta;
   /** With a key index: data files committed earlier that this commit's DVs delete rows of. */
   committedTargets?: readonly string[];
+  /**
+   * With a key index: the same changes with the deletes of committed rows located again, through
+   * `index` (built from the table as it is now) — for a commit another writer got in the way of, by
+   * rewriting a data file whose rows this checkpoint deletes (a compaction) or giving it a DV. The
+   * data files stay; the deletion vectors are written anew (their existing deletes from
+   * `existingFor`). `replacedPaths`: the DV files of these prepared changes, which the new ones
+   * replace and no commit may reference.
+   */
+  relocate?: (index: KeyIndex, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
 }
 
 export interface WriterStats {
@@ -579,6 +588,7 @@ export class TableChangeWriter {
       kept.push(h);
     }
     const committedTargets = [...this.committedDeletes.values()].map((t) => ({ dataFilePath: t.file.filePath, specId: t.file.specId, partition: t.file.partition, positions: t.positions }));
+    const positionalStart = written.length;
     const positional = await writeCheckpointPositionDeletes({
       io,
       formatVersion: this.formatVersion,
@@ -591,6 +601,8 @@ export class TableChangeWriter {
       parquet: this.options.parquet,
       written,
     });
+    const otherDeletes = [...deleteFiles];
+    const positionalPaths = written.slice(positionalStart);
     deleteFiles.push(...positional.deleteFiles);
     const removed = positional.removed;
     let indexDelta: KeyIndexDelta | undefined;
@@ -609,7 +621,40 @@ export class TableChangeWriter {
     const targets = [...this.committedDeletes.keys()];
     this.indexDeleted.clear();
     this.committedDeletes.clear();
-    return { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats }, ...(indexDelta ? { indexDelta, committedTargets: targets } : {}) };
+    const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
+    if (!indexDelta) return prepared;
+    const others = written.filter((p) => !positionalPaths.includes(p));
+    let generation = 0;
+    const relocator = (current: PreparedChanges, currentPaths: string[]): NonNullable<PreparedChanges['relocate']> => async (index, existingFor) => {
+      const found = new Map<string, PositionDeleteTarget>();
+      for (const k of indexDelta.deleted) {
+        const at = index.get(k);
+        if (!at) continue; // no live row of k any more: nothing to delete
+        let t = found.get(at.file.filePath);
+        if (!t) found.set(at.file.filePath, (t = { dataFilePath: at.file.filePath, specId: at.file.specId, partition: at.file.partition, positions: new PositionBitmap() }));
+        t.positions.add(at.pos);
+      }
+      const existing = await existingFor(new Set(found.keys()));
+      const paths: string[] = [];
+      const again = await writeCheckpointPositionDeletes({
+        io,
+        formatVersion: this.formatVersion,
+        locations: this.locations,
+        tag: `${this.tag}-r${++generation}`,
+        files: kept,
+        committedTargets: [...found.values()],
+        existing,
+        targetFileSizeBytes: this.deleteTargetSize,
+        parquet: this.options.parquet,
+        written: paths,
+      });
+      const next: PreparedChanges = { ...current, deleteFiles: [...otherDeletes, ...again.deleteFiles], removedDeleteFiles: again.removed, writtenPaths: [...others, ...paths], committedTargets: [...found.keys()] };
+      next.relocate = relocator(next, paths);
+      return { ...next, replacedPaths: currentPaths };
+    };
+    const withIndex: PreparedChanges = { ...prepared, indexDelta, committedTargets: targets };
+    withIndex.relocate = relocator(withIndex, positionalPaths);
+    return withIndex;
   }
 
   /**

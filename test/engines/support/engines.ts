@@ -1,10 +1,12 @@
 /**
  * The engines of the interop suite from a test: whether `npm run engines:install` has put them in
- * $FLOE_ENGINES_HOME, `engines/read <engine> <table>` as a child process, `floe scan` for the same
- * table, and the long-lived Trino (`engines/trino start|stop`) that the reads share.
+ * $FLOE_ENGINES_HOME, `engines/read [--catalog …] <engine> <table>` as a child process, `floe scan`'s
+ * lines for a table, the long-lived Trino (`engines/trino start|stop`) and engines server
+ * (`engines/server start|stop`: one SparkSession and one Iceberg Java JVM for the whole suite) that
+ * the reads share, and Spark SQL / Iceberg actions run on a table through that server.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,9 +50,20 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: nu
   });
 }
 
-export async function readWith(engine: Engine, table: string, env: NodeJS.ProcessEnv = {}): Promise<EngineRead> {
+/** A catalog engines/read reaches a table through (engines/lib/catalogs.py). */
+export type CatalogSpec = { type: 'filesystem' } | { type: 'rest'; uri: string } | { type: 'sql'; url: string; name?: string; warehouse?: string };
+export type CatalogKind = CatalogSpec['type'];
+
+export function catalogArgs(catalog: CatalogSpec): string[] {
+  if (catalog.type === 'filesystem') return [];
+  if (catalog.type === 'rest') return ['--catalog', 'rest', '--uri', catalog.uri];
+  return ['--catalog', 'sql', '--uri', catalog.url, ...(catalog.name ? ['--catalog-name', catalog.name] : []), ...(catalog.warehouse ? ['--warehouse', catalog.warehouse] : [])];
+}
+
+/** `table`: a directory or metadata file (filesystem), else `namespace.table`. */
+export async function readWith(engine: Engine, table: string, env: NodeJS.ProcessEnv = {}, catalog: CatalogSpec = { type: 'filesystem' }): Promise<EngineRead> {
   const started = Date.now();
-  const r = await run(join(REPO_ROOT, 'engines', 'read'), [engine, table], env, 600_000);
+  const r = await run(join(REPO_ROOT, 'engines', 'read'), [...catalogArgs(catalog), engine, table], env, 600_000);
   const refused = new RegExp(`^engines/read: ${engine} refused: (.*)$`, 'm').exec(r.stderr);
   return {
     code: r.code,
@@ -61,7 +74,7 @@ export async function readWith(engine: Engine, table: string, env: NodeJS.Proces
   };
 }
 
-/** `floe scan <table>`'s lines, sorted as engines/read sorts (by code point). */
+/** `floe scan <table | metadata file>`'s lines, sorted as engines/read sorts (by code point). */
 export async function floeScanLines(table: string): Promise<string[]> {
   const r = await runFloe(['scan', table], { timeoutMs: 300_000 });
   if (r.code !== 0) throw new Error(`floe scan ${table} failed (${r.code}): ${r.stderr}`);
@@ -85,4 +98,45 @@ export async function trino(command: 'start' | 'stop', env: NodeJS.ProcessEnv, w
   const r = await run(join(REPO_ROOT, 'engines', 'trino'), warehouse === undefined ? [command] : [command, '--warehouse', warehouse], env, 400_000);
   if (r.code !== 0) throw new Error(`engines/trino ${command} failed (${r.code}): ${r.stderr}`);
   return r.stdout.trim();
+}
+
+/** `engines/server start|stop` (its run directory from $FLOE_ENGINES_SERVER_RUN when set). */
+export async function enginesServer(command: 'start' | 'stop', env: NodeJS.ProcessEnv = {}, warm: string[] = []): Promise<string> {
+  const r = await run(join(REPO_ROOT, 'engines', 'server'), command === 'start' && warm.length > 0 ? [command, '--warm', warm.join(',')] : [command], env, 400_000);
+  if (r.code !== 0) throw new Error(`engines/server ${command} failed (${r.code}): ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function serverPort(): number {
+  const dir = process.env.FLOE_ENGINES_SERVER_RUN || join(ENGINES_HOME, 'run', 'server');
+  const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { port: number };
+  return state.port;
+}
+
+async function serverCall<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${serverPort()}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(900_000) });
+  const answer = (await res.json()) as { status: string; message?: string } & T;
+  if (answer.status !== 'ok') throw new Error(`engines server ${path}: ${answer.status}: ${answer.message}`);
+  return answer;
+}
+
+export interface SparkStatementResult {
+  statement: string;
+  rows?: (string | null)[][];
+  /** Spark's error (the statement failed; the others still ran). */
+  error?: string;
+}
+
+/**
+ * Spark SQL on one table, in the engines server's session: `{catalog}` is replaced by the Spark
+ * catalog's name, `{table}` by the table's identifier within it (for procedure arguments), and
+ * `{qualified}` by both.
+ */
+export async function sparkSql(catalog: CatalogSpec, table: string, statements: string[]): Promise<SparkStatementResult[]> {
+  return (await serverCall<{ results: SparkStatementResult[] }>('/spark/sql', { catalog, table, statements })).results;
+}
+
+/** Iceberg's DeleteOrphanFiles action through Spark (the procedure refuses older_than < 24 h). */
+export async function sparkDeleteOrphanFiles(catalog: CatalogSpec, table: string, olderThanMs: number): Promise<string[]> {
+  return (await serverCall<{ deleted: string[] }>('/spark/delete-orphan-files', { catalog, table, olderThanMs })).deleted;
 }

@@ -91,7 +91,30 @@ describe('checkpoint commits', () => {
     expect(lastCommitted(await loadCatalogTable(w.catalog, id), 'job-m')).toMatchObject({ checkpointId: 3n, sourceOffset: '{"gtid":"x:1-30"}' });
   });
 
-  it('v3 deletion-vector upserts: no equality delete; a compaction by another writer of a file the checkpoint deletes from fails the checkpoint, and a restart resolves it', async () => {
+  /** Another writer's compaction of one data file: its live rows rewritten to a new file, the file and its DV removed. */
+  async function compact(id: TableIdentifier, recordCount: bigint, rows: Row[]): Promise<void> {
+    const t = await loadCatalogTable(w.catalog, id);
+    const entries = [];
+    for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
+    const dataFile = entries.find((e) => e.status !== 'deleted' && e.dataFile.content === 'data' && e.dataFile.recordCount === recordCount)!.dataFile;
+    const dvs = entries.filter((e) => e.status !== 'deleted' && e.dataFile.referencedDataFile === dataFile.filePath).map((e) => e.dataFile);
+    const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
+    await rewriter.applyAll(rows.map((r) => insert(r)));
+    const rewritten = await rewriter.prepare();
+    await commitSnapshot(t, { operation: 'replace', addedDataFiles: rewritten.dataFiles, removedFiles: [dataFile, ...dvs] }, { summary: { engine: 'compaction' } });
+  }
+
+  /** The names of the table's rows (floe's reader), and that no Puffin file under data/ is unreferenced. */
+  async function namesAndPuffins(id: TableIdentifier): Promise<{ names: string[]; unreferencedPuffins: string[] }> {
+    const t = await loadCatalogTable(w.catalog, id);
+    const referenced = new Set<string>();
+    for (const snap of t.metadata.snapshots) for (const m of await readSnapshotManifests(t.io, snap)) for (const e of await readManifestEntries(t.io, m)) referenced.add(e.dataFile.filePath);
+    const dir = localPath(`${t.metadata.location}/data`);
+    const puffins = fs.readdirSync(dir).filter((f) => f.endsWith('.puffin')).map((f) => `${t.metadata.location}/data/${f}`);
+    return { names: (await lakeTableRows(w.catalog, id)).rows.map((r) => r.split('|')[2]).sort(), unreferencedPuffins: puffins.filter((p) => !referenced.has(p)) };
+  }
+
+  it('v3 deletion-vector upserts: no equality delete; a compaction by another writer of a file the checkpoint deletes from — the deletes are located again in the compacted table', async () => {
     const id = await table(3);
     const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv' });
     await c.openTable(id);
@@ -104,27 +127,54 @@ describe('checkpoint commits', () => {
 
     // the next checkpoint deletes a row of the first data file (located through the key index) …
     await c.write(id, [update(row(1n, 1, 'a2'))]);
-    // … while another writer compacts that file away: its live rows (a, c) rewritten to a new file,
-    // the old file and its DV removed
-    const t = await loadCatalogTable(w.catalog, id);
-    const entries = [];
-    for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
-    const dataFile = entries.find((e) => e.status !== 'deleted' && e.dataFile.content === 'data' && e.dataFile.recordCount === 3n)!.dataFile;
-    const dv = entries.find((e) => e.status !== 'deleted' && e.dataFile.referencedDataFile === dataFile.filePath)!.dataFile;
-    const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
-    await rewriter.applyAll([insert(row(1n, 1, 'a')), insert(row(3n, 1, 'c'))]);
-    const rewritten = await rewriter.prepare();
-    await commitSnapshot(t, { operation: 'replace', addedDataFiles: rewritten.dataFiles, removedFiles: [dataFile, dv] });
-    const failed = await c.commitCheckpoint(3n, '{"p":3}').catch((e: unknown) => e);
-    expect(String(failed)).toMatch(/removed data file .* that this checkpoint deletes rows of; the checkpoint is not committed/);
+    // … while another writer compacts that file away: its live rows (a, c) rewritten to a new file
+    await compact(id, 3n, [row(1n, 1, 'a'), row(3n, 1, 'c')]);
+    const third = await c.commitCheckpoint(3n, '{"p":3}');
+    expect(third.tables[0].status).toBe('committed');
+    expect(third.tables[0].snapshot!.summary['added-equality-delete-files']).toBeUndefined();
+    expect(await namesAndPuffins(id)).toEqual({ names: ['"a2"', '"b2"', '"c"'], unreferencedPuffins: [] });
+    // and the committer goes on: the rebuilt index follows
+    await c.write(id, [update(row(3n, 1, 'c2')), removeKey([2n])]);
+    expect((await c.commitCheckpoint(4n, '{"p":4}')).tables[0].status).toBe('committed');
+    expect((await namesAndPuffins(id)).names).toEqual(['"a2"', '"c2"']);
+  });
 
-    // a restart: the index is rebuilt from the table as it is now, the change delivered again
-    const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv' });
-    await again.openTable(id);
-    await again.write(id, [update(row(1n, 1, 'a2'))]);
-    expect((await again.commitCheckpoint(3n, '{"p":3}')).tables[0].status).toBe('committed');
-    const names = (await lakeTableRows(w.catalog, id)).rows.map((r) => r.split('|')[2]).sort();
-    expect(names).toEqual(['"a2"', '"b2"', '"c"']);
+  it('v3: a commit retried on top of another writer\'s compaction of an untouched file leaves no stale key index behind', async () => {
+    const id = await table(3);
+    const c0 = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv2' });
+    await c0.openTable(id);
+    await c0.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    await c0.commitCheckpoint(1n, '{"p":1}');
+    await c0.write(id, [insert(row(3n, 1, 'c')), insert(row(4n, 1, 'd')), insert(row(5n, 1, 'e'))]);
+    await c0.commitCheckpoint(2n, '{"p":2}');
+    // checkpoint 3 deletes from the second file; just before its commit request lands, another writer
+    // compacts the first file (not one of checkpoint 3's targets): the commit is retried on top of it
+    let raced = false;
+    const hooked = new Proxy(w.catalog, {
+      get(target, prop, receiver) {
+        if (prop === 'commitTable') {
+          return async (...args: Parameters<typeof target.commitTable>) => {
+            if (raced === false && args[1].some((r) => r.type === 'assert-ref-snapshot-id')) {
+              raced = true;
+              await compact(id, 2n, [row(1n, 1, 'a'), row(2n, 1, 'b')]);
+            }
+            return target.commitTable(...args);
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const c = new CheckpointCommitter({ catalog: hooked, jobId: 'job-dv2', retry: { minWaitMs: 1, maxWaitMs: 2 } });
+    await c.openTable(id);
+    await c.write(id, [update(row(3n, 1, 'c2'))]);
+    expect((await c.commitCheckpoint(3n, '{"p":3}')).tables[0].status).toBe('committed');
+    expect(raced).toBe(true);
+    const t = await loadCatalogTable(w.catalog, id);
+    expect(currentSnapshot(t.metadata)!.parentSnapshotId).toBe(t.metadata.snapshots.find((s) => s.summary.engine === 'compaction')!.snapshotId);
+    // checkpoint 4 deletes a row of the compacted file: through an index of the table as it is
+    await c.write(id, [update(row(1n, 1, 'a2'))]);
+    expect((await c.commitCheckpoint(4n, '{"p":4}')).tables[0].status).toBe('committed');
+    expect(await namesAndPuffins(id)).toEqual({ names: ['"a2"', '"b"', '"c2"', '"d"', '"e"'], unreferencedPuffins: [] });
   });
 
   it('v3: a table with more rows than keyIndexMaxRows upserts with equality deletes, and says so', async () => {

@@ -1,7 +1,10 @@
 package floe.engines;
 
+import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +41,8 @@ import org.apache.iceberg.types.Types;
  * as arrays, maps as arrays of [key, value].
  *
  * <p>Usage: IcebergDump (table directory | path/to/vN.metadata.json). First line on stdout: the
- * metadata file that was read, prefixed with "#metadata ".
+ * metadata file that was read, prefixed with "#metadata ". {@code IcebergDump --serve} reads one such
+ * argument per line on stdin and answers each in turn (see {@link #serve}).
  */
 public final class IcebergDump {
   private static final LocalDateTime EPOCH = LocalDateTime.of(1970, 1, 1, 0, 0);
@@ -47,11 +51,47 @@ public final class IcebergDump {
   private IcebergDump() {}
 
   public static void main(String[] args) throws Exception {
+    BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+    if (args.length == 1 && args[0].equals("--serve")) {
+      serve(out);
+      return;
+    }
     if (args.length != 1) {
-      System.err.println("usage: IcebergDump <table directory | metadata.json>");
+      System.err.println("usage: IcebergDump <table directory | metadata.json> | --serve");
       System.exit(2);
     }
-    String location = args[0];
+    dump(args[0], out);
+    out.flush();
+  }
+
+  /**
+   * One JVM for many reads (a JVM start costs seconds): each line on stdin is a table directory or
+   * metadata file; each answer is the dump's lines, then "#end ok", or "#end refused " and the
+   * exception on one line.
+   */
+  private static void serve(BufferedWriter out) throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isEmpty()) continue;
+      StringWriter buffer = new StringWriter();
+      BufferedWriter rows = new BufferedWriter(buffer);
+      String end;
+      try {
+        dump(line, rows);
+        rows.flush();
+        end = "#end ok";
+      } catch (Throwable e) {
+        buffer = new StringWriter();
+        end = "#end refused " + e.toString().replace('\n', ' ').replace('\r', ' ');
+      }
+      out.write(buffer.toString());
+      out.write(end + "\n");
+      out.flush();
+    }
+  }
+
+  private static void dump(String location, BufferedWriter out) throws Exception {
     Configuration conf = new Configuration();
     Table table;
     if (location.endsWith(".metadata.json")) {
@@ -61,7 +101,6 @@ public final class IcebergDump {
       table = new HadoopTables(conf).load(location);
     }
     Schema schema = table.schema();
-    BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
     out.write("#metadata " + ((BaseTable) table).operations().current().metadataFileLocation() + "\n");
     try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
       for (Record row : rows) {
@@ -74,7 +113,6 @@ public final class IcebergDump {
         out.write(line.append("]\n").toString());
       }
     }
-    out.flush();
   }
 
   private static void write(StringBuilder sb, Type type, Object v) {
