@@ -153,17 +153,20 @@ describe.skipIf(!available && !required)('floe catalog serve under schemathesis 
       await call('POST', '/namespaces', { namespace: ['c:escaped'] }),
       await call('POST', '/namespaces', { namespace: ['x'.repeat(300)] }),
       await call('POST', '/namespaces', { namespace: Array.from({ length: 30 }, () => 'y'.repeat(250)) }),
-      await call('GET', '/namespaces/%2E%2E'),
+      await call('GET', '/namespaces/%2E%2E'), // fetch itself resolves this one (WHATWG URL): the router's 404
+      await call('GET', '/namespaces/.%2E%1F..'),
       await call('GET', '/namespaces/..%1F..%1Fescaped'),
-      await call('DELETE', '/namespaces/..'), // a bad name, not "namespace not empty" (409)
       await call('POST', '/namespaces/inside/tables', { name: '../../../escaped', schema }),
       await call('POST', '/namespaces/inside/tables', { name: '..', schema }),
       await call('POST', '/namespaces/inside/tables', { name: 't', schema, location: path.join(dir, 'escaped') }),
       await call('POST', '/namespaces/inside/tables', { name: 't2', schema, location: `file://${dir}/root/warehouse/../escaped` }),
       await call('POST', '/namespaces/inside/register', { name: 'r', 'metadata-location': '/etc/passwd' }),
+      // not an escape, but a malformed field that was read as false (a real create instead of a staged one)
+      await call('POST', '/namespaces/inside/tables', { name: 'staged', schema, 'stage-create': 'true' }),
       await call('POST', '/tables/rename', { source: { namespace: ['inside'], name: 'none' }, destination: { namespace: ['..'], name: 'escaped' } }),
     ];
-    expect(attempts[10].status, attempts[10].text).toBe(400);
+    const badDrop = await call('DELETE', '/namespaces/.hidden');
+    expect(badDrop.status, badDrop.text).toBe(400); // a bad name, not "namespace not empty" (409)
     for (const a of attempts) {
       expect(a.status, a.text).toBeGreaterThanOrEqual(400);
       expect(a.status, a.text).toBeLessThan(500);
