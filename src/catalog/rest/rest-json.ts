@@ -34,7 +34,8 @@ function stringMap(json: unknown, what: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) {
     if (typeof v !== 'string') throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}.${k}: expected a string, found ${JSON.stringify(v)}`);
-    out[k] = v;
+    // as parseJson does: a "__proto__" key stays data (an assignment would drop it silently)
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -143,7 +143,10 @@ describe.skipIf(!available && !required)('floe catalog serve under schemathesis 
       return { status: res.status, text };
     };
     const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'a', type: 'int', required: false }] };
-    expect((await call('POST', '/namespaces', { namespace: ['inside'] })).status).toBe(200);
+    // a property named like Object's prototype is data like any other (it used to vanish silently)
+    const odd = await call('POST', '/namespaces', { namespace: ['inside'], properties: JSON.parse('{"__proto__": "p", "constructor": "c"}') as Record<string, string> });
+    expect(odd.status, odd.text).toBe(200);
+    expect(JSON.parse((await call('GET', '/namespaces/inside')).text).properties).toMatchObject(JSON.parse('{"__proto__": "p", "constructor": "c"}') as object);
     const attempts = [
       await call('POST', '/namespaces', { namespace: ['..'] }),
       await call('POST', '/namespaces', { namespace: ['..', '..', 'escaped'] }),
