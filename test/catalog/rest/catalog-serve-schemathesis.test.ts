@@ -63,7 +63,7 @@ function schemathesis(args: string[]): Promise<{ code: number | null; output: st
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 80_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000); // under the tests' own timeouts: a hung run fails with its output
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
@@ -107,13 +107,13 @@ describe.skipIf(!available && !required)('floe catalog serve under schemathesis 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('answers every generated request, valid or malformed, without a 5xx', { timeout: 90_000 }, async () => {
-    const run = await schemathesis(['--header', `Authorization: Bearer ${TOKEN}`, '--checks', 'not_a_server_error,ignored_auth', '--phases', 'examples,fuzzing,stateful', '--max-examples', '6']);
+  it('answers every generated request, valid or malformed, without a 5xx', { timeout: 110_000 }, async () => {
+    const run = await schemathesis(['--header', `Authorization: Bearer ${TOKEN}`, '--checks', 'not_a_server_error,ignored_auth', '--phases', 'examples,fuzzing,stateful', '--max-examples', '4']);
     expect(run.code, run.output.slice(-6000)).toBe(0);
     expect(run.output).toMatch(/\d+ generated/);
   });
 
-  it('refuses every operation with a wrong or a missing token (401)', { timeout: 90_000 }, async () => {
+  it('refuses every operation with a wrong or a missing token (401)', { timeout: 110_000 }, async () => {
     const runs = await Promise.all(
       [['--header', 'Authorization: Bearer not-the-token'], []].map(async (auth, i) => {
         const har = path.join(dir, `auth-${i}.har`);
