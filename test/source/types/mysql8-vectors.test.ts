@@ -189,6 +189,7 @@ describe('binary JSON: values and key order of MySQL\'s serializer [MY-JSON]', (
     expect(mysqlJsonBinaryToText(Uint8Array.from([0x08, ...le(4294967295n, 4)]))).toBe('4294967295');
     expect(mysqlJsonBinaryToText(Uint8Array.from([0x09, ...le(-9223372036854775808n, 8)]))).toBe('-9223372036854775808');
     expect(mysqlJsonBinaryToText(Uint8Array.from([0x0a, ...le(18446744073709551615n, 8)]))).toBe('18446744073709551615');
+    expect(mysqlJsonBinaryToText(Uint8Array.from([0x06, ...le(65535n, 2)]))).toBe('65535');
     expect(mysqlJsonBinaryToText(Uint8Array.from([0x0c, 3, ...Buffer.from('abc')]))).toBe('"abc"');
     expect(mysqlJsonBinaryToText(Uint8Array.from([0x0b, ...Buffer.from(new Float64Array([3.14]).buffer)]))).toBe('3.14');
   });
@@ -211,6 +212,15 @@ describe('binary JSON: values and key order of MySQL\'s serializer [MY-JSON]', (
     const size = 4 + body.length;
     const bytes = Uint8Array.from([0x00, n, 0, size & 0xff, size >> 8, ...body]);
     expect(mysqlJsonBinaryToText(bytes)).toBe('{"": 9, "a": 6, "b": 8, "ab": 7, "key1": 1, "key2": 2, "key1\\u0000x": 4, "key1\\u0000y": 5}');
+  });
+
+  it('json_binary.h inlining: INT32 and UINT32 sit in the value entry of a large array, by offset in a small one', () => {
+    // large array: count u32, size u32, then 5-byte entries (type, 4-byte inline value)
+    const large = [0x03, ...le(2n, 4), ...le(18n, 4), 0x07, ...le(-2147483648n, 4), 0x08, ...le(4294967295n, 4)];
+    expect(mysqlJsonBinaryToText(Uint8Array.from(large))).toBe('[-2147483648, 4294967295]');
+    // small array: 3-byte entries; the two 4-byte values follow the header (offsets 10 and 14)
+    const small = [0x02, ...le(2n, 2), ...le(18n, 2), 0x07, 10, 0, 0x08, 14, 0, ...le(-2147483648n, 4), ...le(4294967295n, 4)];
+    expect(mysqlJsonBinaryToText(Uint8Array.from(small))).toBe('[-2147483648, 4294967295]');
   });
 
   it('BasicTest: [true,false,null,0,"0","",{},[]] with nested empty containers by offset', () => {
