@@ -155,7 +155,7 @@ export class FileSystemNamespaces {
         ...tables.map((t) => `table ${t}`),
         ...children.map((c) => `namespace ${namespaceToString(c)}`),
       ];
-      throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot drop namespace ${namespaceToString(namespace)}: it is not empty (holds ${what.slice(0, 5).join(', ')}${what.length > 5 ? `, … ${what.length} in all` : ''}); drop those first`);
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot drop namespace ${namespaceToString(namespace)}: it is not empty (holds ${what.slice(0, 5).join(', ')}${what.length > 5 ? `, … ${what.length} in all` : ''}); drop those first`, { context: { reason: 'not-empty' } });
     }
     await this.io.delete(this.layout.namespaceMarker(namespace));
   }

@@ -10,6 +10,7 @@ import { FloeError } from '../util/errors.js';
 import type { TableIdentifier } from './catalog.js';
 
 const SUBSYSTEM = 'catalog';
+const MAX_PART_BYTES = 255;
 
 /**
  * Refuses names that would break a path-based layout or another engine reading it: empty, `.`/`..`
@@ -23,8 +24,12 @@ export function checkIdentifierPart(part: string, what: string): void {
   else if (/[/\\:]/.test(part)) why = 'contains "/", "\\" or ":"';
   // eslint-disable-next-line no-control-regex
   else if (/[\u0000-\u001f\u007f]/.test(part)) why = 'contains a control character';
+  // a directory name (NAME_MAX is 255 bytes on Linux, macOS and S3 key segments are not longer in
+  // practice), and the JDBC catalog's VARCHAR(255) columns; longer ones failed as storage errors
+  else if (Buffer.byteLength(part, 'utf8') > MAX_PART_BYTES) why = `is ${Buffer.byteLength(part, 'utf8')} bytes long (at most ${MAX_PART_BYTES})`;
   if (why !== undefined) {
-    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what} ${JSON.stringify(part)} ${why}; names must be non-empty, must not start with "." and must not contain "/", "\\", ":" or control characters`);
+    const shown = part.length > 64 ? `${part.slice(0, 64)}…` : part;
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what} ${JSON.stringify(shown)} ${why}; names must be non-empty, at most ${MAX_PART_BYTES} bytes, must not start with "." and must not contain "/", "\\", ":" or control characters`);
   }
 }
 

@@ -7,6 +7,40 @@
  */
 import { z } from 'zod';
 
+/** `new URL(text)`, or undefined: the refinements below report a bad URL without quoting it (it may hold a password). */
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const mysqlUrl = z.string().superRefine((text, ctx) => {
+  const u = parsedUrl(text);
+  const found = u ? `the scheme ${u.protocol}//` : 'a string that is not a URL';
+  if (!u || (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:')) ctx.addIssue({ code: 'custom', message: `expected mysql://user:password@host:port (or mariadb://), found ${found}; percent-encode a password's reserved characters (/ ? # @ : as %2F %3F %23 %40 %3A)` });
+  else if (u.port !== '' && (Number(u.port) < 1 || Number(u.port) > 65535)) ctx.addIssue({ code: 'custom', message: 'expected a port 1..65535 in the URL' });
+});
+
+/** Endpoints floe speaks HTTP to: zod's plain url() takes any scheme ("u:pw@host" parses as the scheme u:). */
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL (percent-encode reserved characters in a user or password)' });
+
+/** What src/catalog/sql/sql-url.ts opens; checked here so every command refuses a bad one up front. */
+const sqlCatalogUrl = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    const t = text.trim().replace(/^jdbc:/i, '');
+    const scheme = /^([a-z0-9+.-]+):/i.exec(t)?.[1]?.toLowerCase();
+    const expected = 'expected postgresql://user:pass@host:port/db, mysql://user:pass@host:port/db or sqlite:/path/to/catalog.db';
+    if (scheme === 'sqlite') {
+      if (t.length === 'sqlite:'.length) ctx.addIssue({ code: 'custom', message: `${expected}, found sqlite: without a file` });
+    } else if (scheme === 'postgresql' || scheme === 'postgres' || scheme === 'mysql' || scheme === 'mariadb') {
+      if (!parsedUrl(t)) ctx.addIssue({ code: 'custom', message: `${expected}, found a ${scheme}: string that is not a URL; percent-encode a password's reserved characters (/ ? # @ : as %2F %3F %23 %40 %3A)` });
+    } else ctx.addIssue({ code: 'custom', message: `${expected}, found ${scheme === undefined ? 'no scheme' : `the scheme ${scheme}:`}` });
+  });
+
 const tablePattern = z
   .string()
   .min(1)
@@ -21,7 +55,7 @@ const binlogStart = z.union([
 
 export const sourceSchema = z
   .object({
-    url: z.string().optional().describe('mysql://user:password@host:port — alternative to host/port/user/password'),
+    url: mysqlUrl.optional().describe('mysql://user:password@host:port — alternative to host/port/user/password'),
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(1).max(65535).default(3306),
     user: z.string().default('root'),
@@ -63,7 +97,7 @@ export const sourceSchema = z
 
 export const s3Schema = z
   .object({
-    endpoint: z.string().url().optional(),
+    endpoint: httpUrl.optional(),
     region: z.string().default('us-east-1'),
     pathStyle: z.boolean().default(false),
     accessKeyId: z.string().optional(),
@@ -85,18 +119,18 @@ export const catalogSchema = z.discriminatedUnion('type', [
     .object({
       type: z.literal('sql'),
       name: z.string().default('floe').describe('catalog_name column value; engines must use the same name'),
-      url: z.string().min(1).describe('postgresql://…, mysql://…, or sqlite:/path/to/catalog.db'),
+      url: sqlCatalogUrl.describe('postgresql://…, mysql://…, or sqlite:/path/to/catalog.db'),
     })
     .strict(),
   z
     .object({
       type: z.literal('rest'),
       name: z.string().default('floe'),
-      uri: z.string().url(),
+      uri: httpUrl,
       warehouse: z.string().optional(),
       token: z.string().optional().describe('Bearer token'),
       credential: z.string().optional().describe('OAuth2 client credentials as client_id:client_secret'),
-      oauth2ServerUri: z.string().url().optional(),
+      oauth2ServerUri: httpUrl.optional(),
       scope: z.string().optional(),
     })
     .strict(),
@@ -220,7 +254,7 @@ export const configSchema = z
     notifications: z
       .object({
         webhook: z
-          .object({ url: z.string().url(), headers: z.record(z.string(), z.string()).default({}) })
+          .object({ url: httpUrl, headers: z.record(z.string(), z.string()).default({}) })
           .strict()
           .optional(),
       })

@@ -306,6 +306,12 @@ function ioError(action: string, what: string, e: unknown): FloeError {
   if (code === 'ENOENT') {
     return new FloeError(SUBSYSTEM, 'not-found', `cannot ${action} ${what}: no such file`, { cause: e });
   }
+  if (code === 'ENAMETOOLONG') {
+    // the caller's names are too long for a path (a REST client's namespace levels, say): its
+    // request is at fault, not the store, so no 5xx and no retry
+    const shown = what.length > 200 ? `${what.slice(0, 100)}…${what.slice(-60)}` : what;
+    return new FloeError(SUBSYSTEM, 'invalid-argument', `cannot ${action} ${shown}: the path is longer than the file system allows (ENAMETOOLONG); use shorter namespace and table names or fewer namespace levels`, { cause: e });
+  }
   const detail = e instanceof Error ? e.message : String(e);
   const hint = code === 'EACCES' || code === 'EPERM' ? '; check the permissions of the directory' : code === 'ENOSPC' ? '; the disk is full' : '';
   return new FloeError(SUBSYSTEM, 'io', `cannot ${action} ${what}: ${detail}${hint}`, { cause: e, retryable: code === 'EAGAIN' || code === 'EBUSY' || code === 'EMFILE' });

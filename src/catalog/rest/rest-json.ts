@@ -34,7 +34,8 @@ function stringMap(json: unknown, what: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) {
     if (typeof v !== 'string') throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}.${k}: expected a string, found ${JSON.stringify(v)}`);
-    out[k] = v;
+    // as parseJson does: a "__proto__" key stays data (an assignment would drop it silently)
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -95,7 +96,11 @@ export function createTableRequestFromJson(json: unknown): CreateTableBody {
   // Clients may omit spec and field ids (PyIceberg, Java send them): -1 lets the builder assign.
   if (o['partition-spec'] != null) body.partitionSpec = partitionSpecFromJson(o['partition-spec'], 0, true);
   if (o['write-order'] != null) body.writeOrder = sortOrderFromJson(o['write-order']);
-  if (o['stage-create'] != null) body.stageCreate = o['stage-create'] === true;
+  if (o['stage-create'] != null) {
+    // "true" as a string would otherwise create the table for real where a staged create was asked for
+    if (typeof o['stage-create'] !== 'boolean') throw new FloeError(SUBSYSTEM, 'invalid-argument', `stage-create: expected true or false, found ${JSON.stringify(o['stage-create']).slice(0, 40)}`);
+    body.stageCreate = o['stage-create'];
+  }
   if (formatVersion !== undefined) body.formatVersion = formatVersion;
   return body;
 }

@@ -37,7 +37,7 @@ export type NotFoundType = 'NoSuchTableException' | 'NoSuchNamespaceException';
 export interface ErrorContext {
   /** Which 404 type applies to this route. */
   notFound?: NotFoundType;
-  /** The route drops a namespace: invalid-argument means "not empty". */
+  /** The route drops a namespace: invalid-argument with context.reason "not-empty" is a 409. */
   dropNamespace?: boolean;
 }
 
@@ -53,7 +53,8 @@ export function errorModelFor(e: unknown, context: ErrorContext = {}): ErrorMode
     case 'commit-conflict':
       return { code: 409, type: 'CommitFailedException', message };
     case 'invalid-argument':
-      return context.dropNamespace ? { code: 409, type: 'NamespaceNotEmptyException', message } : { code: 400, type: 'BadRequestException', message };
+      // only the catalogs' "not empty" refusal is a 409; a bad name in a drop is the client's 400
+      return context.dropNamespace && e.context.reason === 'not-empty' ? { code: 409, type: 'NamespaceNotEmptyException', message } : { code: 400, type: 'BadRequestException', message };
     case 'unsupported':
       return { code: 406, type: 'UnsupportedOperationException', message };
     case 'commit-state-unknown':

@@ -144,7 +144,7 @@ export class SqlNamespaces {
     const tables = await tableNames(namespace);
     if (children.length > 0 || tables.length > 0) {
       const what = [...tables.map((t) => `table ${t}`), ...children.map((c) => `namespace ${c.join('.')}`)];
-      throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot drop namespace ${stored}: it is not empty (holds ${what.slice(0, 5).join(', ')}${what.length > 5 ? `, … ${what.length} in all` : ''}); drop those first`);
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot drop namespace ${stored}: it is not empty (holds ${what.slice(0, 5).join(', ')}${what.length > 5 ? `, … ${what.length} in all` : ''}); drop those first`, { context: { reason: 'not-empty' } });
     }
     await this.driver.execute(SQL.deleteAllNamespaceProperties, [this.catalogName, stored]);
   }

@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import { FloeError } from '../../util/errors.js';
+import { redactUrlCredentials } from '../../util/redact.js';
 import { MysqlDriver } from './mysql-driver.js';
 import { PostgresDriver } from './postgres-driver.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -26,7 +27,7 @@ export interface SqlUrlOptions {
 
 /** The URL with any password replaced by `***`, for messages. */
 export function redactSqlUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@').replace(/([?&]password=)[^&]*/i, '$1***');
+  return redactUrlCredentials(url);
 }
 
 function refuse(url: string, why: string): never {

@@ -55,11 +55,13 @@ export class MySqlGtidSet {
   static readonly EMPTY = new MySqlGtidSet(new Map());
 
   static parse(text: string): MySqlGtidSet {
-    const trimmed = text.replace(/\s+/g, '');
-    if (trimmed === '') return MySqlGtidSet.EMPTY;
+    // Whitespace is allowed around the separators (',' ':' '-'), which MySQL's parser skips between
+    // tokens, but not inside a token: "aDmiN 123" is no tag and "1 2" no transaction number (it is
+    // not 12). MySQL's own tag vectors are in test/source/types/mysql8-vectors.test.ts.
+    if (text.trim() === '') return MySqlGtidSet.EMPTY;
     const acc = new Map<string, GtidInterval[]>();
-    for (const entry of trimmed.split(',')) {
-      const parts = entry.split(':');
+    for (const entry of text.split(',')) {
+      const parts = entry.split(':').map((p) => p.trim());
       const uuid = (parts[0] ?? '').toLowerCase();
       if (!UUID.test(uuid) || parts.length < 2) invalid('set', text);
       let tag = '';
@@ -73,7 +75,7 @@ export class MySqlGtidSet {
           sectionHasIntervals = false;
           continue;
         }
-        const bounds = item.split('-');
+        const bounds = item.split('-').map((b) => b.trim());
         if (bounds.length > 2) invalid('set', text);
         const s = parseGno(bounds[0], text);
         const e = bounds.length === 2 ? parseGno(bounds[1], text) : s;
@@ -94,7 +96,7 @@ export class MySqlGtidSet {
 
   /** Parses one GTID "uuid:gno" or "uuid:tag:gno" into its source key and number. */
   static parseGtid(gtid: string): { source: string; gno: bigint } {
-    const parts = gtid.trim().split(':');
+    const parts = gtid.split(':').map((p) => p.trim());
     if (parts.length !== 2 && parts.length !== 3) invalid('("uuid:number")', gtid);
     const uuid = parts[0].toLowerCase();
     if (!UUID.test(uuid)) invalid('("uuid:number")', gtid);
