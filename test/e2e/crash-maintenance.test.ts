@@ -18,9 +18,11 @@
  *
  * The writer's seed is printed; set FLOE_CRASH_SEED to replay a run's writes.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
@@ -60,6 +62,7 @@ afterAll(async () => {
   for (const path of cleanup) await rm(path, { recursive: true, force: true });
 });
 
+const localPath = (uri: string) => (uri.startsWith('file:') ? fileURLToPath(uri) : uri);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function createSchema(conn: mysql.Connection): Promise<void> {
@@ -201,6 +204,27 @@ describe('crash and restart with maintenance', () => {
       }
     };
 
+    /**
+     * Leftovers of a commit that never landed (as a killed writer leaves them), a minute old, in each
+     * table that exists: an orphans failpoint run then has something to delete whatever the kills
+     * before it left. All must be gone at the end — orphan removal finishes what a crash interrupted.
+     */
+    const planted: string[] = [];
+    const plantOrphans = async (run: number) => {
+      for (const id of identifiers) {
+        if (!(await catalog.tableExists(id))) continue;
+        const dir = join(localPath((await loadCatalogTable(catalog, id)).metadata.location), 'data');
+        await mkdir(dir, { recursive: true });
+        for (const i of [0, 1]) {
+          const f = join(dir, `planted-${run}-${i}.parquet`);
+          await writeFile(f, 'a data file of a commit that never landed');
+          const t = (Date.now() - 60_000) / 1000;
+          await utimes(f, t, t);
+          planted.push(f);
+        }
+      }
+    };
+
     const seed = Number(process.env.FLOE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
     console.log(`crash test seed: FLOE_CRASH_SEED=${seed}`);
     const random = prng(seed);
@@ -226,9 +250,11 @@ describe('crash and restart with maintenance', () => {
             const lagging = (Object.keys(QUOTA) as Step[]).sort((a, b) => fired(a) / QUOTA[a] - fired(b) / QUOTA[b])[0];
             name = STEPS[lagging][Math.floor(random() * STEPS[lagging].length)];
           }
-          // orphans are few (each kill leaves some): die at the first deletion; elsewhere skip 0-1 hits
-          failpoint = `${name}:${name.startsWith('orphans') ? 0 : Math.floor(random() * 2)}:exit`;
+          // the first hit, so that a run dies there before the test gives up on it — except among an
+          // expiry's deletions (one hit per file, many per expiry): after 0-3 of them
+          failpoint = `${name}:${name === 'expire-mid-delete' ? Math.floor(random() * 4) : 0}:exit`;
         }
+        if (stepOf(failpoint) === 'orphans') await plantOrphans(run);
         const began = Date.now();
         const p = new FloeProcess(configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
         if (failpoint) {
@@ -267,6 +293,8 @@ describe('crash and restart with maintenance', () => {
           },
         },
       );
+      // and its orphan removal (every second) takes what the interrupted ones left of the planted files
+      for (const deadline = Date.now() + 15_000; planted.some((f) => existsSync(f)) && Date.now() < deadline && !last.hasExited; ) await sleep(250);
     } finally {
       last.kill('SIGTERM');
     }
@@ -281,6 +309,8 @@ describe('crash and restart with maintenance', () => {
       const diff = multisetDifference(expected, lake.rows);
       expect({ table: t, ...diff, rows: lake.rows.length }).toEqual({ table: t, missing: [], unexpected: [], rows: expected.length });
     }
+    expect(planted.length).toBeGreaterThan(0);
+    expect(planted.filter((f) => existsSync(f)), 'planted orphans left behind').toEqual([]);
     const v2 = await loadCatalogTable(catalog, identifiers[0]);
     const v3 = await loadCatalogTable(catalog, identifiers[1]);
     expect([v2.metadata.formatVersion, v3.metadata.formatVersion]).toEqual([2, 3]);
