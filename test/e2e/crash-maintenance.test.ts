@@ -151,6 +151,7 @@ function maintenanceDone(logs: readonly LogRecord[]): { compactions: number; exp
 
 describe('crash and restart with maintenance', () => {
   it(`nothing referenced is ever deleted and the lake equals MySQL after ${MIN_RUNS}+ kills, failpoints inside compaction, expiry and orphan removal`, async () => {
+    const testStart = Date.now();
     const db = await createTestDatabase('e2e_crash_maint');
     const conn = await sql();
     connections.push(conn);
@@ -192,6 +193,8 @@ describe('crash and restart with maintenance', () => {
     const catalog = new FileSystemCatalog({ warehouse });
     const identifiers = TABLES.map((t) => ({ namespace: [db], name: t }));
 
+    /** Live content files the integrity checks covered, by table and kind. */
+    const checkedKinds: Record<string, number> = {};
     /** The invariant, after every run: nothing the metadata reaches is missing. */
     const checkIntegrity = async (run: number | 'last') => {
       for (const id of identifiers) {
@@ -199,6 +202,7 @@ describe('crash and restart with maintenance', () => {
         const table = await loadCatalogTable(catalog, id);
         const r = await reachableFiles(table);
         expect(r.missing, `after run ${run}: files ${id.name}'s metadata reaches are missing`).toEqual([]);
+        for (const [kind, n] of Object.entries(r.checked)) checkedKinds[`${id.name} ${kind}`] = (checkedKinds[`${id.name} ${kind}`] ?? 0) + n;
         // one line of history: expiry and compaction never fork main
         expect(ancestorsOf(table.metadata, table.metadata.currentSnapshotId).length, `after run ${run}: ${id.name}'s snapshots`).toBe(table.metadata.snapshots.length);
       }
@@ -279,6 +283,7 @@ describe('crash and restart with maintenance', () => {
 
     // A last run catches up with everything the writer did (maintaining as it goes), then stops cleanly.
     const target = await serverPosition({ ...sharedMysqlConfig() });
+    const catchUpStart = Date.now();
     const last = new FloeProcess(configPath);
     try {
       await waitForCatchUp(
@@ -293,6 +298,7 @@ describe('crash and restart with maintenance', () => {
           },
         },
       );
+      console.log(`caught up in ${Date.now() - catchUpStart} ms`);
       // and its orphan removal (every second) takes what the interrupted ones left of the planted files
       for (const deadline = Date.now() + 15_000; planted.some((f) => existsSync(f)) && Date.now() < deadline && !last.hasExited; ) await sleep(250);
     } finally {
@@ -300,6 +306,7 @@ describe('crash and restart with maintenance', () => {
     }
     const exit = await last.exited;
     logs.push(...last.logs);
+    console.log(`caught up and stopped in ${Date.now() - catchUpStart} ms (setup took ${started - testStart} ms)`);
     expect(exit, last.tail()).toEqual({ code: 0, signal: null });
     await checkIntegrity('last');
 
@@ -321,6 +328,9 @@ describe('crash and restart with maintenance', () => {
     // The kills landed where they were meant to, and maintenance really ran.
     const done = maintenanceDone(logs);
     console.log(`maintenance: ${done.compactions} compactions, ${done.expired} snapshots expired, ${done.orphans} orphan files removed; failpoint kills: compaction ${fired('compaction')}, expiry ${fired('expiry')}, orphans ${fired('orphans')}`);
+    // the checks covered every kind of file: v2's equality deletes, v3's Puffin deletion vectors
+    console.log(`content files checked: ${JSON.stringify(checkedKinds)}`);
+    for (const kind of ['orders_v2 data', 'orders_v2 equality-deletes', 'orders_v3 data', 'orders_v3 deletion-vectors']) expect(checkedKinds[kind] ?? 0, kind).toBeGreaterThan(0);
     expect(met(), `every kind of kill happened often enough: ${JSON.stringify(runs)}`).toBe(true);
     expect(done.compactions).toBeGreaterThan(0);
     expect(done.expired).toBeGreaterThan(0);

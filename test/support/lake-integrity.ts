@@ -20,6 +20,8 @@ export interface ReachableSet {
   files: Set<string>;
   /** Also the files only DELETED entries of those manifests name (orphan removal keeps them too). */
   named: Set<string>;
+  /** Live content files checked, by kind ('data', 'equality-deletes', 'position-deletes', 'deletion-vectors'). */
+  checked: Record<string, number>;
   /** Files reached but absent (or unreadable, for manifest lists and manifests), with what reached them. */
   missing: string[];
 }
@@ -34,6 +36,7 @@ export async function reachableFiles(table: CatalogTable): Promise<ReachableSet>
   const m = table.metadata;
   const files = new Set<string>();
   const named = new Set<string>();
+  const checked: Record<string, number> = {};
   const missing: string[] = [];
   const check = async (path: string, what: string): Promise<boolean> => {
     files.add(normalize(path));
@@ -76,13 +79,15 @@ export async function reachableFiles(table: CatalogTable): Promise<ReachableSet>
         // a DELETED entry records a removal: the file is not part of this snapshot any more
         if (e.status === 'deleted' || seenContent.has(e.dataFile.filePath)) continue;
         seenContent.add(e.dataFile.filePath);
+        const kind = e.dataFile.fileFormat === 'PUFFIN' ? 'deletion-vectors' : e.dataFile.content;
+        checked[kind] = (checked[kind] ?? 0) + 1;
         await check(e.dataFile.filePath, `${e.dataFile.content} file live in snapshot ${s.snapshotId}`);
       }
     }
   }
   for (const [key, value] of Object.entries(m.properties)) if (/^floe\.job\..+\.last-checkpoint$/.test(key)) offsets.push(stampOffset(value));
   for (const text of offsets) for (const p of await stateObjects(io, text)) await check(p, 'floe state object named by a checkpoint stamp');
-  return { files, named, missing };
+  return { files, named, checked, missing };
 }
 
 function stampOffset(value: string): string {
