@@ -234,9 +234,11 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
       if (options.properties) updates.push({ action: 'set-properties', updates: options.properties(snapshotId) });
 
       let failure: FloeError;
+      let swapped = false;
       await scoped('before-catalog-swap');
       try {
         const loaded = await current.catalog.commitTable(current.identifier, requirements, updates);
+        swapped = true;
         // Inside the try on purpose: a crash-like throw here is an unknown outcome (reload and look), so
         // the landed commit's manifests are never cleaned up as if it had failed.
         await scoped('after-catalog-swap');
@@ -248,7 +250,9 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         // rejects before writing anything (invalid / unsupported). Everything else — storage or
         // network errors, a crash-like throw right after the pointer swap, a bug — may have landed,
         // so it counts as an unknown outcome: files kept, reload and look, never deleted.
-        if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
+        // Once the catalog answered, the commit landed whatever fails after it: never a refusal.
+        if (swapped) failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} was committed, then ${errorMessage(e)}; reloading to confirm it`, { cause: e, retryable: false });
+        else if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
         else if (isFloeError(e, 'commit-state-unknown')) failure = e;
         else failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `commit of snapshot ${snapshotId} failed without a definite answer: ${errorMessage(e)}`, { cause: e, retryable: false });
       }
