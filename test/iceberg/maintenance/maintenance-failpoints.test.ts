@@ -144,6 +144,19 @@ describe('a crash inside snapshot expiry', () => {
     }
   }
 
+  it('a plan made on metadata another commit has passed is made again (the commit asserts main), so exactly retainLast stay', async () => {
+    const stale = await churn(2);
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-fp' });
+    await c.openTable(stale.identifier);
+    await c.write(stale.identifier, [update(row(3n, 1, 'late'))]);
+    await c.commitCheckpoint(9n, '{"p":9}');
+    const before = await rows(await loadCatalogTable(w.catalog, stale.identifier));
+    const r = await expireSnapshots(stale, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 });
+    const now = await expectIntact(stale, before);
+    expect(now.metadata.snapshots).toHaveLength(2);
+    expect(r.expiredSnapshots).toHaveLength(7);
+  });
+
   it('a retained snapshot whose manifest list is missing stops the expiry before anything is committed or deleted', async () => {
     const t = await churn(2);
     const retainedList = localPath(t.metadata.snapshots.at(-2)!.manifestList!);
