@@ -145,6 +145,10 @@ export const tableOverrideSchema = z
       .optional()
       .describe('Partition transforms, e.g. ["day(created_at)", "bucket(16, id)", "truncate(4, name)", "region"]'),
     properties: z.record(z.string(), z.string()).optional(),
+    formatVersion: z
+      .union([z.literal(2), z.literal(3)])
+      .optional()
+      .describe('Format version of this table when floe creates it (default iceberg.formatVersion); an existing table keeps its own'),
   })
   .strict();
 
@@ -239,13 +243,21 @@ export const configSchema = z
             olderThanMs: z
               .number()
               .int()
-              .min(60_000)
+              .min(1000)
               .default(3 * 86_400_000)
-              .describe('Unreferenced files younger than this stay (it protects commits in flight; Java default 3 days)'),
-            intervalMs: z.number().int().min(60_000).default(86_400_000).describe('floe run removes orphan files every this many milliseconds'),
+              .describe('Unreferenced files younger than this stay (it protects commits in flight; Java default 3 days). Below one minute only with allowShortWindow'),
+            intervalMs: z.number().int().min(1000).default(86_400_000).describe('floe run removes orphan files every this many milliseconds'),
+            allowShortWindow: z
+              .boolean()
+              .default(false)
+              .describe('Accept olderThanMs below one minute: safe only when no other writer commits to the tables (floe itself removes orphans between its own commits) — crash tests use it'),
           })
           .strict()
-          .prefault({}),
+          .prefault({})
+          .refine((o) => o.olderThanMs >= 60_000 || o.allowShortWindow, {
+            message:
+              'maintenance.removeOrphans.olderThanMs below 60000 ms can delete the files of another writer\'s commit in flight; expected at least 60000, or set maintenance.removeOrphans.allowShortWindow: true when floe is the only writer',
+          }),
       })
       .strict()
       .prefault({}),

@@ -13,7 +13,8 @@
  *   format v2 cannot carry defaults at all. Both produce a note for the log.
  * - Partition spec from `tables.overrides["db.table"].partitionBy`; properties = the target file size
  *   and metadata-file retention (the last 20 versions kept, older ones deleted at commit), then
- *   `iceberg.properties`, then the override's properties; the format version from the config.
+ *   `iceberg.properties`, then the override's properties; the format version from the override, else
+ *   `iceberg.formatVersion`.
  *
  * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
  */
@@ -89,7 +90,7 @@ export function icebergIdentifier(source: TableId, config: MappingConfig): Table
 export function planTableMapping(mapped: MappedTable, config: MappingConfig, transforms: TransformLookup): TableMapping {
   const source = mapped.schema.id;
   const sourceKey = tableKey(source);
-  const formatVersion = config.iceberg.formatVersion;
+  const formatVersion = config.tables.overrides[sourceKey]?.formatVersion ?? config.iceberg.formatVersion;
   const primaryKey = new Set(mapped.schema.primaryKey);
   const notes: string[] = [];
   const columns: ColumnMapping[] = [];

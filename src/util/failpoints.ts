@@ -18,6 +18,18 @@ export type FailPointName =
   | 'after-manifest-list'
   | 'after-metadata-file'
   | 'after-catalog-swap'
+  // maintenance (docs/design.md §4b): compaction's own step, then the commit path's steps scoped to it
+  // (snapshot-producer `failpointScope`), so that they do not fire in checkpoint commits
+  | 'compaction-after-rewrite-files'
+  | 'compaction-after-manifests'
+  | 'compaction-after-manifest-list'
+  | 'compaction-before-catalog-swap'
+  | 'compaction-after-catalog-swap'
+  // expiry: committed, nothing deleted yet; after each file it deletes
+  | 'expire-after-commit'
+  | 'expire-mid-delete'
+  // orphan removal: after each file it deletes
+  | 'orphans-mid-delete'
   | (string & {});
 
 export type FailAction = 'throw' | 'exit' | 'hang';

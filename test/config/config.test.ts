@@ -28,6 +28,15 @@ describe('config', () => {
     expect(() => parseConfigText('sauce: {}\n')).toThrow(/sauce|Unrecognized/);
   });
 
+  it('an orphan window below one minute needs maintenance.removeOrphans.allowShortWindow; a table may override the format version', () => {
+    expect(() => parseConfigText('maintenance:\n  removeOrphans:\n    olderThanMs: 2000\n')).toThrow(/allowShortWindow/);
+    const c = parseConfigText('maintenance:\n  removeOrphans:\n    olderThanMs: 2000\n    intervalMs: 1000\n    allowShortWindow: true\n');
+    expect(c.maintenance.removeOrphans).toEqual({ olderThanMs: 2000, intervalMs: 1000, allowShortWindow: true });
+    expect(parseConfigText('').maintenance.removeOrphans).toEqual({ olderThanMs: 3 * 86_400_000, intervalMs: 86_400_000, allowShortWindow: false });
+    expect(() => parseConfigText('maintenance:\n  removeOrphans:\n    olderThanMs: 999\n    allowShortWindow: true\n')).toThrow(/olderThanMs/);
+    expect(parseConfigText('tables:\n  overrides:\n    db.t:\n      formatVersion: 2\n').tables.overrides['db.t'].formatVersion).toBe(2);
+  });
+
   it('redacts secrets', () => {
     const c = parseConfigText('source:\n  url: mysql://floe:pw@db:3306\n  password: hunter2\n');
     const r = JSON.stringify(redactConfig(c));

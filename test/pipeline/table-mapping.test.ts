@@ -84,6 +84,12 @@ describe('table mapping', () => {
     const v2 = planTableMapping(await mapped('t'), config({ iceberg: { formatVersion: 2 } }), compileTransforms([]));
     expect(v2.schema.fields.every((f) => f.writeDefault === undefined)).toBe(true);
     expect(v2.notes.join('\n')).toMatch(/4 literal column default\(s\) not carried: format v2/);
+    // a table's override wins over iceberg.formatVersion, for that table only
+    const perTable = config({ tables: { overrides: { [`${db}.t`]: { formatVersion: 2 } } } });
+    const overridden = planTableMapping(await mapped('t'), perTable, compileTransforms([]));
+    expect(overridden.formatVersion).toBe(2);
+    expect(overridden.schema.fields.every((f) => f.writeDefault === undefined)).toBe(true);
+    expect(planTableMapping(await mapped('nokey'), perTable, compileTransforms([])).formatVersion).toBe(3);
     const nokey = planTableMapping(await mapped('nokey'), config(), compileTransforms([]));
     expect(nokey.keyless).toBe(true);
     expect(nokey.schema.identifierFieldIds).toEqual([]);

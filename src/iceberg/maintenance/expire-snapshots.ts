@@ -11,15 +11,23 @@
  *    manifests that no retained snapshot's manifest holds live. Deletion is by path, so a Puffin file
  *    holding several deletion vectors stays while any of them is live.
  *
- * Crash safety: files are deleted only after the commit that stops referencing them landed; a crash
- * between the commit and the deletions leaves orphans (harmless; orphan removal takes them). A
- * file another writer adds concurrently is in a snapshot the plan never saw, hence retained.
+ * Crash safety (docs/design.md §4b): files are deleted only after the commit that stops referencing
+ * them landed (failpoint `expire-after-commit`: committed, nothing deleted yet); a crash between the
+ * commit and the deletions, or among them (`expire-mid-delete`, hit after each deleted file), leaves
+ * orphans — harmless, and the job is finished by orphan removal (remove-orphan-files.ts), since the
+ * expired snapshots are no longer in the metadata for a re-run to find. The commit asserts main's head
+ * (`assert-ref-snapshot-id`), so a plan never lands on metadata it was not made from: another writer's
+ * commit in between is a conflict, and the plan is made again on the reloaded table. A retained
+ * snapshot whose manifest list cannot be read fails the expiry: what it reaches cannot be told, so
+ * nothing may be deleted on the guess that it reaches nothing.
  * Dry run: the plan and the files, nothing committed or deleted.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
 import type { ManifestFile } from '../manifest-file.js';
-import type { MetadataUpdate } from '../metadata-updates.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
+import { MAIN_BRANCH } from '../table-metadata-constants.js';
 import type { Snapshot, TableMetadata } from '../table-metadata.js';
 import { catalogTable, reloadTable, type CatalogTable } from '../table/catalog-table.js';
 import { backoffDelayMs, retryPolicy, sleep } from '../table/commit-retry.js';
@@ -60,7 +68,11 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
     if (expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: expired });
     if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(options.nowMs ?? BigInt(Date.now())) } });
     try {
-      const loaded = await table.catalog.commitTable(table.identifier, [{ type: 'assert-table-uuid', uuid: base.tableUuid }], updates);
+      const requirements: TableRequirement[] = [
+        { type: 'assert-table-uuid', uuid: base.tableUuid },
+        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: base.refs[MAIN_BRANCH]?.snapshotId ?? null },
+      ];
+      const loaded = await table.catalog.commitTable(table.identifier, requirements, updates);
       table = catalogTable(table.catalog, loaded);
     } catch (e) {
       const retryable = isFloeError(e, 'commit-conflict') && e.retryable;
@@ -77,6 +89,7 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
         continue;
       }
     }
+    await failpoint('expire-after-commit');
     await deleteAll(table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
     return { table, plan, expiredSnapshots: expired, deletedFiles: files };
   }
@@ -86,9 +99,10 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
 async function unreachableFiles(io: FileIO, m: TableMetadata, plan: RetentionPlan): Promise<ExpireResult['deletedFiles']> {
   const retained = m.snapshots.filter((s) => plan.retained.has(s.snapshotId));
   const retainedManifests = new Map<string, ManifestFile>();
-  for (const s of retained) for (const mf of await manifestsOf(io, s)) retainedManifests.set(mf.path, mf);
+  // strict: a retained snapshot's unreadable list is an error, never "reaches nothing"
+  for (const s of retained) for (const mf of await retainedManifestsOf(io, m, s)) retainedManifests.set(mf.path, mf);
   const candidates = new Map<string, ManifestFile>();
-  for (const s of plan.expired) for (const mf of await manifestsOf(io, s)) if (!retainedManifests.has(mf.path)) candidates.set(mf.path, mf);
+  for (const s of plan.expired) for (const mf of await expiredManifestsOf(io, s)) if (!retainedManifests.has(mf.path)) candidates.set(mf.path, mf);
   const contentFiles = new Set<string>();
   for (const mf of candidates.values()) for (const e of await readManifestEntries(io, mf)) if (e.status !== 'deleted') contentFiles.add(e.dataFile.filePath);
   if (contentFiles.size > 0) {
@@ -102,7 +116,21 @@ async function unreachableFiles(io: FileIO, m: TableMetadata, plan: RetentionPla
   };
 }
 
-async function manifestsOf(io: FileIO, s: Snapshot): Promise<ManifestFile[]> {
+async function retainedManifestsOf(io: FileIO, m: TableMetadata, s: Snapshot): Promise<ManifestFile[]> {
+  if (!s.manifestList) return [];
+  try {
+    return await readSnapshotManifests(io, s);
+  } catch (e) {
+    throw new FloeError(
+      SUBSYSTEM,
+      isFloeError(e) ? e.kind : 'internal',
+      `expiring snapshots of the table at ${m.location}: the manifest list ${s.manifestList} of retained snapshot ${s.snapshotId} could not be read (${errorMessage(e)}); expected every retained snapshot to be readable, so nothing was expired or deleted — restore the file or remove the snapshot before expiring again`,
+      { cause: e, retryable: false },
+    );
+  }
+}
+
+async function expiredManifestsOf(io: FileIO, s: Snapshot): Promise<ManifestFile[]> {
   if (!s.manifestList) return [];
   try {
     return await readSnapshotManifests(io, s);
@@ -120,5 +148,6 @@ async function deleteAll(io: FileIO, paths: readonly string[], warn: ((message: 
     } catch (e) {
       warn?.(`${SUBSYSTEM}: could not delete ${p} after expiring the snapshots that referenced it: ${errorMessage(e)}`);
     }
+    await failpoint('expire-mid-delete');
   }
 }

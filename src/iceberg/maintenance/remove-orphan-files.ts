@@ -14,9 +14,14 @@
  * another writer's, or this process's next checkpoint: never set it below the longest time a writer
  * may hold written files before committing them. A file whose age the store cannot tell is kept.
  * Unlike Java's action, hidden paths (`.floe/`) are included: floe owns what is there.
+ *
+ * Crash safety (docs/design.md §4b): nothing is committed; each deletion removes a file nothing
+ * reaches, so a crash among them (failpoint `orphans-mid-delete`, hit after each deleted file) leaves
+ * the rest for the next run, which lists again and finishes the job.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
 import type { TableMetadata } from '../table-metadata.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
@@ -63,6 +68,7 @@ export async function removeOrphanFiles(table: CatalogTable, options: OrphanOpti
       } catch (e) {
         options.warn?.(`${SUBSYSTEM}: could not delete the orphan file ${f}: ${errorMessage(e)}`);
       }
+      await failpoint('orphans-mid-delete');
     }
   }
   return { orphans, tooYoung, listed: listed.length };

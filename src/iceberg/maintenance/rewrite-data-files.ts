@@ -12,11 +12,18 @@
  * gives up otherwise (Java instead keeps the starting sequence number; floe runs its maintenance
  * between its own commits, so a concurrent writer is another engine — try again later).
  *
+ * Crash safety (docs/design.md §4b; docs/iceberg-writer-checklist.md §6.1): the table changes only by the one `replace`
+ * commit; the files it removes stay on storage (an expiry deletes them once no retained snapshot
+ * reaches them), and a crash before the swap leaves only unreferenced files. Failpoints:
+ * `compaction-after-rewrite-files`, then snapshot-producer's `compaction-after-manifests`,
+ * `compaction-after-manifest-list`, `compaction-before-catalog-swap`, `compaction-after-catalog-swap`.
+ *
  * Format v3 is refused: a rewrite must carry each row's `_row_id` and last-updated sequence number
  * (spec "Row Lineage"), which floe's writer does not write yet. floe's v3 upserts write deletion
  * vectors, not equality deletes, so their tables need this least.
  */
 import { FloeError } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
 import type { DataFile } from '../data-file.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
@@ -71,6 +78,9 @@ export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: 
   if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, skipped: 'dry run' };
 
   const added = await rewriteRows(table, rewrite, plan);
+  // A crash here leaves the rewritten files referenced by nothing: orphans, which orphan removal takes
+  // once they are older than its window; the table is untouched and the next run rewrites again.
+  await failpoint('compaction-after-rewrite-files');
   const removedData = rewrite.map((t) => t.file);
   try {
     const result = await commitSnapshot(
@@ -78,6 +88,7 @@ export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: 
       { operation: 'replace', addedDataFiles: added.dataFiles, removedFiles: [...removedData, ...dropped] },
       {
         summary: { 'floe.maintenance': 'rewrite-data-files' },
+        failpointScope: 'compaction',
         validate: async (current) => ((await changedSince(table.io, current, start.snapshotId)) ? 'skip' : 'proceed'),
       },
     );

@@ -76,6 +76,12 @@ export interface CommitOptions {
   warn?: (message: string) => void;
   /** Clock for the snapshot timestamp (tests). */
   nowMs?: () => bigint;
+  /**
+   * Also hit failpoints named `<scope>-after-manifests`, `<scope>-after-manifest-list`,
+   * `<scope>-before-catalog-swap` and `<scope>-after-catalog-swap` (e.g. 'compaction'), so that a crash
+   * test can kill a maintenance commit without also killing the checkpoint commits around it.
+   */
+  failpointScope?: string;
 }
 
 export interface CommittedSnapshot {
@@ -138,6 +144,9 @@ async function writeNewManifests(ws: CommitWorkspace, metadata: TableMetadata, c
 
 export async function commitSnapshot(table: CatalogTable, changes: SnapshotChanges, options: CommitOptions = {}): Promise<CommitResult> {
   await failpoint('after-data-files');
+  const scoped = async (step: string): Promise<void> => {
+    if (options.failpointScope) await failpoint(`${options.failpointScope}-${step}`);
+  };
   checkExtraSummary(options.summary);
   const warn = options.warn ?? defaultWarn;
   const decide = async (m: TableMetadata): Promise<CommitDecision> => (options.validate ? await options.validate(m) : 'proceed');
@@ -162,6 +171,7 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
     const newData = await writeNewManifests(ws, current.metadata, 'data', changes.addedDataFiles ?? []);
     const newDeletes = await writeNewManifests(ws, current.metadata, 'deletes', changes.addedDeleteFiles ?? []);
     await failpoint('after-manifests');
+    await scoped('after-manifests');
     const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
     const dataMerger = new ManifestMerger(ws, 'data');
     const deleteMerger = new ManifestMerger(ws, 'deletes');
@@ -193,6 +203,7 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
       });
       const listPath = await ws.writeManifestList(attempts, list.bytes);
       await failpoint('after-manifest-list');
+      await scoped('after-manifest-list');
 
       const summaryChanges = new SnapshotSummaryBuilder();
       for (const f of added) summaryChanges.addedFile(f);
@@ -223,8 +234,14 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
       if (options.properties) updates.push({ action: 'set-properties', updates: options.properties(snapshotId) });
 
       let failure: FloeError;
+      let swapped = false;
+      await scoped('before-catalog-swap');
       try {
         const loaded = await current.catalog.commitTable(current.identifier, requirements, updates);
+        swapped = true;
+        // Inside the try on purpose: a crash-like throw here is an unknown outcome (reload and look), so
+        // the landed commit's manifests are never cleaned up as if it had failed.
+        await scoped('after-catalog-swap');
         const committedTable = catalogTable(current.catalog, loaded);
         if (!unknownOutcome) await ws.cleanUp(new Set([listPath, ...list.manifests.map((m) => m.path)]), warn);
         return { status: 'committed', snapshot: snapshotById(loaded.metadata, snapshotId) ?? snapshot, table: committedTable, attempts };
@@ -233,7 +250,9 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         // rejects before writing anything (invalid / unsupported). Everything else — storage or
         // network errors, a crash-like throw right after the pointer swap, a bug — may have landed,
         // so it counts as an unknown outcome: files kept, reload and look, never deleted.
-        if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
+        // Once the catalog answered, the commit landed whatever fails after it: never a refusal.
+        if (swapped) failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} was committed, then ${errorMessage(e)}; reloading to confirm it`, { cause: e, retryable: false });
+        else if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
         else if (isFloeError(e, 'commit-state-unknown')) failure = e;
         else failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `commit of snapshot ${snapshotId} failed without a definite answer: ${errorMessage(e)}`, { cause: e, retryable: false });
       }
