@@ -65,17 +65,7 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
     }
     let result: RunResult;
     try {
-      result = await runPipeline(config, {
-        mode: options.mode,
-        signal: options.signal,
-        notifications: notifier,
-        metrics,
-        progress: progress as ProgressReporter | undefined,
-        logger,
-        parquetEncoder: parquetEncoder(),
-      });
-    } catch (e) {
-      result = { reason: 'failed', error: e };
+      result = await runWithRestarts(config, options, { notifier, metrics, progress });
     } finally {
       progress?.stop();
       options.terminal.routeTo(undefined);
@@ -86,6 +76,70 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
     await notifier.close(10_000);
     await metricsServer?.close();
   }
+}
+
+/**
+ * Runs the pipeline, and again after a connection-level failure of the MySQL source (the server
+ * restarted or failed over, the network dropped a connection): a new run resumes from the lake's
+ * stamps exactly as a new process would, so nothing is lost or doubled (docs/design.md, "state in
+ * the lake"). The binlog reader already reconnects by itself; this covers everything else — snapshot
+ * chunk reads, control connections, a reader that gave up. Only errors the source marks retryable
+ * restart; anything else (bad credentials, a purged binlog, a DDL stop) ends the run as before.
+ */
+async function runWithRestarts(
+  config: FloeConfig,
+  options: SessionOptions,
+  deps: { notifier: Notifier; metrics: PrometheusMetrics | undefined; progress: TerminalProgress | undefined },
+): Promise<RunResult> {
+  const policy = config.source?.restart ?? { maxAttempts: 10, initialDelayMs: 1000, maxDelayMs: 30_000 };
+  let attempts = 0;
+  for (;;) {
+    const startedAt = Date.now();
+    let result: RunResult;
+    try {
+      result = await runPipeline(config, {
+        mode: options.mode,
+        signal: options.signal,
+        notifications: deps.notifier,
+        metrics: deps.metrics,
+        progress: deps.progress as ProgressReporter | undefined,
+        logger: options.logger,
+        parquetEncoder: parquetEncoder(),
+      });
+    } catch (e) {
+      result = { reason: 'failed', error: e };
+    }
+    if (result.reason !== 'failed' || !isFloeError(result.error, 'source') || !result.error.retryable || options.signal.aborted) return result;
+    // a run that went on for a while recovered: the count starts again with the next failure
+    if (Date.now() - startedAt > RECOVERED_AFTER_MS) attempts = 0;
+    if (attempts >= policy.maxAttempts) {
+      if (policy.maxAttempts === 0) return result;
+      return { reason: 'failed', error: new FloeError('cli', 'source', `the MySQL source kept failing: gave up after ${attempts} restart(s) in a row (source.restart.maxAttempts): ${errorMessage(result.error)}`, { cause: result.error }) };
+    }
+    attempts++;
+    const delay = Math.min(policy.initialDelayMs * 2 ** (attempts - 1), policy.maxDelayMs);
+    options.logger.warn(`MySQL source failed: ${errorMessage(result.error)}; restarting the pipeline from the lake in ${delay} ms (restart ${attempts}/${policy.maxAttempts})`, { restart: attempts, delayMs: delay });
+    if (!(await sleepUnlessAborted(delay, options.signal))) return { reason: 'stopped' };
+  }
+}
+
+/** A run that lasted this long before failing counts as recovered (its restarts are forgotten). */
+const RECOVERED_AFTER_MS = 5 * 60_000;
+
+/** false when `signal` aborted during the wait. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function reportOutcome(result: RunResult, notifier: Notifier, logger: Logger): ExitCodeValue {

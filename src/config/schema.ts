@@ -92,6 +92,15 @@ export const sourceSchema = z
       .default([])
       .describe('`db.table.column` TIME columns stored as long microseconds (durations) instead of Iceberg time'),
     heartbeatMs: z.number().int().min(100).default(5000),
+    restart: z
+      .object({
+        maxAttempts: z.number().int().min(0).default(10).describe('Restarts in a row after a connection-level MySQL failure (server restarted, connection lost) before floe gives up; 0 stops at the first'),
+        initialDelayMs: z.number().int().min(0).default(1000).describe('Wait before the first restart; doubled for each further one'),
+        maxDelayMs: z.number().int().min(0).default(30_000).describe('Longest wait between two restarts'),
+      })
+      .strict()
+      .default({ maxAttempts: 10, initialDelayMs: 1000, maxDelayMs: 30_000 })
+      .describe('How floe run resumes after the MySQL server went away: the pipeline starts again from the lake, as a new process would'),
   })
   .strict();
 

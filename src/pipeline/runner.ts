@@ -185,36 +185,45 @@ class PipelineRun {
     const src = (this.source = new MySqlSource({ ...sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' })), definitions, decodeAfter, changedDefinitions }));
     const events = src.events()[Symbol.asyncIterator]();
     let first = true;
-    for (;;) {
-      const next = await nextOrStop(events, this.options.signal);
-      if (next === STOP) {
-        const end = await this.stop();
-        // End the source stream too: a snapshot in progress holds reader connections (and backfill
-        // binlog sessions) that only its generator's cleanup closes — left open, they keep the
-        // process alive after a clean stop. The pending read finishes first (one chunk at most).
-        await settleWithin(events.return?.(undefined), 10_000, () => this.logger.warn('the source did not end within 10 s of the stop; its connections close when the process exits'));
-        return end;
-      }
-      if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
-      if (first) {
-        first = false;
-        sameSourceMapping(src.tables, [...tables.prepared.values()]);
-        // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
-        for (const w of src.cascades.warnings) this.logger.warn(`foreign keys: ${w}`);
-      }
-      const end = await this.handle(next.value);
-      if (end) {
-        if ('restart' in end) {
-          await src.close();
-          await events.return?.(undefined);
+    try {
+      for (;;) {
+        const next = await nextOrStop(events, this.options.signal);
+        if (next === STOP) {
+          const end = await this.stop();
+          // End the source stream too: a snapshot in progress holds reader connections (and backfill
+          // binlog sessions) that only its generator's cleanup closes — left open, they keep the
+          // process alive after a clean stop. The pending read finishes first (one chunk at most).
+          await settleWithin(events.return?.(undefined), 10_000, () => this.logger.warn('the source did not end within 10 s of the stop; its connections close when the process exits'));
+          return end;
         }
-        return end;
+        if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
+        if (first) {
+          first = false;
+          sameSourceMapping(src.tables, [...tables.prepared.values()]);
+          // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
+          for (const w of src.cascades.warnings) this.logger.warn(`foreign keys: ${w}`);
+        }
+        const end = await this.handle(next.value);
+        if (end) {
+          if ('restart' in end) {
+            await src.close();
+            await events.return?.(undefined);
+          }
+          return end;
+        }
+        const why = this.checkpointer!.due();
+        if (why) {
+          await this.commit(why);
+          await this.maintainIfDue();
+        }
       }
-      const why = this.checkpointer!.due();
-      if (why) {
-        await this.commit(why);
-        await this.maintainIfDue();
-      }
+    } catch (e) {
+      // A failure (a checkpoint that could not be written, a full disk, a DDL that could not be
+      // applied) must end the source stream as a stop does: a snapshot chunk being read holds a
+      // reader connection that only the generator's cleanup closes, and it would keep the process
+      // alive after `floe run` reported the failure.
+      await settleWithin(events.return?.(undefined), 10_000, () => this.logger.warn('the source did not end within 10 s of the failure; its connections close when the process exits'));
+      throw e;
     }
   }
 

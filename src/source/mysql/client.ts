@@ -160,9 +160,13 @@ export async function connectMysql(config: MysqlConnectionConfig, options: Conne
   return client;
 }
 
+const TRANSIENT_CONNECT_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED']);
+
 function connectError(config: MysqlConnectionConfig, cause: unknown): FloeError {
-  const code = (cause as { code?: string }).code;
-  const retryable = code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'ECONNRESET' || code === 'PROTOCOL_CONNECTION_LOST';
+  // the driver's code, also when the failing statement already wrapped it (DriverClient.wrap)
+  const code = mysqlErrorCode(cause);
+  // the server is not there (yet/any more): a restart of the pipeline may find it again
+  const retryable = code !== undefined && TRANSIENT_CONNECT_CODES.has(code);
   return new FloeError(
     'source.mysql',
     'source',
