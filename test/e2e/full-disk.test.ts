@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { referencedFiles } from '../support/referenced-files.js';
+import { reachableFiles } from '../support/lake-integrity.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { FloeProcess } from './support/floe-process.js';
@@ -90,8 +90,7 @@ describe('a full disk', () => {
     const identifier = { namespace: [db], name: 'blobs' };
     if (await catalog.tableExists(identifier)) {
       const table = await loadCatalogTable(catalog, identifier);
-      const damaged = (await referencedFiles(table)).filter((f) => !f.exists || !f.sizeMatches).map((f) => f.path);
-      expect(damaged).toEqual([]);
+      expect((await reachableFiles(table)).missing).toEqual([]);
       const partial = await lakeTableRows(catalog, identifier);
       expect(partial.rows.length).toBeLessThan(ROWS);
       console.log(`committed before the disk filled: ${partial.rows.length} of ${ROWS} rows`);
@@ -106,7 +105,7 @@ describe('a full disk', () => {
     const expected = await mysqlTableRows({ ...server }, db, 'blobs', rows.columns);
     expect({ ...multisetDifference(expected, rows.rows), rows: rows.rows.length }).toEqual({ missing: [], unexpected: [], rows: ROWS });
     const table = await loadCatalogTable(catalog, identifier);
-    expect((await referencedFiles(table)).filter((f) => !f.exists || !f.sizeMatches)).toEqual([]);
+    expect((await reachableFiles(table)).missing).toEqual([]);
   });
 });
 

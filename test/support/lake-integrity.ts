@@ -22,7 +22,10 @@ export interface ReachableSet {
   named: Set<string>;
   /** Live content files checked, by kind ('data', 'equality-deletes', 'position-deletes', 'deletion-vectors'). */
   checked: Record<string, number>;
-  /** Files reached but absent (or unreadable, for manifest lists and manifests), with what reached them. */
+  /**
+   * Files reached but absent (or unreadable, for manifest lists and manifests), or whose object is
+   * not the size the manifest records (a partial upload), with what reached them.
+   */
   missing: string[];
 }
 
@@ -38,11 +41,18 @@ export async function reachableFiles(table: CatalogTable): Promise<ReachableSet>
   const named = new Set<string>();
   const checked: Record<string, number> = {};
   const missing: string[] = [];
-  const check = async (path: string, what: string): Promise<boolean> => {
+  const check = async (path: string, what: string, recordedSize?: bigint | number): Promise<boolean> => {
     files.add(normalize(path));
-    if (await io.exists(path)) return true;
-    missing.push(`${what}: ${path}`);
-    return false;
+    const size = await io.size(path);
+    if (size === undefined) {
+      missing.push(`${what}: ${path}`);
+      return false;
+    }
+    if (recordedSize !== undefined && BigInt(size) !== BigInt(recordedSize)) {
+      missing.push(`${what}: ${path} has ${size} bytes, its manifest records ${recordedSize}`);
+      return false;
+    }
+    return true;
   };
   await check(table.metadataLocation, 'current metadata file');
   for (const s of [...(m.statistics ?? []), ...(m.partitionStatistics ?? [])]) {
@@ -66,7 +76,7 @@ export async function reachableFiles(table: CatalogTable): Promise<ReachableSet>
     for (const mf of manifests) {
       if (seenManifests.has(mf.path)) continue;
       seenManifests.add(mf.path);
-      if (!(await check(mf.path, `manifest of snapshot ${s.snapshotId}`))) continue;
+      if (!(await check(mf.path, `manifest of snapshot ${s.snapshotId}`, mf.length))) continue;
       let entries;
       try {
         entries = await readManifestEntries(io, mf);
@@ -81,7 +91,7 @@ export async function reachableFiles(table: CatalogTable): Promise<ReachableSet>
         seenContent.add(e.dataFile.filePath);
         const kind = e.dataFile.fileFormat === 'PUFFIN' ? 'deletion-vectors' : e.dataFile.content;
         checked[kind] = (checked[kind] ?? 0) + 1;
-        await check(e.dataFile.filePath, `${e.dataFile.content} file live in snapshot ${s.snapshotId}`);
+        await check(e.dataFile.filePath, `${e.dataFile.content} file live in snapshot ${s.snapshotId}`, e.dataFile.fileSizeInBytes);
       }
     }
   }
