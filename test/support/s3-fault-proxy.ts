@@ -13,8 +13,9 @@
  *   to its caller — which the SDK's retry strategy does not cover);
  * - `throttle`: relays the response body at `throttleBytesPerSecond`.
  *
- * The schedule is a pure function of the seed and the order of requests (src/util/prng.ts), so that a
- * failing run can be replayed. `maxConsecutiveFaults` bounds the faults injected in a row on one
+ * The schedule is a pure function of the seed and the order of requests (src/util/prng.ts): one draw
+ * per request, so the same seed and the same request order give the same faults (concurrent requests
+ * may arrive in another order from run to run). `maxConsecutiveFaults` bounds the faults injected in a row on one
  * operation (method + path): with the SDK's default of 3 attempts, 2 keeps every operation recoverable
  * by retrying, which is what the "floe survives faults" tests need; `failAlways` makes chosen
  * operations fail every time (the "retries exhausted" tests).
@@ -42,6 +43,8 @@ export interface ProxiedRequest {
   path: string;
   atMs: number;
   fault: FaultKind | 'none' | 'fail-always';
+  /** The server's status code, when the request reached it. */
+  status?: number;
 }
 
 export interface S3FaultProxy {
@@ -119,17 +122,18 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
       case 'slowDown503':
         return answerError(req, res, 503);
       case 'latency':
-        setTimeout(() => forward(req, res, 'none'), schedule?.latencyMs ?? 200);
+        setTimeout(() => forward(req, res, 'none', entry), schedule?.latencyMs ?? 200);
         return;
       default:
-        forward(req, res, fault);
+        forward(req, res, fault, entry);
     }
   });
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, fault: FaultKind | 'none'): void => {
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, fault: FaultKind | 'none', entry: ProxiedRequest): void => {
     const upstreamRequest = http.request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
       (upstreamResponse) => {
+        entry.status = upstreamResponse.statusCode;
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
         if (fault === 'resetDownload') {
           const length = Number(upstreamResponse.headers['content-length'] ?? 0);
