@@ -26,12 +26,12 @@ process.env.TZ ??= 'Asia/Seoul';
 const moto = motoStatus();
 if (!moto.available) console.warn(`[floe] skipping the S3 fault tests: ${moto.reason}`);
 
-const FAILING: FaultKind[] = ['error500', 'slowDown503', 'resetUpload', 'resetDownload'];
+const FAILING: FaultKind[] = ['error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse'];
 
 function schedule(seed: number): FaultSchedule {
   return {
     seed,
-    rates: { latency: 0.05, error500: 0.08, slowDown503: 0.06, resetUpload: 0.08, resetDownload: 0.08, throttle: 0.05 },
+    rates: { latency: 0.05, error500: 0.07, slowDown503: 0.05, resetUpload: 0.07, resetDownload: 0.07, dropResponse: 0.05, throttle: 0.05 },
     latencyMs: 150,
     throttleBytesPerSecond: 256 * 1024,
     maxConsecutiveFaults: 2,

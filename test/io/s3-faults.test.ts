@@ -38,7 +38,7 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
     await s3?.stop();
   });
 
-  const kinds: FaultKind[] = ['error500', 'slowDown503', 'resetUpload', 'resetDownload', 'latency', 'throttle'];
+  const kinds: FaultKind[] = ['error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse', 'latency', 'throttle'];
   for (const kind of kinds) {
     it(`absorbs ${kind} on every operation (two in a row, then through)`, async () => {
       const prefix = `s3://${s3.bucket}/faults-${kind}-${randomUUID()}`;

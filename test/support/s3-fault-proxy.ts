@@ -11,6 +11,9 @@
  * - `resetDownload`: forwards the request, relays the response's headers and part of its body, then
  *   destroys the client's connection (a reset mid-download, after the SDK has handed the body stream
  *   to its caller — which the SDK's retry strategy does not cover);
+ * - `dropResponse`: forwards the whole request, lets the server carry it out, then closes the client's
+ *   connection without relaying the answer — the ambiguous failure: a PUT that did land (a conditional
+ *   create retried after it gets 412 about its own object: S3FileIO.writeIfAbsent compares the bytes);
  * - `throttle`: relays the response body at `throttleBytesPerSecond`.
  *
  * The schedule is a pure function of the seed and the order of requests (src/util/prng.ts): one draw
@@ -24,7 +27,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { prng } from '../../src/util/prng.js';
 
-export type FaultKind = 'latency' | 'error500' | 'slowDown503' | 'resetUpload' | 'resetDownload' | 'throttle';
+export type FaultKind = 'latency' | 'error500' | 'slowDown503' | 'resetUpload' | 'resetDownload' | 'dropResponse' | 'throttle';
 
 export interface FaultSchedule {
   seed: number;
@@ -69,7 +72,7 @@ const ERROR_BODIES: Record<500 | 503, { code: string; message: string }> = {
 export async function startS3FaultProxy(upstream: string, initial?: FaultSchedule): Promise<S3FaultProxy> {
   const target = new URL(upstream);
   const requests: ProxiedRequest[] = [];
-  const counts: Record<FaultKind | 'fail-always', number> = { latency: 0, error500: 0, slowDown503: 0, resetUpload: 0, resetDownload: 0, throttle: 0, 'fail-always': 0 };
+  const counts: Record<FaultKind | 'fail-always', number> = { latency: 0, error500: 0, slowDown503: 0, resetUpload: 0, resetDownload: 0, dropResponse: 0, throttle: 0, 'fail-always': 0 };
   let schedule = initial;
   let random = prng(initial?.seed ?? 1);
   const consecutive = new Map<string, number>();
@@ -86,7 +89,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
     const inRow = consecutive.get(op) ?? 0;
     let kind: FaultKind | 'none' = 'none';
     let acc = 0;
-    for (const k of ['latency', 'error500', 'slowDown503', 'resetUpload', 'resetDownload', 'throttle'] as const) {
+    for (const k of ['latency', 'error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse', 'throttle'] as const) {
       acc += schedule.rates[k] ?? 0;
       if (draw < acc) {
         kind = k;
@@ -96,7 +99,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
     if (kind === 'resetUpload' && !hasBody) kind = 'error500';
     if (kind === 'resetDownload' && method === 'HEAD') kind = 'slowDown503';
     // latency and throttle only slow a request down; the others make it fail.
-    const failing = kind === 'error500' || kind === 'slowDown503' || kind === 'resetUpload' || kind === 'resetDownload';
+    const failing = kind !== 'none' && kind !== 'latency' && kind !== 'throttle';
     if (failing && inRow >= (schedule.maxConsecutiveFaults ?? 2)) kind = 'none';
     consecutive.set(op, failing && kind !== 'none' ? inRow + 1 : 0);
     return kind;
@@ -134,6 +137,11 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
       (upstreamResponse) => {
         entry.status = upstreamResponse.statusCode;
+        if (fault === 'dropResponse') {
+          upstreamResponse.resume();
+          upstreamResponse.on('end', () => res.socket?.destroy());
+          return;
+        }
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
         if (fault === 'resetDownload') {
           const length = Number(upstreamResponse.headers['content-length'] ?? 0);
@@ -143,13 +151,22 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
             if (sent >= cut) return;
             const part = chunk.subarray(0, cut - sent);
             sent += part.length;
-            res.write(part);
-            if (sent >= cut) {
-              upstreamResponse.destroy();
-              res.socket?.destroy();
+            if (sent < cut) {
+              res.write(part);
+              return;
+            }
+            upstreamResponse.destroy();
+            // Only once the headers and the first bytes are on the wire: destroying the socket earlier
+            // would drop them, and the client would see a reset before any response (another fault).
+            res.write(part, () => setTimeout(() => res.socket?.destroy(), 5));
+          });
+          upstreamResponse.on('end', () => {
+            // No body (or an empty one): send the headers, then cut.
+            if (sent === 0) {
+              res.flushHeaders();
+              setTimeout(() => res.socket?.destroy(), 5);
             }
           });
-          upstreamResponse.on('end', () => res.socket?.destroy());
           return;
         }
         if (fault === 'throttle') {
