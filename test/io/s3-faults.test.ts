@@ -81,6 +81,26 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
     expect(waited).toBeGreaterThan(300);
   });
 
+  it('still retries after hundreds of retried requests (no client-wide retry quota)', async () => {
+    // The SDK's standard mode keeps 500 retry tokens per client (5 per retry; a success refunds only its
+    // last retry's cost) and stops retrying when they run out: 150 operations that each need two retries
+    // used to exhaust them, and the rest failed on their first fault. One fresh client, so that this
+    // test does not depend on what the others spent.
+    const fresh = new S3FileIO({ ...s3.config, endpoint: proxy.endpoint });
+    const prefix = `s3://${s3.bucket}/no-quota-${randomUUID()}`;
+    const before = proxy.counts().error500;
+    proxy.setSchedule({ seed: 5, rates: { error500: 1 }, maxConsecutiveFaults: 2 });
+    try {
+      const keys = Array.from({ length: 150 }, (_, i) => `${prefix}/o${i}`);
+      for (let i = 0; i < keys.length; i += 30) await Promise.all(keys.slice(i, i + 30).map((k, j) => fresh.write(k, bytes(16, i + j))));
+    } finally {
+      proxy.setSchedule(undefined);
+      await fresh.close();
+    }
+    expect(proxy.counts().error500 - before).toBe(300);
+    expect((await direct.list(prefix)).length).toBe(150);
+  });
+
   describe('faults that outlast the retries', () => {
     const operations: Array<{ name: string; action: string; run: (io: S3FileIO, key: string) => Promise<unknown> }> = [
       { name: 'read', action: 'read', run: (i, k) => i.read(k) },
