@@ -19,7 +19,8 @@ import { motoStatus, startMoto } from '../support/moto-server.js';
 import { startS3FaultProxy, type FaultKind, type FaultSchedule, type S3FaultProxy } from '../support/s3-fault-proxy.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { sql } from '../source/binlog/helpers.js';
-import { checkReachableObjects, lakeVersusMysql, runMysqlToS3Lake, type LakeCatalogConfig } from './support/s3-lake.js';
+import { MOTO_ACCESS_KEY_ID, MOTO_SECRET_ACCESS_KEY } from '../support/moto-server.js';
+import { changeOrders, checkReachableObjects, createOrders, lakeVersusMysql, runMysqlToS3Lake, startFloe, untilCaughtUp, untilStreaming, type LakeCatalogConfig } from './support/s3-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -118,4 +119,52 @@ describe.skipIf(!moto.available)(`floe run against S3 with injected faults (moto
       }
     });
   }
+
+  it('a store that keeps failing: floe stops with an error naming io.s3, the operation and the key (no credentials), commits nothing partial, and a restart catches up', async () => {
+    const jobId = 'faults-exhaust';
+    const warehouse = `s3://${s3.bucket}/faults-exhaust`;
+    const watcher = new FileSystemCatalog({ name: 'lake', warehouse, storage: { s3: s3.config } });
+    const options = { s3: { ...s3.config, endpoint: proxy.endpoint }, warehouse, catalog: { type: 'filesystem', name: 'lake' } as const, jobId };
+    try {
+      const db = await createOrders(conn, jobId, 200);
+      const first = startFloe(options, db);
+      try {
+        await untilStreaming(first);
+        // From now on every upload of a data file fails, on every attempt.
+        proxy.failAlways((r) => r.method === 'PUT' && r.path.includes(`/${db}/orders/data/`), 503);
+        await changeOrders(conn, db);
+        const result = await Promise.race([first.running, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('floe did not stop within 60 s while every data upload failed')), 60_000))]);
+        expect(result.reason).toBe('failed');
+        const text = `${String(result.error)} ${JSON.stringify((result.error as { context?: unknown }).context ?? {})}`;
+        expect(text).toMatch(new RegExp(`io\\.s3: cannot write s3://${s3.bucket}/faults-exhaust/${db}/orders/data/[^ ]+: SlowDown`));
+        expect(text).not.toContain(MOTO_SECRET_ACCESS_KEY);
+        expect(text).not.toContain(MOTO_ACCESS_KEY_ID);
+      } finally {
+        proxy.failAlways(undefined);
+        first.controller.abort();
+        await first.running.catch(() => undefined);
+      }
+      const identifier = { namespace: [db], name: 'orders' };
+      const stopped = await watcher.loadTable(identifier);
+      const report = await checkReachableObjects(stopped.io, stopped.metadataLocation);
+      expect(report.problems).toEqual([]);
+
+      // The store recovers; floe, started again, resumes from its last commit and catches up.
+      const second = startFloe(options, db);
+      try {
+        await untilStreaming(second);
+        await untilCaughtUp(second, watcher, db, jobId);
+      } finally {
+        second.controller.abort();
+        expect((await second.running).reason).toBe('stopped');
+      }
+      const diff = await lakeVersusMysql(watcher, db, identifier);
+      expect(diff).toMatchObject({ missing: [], unexpected: [] });
+      expect(diff.lakeRows).toBe(diff.mysqlRows);
+      const table = await watcher.loadTable(identifier);
+      expect((await checkReachableObjects(table.io, table.metadataLocation)).problems).toEqual([]);
+    } finally {
+      await watcher.close();
+    }
+  });
 });

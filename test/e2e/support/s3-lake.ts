@@ -44,47 +44,79 @@ export interface S3LakeRunOptions {
   onStreaming?: () => void | Promise<void>;
 }
 
-/** Snapshot `rows` rows, stream updates, a key change, deletes and inserts; stop when caught up. */
-export async function runMysqlToS3Lake(options: S3LakeRunOptions): Promise<S3LakeRun> {
-  const { conn } = options;
-  const rows = options.rows ?? 400;
-  const db = await createTestDatabase(`e2e_${options.jobId.replace(/[^a-z0-9]/gi, '_')}`);
+/** A MariaDB database with one keyed table `orders` of `rows` rows. */
+export async function createOrders(conn: mysql.Connection, jobId: string, rows: number): Promise<string> {
+  const db = await createTestDatabase(`e2e_${jobId.replace(/[^a-z0-9]/gi, '_')}`);
   await conn.query(`CREATE TABLE \`${db}\`.orders (id BIGINT UNSIGNED PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2), placed DATETIME(6), doc JSON, note VARBINARY(16))`);
   await conn.query(
     `INSERT INTO \`${db}\`.orders VALUES ${Array.from({ length: rows }, (_, i) => `(${i + 1}, 'c${i % 17}', ${i}.${i % 100}, '2026-01-0${1 + (i % 9)} 10:00:00.${String(i).padStart(6, '0')}', '{"n": ${i}}', ${i % 3 === 0 ? 'NULL' : `X'${(i % 256).toString(16).padStart(2, '0')}ff'`})`).join(', ')}`,
   );
-  const warehouse = options.warehouse;
+  return db;
+}
+
+/** Changes while floe streams: upserts, a key change, deletes, inserts (ids from `insertFrom`). */
+export async function changeOrders(conn: mysql.Connection, db: string, insertFrom = 200_000): Promise<void> {
+  await conn.query(`UPDATE \`${db}\`.orders SET amount = amount + 1, note = X'00' WHERE id % 7 = 0`);
+  await conn.query(`UPDATE \`${db}\`.orders SET id = ${insertFrom + 100_000} WHERE id = 5`);
+  await conn.query(`DELETE FROM \`${db}\`.orders WHERE id % 11 = 0`);
+  await conn.query(`INSERT INTO \`${db}\`.orders VALUES ${Array.from({ length: 50 }, (_, i) => `(${insertFrom + i}, 'late', 1.5, '1999-12-31 23:59:59.999999', '[]', X'')`).join(', ')}`);
+}
+
+// Binlog replica ids: distinct per process (pid) and per run within it, in a range no other test uses.
+let runs = 0;
+
+export interface FloeRun {
+  sink: RecordingSink;
+  controller: AbortController;
+  running: Promise<RunResult>;
+}
+
+/** Starts `floe run` (in this process) for the database `db` into the lake on S3. */
+export function startFloe(options: Pick<S3LakeRunOptions, 's3' | 'warehouse' | 'catalog' | 'jobId'>, db: string): FloeRun {
   const config = parseConfig({
     job: { id: options.jobId },
-    source: { ...sharedMysqlConfig(), serverId: 70_000 + ((process.pid * 7 + rows) % 5000) * 8, include: [`${db}.*`], snapshot: { chunkSize: 50 } },
+    source: { ...sharedMysqlConfig(), serverId: 700_000_000 + (process.pid % 100_000) * 8 + (runs++ % 8), include: [`${db}.*`], snapshot: { chunkSize: 50 } },
     warehouse: {
-      location: warehouse,
+      location: options.warehouse,
       s3: { endpoint: options.s3.endpoint, region: options.s3.region ?? 'us-east-1', pathStyle: true, accessKeyId: options.s3.accessKeyId, secretAccessKey: options.s3.secretAccessKey },
     },
     catalog: options.catalog,
     commit: { intervalMs: 200, idleCheckpoints: 2 },
   });
-  const identifier = { namespace: [db], name: 'orders' };
   const controller = new AbortController();
   const sink = new RecordingSink();
-  const running: Promise<RunResult> = runPipeline(config, { mode: 'run', signal: controller.signal, notifications: new FanOutNotifier(options.jobId, [sink], silentLogger), logger: silentLogger });
+  const running = runPipeline(config, { mode: 'run', signal: controller.signal, notifications: new FanOutNotifier(options.jobId, [sink], silentLogger), logger: silentLogger });
+  return { sink, controller, running };
+}
+
+/** Waits for floe to stream; rejects if it ends first. */
+export async function untilStreaming(run: FloeRun): Promise<void> {
+  await Promise.race([run.sink.waitFor('streaming-started'), run.running.then((r) => Promise.reject(new Error(`floe ended before streaming: ${r.reason} ${String(r.error)}`)))]);
+}
+
+/** Waits until the lake has everything MySQL's binlog has now; rejects if floe ends first. */
+export async function untilCaughtUp(run: FloeRun, watcher: Catalog, db: string, jobId: string): Promise<void> {
+  const target = await serverPosition({ ...sharedMysqlConfig() });
+  await Promise.race([
+    waitForCatchUp(watcher, [{ identifier: { namespace: [db], name: 'orders' }, sourceKey: `${db}.orders` }], jobId, target, { timeoutMs: 90_000 }),
+    run.running.then((r) => Promise.reject(new Error(`floe ended while streaming: ${r.reason} ${String(r.error)}`))),
+  ]);
+}
+
+/** Snapshot `rows` rows, stream updates, a key change, deletes and inserts; stop when caught up. */
+export async function runMysqlToS3Lake(options: S3LakeRunOptions): Promise<S3LakeRun> {
+  const db = await createOrders(options.conn, options.jobId, options.rows ?? 400);
+  const run = startFloe(options, db);
   try {
-    await Promise.race([sink.waitFor('streaming-started'), running.then((r) => Promise.reject(new Error(`floe ended before streaming: ${r.reason} ${String(r.error)}`)))]);
+    await untilStreaming(run);
     await options.onStreaming?.();
-    await conn.query(`UPDATE \`${db}\`.orders SET amount = amount + 1, note = X'00' WHERE id % 7 = 0`);
-    await conn.query(`UPDATE \`${db}\`.orders SET id = 100000 WHERE id = 5`);
-    await conn.query(`DELETE FROM \`${db}\`.orders WHERE id % 11 = 0`);
-    await conn.query(`INSERT INTO \`${db}\`.orders VALUES ${Array.from({ length: 50 }, (_, i) => `(${200_000 + i}, 'late', 1.5, '1999-12-31 23:59:59.999999', '[]', X'')`).join(', ')}`);
-    const target = await serverPosition({ ...sharedMysqlConfig() });
-    await Promise.race([
-      waitForCatchUp(options.watcher, [{ identifier, sourceKey: `${db}.orders` }], options.jobId, target, { timeoutMs: 90_000 }),
-      running.then((r) => Promise.reject(new Error(`floe ended while streaming: ${r.reason} ${String(r.error)}`))),
-    ]);
-    controller.abort();
-    return { database: db, identifier, result: await running };
+    await changeOrders(options.conn, db);
+    await untilCaughtUp(run, options.watcher, db, options.jobId);
+    run.controller.abort();
+    return { database: db, identifier: { namespace: [db], name: 'orders' }, result: await run.running };
   } finally {
-    controller.abort();
-    await running.catch(() => undefined);
+    run.controller.abort();
+    await run.running.catch(() => undefined);
   }
 }
 
