@@ -8,6 +8,7 @@
  * cause (its `$response` and request objects are not ours to vet).
  */
 import { FloeError, type ErrorKind } from '../util/errors.js';
+import { isBrokenBody } from './s3-retry.js';
 
 const SUBSYSTEM = 'io.s3';
 
@@ -89,7 +90,8 @@ export function s3Error(action: string, location: string, e: unknown, scrubber: 
   } else if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(s.message ?? '')) {
     hint = '; is the S3 endpoint running and reachable?';
   }
-  const retryable = kind === 'io' && (s.$retryable !== undefined || s.$fault === 'server' || (status !== undefined && status >= 500));
+  // A body that broke off (reset, timeout) carries no SDK metadata, yet is as transient as a 503.
+  const retryable = kind === 'io' && (s.$retryable !== undefined || s.$fault === 'server' || (status !== undefined && status >= 500) || isBrokenBody(e));
   const context: Record<string, string> = { location, code };
   if (status !== undefined) context.httpStatus = String(status);
   if (requestId !== undefined) context.requestId = requestId;

@@ -52,6 +52,13 @@ export interface S3Config {
   sessionToken?: string;
   /** Attempts per request including retries of transient failures (SDK standard mode). Default 3. */
   maxAttempts?: number;
+  /**
+   * A request fails (and is retried) after this long without any bytes moving on its connection, while
+   * sending, waiting or receiving. Default 60 s; 0 disables it (the SDK's default: wait forever).
+   */
+  socketTimeoutMs?: number;
+  /** Connecting to the endpoint fails (and is retried) after this long. Default 10 s. */
+  connectionTimeoutMs?: number;
   /** Objects of at least this many bytes are uploaded in parts. Default 32 MiB. */
   multipartThresholdBytes?: number;
   /** Part size of multipart uploads, at least 5 MiB (S3's minimum). Default 8 MiB. */
@@ -103,6 +110,8 @@ export class S3FileIO implements FileIO {
     const clientConfig: S3ClientConfig = {
       forcePathStyle: config.forcePathStyle ?? false,
       retryStrategy: floeS3RetryStrategy(this.maxAttempts),
+      // NodeHttpHandler options (@smithy/node-http-handler): its defaults have no timeouts at all.
+      requestHandler: { socketTimeout: config.socketTimeoutMs ?? 60_000, connectionTimeout: config.connectionTimeoutMs ?? 10_000 },
       followRegionRedirects: true,
     };
     if (config.endpoint !== undefined) {

@@ -15,6 +15,9 @@
  *   of SlowDown or resets drained the bucket in a fault test (about 100 retries) and from then on the
  *   first transient error of any request failed the pipeline. Per-request attempts and backoff bound
  *   floe's load on a struggling store instead.
+ * - Stalls: a connection that goes silent without closing fails after `socketTimeoutMs` of inactivity
+ *   (the SDK's Node handler has no timeout by default, so a stalled S3 connection used to hang floe for
+ *   as long as the operating system kept the socket) and is retried like a reset.
  * - Response bodies: GetObject resolves once the headers arrive; a connection reset while the body
  *   streams surfaces from `transformToByteArray`, outside the SDK's retry loop. `retryBodyRead` gives
  *   that read the same attempts and backoff.
@@ -61,6 +64,8 @@ export function isBrokenBody(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const { code, message, name } = e as { code?: unknown; message?: unknown; name?: unknown };
   if (name === 'AbortError') return false;
+  // The request handler's socket timeout (S3Config.socketTimeoutMs) ends a body that stopped flowing.
+  if (name === 'TimeoutError') return true;
   if (typeof code === 'string' && ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET'].includes(code)) return true;
   return typeof message === 'string' && /^(aborted|socket hang up|premature close)$/i.test(message);
 }

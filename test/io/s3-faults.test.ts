@@ -44,7 +44,8 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
       const prefix = `s3://${s3.bucket}/faults-${kind}-${randomUUID()}`;
       const data = bytes(300_000, kinds.indexOf(kind));
       const before = proxy.counts()[kind];
-      proxy.setSchedule({ seed: 7, rates: { [kind]: 1 }, maxConsecutiveFaults: 2, latencyMs: 50, throttleBytesPerSecond: 4 * 1024 * 1024 });
+      // SlowDown is backed off from a 500 ms base (throttling): one in a row keeps this test short.
+      proxy.setSchedule({ seed: 7, rates: { [kind]: 1 }, maxConsecutiveFaults: kind === 'slowDown503' ? 1 : 2, latencyMs: 50, throttleBytesPerSecond: 4 * 1024 * 1024 });
       try {
         await io.write(`${prefix}/data.bin`, data);
         expect(await io.writeIfAbsent(`${prefix}/v1.metadata.json`, data.subarray(0, 1000))).toBe(true);
@@ -62,6 +63,27 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
       expect(Buffer.from(await direct.read(`${prefix}/v1.metadata.json`)).equals(Buffer.from(data.subarray(0, 1000)))).toBe(true);
     });
   }
+
+  it('a connection that goes silent fails after the socket timeout and is retried (downloads mid-body, uploads before the answer)', async () => {
+    // Without a socket timeout (the SDK's default) each of these hung until the OS gave up on the socket.
+    const impatient = new S3FileIO({ ...s3.config, endpoint: proxy.endpoint, socketTimeoutMs: 1000 });
+    const prefix = `s3://${s3.bucket}/stall-${randomUUID()}`;
+    const data = bytes(200_000, 9);
+    const before = proxy.counts().stall;
+    proxy.setSchedule({ seed: 13, rates: { stall: 1 }, maxConsecutiveFaults: 1 });
+    const started = Date.now();
+    try {
+      await impatient.write(`${prefix}/data.bin`, data);
+      // The stalled first attempt did reach the server: the retry's 412 is about our own object.
+      expect(await impatient.writeIfAbsent(`${prefix}/v1.metadata.json`, data.subarray(0, 500))).toBe(true);
+      expect(Buffer.from(await impatient.read(`${prefix}/data.bin`)).equals(Buffer.from(data))).toBe(true);
+    } finally {
+      proxy.setSchedule(undefined);
+      await impatient.close();
+    }
+    expect(proxy.counts().stall - before).toBeGreaterThanOrEqual(3); // one per operation, and the own-object check's read
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+  });
 
   it('waits between attempts (backoff), not in a tight loop', async () => {
     const prefix = `s3://${s3.bucket}/backoff-${randomUUID()}`;
@@ -102,6 +124,14 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
   });
 
   describe('faults that outlast the retries', () => {
+    // Two attempts instead of three: the same exhaustion, in less time.
+    let brief: S3FileIO;
+    beforeAll(() => {
+      brief = new S3FileIO({ ...s3.config, endpoint: proxy.endpoint, maxAttempts: 2 });
+    });
+    afterAll(async () => {
+      await brief?.close();
+    });
     const operations: Array<{ name: string; action: string; run: (io: S3FileIO, key: string) => Promise<unknown> }> = [
       { name: 'read', action: 'read', run: (i, k) => i.read(k) },
       { name: 'readRange', action: 'read', run: (i, k) => i.readRange(k, 0, 10) },
@@ -119,7 +149,7 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
           proxy.failAlways((r) => r.path === path, status);
           let error: unknown;
           try {
-            await op.run(io, key);
+            await op.run(brief, key);
           } catch (e) {
             error = e;
           } finally {
@@ -144,7 +174,7 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
       proxy.setSchedule({ seed: 3, rates: { resetDownload: 1 }, maxConsecutiveFaults: 1_000 });
       let error: unknown;
       try {
-        await io.read(key);
+        await brief.read(key);
       } catch (e) {
         error = e;
       } finally {
@@ -153,6 +183,8 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
       expect(isFloeError(error)).toBe(true);
       expect((error as Error).message).toMatch(new RegExp(`^io\\.s3: cannot read ${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
       expect((error as Error).message).not.toContain(MOTO_SECRET_ACCESS_KEY);
+      // A broken connection is worth another try later (callers that retry whole operations look at this).
+      expect((error as { retryable?: boolean }).retryable).toBe(true);
     });
   });
 });

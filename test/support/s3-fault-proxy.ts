@@ -14,6 +14,8 @@
  * - `dropResponse`: forwards the whole request, lets the server carry it out, then closes the client's
  *   connection without relaying the answer — the ambiguous failure: a PUT that did land (a conditional
  *   create retried after it gets 412 about its own object: S3FileIO.writeIfAbsent compares the bytes);
+ * - `stall`: the connection goes silent without closing — a GET gets its headers and half of its body,
+ *   anything else no answer at all — until the client gives up (its socket timeout);
  * - `throttle`: relays the response body at `throttleBytesPerSecond`.
  *
  * The schedule is a pure function of the seed and the order of requests (src/util/prng.ts): one draw
@@ -27,7 +29,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { prng } from '../../src/util/prng.js';
 
-export type FaultKind = 'latency' | 'error500' | 'slowDown503' | 'resetUpload' | 'resetDownload' | 'dropResponse' | 'throttle';
+export type FaultKind = 'latency' | 'error500' | 'slowDown503' | 'resetUpload' | 'resetDownload' | 'dropResponse' | 'stall' | 'throttle';
 
 export interface FaultSchedule {
   seed: number;
@@ -72,7 +74,7 @@ const ERROR_BODIES: Record<500 | 503, { code: string; message: string }> = {
 export async function startS3FaultProxy(upstream: string, initial?: FaultSchedule): Promise<S3FaultProxy> {
   const target = new URL(upstream);
   const requests: ProxiedRequest[] = [];
-  const counts: Record<FaultKind | 'fail-always', number> = { latency: 0, error500: 0, slowDown503: 0, resetUpload: 0, resetDownload: 0, dropResponse: 0, throttle: 0, 'fail-always': 0 };
+  const counts: Record<FaultKind | 'fail-always', number> = { latency: 0, error500: 0, slowDown503: 0, resetUpload: 0, resetDownload: 0, dropResponse: 0, stall: 0, throttle: 0, 'fail-always': 0 };
   let schedule = initial;
   let random = prng(initial?.seed ?? 1);
   const consecutive = new Map<string, number>();
@@ -89,7 +91,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
     const inRow = consecutive.get(op) ?? 0;
     let kind: FaultKind | 'none' = 'none';
     let acc = 0;
-    for (const k of ['latency', 'error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse', 'throttle'] as const) {
+    for (const k of ['latency', 'error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse', 'stall', 'throttle'] as const) {
       acc += schedule.rates[k] ?? 0;
       if (draw < acc) {
         kind = k;
@@ -137,13 +139,17 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
       (upstreamResponse) => {
         entry.status = upstreamResponse.statusCode;
+        if (fault === 'stall' && req.method !== 'GET') {
+          upstreamResponse.resume(); // the server's answer is never relayed
+          return;
+        }
         if (fault === 'dropResponse') {
           upstreamResponse.resume();
           upstreamResponse.on('end', () => res.socket?.destroy());
           return;
         }
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
-        if (fault === 'resetDownload') {
+        if (fault === 'resetDownload' || fault === 'stall') {
           const length = Number(upstreamResponse.headers['content-length'] ?? 0);
           let sent = 0;
           const cut = Math.max(1, Math.floor(length / 2));
@@ -156,6 +162,10 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
               return;
             }
             upstreamResponse.destroy();
+            if (fault === 'stall') {
+              res.write(part); // and then nothing more, until the client closes the connection
+              return;
+            }
             // Only once the headers and the first bytes are on the wire: destroying the socket earlier
             // would drop them, and the client would see a reset before any response (another fault).
             res.write(part, () => setTimeout(() => res.socket?.destroy(), 5));
@@ -164,6 +174,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
             // No body (or an empty one): send the headers, then cut.
             if (sent === 0) {
               res.flushHeaders();
+              if (fault === 'stall') return;
               setTimeout(() => res.socket?.destroy(), 5);
             }
           });
