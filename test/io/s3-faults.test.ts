@@ -85,6 +85,28 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
     expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
   });
 
+  for (const kind of ['resetUpload', 'error500', 'dropResponse'] as const) {
+    it(`a multipart upload absorbs ${kind} on every call (create, each part, complete)`, async () => {
+      // Parts of 5 MiB (S3's minimum) from 5 MiB up: an 11 MiB object goes up in three parts.
+      const multipart = new S3FileIO({ ...s3.config, endpoint: proxy.endpoint, multipartThresholdBytes: 5 * 1024 * 1024, multipartPartSizeBytes: 5 * 1024 * 1024 });
+      const key = `s3://${s3.bucket}/multipart-${kind}-${randomUUID()}/big.parquet`;
+      const data = bytes(11 * 1024 * 1024, 21);
+      const from = proxy.requests.length;
+      proxy.setSchedule({ seed: 17, rates: { [kind]: 1 }, maxConsecutiveFaults: 1, applies: (r) => r.method === 'POST' || r.query.includes('partNumber=') });
+      try {
+        await multipart.write(key, data);
+      } finally {
+        proxy.setSchedule(undefined);
+        await multipart.close();
+      }
+      const calls = proxy.requests.slice(from);
+      // create (without a body, a resetUpload becomes a 500 there), 3 parts, complete
+      expect(calls.filter((r) => r.fault !== 'none').length).toBeGreaterThanOrEqual(5);
+      expect(calls.filter((r) => r.fault === kind).length).toBeGreaterThanOrEqual(4);
+      expect(Buffer.from(await direct.read(key)).equals(Buffer.from(data))).toBe(true);
+    });
+  }
+
   it('waits between attempts (backoff), not in a tight loop', async () => {
     const prefix = `s3://${s3.bucket}/backoff-${randomUUID()}`;
     proxy.setSchedule({ seed: 11, rates: { error500: 1 }, maxConsecutiveFaults: 2 });

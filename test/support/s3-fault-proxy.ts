@@ -40,7 +40,7 @@ export interface FaultSchedule {
   /** Faults in a row on one operation (method + path) before one is let through. Default 2. */
   maxConsecutiveFaults?: number;
   /** Only requests this accepts can get a fault (default: all). */
-  applies?: (request: { method: string; path: string }) => boolean;
+  applies?: (request: { method: string; path: string; query: string }) => boolean;
 }
 
 export interface ProxiedRequest {
@@ -82,12 +82,13 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const started = Date.now();
 
-  const choose = (method: string, path: string, hasBody: boolean): FaultKind | 'none' => {
+  const choose = (method: string, path: string, query: string, hasBody: boolean): FaultKind | 'none' => {
     if (schedule === undefined) return 'none';
     // One draw per request whether or not it applies: the sequence depends only on the seed and order.
     const draw = random();
-    if (schedule.applies && !schedule.applies({ method, path })) return 'none';
-    const op = `${method} ${path}`;
+    if (schedule.applies && !schedule.applies({ method, path, query })) return 'none';
+    // Multipart calls share the object's path: the query (uploads, partNumber, uploadId) tells them apart.
+    const op = `${method} ${path}?${query}`;
     const inRow = consecutive.get(op) ?? 0;
     let kind: FaultKind | 'none' = 'none';
     let acc = 0;
@@ -109,7 +110,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
 
   const server = http.createServer((req, res) => {
     const method = req.method ?? 'GET';
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path = '/', query = ''] = (req.url ?? '/').split('?');
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0;
     const entry: ProxiedRequest = { method, path, atMs: Date.now() - started, fault: 'none' };
     requests.push(entry);
@@ -118,7 +119,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
       counts['fail-always']++;
       return answerError(req, res, failing.status);
     }
-    const fault = choose(method, path, hasBody);
+    const fault = choose(method, path, query, hasBody);
     entry.fault = fault;
     if (fault !== 'none') counts[fault]++;
     switch (fault) {
