@@ -1,7 +1,7 @@
 /**
- * Translation of AWS SDK errors into FloeErrors. The SDK has already retried transient failures
- * (throttling, 5xx, timeouts: its standard retry strategy with exponential backoff and jitter) by the
- * time an error reaches here.
+ * Translation of AWS SDK errors into FloeErrors. Transient failures (throttling, 5xx, resets,
+ * timeouts, broken response bodies) have already been retried with exponential backoff and jitter
+ * (s3-retry.ts) by the time an error reaches here.
  *
  * Credentials never leave this module: messages are built from the error's code, message, status and
  * request id, then scrubbed of every configured secret; the SDK error itself is not attached as the
