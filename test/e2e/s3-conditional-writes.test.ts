@@ -123,6 +123,30 @@ describe.skipIf(!moto.available)(`filesystem catalog on S3 with conditional writ
     }
   });
 
+  it('two committers racing with changes that do not conflict: the loser of v2 retries inside commitTable and lands as v3', async () => {
+    const warehouse = `s3://${s3.bucket}/race-props-${randomUUID()}`;
+    const setup = new FileSystemCatalog({ warehouse, storage: { s3: s3.config } });
+    const id = { namespace: ['race'], name: 'p' };
+    await setup.createNamespace(['race']);
+    const created = await setup.createTable(id, { schema: testSchema() });
+    const gate = new Rendezvous('/race/p/metadata/v2.metadata.json', 2);
+    const writers = ['a', 'b'].map((name) => ({ name, catalog: new FileSystemCatalog({ warehouse, io: new RendezvousS3FileIO(s3.config, gate) }) }));
+    try {
+      // Property updates, requiring only the same table: still valid on top of the other writer's v2.
+      const results = await Promise.all(
+        writers.map((w) => w.catalog.commitTable(id, [{ type: 'assert-table-uuid', uuid: created.metadata.tableUuid }], [{ action: 'set-properties', updates: { [`writer.${w.name}`]: 'yes' } }])),
+      );
+      expect(gate.outcomes.sort()).toEqual([false, true]);
+      expect(results.map((r) => r.metadataLocation.replace(/^.*\//, '')).sort()).toEqual(['v2.metadata.json', 'v3.metadata.json']);
+      const final = await setup.loadTable(id);
+      expect(final.metadataLocation).toMatch(/\/v3\.metadata\.json$/);
+      expect(final.metadata.properties).toMatchObject({ 'writer.a': 'yes', 'writer.b': 'yes' });
+    } finally {
+      for (const w of writers) await w.catalog.io.close?.();
+      await setup.close();
+    }
+  });
+
   it('floe run: MariaDB → filesystem catalog on S3, the lake equal to MySQL', async () => {
     const warehouse = `s3://${s3.bucket}/lake-fs-moto`;
     const catalog = new FileSystemCatalog({ name: 'lake', warehouse, storage: { s3: s3.config } });
