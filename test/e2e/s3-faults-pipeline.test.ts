@@ -32,7 +32,7 @@ const FAILING: FaultKind[] = ['error500', 'slowDown503', 'resetUpload', 'resetDo
 function schedule(seed: number): FaultSchedule {
   return {
     seed,
-    rates: { latency: 0.05, error500: 0.07, slowDown503: 0.05, resetUpload: 0.07, resetDownload: 0.07, dropResponse: 0.05, throttle: 0.05 },
+    rates: { latency: 0.05, error500: 0.07, slowDown503: 0.05, resetUpload: 0.07, resetDownload: 0.1, dropResponse: 0.05, throttle: 0.05 },
     latencyMs: 150,
     throttleBytesPerSecond: 256 * 1024,
     maxConsecutiveFaults: 2,

@@ -57,7 +57,10 @@ describe.skipIf(!moto.available)(`S3FileIO under object-store faults (moto + fau
       } finally {
         proxy.setSchedule(undefined);
       }
-      expect(proxy.counts()[kind] - before).toBeGreaterThanOrEqual(6);
+      // Every operation met the fault (resetUpload becomes a 500 where there is no body to cut, a
+      // download reset on HEAD a 503; an operation repeated right after one that used up its faults
+      // passes): at least one per PUT and per GET kind of call.
+      expect(proxy.counts()[kind] - before).toBeGreaterThanOrEqual(kind === 'resetUpload' ? 2 : 4);
       // What the server holds is complete: a cut upload never left a partial object behind.
       expect(Buffer.from(await direct.read(`${prefix}/data.bin`)).equals(Buffer.from(data))).toBe(true);
       expect(Buffer.from(await direct.read(`${prefix}/v1.metadata.json`)).equals(Buffer.from(data.subarray(0, 1000)))).toBe(true);

@@ -77,7 +77,7 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
   const counts: Record<FaultKind | 'fail-always', number> = { latency: 0, error500: 0, slowDown503: 0, resetUpload: 0, resetDownload: 0, dropResponse: 0, stall: 0, throttle: 0, 'fail-always': 0 };
   let schedule = initial;
   let random = prng(initial?.seed ?? 1);
-  const consecutive = new Map<string, number>();
+  const consecutive = new Map<string, { inRow: number; grace: number }>();
   let failing: { predicate: (r: { method: string; path: string }) => boolean; status: 500 | 503 } | undefined;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const started = Date.now();
@@ -89,7 +89,8 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
     if (schedule.applies && !schedule.applies({ method, path, query })) return 'none';
     // Multipart calls share the object's path: the query (uploads, partNumber, uploadId) tells them apart.
     const op = `${method} ${path}?${query}`;
-    const inRow = consecutive.get(op) ?? 0;
+    const state = consecutive.get(op) ?? { inRow: 0, grace: 0 };
+    consecutive.set(op, state);
     let kind: FaultKind | 'none' = 'none';
     let acc = 0;
     for (const k of ['latency', 'error500', 'slowDown503', 'resetUpload', 'resetDownload', 'dropResponse', 'stall', 'throttle'] as const) {
@@ -103,8 +104,18 @@ export async function startS3FaultProxy(upstream: string, initial?: FaultSchedul
     if (kind === 'resetDownload' && method === 'HEAD') kind = 'slowDown503';
     // latency and throttle only slow a request down; the others make it fail.
     const failing = kind !== 'none' && kind !== 'latency' && kind !== 'throttle';
-    if (failing && inRow >= (schedule.maxConsecutiveFaults ?? 2)) kind = 'none';
-    consecutive.set(op, failing && kind !== 'none' ? inRow + 1 : 0);
+    const max = schedule.maxConsecutiveFaults ?? 2;
+    if (failing && (state.grace > 0 || state.inRow >= max)) kind = 'none';
+    if (kind !== 'none' && failing) {
+      // After `max` faults in a row, the next two requests of the operation go through: two, not one,
+      // because two callers may be retrying the same request at once (one's success must not reset
+      // the count while the other has used up its attempts).
+      if (++state.inRow >= max) state.grace = 2;
+    } else if (state.grace > 0) {
+      if (--state.grace === 0) state.inRow = 0;
+    } else {
+      state.inRow = 0;
+    }
     return kind;
   };
 
