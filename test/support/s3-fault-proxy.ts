@@ -20,8 +20,9 @@
  *
  * The schedule is a pure function of the seed and the order of requests (src/util/prng.ts): one draw
  * per request, so the same seed and the same request order give the same faults (concurrent requests
- * may arrive in another order from run to run). `maxConsecutiveFaults` bounds the faults injected in a row on one
- * operation (method + path): with the SDK's default of 3 attempts, 2 keeps every operation recoverable
+ * may arrive in another order from run to run). `maxConsecutiveFaults` bounds the
+ * faults injected in a row on one operation (method, path and query), after which the next two
+ * requests of it go through: with the SDK's default of 3 attempts, 2 keeps every operation recoverable
  * by retrying, which is what the "floe survives faults" tests need; `failAlways` makes chosen
  * operations fail every time (the "retries exhausted" tests).
  */
