@@ -13,6 +13,7 @@ import { startS3FaultProxy, type FaultKind, type S3FaultProxy } from '../support
 import type { TestS3Server } from '../support/s3-server.js';
 
 const moto = motoStatus();
+if (!moto.available) console.warn(`[floe] skipping the S3 fault tests: ${moto.reason}`);
 
 function bytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
