@@ -1,13 +1,14 @@
 /**
- * Translation of AWS SDK errors into FloeErrors. The SDK has already retried transient failures
- * (throttling, 5xx, timeouts: its standard retry strategy with exponential backoff and jitter) by the
- * time an error reaches here.
+ * Translation of AWS SDK errors into FloeErrors. Transient failures (throttling, 5xx, resets,
+ * timeouts, broken response bodies) have already been retried with exponential backoff and jitter
+ * (s3-retry.ts) by the time an error reaches here.
  *
  * Credentials never leave this module: messages are built from the error's code, message, status and
  * request id, then scrubbed of every configured secret; the SDK error itself is not attached as the
  * cause (its `$response` and request objects are not ours to vet).
  */
 import { FloeError, type ErrorKind } from '../util/errors.js';
+import { isBrokenBody } from './s3-retry.js';
 
 const SUBSYSTEM = 'io.s3';
 
@@ -89,7 +90,8 @@ export function s3Error(action: string, location: string, e: unknown, scrubber: 
   } else if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(s.message ?? '')) {
     hint = '; is the S3 endpoint running and reachable?';
   }
-  const retryable = kind === 'io' && (s.$retryable !== undefined || s.$fault === 'server' || (status !== undefined && status >= 500));
+  // A body that broke off (reset, timeout) carries no SDK metadata, yet is as transient as a 503.
+  const retryable = kind === 'io' && (s.$retryable !== undefined || s.$fault === 'server' || (status !== undefined && status >= 500) || isBrokenBody(e));
   const context: Record<string, string> = { location, code };
   if (status !== undefined) context.httpStatus = String(status);
   if (requestId !== undefined) context.requestId = requestId;

@@ -5,8 +5,9 @@
  * - Credentials come from the config or, when absent, from the SDK's default chain (environment,
  *   shared config files, SSO, container and instance roles). They never appear in errors or logs
  *   (s3-errors.ts).
- * - Transient failures are retried by the SDK's standard strategy (exponential backoff with jitter;
- *   `maxAttempts`, default 3).
+ * - Transient failures (5xx, throttling, resets, timeouts) are retried with exponential backoff and
+ *   jitter (`maxAttempts`, default 3), also when a response body breaks off, and without the SDK's
+ *   client-wide retry quota (s3-retry.ts says why).
  * - Objects from `multipartThresholdBytes` up are uploaded in parts (`@aws-sdk/lib-storage`).
  * - `writeIfAbsent` is a PutObject with `If-None-Match: *` (AWS S3 since 2024-08, MinIO, Ceph);
  *   412 Precondition Failed means the object exists. Servers that ignore the header overwrite
@@ -27,6 +28,7 @@ import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
 import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { probeAtomicCreate } from './s3-atomic-create-probe.js';
+import { floeS3RetryStrategy, retryBodyRead } from './s3-retry.js';
 import {
   attemptsOf,
   errorCodeOf,
@@ -50,6 +52,13 @@ export interface S3Config {
   sessionToken?: string;
   /** Attempts per request including retries of transient failures (SDK standard mode). Default 3. */
   maxAttempts?: number;
+  /**
+   * A request fails (and is retried) after this long without any bytes moving on its connection, while
+   * sending, waiting or receiving. Default 60 s; 0 disables it (the SDK's default: wait forever).
+   */
+  socketTimeoutMs?: number;
+  /** Connecting to the endpoint fails (and is retried) after this long. Default 10 s. */
+  connectionTimeoutMs?: number;
   /** Objects of at least this many bytes are uploaded in parts. Default 32 MiB. */
   multipartThresholdBytes?: number;
   /** Part size of multipart uploads, at least 5 MiB (S3's minimum). Default 8 MiB. */
@@ -77,6 +86,7 @@ export class S3FileIO implements FileIO {
   private readonly concurrency: number;
   private readonly pageSize: number;
   private readonly probeLocation: string | undefined;
+  private readonly maxAttempts: number;
   private readonly atomicCreateByBucket = new Map<string, Promise<boolean>>();
 
   constructor(config: S3Config = {}) {
@@ -96,9 +106,12 @@ export class S3FileIO implements FileIO {
     this.probeLocation = config.probeLocation;
     this.scrubber = new SecretScrubber([config.secretAccessKey, config.sessionToken, config.accessKeyId]);
 
+    this.maxAttempts = Math.max(1, config.maxAttempts ?? 3);
     const clientConfig: S3ClientConfig = {
       forcePathStyle: config.forcePathStyle ?? false,
-      maxAttempts: config.maxAttempts ?? 3,
+      retryStrategy: floeS3RetryStrategy(this.maxAttempts),
+      // NodeHttpHandler options (@smithy/node-http-handler): its defaults have no timeouts at all.
+      requestHandler: { socketTimeout: config.socketTimeoutMs ?? 60_000, connectionTimeout: config.connectionTimeoutMs ?? 10_000 },
       followRegionRedirects: true,
     };
     if (config.endpoint !== undefined) {
@@ -123,8 +136,10 @@ export class S3FileIO implements FileIO {
   async read(location: string): Promise<Uint8Array> {
     const { bucket, key } = parseS3Uri(location);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return await out.Body!.transformToByteArray();
+      return await retryBodyRead(this.maxAttempts, async () => {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return await out.Body!.transformToByteArray();
+      });
     } catch (e) {
       throw this.error('read', location, e);
     }
@@ -136,8 +151,10 @@ export class S3FileIO implements FileIO {
     const { bucket, key } = parseS3Uri(location);
     let bytes: Uint8Array;
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${start}-${end - 1}` }));
-      bytes = await out.Body!.transformToByteArray();
+      bytes = await retryBodyRead(this.maxAttempts, async () => {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${start}-${end - 1}` }));
+        return await out.Body!.transformToByteArray();
+      });
     } catch (e) {
       if (errorCodeOf(e) === 'InvalidRange') {
         throw new FloeError('io.s3', 'invalid-argument', `range [${start}, ${end}) of ${location} starts past the end of the object`);
