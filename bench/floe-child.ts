@@ -9,6 +9,7 @@
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes} when the parent asks to stop (before the final commit)
  *   {type:'commit', table, seconds}               with FLOE_BENCH_COMMITS=1 (bench/soak.ts): each commit's duration
+ *   {type:'maintained', table}                    … and each maintenance round of a table (its health measured)
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
@@ -29,6 +30,7 @@ const commitReporter: Metrics = {
   tableLag: () => {},
   commitDuration: (table, seconds) => send({ type: 'commit', table, seconds }),
   filesWritten: () => {},
+  tableHealth: (table) => send({ type: 'maintained', table }),
 };
 
 export interface ChildUsage {
@@ -42,6 +44,7 @@ export type ChildMessage =
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
   | { type: 'commit'; table: string; seconds: number }
+  | { type: 'maintained'; table: string }
   | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
 
 /** Peak resident set size of this process (VmHWM; getrusage's maxrss where /proc is missing). */

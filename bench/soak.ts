@@ -244,6 +244,8 @@ export interface SoakResult {
   updates: number;
   verified: { lakeRows: number; mysqlRows: number; mismatches: number; firstMismatch?: string };
   equalityDeleteFilesSeen: number;
+  /** Maintenance rounds floe ran, and the durations of the first commit after each (ms) beside all commits'. */
+  maintenance: { rounds: number; commitAfterP50Ms: number; commitAfterMaxMs: number; allCommitsP50Ms: number; allCommitsP99Ms: number; allCommitsMaxMs: number };
   chart: { svg: string; png?: string; note?: string };
   json: string;
 }
@@ -284,6 +286,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let startedMs = Date.now();
     let exited = false;
     let eqSeen = 0;
+    let rounds = 0;
+    let afterRound = false;
+    const afterMaintenance: number[] = [];
+    const allCommits: number[] = [];
     const takeSample = (): void => {
       const at = commits;
       const w = window;
@@ -306,8 +312,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       } else if (m.type === 'commit' && streaming) {
         commits++;
         window.push(m.seconds);
+        allCommits.push(m.seconds * 1000);
+        if (afterRound) afterMaintenance.push(m.seconds * 1000);
+        afterRound = false;
         if (commits % o.sampleEvery === 0 || commits === 1) takeSample();
         if (commits >= o.commits) finished();
+      } else if (m.type === 'maintained' && streaming) {
+        rounds++;
+        afterRound = true;
       } else if (m.type === 'done' && m.reason === 'failed') {
         failure ??= new Error(`bench:soak: floe failed: ${m.error ?? 'no message'}`);
         finished();
@@ -321,6 +333,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         r();
       }),
     );
+    // Ctrl-C / SIGTERM: stop like a failure, so that floe and MariaDB are stopped and the data removed
+    const interrupted = (signal: string) => {
+      failure ??= new Error(`bench:soak: ${signal} after ${commits} commits`);
+      finished();
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     // the load starts at once: the commits before streaming begins (the snapshot) are not counted
     const load = steadyUpdates(connection, o.rows, o.updatesPerSecond);
     await reachedTarget;
@@ -343,7 +362,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const base = join(o.out, `soak-v${o.formatVersion}-${o.commits}`);
     const json = `${base}.json`;
     const chart = await writeChart(base, soakChart(o, machine, samples));
-    const result: SoakResult = { options: o, machine, samples, updates, verified, equalityDeleteFilesSeen: eqSeen, chart, json };
+    const sortedAfter = [...afterMaintenance].sort((a, b) => a - b);
+    const sortedAll = [...allCommits].sort((a, b) => a - b);
+    const maintenance = {
+      rounds,
+      commitAfterP50Ms: quantile(sortedAfter, 0.5),
+      commitAfterMaxMs: sortedAfter.at(-1) ?? 0,
+      allCommitsP50Ms: quantile(sortedAll, 0.5),
+      allCommitsP99Ms: quantile(sortedAll, 0.99),
+      allCommitsMaxMs: sortedAll.at(-1) ?? 0,
+    };
+    const result: SoakResult = { options: o, machine, samples, updates, verified, equalityDeleteFilesSeen: eqSeen, maintenance, chart, json };
     await writeFile(json, JSON.stringify(result, null, 2) + '\n');
     return result;
   } finally {
@@ -444,6 +473,7 @@ async function main(): Promise<void> {
       formatSoakTable(r.samples),
       '',
       eqLine,
+      `commits: p50 ${r.maintenance.allCommitsP50Ms.toFixed(0)} ms, p99 ${r.maintenance.allCommitsP99Ms.toFixed(0)} ms, max ${r.maintenance.allCommitsMaxMs.toFixed(0)} ms; ${r.maintenance.rounds} maintenance rounds, the commit after one: p50 ${r.maintenance.commitAfterP50Ms.toFixed(0)} ms, max ${r.maintenance.commitAfterMaxMs.toFixed(0)} ms`,
       `lake vs MySQL: ${r.verified.mismatches === 0 ? `equal (${r.verified.lakeRows} rows)` : `${r.verified.mismatches} mismatches; first: ${r.verified.firstMismatch}`}`,
       `chart: ${r.chart.png ? rel(r.chart.png) : rel(r.chart.svg)}${r.chart.note ? ` (${r.chart.note})` : ''}; JSON: ${rel(r.json)}`,
       '',
