@@ -18,14 +18,15 @@
  * - data and delete manifests are rewritten separately, per partition spec; a manifest at or above
  *   the target size is kept as it is, and so is a group's only small manifest;
  * - every live entry (ADDED or EXISTING) becomes EXISTING with its snapshot id, data sequence number
- *   and file sequence number explicit — a rewrite must not change which deletes apply to which file;
+ *   and file sequence number explicit — a rewrite must not change which deletes apply to which file
+ *   (docs/iceberg-writer-checklist.md §3.4: DuckDB and icebird refuse EXISTING entries without them);
  *   DELETED entries are dropped (they only say what an older snapshot removed);
  * - the data file record is copied whole: deletion vectors keep `referenced_data_file`,
  *   `content_offset` and `content_size_in_bytes`; v3 data files keep their `first_row_id` (entries are
  *   read with inheritance applied, so it is explicit in the rewritten manifest). The new data
  *   manifests get a fresh `first_row_id` range from the manifest-list writer, as Java's
- *   `ManifestListWriter` gives every data manifest without one — next-row-id advances, row ids do not
- *   change;
+ *   `ManifestListWriter` gives every data manifest without one (docs/iceberg-writer-checklist.md §3.2)
+ *   — next-row-id advances, row ids do not change;
  * - the commit is validated like Java's: every replaced manifest must still be in the head it lands
  *   on (a concurrent commit that only added manifests is fine; one that rewrote or filtered a
  *   replaced manifest makes the rewrite give up until next time).
