@@ -38,7 +38,7 @@ import type { RowChange } from './row-change.js';
 import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
 import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
 import { findExistingDeletes } from './existing-deletes.js';
-import { buildKeyIndex, type KeyIndex } from './key-index.js';
+import { buildKeyIndex, indexStillMatches, type KeyIndex } from './key-index.js';
 import { TableKey } from './table-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -302,7 +302,8 @@ export class CheckpointCommitter {
       // snapshot the index matches. A commit retried on top of another writer's snapshot (one that
       // did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
       // behind that writer's changes, and a skipped one in doubt: rebuilt.
-      if (result.status === 'committed' && result.snapshot.parentSnapshotId === state.index.snapshotId) state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
+      // Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
+      if (result.status === 'committed' && indexStillMatches(result.table.metadata, state.index.snapshotId, result.snapshot.parentSnapshotId)) state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
       else state.index = undefined;
     }
     if (result.status === 'skipped') {
@@ -361,6 +362,8 @@ export class CheckpointCommitter {
       state.index = undefined;
       return {};
     }
+    // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
+    if (state.index && state.index.snapshotId !== head && indexStillMatches(m, state.index.snapshotId, head)) state.index.snapshotId = head;
     if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) {
       state.index = await buildKeyIndex(state.table, TableKey.identifier(schema));
       state.indexSchemaId = m.currentSchemaId;
