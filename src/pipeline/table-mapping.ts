@@ -19,6 +19,7 @@
  * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
  */
 import type { TableIdentifier } from '../catalog/catalog.js';
+import { checkTableIdentifier } from '../catalog/identifiers.js';
 import type { FloeConfig } from '../config/schema.js';
 import { parsePartitionSpec } from '../iceberg/partition-spec-text.js';
 import { UNPARTITIONED, type PartitionSpec } from '../iceberg/partition.js';
@@ -84,7 +85,21 @@ export function icebergIdentifier(source: TableId, config: MappingConfig): Table
   if (namespace.some((level) => level === '') || name === '') {
     throw new FloeError(SUBSYSTEM, 'config', `table ${tableKey(source)}: the namespace ${JSON.stringify(namespace.join('.'))} / name ${JSON.stringify(name)} made from tables.namespace/tables.name has an empty part; fix the template or the override`);
   }
-  return { namespace, name };
+  const identifier = { namespace, name };
+  try {
+    checkTableIdentifier(identifier);
+  } catch (e) {
+    // MySQL allows nearly any name ('../x', 'a/b', names starting with '.': it encodes them in its
+    // own file names); a catalog directory or key cannot hold them. Said before anything is created,
+    // with the two ways out, instead of failing later inside the catalog without naming the table.
+    throw new FloeError(
+      SUBSYSTEM,
+      'config',
+      `table ${tableKey(source)}: its Iceberg identifier ${JSON.stringify([...namespace, name].join('.'))} is not a valid catalog name (${errorMessage(e).replace(/^catalog: /, '')}); give it another with tables.overrides[${JSON.stringify(tableKey(source))}].name (or .namespace), or leave it out with source.exclude`,
+      { cause: e },
+    );
+  }
+  return identifier;
 }
 
 export function planTableMapping(mapped: MappedTable, config: MappingConfig, transforms: TransformLookup): TableMapping {

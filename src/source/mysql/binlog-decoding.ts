@@ -13,7 +13,7 @@
  */
 import type { Row } from '../../model/values.js';
 import { FloeError } from '../../util/errors.js';
-import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from './binlog-values.js';
+import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, type ZongjiTableMapEntry } from './binlog-values.js';
 import type { BinlogDecoding, RowDecoder } from './binlog-transactions.js';
 import type { CascadeExpander } from './cascade.js';
 import type { TableRef, TransactionEvent } from './events.js';
@@ -24,6 +24,10 @@ import type { MappedTable } from './type-mapping.js';
 export class MappedTablesDecoding implements BinlogDecoding {
   readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };
   private readonly decoders = new Map<string, RowDecoder>();
+  /** Mapped tables with ENUM or SET columns, whose labels the binlog itself may correct. */
+  private readonly labelled = new Map<string, MappedTable>();
+  /** Per table: the decoder built with the binlog's labels, and those labels (joined) it was built for. */
+  private readonly relabelled = new Map<string, { signature: string; decode: RowDecoder }>();
   /** Synthetic ON DELETE CASCADE deletes (source.ts sets it from the discovered foreign keys). */
   cascades: CascadeExpander | undefined;
 
@@ -49,6 +53,9 @@ export class MappedTablesDecoding implements BinlogDecoding {
     const convert: (row: Record<string, unknown>) => Row = createBinlogRowConverter(table);
     const key = tableKey(table.schema.id);
     this.decoders.set(key, convert);
+    this.relabelled.delete(key);
+    if (table.columns.some((c) => c.kind === 'enum' || c.kind === 'set')) this.labelled.set(key, table);
+    else this.labelled.delete(key);
     if (options.verify) this.unverified.set(key, table);
     else this.unverified.delete(key);
     this.cascades?.invalidate();
@@ -58,7 +65,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
     this.decoders.delete(tableKey(table));
   }
 
-  decoderFor(table: TableRef, _tableMap?: unknown, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined {
+  decoderFor(table: TableRef, tableMap?: unknown, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined {
     const key = tableKey(table);
     if (this.skipped.size > 0 && position) {
       const through = this.skipped.get(key);
@@ -87,7 +94,30 @@ export class MappedTablesDecoding implements BinlogDecoding {
         this.unverified.delete(key);
       }
     }
+    const labelled = this.labelled.get(key);
+    if (labelled && tableMap) return this.withBinlogLabels(key, labelled, tableMap as ZongjiTableMapEntry);
     return this.decoders.get(key);
+  }
+
+  /**
+   * ENUM and SET values arrive as indexes; their labels come from the captured COLUMN_TYPE — which
+   * MariaDB renders in utf8mb3, so a label with a character outside the BMP reads as '?' there
+   * (information_schema and SHOW CREATE TABLE alike), while the table map of binlog_row_metadata=FULL
+   * carries the labels' own bytes. Where those differ the binlog's labels decode the rows.
+   */
+  private withBinlogLabels(key: string, table: MappedTable, tableMap: ZongjiTableMapEntry): RowDecoder | undefined {
+    const fromBinlog = tableMapLabels(tableMap);
+    const columns = table.columns.map((c) => {
+      const labels = c.kind === 'enum' || c.kind === 'set' ? fromBinlog.get(c.column.name.toLowerCase()) : undefined;
+      return labels && labels.length === (c.column.labels ?? []).length && labels.some((l, i) => l !== c.column.labels![i]) ? { ...c, column: { ...c.column, labels } } : c;
+    });
+    if (columns.every((c, i) => c === table.columns[i])) return this.decoders.get(key);
+    const signature = JSON.stringify(columns.map((c) => c.column.labels));
+    const cached = this.relabelled.get(key);
+    if (cached?.signature === signature) return cached.decode;
+    const decode = createBinlogRowConverter({ ...table, columns });
+    this.relabelled.set(key, { signature, decode });
+    return decode;
   }
 
   expandTransaction(t: TransactionEvent): TransactionEvent {

@@ -63,6 +63,21 @@ export interface ZongjiTableMapEntry {
   tableName?: string;
 }
 
+/**
+ * The ENUM and SET labels a table map carries (binlog_row_metadata=FULL: ENUM_STR_VALUE and
+ * SET_STR_VALUE, decoded by zongji from the column's charset), by lower-cased column name; empty
+ * when the binlog carries no names or labels (MINIMAL metadata).
+ */
+export function tableMapLabels(entry: ZongjiTableMapEntry): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  entry.columns?.forEach((column, i) => {
+    const schema = entry.columnSchemas?.[i];
+    const labels = schema?.ENUM_VALUES ?? schema?.SET_VALUES;
+    if (column.name && Array.isArray(labels) && labels.every((l) => typeof l === 'string')) out.set(column.name.toLowerCase(), labels as string[]);
+  });
+  return out;
+}
+
 /** The parts of a ZongJi instance `attachExactValueDecoding` uses. */
 export interface ZongjiLike {
   tableMap: Record<string, ZongjiTableMapEntry | undefined>;
