@@ -25,6 +25,8 @@ import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { Schema } from '../../../src/iceberg/schema.js';
 import { Types } from '../../../src/iceberg/types.js';
+import { compactionDue, maintainTable } from '../../../src/pipeline/maintenance.js';
+import { silentLogger } from '../../../src/pipeline/logger.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -213,6 +215,38 @@ describe('rewriteDataFilesWithDeletes', () => {
     expect(r.skipped).toBeUndefined();
     const after = await loadCatalogTable(w.catalog, t.identifier);
     expect(await liveDeleteFiles(after)).toBe(0);
+    expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
+    expect(await lineageByKey(after)).toEqual(lineageBefore);
+  });
+
+  it('maintenance: a v3 table compacts when its live DVs reach minDeleteFiles or its deleted rows reach minDeletedRowsRatio', async () => {
+    const t0 = await newTable(w, { formatVersion: 3 });
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
+    await c.openTable(t0.identifier);
+    await c.write(t0.identifier, Array.from({ length: 100 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+    await c.commitCheckpoint(1n, '{}');
+    // 5 of 100 rows deleted, in one DV on the one data file
+    await c.write(t0.identifier, [removeKey([1n]), removeKey([2n]), update(row(3n, 0, 'u3')), update(row(4n, 0, 'u4')), removeKey([5n])]);
+    await c.commitCheckpoint(2n, '{}');
+    const t = await loadCatalogTable(w.catalog, t0.identifier);
+    const summary = currentSnapshot(t.metadata)!.summary;
+    expect(summary['total-delete-files']).toBe('1');
+    expect(summary['total-position-deletes']).toBe('5');
+    expect(compactionDue(t, 100)).toBe(false);
+    expect(compactionDue(t, 1)).toBe(true);
+    expect(compactionDue(t, 100, 0.1)).toBe(false); // 5 / 102 records
+    expect(compactionDue(t, 100, 0.04)).toBe(true);
+
+    const base = { olderThanMs: 3_600_000, retainLast: 10, compactMinDeleteFiles: 100 };
+    const skipped = await maintainTable(t, { ...base, compactMinDeletedRowsRatio: 0.1 }, silentLogger);
+    expect(skipped.report.compaction).toBeUndefined();
+    const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
+    const lineageBefore = await lineageByKey(t);
+    const done = await maintainTable(t, { ...base, compactMinDeletedRowsRatio: 0.04 }, silentLogger);
+    expect(done.report.compaction).toEqual({ rewrittenDataFiles: 1, removedDeleteFiles: 1 });
+    const after = await loadCatalogTable(w.catalog, t.identifier);
+    expect(await liveDeleteFiles(after)).toBe(0);
+    expect(compactionDue(after, 1, 0.0001)).toBe(false);
     expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
     expect(await lineageByKey(after)).toEqual(lineageBefore);
   });
