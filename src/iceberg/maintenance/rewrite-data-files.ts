@@ -1,9 +1,10 @@
 /**
- * Compaction of a format-v2 table (Java `RewriteDataFiles` with deletes applied): every data file
+ * Compaction of a format-v2 or v3 table (Java `RewriteDataFiles` with deletes applied): every data file
  * that a delete file applies to is rewritten — its live rows, deletes applied, into new files of the
  * table's partitioning — and every delete file that then applies to no remaining data file is
  * dropped in the same `replace` commit. Afterwards the table has no live equality delete (floe's v2
- * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all).
+ * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
+ * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
  *
  * Sequence numbers: the rewritten files get the commit's (new, highest) sequence number, so no
  * existing delete applies to them — which is right, their rows are already the live ones. A delete
