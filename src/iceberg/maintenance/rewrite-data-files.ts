@@ -51,6 +51,7 @@ import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
 import { RollingParquetWriter } from '../parquet/rolling-writer.js';
 import { schemaWithRowLineage } from '../row-lineage.js';
 import type { Row } from '../../model/values.js';
+import { compareStrings } from '../value-compare.js';
 import type { FileIO } from '../../io/file-io.js';
 
 const SUBSYSTEM = 'iceberg.maintenance';
@@ -157,11 +158,24 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
   const target = targetFileSizes(m).data;
   const tag = `rewrite-${globalThis.crypto.randomUUID()}`;
   const writers = new Map<PartitionKey, RollingParquetWriter>();
+  let opened = 0;
   const loader = new DeleteLoader(table.io, plan.schema, m.schemas);
   const ctx = { io: table.io, schema: plan.schema, schemas: m.schemas, specs: m.partitionSpecs, loader, rowLineage: true };
   const dataFiles: DataFile[] = [];
+  // Memory: each open file is held until it is finished, so the files of one source partition are
+  // finished before the next partition's are read (the tasks grouped by partition): at most one
+  // partition's output is in memory — not one file per partition of the whole table.
+  const ordered = [...tasks].sort((a, b) => compareStrings(sourcePartition(a.file), sourcePartition(b.file)));
+  const finishAll = async (): Promise<void> => {
+    for (const [key, w] of writers) {
+      writers.delete(key);
+      dataFiles.push(...(await w.close()));
+    }
+  };
   try {
-    for (const task of tasks) {
+    for (let i = 0; i < ordered.length; i++) {
+      const task = ordered[i];
+      if (i > 0 && sourcePartition(task.file) !== sourcePartition(ordered[i - 1].file)) await finishAll();
       for await (const rows of readTask(task, ctx)) {
         const byPartition = new Map<PartitionKey, Row[]>();
         for (const row of rows) {
@@ -179,7 +193,7 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
                   specId: spec.specId,
                   partition: part.values,
                   partitionPath: partitioner.pathOf(part.values),
-                  fileNamePrefix: `${String(writers.size).padStart(5, '0')}-${tag}`,
+                  fileNamePrefix: `${String(++opened).padStart(5, '0')}-${tag}`,
                   targetFileSizeBytes: target,
                   sortOrderId: m.defaultSortOrderId,
                 }),
@@ -191,13 +205,19 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
         for (const [key, list] of byPartition) await writers.get(key)!.write(list);
       }
     }
-    for (const w of writers.values()) dataFiles.push(...(await w.close()));
+    await finishAll();
     return { dataFiles, paths: dataFiles.map((f) => f.filePath) };
   } catch (e) {
     for (const w of writers.values()) await w.abort(); // deletes what an unclosed writer wrote
     await deleteQuietly(table.io, dataFiles.map((f) => f.filePath));
     throw e;
   }
+}
+
+/** A data file's spec and partition tuple as text, to group the files of one partition. */
+function sourcePartition(file: DataFile): string {
+  const text = (v: unknown): string => (v instanceof Uint8Array ? `x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}` : v === null || v === undefined ? 'null' : `${typeof v}:${String(v)}`);
+  return `${file.specId}/${file.partition.map(text).join('/')}`;
 }
 
 async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {
