@@ -242,8 +242,14 @@ export const configSchema = z
           .prefault({}),
         compaction: z
           .object({
-            enabled: z.boolean().default(true).describe('Format v2 tables: rewrite the data files deletes apply to, dropping the delete files (v3 tables write deletion vectors and are not compacted yet)'),
-            minDeleteFiles: z.number().int().min(1).default(100).describe('… when at least this many delete files are live (each rewrite reads every data file a delete applies to)'),
+            enabled: z.boolean().default(true).describe('Format v2 and v3 tables: rewrite the data files deletes apply to with their live rows (v3: keeping each row\'s _row_id and _last_updated_sequence_number), dropping the delete files and deletion vectors'),
+            minDeleteFiles: z.number().int().min(1).default(100).describe('… when at least this many delete files (v3: deletion vectors, one per data file with deletes) are live (each rewrite reads every data file a delete applies to)'),
+            minDeletedRowsRatio: z
+              .number()
+              .gt(0)
+              .max(1)
+              .default(0.1)
+              .describe('… v3 tables also when the rows their deletion vectors and position deletes remove are at least this fraction of the records in their data files (snapshot summary total-position-deletes / total-records): readers read and drop every such row'),
           })
           .strict()
           .prefault({}),

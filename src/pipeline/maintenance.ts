@@ -2,8 +2,8 @@
  * Table maintenance as floe runs it — `floe run` on a schedule (`maintenance.intervalMs`, after a
  * checkpoint, so it never overlaps floe's own commits) and `floe maintain` on demand: snapshot
  * expiry (iceberg/maintenance/expire-snapshots.ts) by age (`maintenance.expireSnapshots.olderThanMs`)
- * and count (`retainLast`); before it, compaction of v2 tables with many delete files
- * (iceberg/maintenance/rewrite-data-files.ts) and manifest rewriting when the current snapshot has more
+ * and count (`retainLast`); before it, compaction of v2 and v3 tables with live deletes
+ * (iceberg/maintenance/rewrite-data-files.ts; `compactionDue` decides) and manifest rewriting when the current snapshot has more
  * than `maintenance.manifests.minCount` small manifests (iceberg/maintenance/rewrite-manifests.ts; after
  * compaction, whose snapshot it then rewrites too). Old metadata files go at each commit already
  * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).
@@ -25,12 +25,20 @@ export const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';
 
 export interface MaintenanceOptions {
   /**
-   * Compact a format-v2 table first when at least this many delete files are live (0: whenever one
-   * is; undefined: not this time). v3 tables are not compacted (their upserts write DVs).
+   * Compact a format-v2 or v3 table first when at least this many delete files are live (v3: mostly
+   * deletion vectors, one per data file with deleted rows; 0 or 1: whenever one is; undefined: not
+   * this time).
    */
   readonly compactMinDeleteFiles?: number;
   /** Rewrite manifests when more than `minCount` are smaller than the target (undefined: not this time). */
   readonly manifests?: { readonly minCount: number; readonly targetSizeBytes?: number };
+  /**
+   * v3 tables (with `compactMinDeleteFiles` set): also compact when the rows deletion vectors and
+   * position deletes remove are at least this fraction of the records in the table's data files —
+   * a reader reads each of them and drops it, so at 0.1 a scan reads ~11% more rows than are live.
+   * Undefined: the file count alone decides.
+   */
+  readonly compactMinDeletedRowsRatio?: number;
   readonly olderThanMs: number;
   readonly retainLast: number;
   readonly dryRun?: boolean;
@@ -58,7 +66,7 @@ export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
     ...(mf.enabled ? { manifests: { minCount: mf.minCount, ...(mf.targetSizeBytes !== undefined ? { targetSizeBytes: mf.targetSizeBytes } : {}) } } : {}),
     olderThanMs: config.maintenance.expireSnapshots.olderThanMs,
     retainLast: config.maintenance.expireSnapshots.retainLast,
-    ...(c.enabled ? { compactMinDeleteFiles: c.minDeleteFiles } : {}),
+    ...(c.enabled ? { compactMinDeleteFiles: c.minDeleteFiles, compactMinDeletedRowsRatio: c.minDeletedRowsRatio } : {}),
   };
 }
 
@@ -66,15 +74,11 @@ export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
 export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
   const name = [...table.identifier.namespace, table.identifier.name].join('.');
   let compaction: TableMaintenanceReport['compaction'];
-  if (options.compactMinDeleteFiles !== undefined && table.metadata.formatVersion === 2) {
-    // the snapshot summary counts the live delete files: no manifest read to decide
-    const live = Number(currentSnapshot(table.metadata)?.summary['total-delete-files'] ?? '0');
-    if (live >= Math.max(1, options.compactMinDeleteFiles)) {
-      const r = await rewriteDataFilesWithDeletes(table, { dryRun: options.dryRun });
-      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles };
-      if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
-      table = r.table;
-    }
+  if (options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio)) {
+    const r = await rewriteDataFilesWithDeletes(table, { dryRun: options.dryRun });
+    compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles };
+    if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
+    table = r.table;
   }
   let manifests: TableMaintenanceReport['manifests'];
   if (options.manifests) {
@@ -115,6 +119,26 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     ...(orphanFiles !== undefined ? { orphanFiles } : {}),
   };
   return { report, result };
+}
+
+/**
+ * Whether a table needs compaction, from its current snapshot's summary (no manifest read): v2 and
+ * v3 when `total-delete-files` (v3: deletion vectors, and equality deletes of keyless tables) reaches
+ * `minDeleteFiles`; v3 also when at least one delete is live and `total-position-deletes` (the rows
+ * DVs remove: a merged DV replaces the one before it, so this counts each deleted row once) is
+ * `minDeletedRowsRatio` of `total-records` or more. v1 tables have no row-level deletes.
+ */
+export function compactionDue(table: CatalogTable, minDeleteFiles: number, minDeletedRowsRatio?: number): boolean {
+  const m = table.metadata;
+  if (m.formatVersion !== 2 && m.formatVersion !== 3) return false;
+  const summary = currentSnapshot(m)?.summary ?? {};
+  const live = Number(summary['total-delete-files'] ?? '0');
+  if (live === 0) return false;
+  if (live >= Math.max(1, minDeleteFiles)) return true;
+  if (m.formatVersion < 3 || minDeletedRowsRatio === undefined) return false;
+  const records = Number(summary['total-records'] ?? '0');
+  const deleted = Number(summary['total-position-deletes'] ?? '0');
+  return records > 0 && deleted / records >= minDeletedRowsRatio;
 }
 
 /** When `floe run` maintains next: every `intervalMs`, the first time one interval after the start. */

@@ -48,7 +48,7 @@ function baseConfig(): Doc {
       enabled: true,
       intervalMs: 600_000,
       expireSnapshots: { olderThanMs: 3_600_000, retainLast: 10 },
-      compaction: { enabled: true, minDeleteFiles: 100 },
+      compaction: { enabled: true, minDeleteFiles: 100, minDeletedRowsRatio: 0.1 },
       removeOrphans: { olderThanMs: 86_400_000, intervalMs: 86_400_000 },
     },
     schemaChanges: 'evolve',

@@ -1,7 +1,7 @@
 /**
  * The crash test with maintenance running every few commits (issue 10): `floe run` as a child process
- * replicates a format-v2 table (upserts write equality deletes, so compaction runs) and a format-v3
- * table (deletion vectors) while a writer applies random inserts, updates (key changes included) and
+ * replicates a format-v2 table (upserts write equality deletes) and a format-v3 table (deletion
+ * vectors; its compaction carries row lineage) — compaction runs on both — while a writer applies random inserts, updates (key changes included) and
  * deletes, with maintenance at its most aggressive — every second (`maintenance.intervalMs` at its
  * minimum), compaction whenever a delete file is live, expiry of all but the last two snapshots older
  * than a second, orphan removal every second with a two-second window

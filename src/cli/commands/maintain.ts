@@ -1,9 +1,10 @@
 /**
  * `floe maintain`: maintenance on demand for the tables this job writes (those carrying its
  * checkpoint stamp), or one `--table` — snapshot expiry by age and count, with the config's
- * `maintenance.expireSnapshots` as defaults, after compacting format-v2 tables that have live delete
- * files (`--no-compact` skips it) and rewriting small manifests when more than
- * `maintenance.manifests.minCount` are live (`--manifests-min-count`, `--no-rewrite-manifests`), and with `--orphans-older-than` orphan-file removal. Run it while `floe run` is stopped, or beside it: a
+ * `maintenance.expireSnapshots` as defaults, after compacting format-v2 and v3 tables that have live
+ * delete files or deletion vectors (`--no-compact` skips it) and rewriting small manifests when more
+ * than `maintenance.manifests.minCount` are live (`--manifests-min-count`, `--no-rewrite-manifests`),
+ * and with `--orphans-older-than` orphan-file removal. Run it while `floe run` is stopped, or beside it: a
  * commit of floe's that lands in between makes the expiry re-plan (it never removes a snapshot it
  * did not see). Prints one line (or JSON object) per table.
  */
@@ -39,7 +40,7 @@ export function registerMaintain(program: Command, setExit: (code: ExitCodeValue
       if (!/^\d+$/.test(v) || Number(v) < 1) throw new FloeError('cli', 'invalid-argument', `--retain-last: expected a whole number of at least 1, found ${JSON.stringify(v)}`);
       return Number(v);
     }))
-    .option('--no-compact', 'do not compact format-v2 tables (by default every live delete file of a v2 table is applied and dropped)')
+    .option('--no-compact', 'do not compact format-v2/v3 tables (by default every live delete file and deletion vector of a v2 or v3 table is applied and dropped; v3 rows keep their row lineage)')
     .option('--no-rewrite-manifests', 'do not rewrite small manifests (by default when more than maintenance.manifests.minCount are live)')
     .addOption(new Option('--manifests-min-count <n>', 'rewrite manifests when more than this many are small (default: maintenance.manifests.minCount)').argParser((v) => {
       if (!/^\d+$/.test(v) || Number(v) < 1) throw new FloeError('cli', 'invalid-argument', `--manifests-min-count: expected a whole number of at least 1, found ${JSON.stringify(v)}`);

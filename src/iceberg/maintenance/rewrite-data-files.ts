@@ -1,9 +1,10 @@
 /**
- * Compaction of a format-v2 table (Java `RewriteDataFiles` with deletes applied): every data file
+ * Compaction of a format-v2 or v3 table (Java `RewriteDataFiles` with deletes applied): every data file
  * that a delete file applies to is rewritten — its live rows, deletes applied, into new files of the
  * table's partitioning — and every delete file that then applies to no remaining data file is
  * dropped in the same `replace` commit. Afterwards the table has no live equality delete (floe's v2
- * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all).
+ * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
+ * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
  *
  * Sequence numbers: the rewritten files get the commit's (new, highest) sequence number, so no
  * existing delete applies to them — which is right, their rows are already the live ones. A delete
@@ -18,9 +19,19 @@
  * `compaction-after-rewrite-files`, then snapshot-producer's `compaction-after-manifests`,
  * `compaction-after-manifest-list`, `compaction-before-catalog-swap`, `compaction-after-catalog-swap`.
  *
- * Format v3 is refused: a rewrite must carry each row's `_row_id` and last-updated sequence number
- * (spec "Row Lineage"), which floe's writer does not write yet. floe's v3 upserts write deletion
- * vectors, not equality deletes, so their tables need this least.
+ * Format v3 (spec "Row Lineage"): a compaction moves rows without modifying them, so each row keeps
+ * its `_row_id` and `_last_updated_sequence_number` (rules 1 and 3 of "Row lineage assignment"). The
+ * rewritten files carry both as real columns (ids 2147483540 / 2147483539, appended to the table
+ * schema as Java's `MetadataColumns.schemaWithRowLineage` and Spark's rewrite do): the source file's
+ * explicit values where it had them, else the values a reader inherits there — its `first_row_id` +
+ * position and its data sequence number. Explicit values win over inheritance on read, so the new
+ * files' own (higher) data sequence number and `first_row_id` do not apply to these rows. As in Java
+ * (`BaseRewriteFiles` adds the new files like any other: `first_row_id` null in the manifest entry,
+ * assigned by inheritance from the manifest list), the new files still get a `first_row_id`, and the
+ * snapshot's `added-rows` (so the table's `next-row-id`) grows by their row count: row ids are an
+ * upper bound (spec "Snapshot Row IDs"), and a range no row uses is harmless. The deletion vectors of
+ * rewritten files are dropped in the same commit, as v2 position deletes are; equality deletes
+ * (keyless v3 tables) likewise once no remaining file needs them.
  */
 import { FloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
@@ -35,6 +46,12 @@ import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io
 import { commitSnapshot } from '../table/snapshot-producer.js';
 import { contentFileKey } from '../table/manifest-filter.js';
 import { TableChangeWriter } from '../writer/table-change-writer.js';
+import { Partitioner, type PartitionKey } from '../writer/partitioner.js';
+import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
+import { RollingParquetWriter } from '../parquet/rolling-writer.js';
+import { schemaWithRowLineage } from '../row-lineage.js';
+import type { Row } from '../../model/values.js';
+import { compareStrings } from '../value-compare.js';
 import type { FileIO } from '../../io/file-io.js';
 
 const SUBSYSTEM = 'iceberg.maintenance';
@@ -54,8 +71,8 @@ export interface RewriteResult {
 
 export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: RewriteOptions = {}): Promise<RewriteResult> {
   const m = table.metadata;
-  if (m.formatVersion >= 3) {
-    throw new FloeError(SUBSYSTEM, 'unsupported', `compaction of format v${m.formatVersion} tables is not built yet (rewritten rows must keep their row lineage); ${table.identifier.name} is v${m.formatVersion}`);
+  if (m.formatVersion < 2 || m.formatVersion > 3) {
+    throw new FloeError(SUBSYSTEM, 'unsupported', `compaction applies the row-level deletes of format v2 and v3 tables; ${table.identifier.name} is format v${m.formatVersion}, which floe does not compact`);
   }
   const start = currentSnapshot(m);
   const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, skipped });
@@ -77,7 +94,7 @@ export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: 
   const dropped = liveDeletes.filter((d) => [...(appliesTo.get(contentFileKey(d)) ?? [])].every((p) => rewritten.has(p)));
   if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, skipped: 'dry run' };
 
-  const added = await rewriteRows(table, rewrite, plan);
+  const added = m.formatVersion >= 3 ? await rewriteRowsWithLineage(table, rewrite, plan) : await rewriteRows(table, rewrite, plan);
   // A crash here leaves the rewritten files referenced by nothing: orphans, which orphan removal takes
   // once they are older than its window; the table is untouched and the next run rewrites again.
   await failpoint('compaction-after-rewrite-files');
@@ -121,6 +138,86 @@ async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], 
     await writer.abort();
     throw e;
   }
+}
+
+/**
+ * v3: the live rows of `tasks` with their row lineage (task-reader.ts `rowLineage`: explicit or
+ * inherited), written into new files of the current schema plus `_row_id` and
+ * `_last_updated_sequence_number`, partitioned by the default spec, rolled at the target size.
+ */
+async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>): Promise<{ dataFiles: DataFile[]; paths: string[] }> {
+  if (tasks.length === 0) return { dataFiles: [], paths: [] };
+  const m = table.metadata;
+  const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
+  if (!spec) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${m.location}: default spec ${m.defaultSpecId} is missing from the metadata; expected it among specs [${m.partitionSpecs.map((s) => s.specId).join(', ')}]`);
+  // rows read as plan.schema (the current schema) + the two lineage columns: the partitioner's
+  // positions are those of plan.schema's top-level fields, which lead each row
+  const partitioner = new Partitioner(plan.schema, spec);
+  const writeSchema = schemaWithRowLineage(plan.schema);
+  const locations = tableLocations(m);
+  const target = targetFileSizes(m).data;
+  const tag = `rewrite-${globalThis.crypto.randomUUID()}`;
+  const writers = new Map<PartitionKey, RollingParquetWriter>();
+  let opened = 0;
+  const loader = new DeleteLoader(table.io, plan.schema, m.schemas);
+  const ctx = { io: table.io, schema: plan.schema, schemas: m.schemas, specs: m.partitionSpecs, loader, rowLineage: true };
+  const dataFiles: DataFile[] = [];
+  // Memory: each open file is held until it is finished, so the files of one source partition are
+  // finished before the next partition's are read (the tasks grouped by partition): at most one
+  // partition's output is in memory — not one file per partition of the whole table.
+  const ordered = [...tasks].sort((a, b) => compareStrings(sourcePartition(a.file), sourcePartition(b.file)));
+  const finishAll = async (): Promise<void> => {
+    for (const [key, w] of writers) {
+      writers.delete(key);
+      dataFiles.push(...(await w.close()));
+    }
+  };
+  try {
+    for (let i = 0; i < ordered.length; i++) {
+      const task = ordered[i];
+      if (i > 0 && sourcePartition(task.file) !== sourcePartition(ordered[i - 1].file)) await finishAll();
+      for await (const rows of readTask(task, ctx)) {
+        const byPartition = new Map<PartitionKey, Row[]>();
+        for (const row of rows) {
+          const key = partitioner.keyOf(row);
+          let list = byPartition.get(key);
+          if (!list) {
+            byPartition.set(key, (list = []));
+            if (!writers.has(key)) {
+              const part = partitioner.partitionOf(row);
+              writers.set(
+                key,
+                new RollingParquetWriter(writeSchema, {
+                  io: table.io,
+                  locations,
+                  specId: spec.specId,
+                  partition: part.values,
+                  partitionPath: partitioner.pathOf(part.values),
+                  fileNamePrefix: `${String(++opened).padStart(5, '0')}-${tag}`,
+                  targetFileSizeBytes: target,
+                  sortOrderId: m.defaultSortOrderId,
+                }),
+              );
+            }
+          }
+          list.push(row);
+        }
+        for (const [key, list] of byPartition) await writers.get(key)!.write(list);
+      }
+    }
+    await finishAll();
+    return { dataFiles, paths: dataFiles.map((f) => f.filePath) };
+  } catch (e) {
+    for (const w of writers.values()) await w.abort(); // deletes what an unclosed writer wrote
+    await deleteQuietly(table.io, dataFiles.map((f) => f.filePath));
+    throw e;
+  }
+}
+
+/** A data file's spec and partition tuple as text, to group the files of one partition. */
+function sourcePartition(file: DataFile): string {
+  const text = (v: unknown): string => (v instanceof Uint8Array ? `x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}` : v === null || v === undefined ? 'null' : `${typeof v}:${String(v)}`);
+  return `${file.specId}/${file.partition.map(text).join('/')}`;
 }
 
 async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {

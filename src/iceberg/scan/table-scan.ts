@@ -15,6 +15,11 @@ import { readTask } from './task-reader.js';
 export interface ScanOptions extends PlanOptions {
   /** Stop after this many rows. */
   limit?: number;
+  /**
+   * Format v3: end every row with its `_row_id` and `_last_updated_sequence_number` (explicit or
+   * inherited, spec "Row Lineage"; task-reader.ts).
+   */
+  rowLineage?: boolean;
 }
 
 /** Anything with the table's metadata and a FileIO that reads its files (a `LoadedTable`, a `CatalogTable`). */
@@ -41,7 +46,7 @@ export async function scanTable(table: ReadableTable, options: ScanOptions = {})
     async *rows(): AsyncGenerator<Row> {
       if (limit !== undefined && limit <= 0) return;
       const loader = new DeleteLoader(table.io, plan.schema, table.metadata.schemas);
-      const ctx = { io: table.io, schema: plan.schema, schemas: table.metadata.schemas, specs: table.metadata.partitionSpecs, loader };
+      const ctx = { io: table.io, schema: plan.schema, schemas: table.metadata.schemas, specs: table.metadata.partitionSpecs, loader, rowLineage: options.rowLineage };
       let emitted = 0;
       for (const task of plan.tasks) {
         for await (const rows of readTask(task, ctx)) {

@@ -3,6 +3,10 @@
  * identity partition value, else `initial-default`, else null — spec "Column Projection"), with the
  * rows its deletion vector, position deletes and equality deletes remove dropped. Streams batch by
  * batch, so memory holds one data file's bytes plus the delete sets that apply to it.
+ *
+ * With `rowLineage` (format v3, spec "Row Lineage"), each row ends with its `_row_id` and
+ * `_last_updated_sequence_number`: the file's explicit values where it has them, else inherited —
+ * `first_row_id` + position (null without a `first_row_id`) and the file's data sequence number.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
@@ -16,6 +20,7 @@ import type { IcebergType, NestedField } from '../types.js';
 import type { DeleteLoader } from './delete-loader.js';
 import { ReadProjection } from './read-projection.js';
 import type { FileScanTask } from './scan-plan.js';
+import { ROW_LINEAGE_FIELDS } from '../row-lineage.js';
 import { tupleKey } from './value-keys.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -56,6 +61,8 @@ export interface TaskReadContext {
   schemas: readonly Schema[];
   specs: readonly PartitionSpec[];
   loader: DeleteLoader;
+  /** Append `_row_id` and `_last_updated_sequence_number` to every row (spec "Row Lineage"). */
+  rowLineage?: boolean;
 }
 
 export async function* readTask(task: FileScanTask, ctx: TaskReadContext): AsyncGenerator<Row[]> {
@@ -72,7 +79,8 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
   if (file.fileFormat !== 'PARQUET') {
     throw new FloeError('iceberg.scan', 'unsupported', `data file ${file.filePath} is ${file.fileFormat}; floe reads Parquet data files only`);
   }
-  const projection = new ReadProjection(ctx.schema.fields, ctx.schemas, ctx.schema);
+  const lineage = ctx.rowLineage === true;
+  const projection = new ReadProjection(lineage ? [...ctx.schema.fields, ...ROW_LINEAGE_FIELDS] : ctx.schema.fields, ctx.schemas, ctx.schema);
   const equality = await Promise.all(
     task.deletes.equality.map(async (ref) => {
       const set = await ctx.loader.equalitySet(ref);
@@ -90,7 +98,17 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
   const anyDeletes = equality.length > 0 || positionSets.length > 0 || dv !== undefined;
 
   const batches = readParquetBatches({ io: ctx.io, path: file.filePath }, { projection: projection.fields, missingValues: identityValues(file, ctx.schema.fields, ctx.specs) });
+  // spec "Row Lineage": a null (or missing) `_row_id` is first_row_id + _pos, a null
+  // `_last_updated_sequence_number` the data sequence number of the file's manifest entry
+  const rowIdAt = width - 2;
+  const seqAt = width - 1;
+  const firstRowId = file.firstRowId;
+  const inherit = (row: Row, pos: number): void => {
+    if (row[rowIdAt] === null && firstRowId !== undefined) row[rowIdAt] = firstRowId + BigInt(pos);
+    if (row[seqAt] === null) row[seqAt] = task.sequenceNumber;
+  };
   for await (const batch of batches) {
+    if (lineage) for (let i = 0; i < batch.rows.length; i++) inherit(batch.rows[i], batch.firstPosition + i);
     if (!anyDeletes) {
       yield { rows: trim ? batch.rows.map((r) => r.slice(0, width)) : batch.rows, firstPosition: batch.firstPosition };
       continue;

@@ -5,6 +5,8 @@
  * is gone (test/support/lake-integrity.ts), the table reads the same, and running the step again —
  * with orphan removal for what an interrupted step left unreferenced — finishes the job. The e2e
  * variant (test/e2e/crash-maintenance.test.ts) kills `floe run` at the same points with SIGKILL.
+ * Compaction is crashed in a v2 table (equality + position deletes) and a v3 one (deletion vectors,
+ * rows rewritten with their row lineage).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,9 +73,9 @@ describe('a crash inside compaction', () => {
   // before the swap the step fails and the table is untouched; the crash-like throw right after the
   // swap is an unknown outcome the commit path resolves by reloading (the commit landed: done)
   const steps = ['compaction-after-rewrite-files', 'compaction-after-manifests', 'compaction-after-manifest-list', 'compaction-before-catalog-swap', 'compaction-after-catalog-swap'] as const;
-  for (const step of steps) {
-    it(`${step}: nothing referenced is deleted, a re-run compacts, orphan removal takes the leftovers`, async () => {
-      const t = await churn(2);
+  for (const formatVersion of [2, 3] as const) for (const step of steps) {
+    it(`v${formatVersion} ${step}: nothing referenced is deleted, a re-run compacts, orphan removal takes the leftovers`, async () => {
+      const t = await churn(formatVersion);
       const before = await rows(t);
       expect(await liveDeleteFiles(t)).toBeGreaterThan(0);
       armFailpoint(step, { action: 'throw' });
