@@ -99,9 +99,14 @@ export class DiskKeyIndex implements KeyIndex {
 
   /** A new, empty, unstamped database at `path` (whatever was there is removed). */
   static create(path: string): DiskKeyIndex {
-    removeDatabase(path);
-    mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    let db: Database.Database;
+    try {
+      removeDatabase(path);
+      mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+    } catch (e) {
+      throw new FloeError(SUBSYSTEM, 'io', `key index: expected to create ${path} for a table's disk-backed key index, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise iceberg.keyIndex.memoryMaxRows`, { cause: e });
+    }
     try {
       db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode: a power loss may lose the last transactions but never corrupts; the
