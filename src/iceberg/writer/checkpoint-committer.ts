@@ -323,7 +323,7 @@ export class CheckpointCommitter {
       if (result.status === 'committed' && result.snapshot.parentSnapshotId === state.index.snapshotId) {
         // a kill here leaves a disk index stamped with the parent: the next start replays this commit
         await failpoint('key-index-before-apply');
-        state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
+        state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId, prepared);
         await this.spillIfLarge(state);
       } else this.dropIndex(state);
     }
@@ -410,7 +410,7 @@ export class CheckpointCommitter {
     const m = table.metadata;
     const name = identifierToString(state.identifier);
     const key = TableKey.identifier(schema);
-    const identity: DiskIndexIdentity = { tableUuid: m.tableUuid, keyFieldIds: key.fieldIds, schemaId: schema.schemaId };
+    const identity = diskIdentity(m.tableUuid, key, schema);
     const path = this.diskPath(state);
     let index: KeyIndex | undefined;
     if (path) {
@@ -433,8 +433,8 @@ export class CheckpointCommitter {
         }
       };
       if (path && records > this.memoryMaxRows()) {
-        index = await DiskKeyIndex.build(path, identity, currentSnapshot(m)?.snapshotId, async (set) => {
-          await buildKeyIndex(table, key, { into: { set }, progress });
+        index = await DiskKeyIndex.build(path, identity, currentSnapshot(m)?.snapshotId, async (set, fileRead) => {
+          await buildKeyIndex(table, key, { into: { set, fileRead }, progress });
         });
         this.keyIndexLoads.builtOnDisk++;
       } else {
@@ -455,7 +455,7 @@ export class CheckpointCommitter {
     const m = state.table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === state.indexSchemaId);
     if (!schema) return;
-    const identity: DiskIndexIdentity = { tableUuid: m.tableUuid, keyFieldIds: TableKey.identifier(schema).fieldIds, schemaId: schema.schemaId };
+    const identity = diskIdentity(m.tableUuid, TableKey.identifier(schema), schema);
     state.index = await DiskKeyIndex.build(path, identity, mem.snapshotId, async (set) => {
       for (const [k, file, pos] of mem.entries()) set(k, file, pos);
     });
@@ -484,6 +484,10 @@ export class CheckpointCommitter {
       throw new FloeError(SUBSYSTEM, 'internal', `this checkpoint committer failed earlier (${errorMessage(this.failed)}); start a new one and resume each table from lastCommitted`, { cause: this.failed });
     }
   }
+}
+
+function diskIdentity(tableUuid: string, key: TableKey, schema: Schema): DiskIndexIdentity {
+  return { tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
 }
 
 function isRowChange(x: RowChange | Iterable<RowChange>): x is RowChange {

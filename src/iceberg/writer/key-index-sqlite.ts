@@ -43,16 +43,35 @@ const BUILD_BATCH = 50_000;
 export interface DiskIndexIdentity {
   tableUuid: string;
   keyFieldIds: readonly number[];
+  /**
+   * The key columns' types (JSON): what KeyIds depend on. A schema change that leaves them alone
+   * (a column added) keeps the index; the schema id is stamped for the record only.
+   */
+  keyTypes: string;
   schemaId: number;
+}
+
+/** The files a landed commit added (what `apply` learns the new deletes of each file from). */
+export interface CommittedFiles {
+  readonly dataFiles: readonly DataFile[];
+  readonly deleteFiles: readonly DataFile[];
 }
 
 type SqlKey = bigint | string;
 /** Numeric KeyIds bound as INTEGER (a varint on disk, not an 8-byte REAL). */
 const sqlKey = (k: KeyId): SqlKey => (typeof k === 'number' ? BigInt(k) : k);
 
+/**
+ * Which delete files applied to a data file when the index read it. Compared at replay with the
+ * current snapshot's: equal → the file's rows are as indexed; different (or unknown) → re-checked.
+ */
 function deletesSignature(task: FileScanTask): string {
   const d = task.deletes;
-  return [d.dv?.file.filePath ?? '', ...d.position.map((r) => r.file.filePath).sort(), '|', ...d.equality.map((r) => r.file.filePath).sort()].join('\n');
+  return signature(d.dv?.file.filePath, d.position.map((r) => r.file.filePath), d.equality.map((r) => r.file.filePath));
+}
+
+function signature(dv: string | undefined, position: readonly string[], equality: readonly string[]): string {
+  return [dv ?? '', ...[...position].sort(), '|', ...[...equality].sort()].join('\n');
 }
 
 export class DiskKeyIndex implements KeyIndex {
@@ -70,7 +89,7 @@ export class DiskKeyIndex implements KeyIndex {
     delAt: Database.Statement<[SqlKey, number, number]>;
     addFile: Database.Statement<[number, string, string | null]>;
     fileDeletes: Database.Statement<[string | null, number]>;
-    stamp: Database.Statement<[string, string, number, string, number]>;
+    stamp: Database.Statement<[string, string, string, number, string, number]>;
   };
 
   private constructor(
@@ -85,7 +104,7 @@ export class DiskKeyIndex implements KeyIndex {
       delAt: db.prepare('DELETE FROM rows WHERE k = ? AND file = ? AND pos = ?'),
       addFile: db.prepare('INSERT INTO files (id, path, deletes) VALUES (?, ?, ?)'),
       fileDeletes: db.prepare('UPDATE files SET deletes = ? WHERE id = ?'),
-      stamp: db.prepare('INSERT OR REPLACE INTO stamp (one, table_uuid, key_field_ids, schema_id, snapshot_id, row_count, format) VALUES (1, ?, ?, ?, ?, ?, ' + FORMAT + ')'),
+      stamp: db.prepare('INSERT OR REPLACE INTO stamp (one, table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format) VALUES (1, ?, ?, ?, ?, ?, ?, ' + FORMAT + ')'),
     };
   }
 
@@ -112,7 +131,7 @@ export class DiskKeyIndex implements KeyIndex {
       // NORMAL in WAL mode: a power loss may lose the last transactions but never corrupts; the
       // lake is the truth and an older stamp is replayed
       db.pragma('synchronous = NORMAL');
-      db.exec(`CREATE TABLE stamp (one INTEGER PRIMARY KEY CHECK (one = 1), table_uuid TEXT NOT NULL, key_field_ids TEXT NOT NULL, schema_id INTEGER NOT NULL, snapshot_id TEXT NOT NULL, row_count INTEGER NOT NULL, format INTEGER NOT NULL);
+      db.exec(`CREATE TABLE stamp (one INTEGER PRIMARY KEY CHECK (one = 1), table_uuid TEXT NOT NULL, key_field_ids TEXT NOT NULL, key_types TEXT NOT NULL, schema_id INTEGER NOT NULL, snapshot_id TEXT NOT NULL, row_count INTEGER NOT NULL, format INTEGER NOT NULL);
         CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, deletes TEXT);
         CREATE TABLE rows (k PRIMARY KEY, file INTEGER NOT NULL, pos INTEGER NOT NULL) WITHOUT ROWID;`);
     } catch (e) {
@@ -167,12 +186,38 @@ export class DiskKeyIndex implements KeyIndex {
     if (this.q.delAt.run(sqlKey(k), fileId, pos).changes > 0) this.count--;
   }
 
-  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void {
+  /**
+   * `committed`: the commit's files. floe's DV commit leaves each file it touched with exactly one
+   * DV (a new data file: its DV, or none), so their deletes are known without a scan and a later
+   * replay re-checks only files changed after this commit. (A guess that is wrong — another
+   * writer's older position or equality deletes on the file — can only differ from the snapshot's
+   * deletes, which costs a re-check, never a missed one.)
+   */
+  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: CommittedFiles): void {
     this.transaction(() => {
       for (const k of delta.deleted) this.delete(k);
       for (const [k, file, pos] of delta.set) this.set(k, file, pos);
+      if (committed) {
+        const dvs = new Map<string, string>();
+        for (const d of committed.deleteFiles) if (d.fileFormat === 'PUFFIN' && d.referencedDataFile) dvs.set(d.referencedDataFile, d.filePath);
+        for (const f of committed.dataFiles) {
+          const id = this.idsByPath.get(f.filePath);
+          if (id !== undefined && !dvs.has(f.filePath)) this.q.fileDeletes.run(signature(undefined, [], []), id);
+        }
+        for (const [path, dv] of dvs) {
+          const id = this.idsByPath.get(path);
+          if (id !== undefined) this.q.fileDeletes.run(signature(dv, [], []), id);
+        }
+      }
       this.writeStamp(snapshotId);
     });
+  }
+
+  /** A build reads a file: its rows are as its current deletes leave them. */
+  fileRead(task: FileScanTask): void {
+    const id = this.idsByPath.get(task.file.filePath);
+    if (id === undefined) this.fileId(task.file, deletesSignature(task));
+    else this.q.fileDeletes.run(deletesSignature(task), id);
   }
 
   *entries(): Iterable<readonly [KeyId, DataFile, number]> {
@@ -187,7 +232,7 @@ export class DiskKeyIndex implements KeyIndex {
 
   private writeStamp(snapshotId: bigint | undefined): void {
     const id = this.identity!;
-    this.q.stamp.run(id.tableUuid, JSON.stringify(id.keyFieldIds), id.schemaId, snapshotId === undefined ? '' : String(snapshotId), this.count);
+    this.q.stamp.run(id.tableUuid, JSON.stringify(id.keyFieldIds), id.keyTypes, id.schemaId, snapshotId === undefined ? '' : String(snapshotId), this.count);
     this.stamped = snapshotId;
   }
 
@@ -199,20 +244,28 @@ export class DiskKeyIndex implements KeyIndex {
    * Fills a new database with the table's live rows (`fill` calls `set`, batched into
    * transactions) and stamps it with `snapshotId` last.
    */
-  static async build(path: string, identity: DiskIndexIdentity, snapshotId: bigint | undefined, fill: (set: (k: KeyId, file: DataFile, pos: number) => void) => Promise<void>): Promise<DiskKeyIndex> {
+  static async build(
+    path: string,
+    identity: DiskIndexIdentity,
+    snapshotId: bigint | undefined,
+    fill: (set: (k: KeyId, file: DataFile, pos: number) => void, fileRead: (task: FileScanTask) => void) => Promise<void>,
+  ): Promise<DiskKeyIndex> {
     const index = DiskKeyIndex.create(path);
     index.identity = identity;
     try {
       let pending = 0;
       index.db.exec('BEGIN');
-      await fill((k, file, pos) => {
-        index.set(k, file, pos);
-        if (++pending >= BUILD_BATCH) {
-          index.db.exec('COMMIT');
-          index.db.exec('BEGIN');
-          pending = 0;
-        }
-      });
+      await fill(
+        (k, file, pos) => {
+          index.set(k, file, pos);
+          if (++pending >= BUILD_BATCH) {
+            index.db.exec('COMMIT');
+            index.db.exec('BEGIN');
+            pending = 0;
+          }
+        },
+        (task) => index.fileRead(task),
+      );
       index.writeStamp(snapshotId);
       index.db.exec('COMMIT');
     } catch (e) {
@@ -233,7 +286,7 @@ export class DiskKeyIndex implements KeyIndex {
       // quick_check — reading every page, seconds per GB, worth it before trusting the cache
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
-      const stamp = db.prepare<[], StampRow>('SELECT table_uuid, key_field_ids, schema_id, snapshot_id, row_count, format FROM stamp').get();
+      const stamp = db.prepare<[], StampRow>('SELECT table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format FROM stamp').get();
       const files = db.prepare<[], { id: number; path: string; deletes: string | null }>('SELECT id, path, deletes FROM files').all();
       const index = new DiskKeyIndex(db, path);
       return { index, stamp, files };
@@ -258,7 +311,7 @@ export class DiskKeyIndex implements KeyIndex {
     if (stamp.format !== FORMAT) return { stale: `format ${stamp.format}, expected ${FORMAT}` };
     if (stamp.table_uuid !== identity.tableUuid) return { stale: `it belongs to table ${stamp.table_uuid}` };
     if (stamp.key_field_ids !== JSON.stringify(identity.keyFieldIds)) return { stale: `key field ids ${stamp.key_field_ids}, the table's are ${JSON.stringify(identity.keyFieldIds)}` };
-    if (stamp.schema_id !== identity.schemaId) return { stale: `schema ${stamp.schema_id}, the table's is ${identity.schemaId}` };
+    if (stamp.key_types !== identity.keyTypes) return { stale: `key types ${stamp.key_types}, the table's are ${identity.keyTypes} (schema ${identity.schemaId})` };
     this.identity = identity;
     this.count = stamp.row_count;
     this.stamped = stamp.snapshot_id === '' ? undefined : BigInt(stamp.snapshot_id);
@@ -317,6 +370,7 @@ export class DiskKeyIndex implements KeyIndex {
 export interface StampRow {
   table_uuid: string;
   key_field_ids: string;
+  key_types: string;
   schema_id: number;
   snapshot_id: string;
   row_count: number;

@@ -52,8 +52,11 @@ export interface KeyIndex {
   get(k: KeyId): IndexedRow | undefined;
   set(k: KeyId, file: DataFile, pos: number): void;
   delete(k: KeyId): void;
-  /** Applies a landed commit's delta; the index then matches `snapshotId` (atomically on disk). */
-  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void;
+  /**
+   * Applies a landed commit's delta; the index then matches `snapshotId` (atomically on disk).
+   * `committed`: the commit's files (a disk index records which deletes its files now have).
+   */
+  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: { readonly dataFiles: readonly DataFile[]; readonly deleteFiles: readonly DataFile[] }): void;
   /** Every entry (spilling a memory index to disk). */
   entries(): Iterable<readonly [KeyId, DataFile, number]>;
   close(): void;
@@ -106,6 +109,8 @@ export class MemoryKeyIndex implements KeyIndex {
 /** Where a built index goes: a fresh memory index, or a disk index being filled (key-index-sqlite.ts). */
 export interface KeyIndexSink {
   set(k: KeyId, file: DataFile, pos: number): void;
+  /** Called before a file's rows are set: the deletes it is read with. */
+  fileRead?(task: FileScanTask): void;
 }
 
 /**
@@ -127,6 +132,7 @@ export async function buildKeyIndex(
   let rows = 0;
   let done = 0;
   for (const task of plan.tasks) {
+    sink.fileRead?.(task);
     await reader.live(task, (k, pos) => {
       sink.set(k, task.file, pos);
       rows++;

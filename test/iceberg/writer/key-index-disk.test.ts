@@ -43,7 +43,7 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
       // numeric and string keys mixed: a number never equals a string (5 vs 's5')
       const keyOf = (): KeyId => (rnd() < 0.5 ? Math.floor(rnd() * 300) - 50 : `s${Math.floor(rnd() * 300)}`);
       const dbPath = path.join(stateRoot, `prop-${seed}`, 'x.keyindex.sqlite');
-      const identity = { tableUuid: 'u', keyFieldIds: [1], schemaId: 0 };
+      const identity = { tableUuid: 'u', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 0 };
       const mem = new MemoryKeyIndex(undefined);
       const disk = await DiskKeyIndex.build(dbPath, identity, undefined, async () => {});
       const universe = new Set<KeyId>();
@@ -100,10 +100,11 @@ interface Run {
   model: Map<bigint, string>;
   checkpoint: bigint;
   warnings: string[];
+  infos: string[];
 }
 
 function committer(run: Run, jobId = 'job-disk'): CheckpointCommitter {
-  return new CheckpointCommitter({ catalog: w.catalog, jobId, keyIndex: { stateDir: run.stateDir, memoryMaxRows: 10 }, warn: (m) => run.warnings.push(m) });
+  return new CheckpointCommitter({ catalog: w.catalog, jobId, keyIndex: { stateDir: run.stateDir, memoryMaxRows: 10 }, warn: (m) => run.warnings.push(m), info: (m) => run.infos.push(m) });
 }
 
 /** A checkpoint of seeded random inserts, updates and deletes, mirrored in the model. */
@@ -135,7 +136,7 @@ async function expectModel(run: Run): Promise<void> {
 
 async function newRun(): Promise<Run> {
   const t = await newTable(w, { formatVersion: 3 });
-  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [] };
+  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
 }
 
 function dbFile(run: Run, uuid: string, jobId = 'job-disk'): string {
@@ -186,10 +187,22 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     // stale by a few commits (another process of the job without a state dir committed them):
     // the next start replays them — no rebuild
     const other = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-disk' });
-    for (let i = 0; i < 3; i++) await randomCheckpoint(other, run, rnd);
+    const stampedAt = (await loadCatalogTable(w.catalog, run.id)).metadata.currentSnapshotId;
+    // small commits, so that they touch fewer files than the table has
+    for (let i = 0; i < 3; i++) await randomCheckpoint(other, run, rnd, 1);
     c = committer(run);
     await randomCheckpoint(c, run, rnd);
     expect(c.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, reused: 0, replayed: 1 });
+    // only the files those commits added or put DVs on were read — not every live file
+    const snaps = (await loadCatalogTable(w.catalog, run.id)).metadata.snapshots;
+    const after = snaps.slice(snaps.findIndex((s) => s.snapshotId === stampedAt) + 1, -1);
+    expect(after).toHaveLength(3);
+    const touched = after.reduce((n, s) => n + Number(s.summary['added-data-files'] ?? 0) + Number(s.summary['added-dvs'] ?? 0), 0);
+    const replayed = Number(/\((\d+) data file\(s\) read\)/.exec(run.infos.at(-1)!)![1]);
+    expect(replayed).toBeGreaterThan(0);
+    expect(replayed).toBeLessThanOrEqual(touched);
+    const liveFiles = Number(snaps.at(-2)!.summary['total-data-files']);
+    expect(replayed).toBeLessThan(liveFiles);
     await expectModel(run);
     c.close();
 
