@@ -13,14 +13,15 @@ import type { TableIdentifier } from '../../../src/catalog/catalog.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
+import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
 import { DiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
 import { CheckpointCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
-import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
+import { TableKey, type KeyId } from '../../../src/iceberg/writer/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
+import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { newTable, tempWarehouse, type Warehouse } from './support.js';
 
 let w: Warehouse;
@@ -139,6 +140,25 @@ async function newRun(): Promise<Run> {
   return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
 }
 
+/** The index on disk (the committer closed) holds exactly what a fresh build from the lake holds. */
+async function expectIndexMatchesLake(run: Run, uuid: string): Promise<void> {
+  const t = await loadCatalogTable(w.catalog, run.id);
+  const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
+  const key = TableKey.identifier(schema);
+  const fresh = await buildKeyIndex(t, key);
+  const opened = DiskKeyIndex.openExisting(dbFile(run, uuid));
+  try {
+    const identity = { tableUuid: uuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
+    const plan = await planScan(t.io, t.metadata);
+    expect(await opened.index.catchUp(opened.stamp!, opened.files, identity, t.metadata.currentSnapshotId, plan.tasks, undefined as never)).toEqual({ replayedFiles: 0 });
+    const onDisk = [...opened.index.entries()].map(([k, f, p]) => `${String(k)}@${f.filePath}:${p}`).sort();
+    expect(onDisk).toEqual([...fresh.entries()].map(([k, f, p]) => `${String(k)}@${f.filePath}:${p}`).sort());
+    expect(opened.index.size).toBe(fresh.size);
+  } finally {
+    opened.index.close();
+  }
+}
+
 function dbFile(run: Run, uuid: string, jobId = 'job-disk'): string {
   return path.join(run.stateDir, jobId, `${uuid}.keyindex.sqlite`);
 }
@@ -163,6 +183,7 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     expect(c.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, reused: 1, replayed: 0 });
     await expectModel(run);
     c.close();
+    await expectIndexMatchesLake(run, uuid);
 
     // deleted: rebuilt from the lake (no warning: nothing was wrong)
     fs.rmSync(dbFile(run, uuid));
@@ -172,6 +193,7 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     expect(run.warnings).toEqual([]);
     await expectModel(run);
     c.close();
+    await expectIndexMatchesLake(run, uuid);
 
     // corrupted: garbage bytes → a warning and a rebuild
     for (const suffix of ['-wal', '-shm']) fs.rmSync(dbFile(run, uuid) + suffix, { force: true });
@@ -183,13 +205,19 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     run.warnings.length = 0;
     await expectModel(run);
     c.close();
+    await expectIndexMatchesLake(run, uuid);
 
     // stale by a few commits (another process of the job without a state dir committed them):
     // the next start replays them — no rebuild
     const other = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-disk' });
     const stampedAt = (await loadCatalogTable(w.catalog, run.id)).metadata.currentSnapshotId;
-    // small commits, so that they touch fewer files than the table has
-    for (let i = 0; i < 3; i++) await randomCheckpoint(other, run, rnd, 1);
+    // small commits, so that they touch fewer files than the table has; one a pure delete (its
+    // key must leave the index, not linger pointing at a deleted row)
+    const gone = [...run.model.keys()][0];
+    await other.write(run.id, [removeKey([gone])]);
+    run.model.delete(gone);
+    expect((await other.commitCheckpoint(++run.checkpoint, '{}')).tables[0].status).toBe('committed');
+    for (let i = 0; i < 2; i++) await randomCheckpoint(other, run, rnd, 1);
     c = committer(run);
     await randomCheckpoint(c, run, rnd);
     expect(c.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, reused: 0, replayed: 1 });
@@ -198,13 +226,14 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     const after = snaps.slice(snaps.findIndex((s) => s.snapshotId === stampedAt) + 1, -1);
     expect(after).toHaveLength(3);
     const touched = after.reduce((n, s) => n + Number(s.summary['added-data-files'] ?? 0) + Number(s.summary['added-dvs'] ?? 0), 0);
-    const replayed = Number(/\((\d+) data file\(s\) read\)/.exec(run.infos.at(-1)!)![1]);
+    const replayed = Number(/\((\d+) data file\(s\) read\)/.exec(run.infos.find((m) => m.includes('caught up'))!)![1]);
     expect(replayed).toBeGreaterThan(0);
     expect(replayed).toBeLessThanOrEqual(touched);
     const liveFiles = Number(snaps.at(-2)!.summary['total-data-files']);
     expect(replayed).toBeLessThan(liveFiles);
     await expectModel(run);
     c.close();
+    await expectIndexMatchesLake(run, uuid);
 
     // killed between the Iceberg commit and the index update: the stamp is the parent's; replayed
     c = committer(run);
@@ -219,6 +248,7 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     expect(run.warnings).toEqual([]);
     await expectModel(run);
     c.close();
+    await expectIndexMatchesLake(run, uuid);
   });
 
   it('a foreign rewrite of a data file the index points at: rebuilt at the next start, never a DV against the removed file', async () => {
@@ -237,8 +267,6 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     const before = (await lakeTableRows(w.catalog, run.id)).rows.length;
     const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
     // the rewrite keeps every row: re-insert the live rows of that file (read through the index of a fresh build)
-    const { buildKeyIndex } = await import('../../../src/iceberg/writer/key-index.js');
-    const { TableKey } = await import('../../../src/iceberg/writer/table-key.js');
     const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
     const idx = await buildKeyIndex(t, TableKey.identifier(schema));
     const inFile = [...idx.entries()].filter(([, f]) => f.filePath === dataFile.filePath).map(([k]) => BigInt(k as number));
@@ -261,5 +289,7 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     expect(added.filter((e) => e.dataFile.referencedDataFile === dataFile.filePath)).toEqual([]);
     await expectModel(run);
     c.close();
+    expect(c.keyIndexLoads.builtOnDisk).toBe(1);
+    await expectIndexMatchesLake(run, after.metadata.tableUuid);
   });
 });
