@@ -14,7 +14,7 @@ import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
-import { DiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
+import { DiskKeyIndex, openDiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
 import { CheckpointCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { TableKey, type KeyId } from '../../../src/iceberg/writer/table-key.js';
 import type { Row } from '../../../src/model/values.js';
@@ -90,6 +90,32 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
       opened.index.close();
     });
   }
+});
+
+describe('DiskKeyIndex: what a database must match', () => {
+  it('an interrupted build (no stamp), another table, another key: each refused with the reason', async () => {
+    const dbPath = path.join(stateRoot, 'identity', 'x.keyindex.sqlite');
+    DiskKeyIndex.create(dbPath).close();
+    expect(await openDiskKeyIndex(dbPath, undefined as never, undefined as never, undefined as never)).toEqual({ index: undefined, why: 'its build was interrupted (no stamp)', missing: false });
+    const identity = { tableUuid: 'u1', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 3 };
+    (await DiskKeyIndex.build(dbPath, identity, 5n, async () => {})).close();
+    const tryWith = async (id: typeof identity): Promise<unknown> => {
+      const o = DiskKeyIndex.openExisting(dbPath);
+      try {
+        return await o.index.catchUp(o.stamp!, o.files, id, 5n, [], undefined as never);
+      } finally {
+        o.index.close();
+      }
+    };
+    expect(await tryWith(identity)).toEqual({ replayedFiles: 0 });
+    // a schema change that keeps the key's types keeps the index
+    expect(await tryWith({ ...identity, schemaId: 4 })).toEqual({ replayedFiles: 0 });
+    expect(await tryWith({ ...identity, tableUuid: 'u2' })).toEqual({ stale: 'it belongs to table u1' });
+    expect(await tryWith({ ...identity, keyFieldIds: [1, 2] })).toEqual({ stale: 'key field ids [1], the table\'s are [1,2]' });
+    expect(await tryWith({ ...identity, keyTypes: '["int"]' })).toMatchObject({ stale: expect.stringMatching(/^key types \["long"\], the table's are \["int"\]/) });
+    // no such file: missing, not a warning
+    expect(await openDiskKeyIndex(path.join(stateRoot, 'nope.sqlite'), undefined as never, undefined as never, undefined as never)).toMatchObject({ index: undefined, missing: true });
+  });
 });
 
 const enc = new TextEncoder();
