@@ -8,6 +8,8 @@
  *   {type:'started'}                              just before runPipeline is called
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes} when the parent asks to stop (before the final commit)
+ *   {type:'commit', table, seconds}               with FLOE_BENCH_COMMITS=1 (bench/soak.ts): each commit's duration
+ *   {type:'maintained', table}                    … and each maintenance round of a table (its health measured)
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
@@ -18,6 +20,18 @@ import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/noti
 import { runPipeline } from '../src/pipeline/runner.js';
 import { sharedWorkerEncoderPool } from '../src/iceberg/parquet/worker-encoder.js';
 import { errorMessage } from '../src/util/errors.js';
+import type { Metrics } from '../src/pipeline/metrics.js';
+
+/** The runner's metrics hook, reduced to what the soak benchmark charts: every commit's duration. */
+const commitReporter: Metrics = {
+  rowsWritten: () => {},
+  binlogEvents: () => {},
+  readerLag: () => {},
+  tableLag: () => {},
+  commitDuration: (table, seconds) => send({ type: 'commit', table, seconds }),
+  filesWritten: () => {},
+  tableHealth: (table) => send({ type: 'maintained', table }),
+};
 
 export interface ChildUsage {
   elapsedMs: number;
@@ -29,6 +43,8 @@ export type ChildMessage =
   | { type: 'started' }
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
+  | { type: 'commit'; table: string; seconds: number }
+  | { type: 'maintained'; table: string }
   | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
 
 /** Peak resident set size of this process (VmHWM; getrusage's maxrss where /proc is missing). */
@@ -97,7 +113,8 @@ async function main(): Promise<void> {
   // FLOE_BENCH_ENCODER: 'workers' (default, as the CLI runs) or 'main' (parquet-wasm on the main thread)
   const threads = process.env.FLOE_BENCH_ENCODER_THREADS ? Number(process.env.FLOE_BENCH_ENCODER_THREADS) : undefined;
   const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
-  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder });
+  const metrics = process.env.FLOE_BENCH_COMMITS ? { metrics: commitReporter } : {};
+  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder, ...metrics });
   const final = usage();
   if (process.env.FLOE_BENCH_THREADS) process.stderr.write(threadTimes());
   await notifications.close(1000);

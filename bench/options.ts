@@ -15,6 +15,8 @@
  *                     (1,826 days over the data's 5 years) and bucket(16, id)
  *                                                                  FLOE_BENCH_PARTITIONS (';'-separated)
  *   --no-partitioned  only the unpartitioned snapshot
+ *   --key-index-keys K   keys in the key-index micro-benchmark (bench/key-index.ts; 0 skips it)
+ *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
  *   --json FILE       also write the results as JSON to FILE
  *   --keep            keep the warehouse and the server's data directory (printed at the end)
  *   --verify          scan the lake after each phase and compare it with MySQL (on by default up to 100,000 rows)
@@ -30,12 +32,14 @@ export interface BenchOptions {
   parallelism?: number;
   /** Partition specs of the partitioned snapshot cases (empty: none). */
   partitions: string[];
+  /** Keys of the key-index micro-benchmark (0: not run). */
+  keyIndexKeys: number;
   jsonFile?: string;
   keep: boolean;
   verify: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--json FILE] [--keep] [--verify|--no-verify]';
+const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--key-index-keys K] [--json FILE] [--keep] [--verify|--no-verify]';
 
 function count(text: string, what: string): number {
   const n = Number(text.replace(/[_,]/g, ''));
@@ -55,6 +59,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     database: 'floe_bench',
     commitIntervalMs: 1000,
     partitions: env.FLOE_BENCH_PARTITIONS !== undefined ? env.FLOE_BENCH_PARTITIONS.split(';').map((x) => x.trim()).filter(Boolean) : [...DEFAULT_PARTITIONS],
+    keyIndexKeys: count(env.FLOE_BENCH_KEY_INDEX_KEYS ?? '1000000', 'FLOE_BENCH_KEY_INDEX_KEYS'),
     keep: false,
     verify: false,
   };
@@ -98,6 +103,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
         break;
       case '--no-partitioned':
         partitionFlags = [];
+        break;
+      case '--key-index-keys':
+        o.keyIndexKeys = count(value(), '--key-index-keys');
         break;
       case '--json':
         o.jsonFile = value();

@@ -14,6 +14,8 @@
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
+ *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
+ *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
@@ -32,6 +34,7 @@ import { lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
+import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
 
 const JOB_ID = 'bench';
 
@@ -56,6 +59,8 @@ export interface BenchResult {
   partitioned: PartitionedSnapshot[];
   cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number };
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
+  /** The key-index micro-benchmark (empty with --key-index-keys 0). */
+  keyIndex: KeyIndexFigures[];
 }
 
 function log(message: string): void {
@@ -117,6 +122,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const warehouseRoot = await mkdtemp(join(tmpdir(), 'floe-bench-'));
   const warehouse = join(warehouseRoot, 'warehouse');
   try {
+    // first, while the process holds nothing else: the heap delta is the index's alone
+    let keyIndex: KeyIndexFigures[] = [];
+    if (o.keyIndexKeys > 0) {
+      log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s`);
+      keyIndex = keyIndexBench(o.keyIndexKeys, o.seed);
+    }
     let connection: MysqlConnectionConfig;
     if (o.mysqlUrl) connection = parseUrl(o.mysqlUrl);
     else {
@@ -132,6 +143,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     log(`machine: ${machineLine(machine)}`);
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
     const rows: Row[] = [];
+    for (const k of keyIndex) {
+      rows.push({ step: `key index lookups, ${k.key} key`, seconds: k.lookups / k.lookupsPerSecond, count: k.lookups, unit: 'lookups', note: `${k.heapBytesPerKey.toFixed(0)} heap bytes/key with ${k.keys.toLocaleString('en-US')} keys; bench process` });
+    }
 
     log(`loading ${o.rows} rows into ${DATABASE}.${TABLE}`);
     const load = await loadTable(connection, DATABASE, o.rows, o.seed);
@@ -214,6 +228,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       partitioned,
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
       verified,
+      keyIndex,
     };
   } finally {
     if (o.keep) log(`kept: warehouse ${warehouse}${server ? `, MariaDB data under ${join(warehouseRoot, 'mariadb')}` : ''}`);
@@ -242,6 +257,7 @@ async function main(): Promise<void> {
     `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
+    ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.partitioned.map(
       (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,
     ),

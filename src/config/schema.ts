@@ -263,6 +263,19 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+        manifests: z
+          .object({
+            enabled: z.boolean().default(true).describe("Rewrite a table's small manifests into fewer (a `replace` snapshot; Iceberg RewriteManifests): scan planning reads every manifest"),
+            minCount: z.number().int().min(1).default(100).describe('… when the current snapshot has more than this many manifests smaller than targetSizeBytes'),
+            targetSizeBytes: z
+              .number()
+              .int()
+              .min(1024)
+              .optional()
+              .describe("Size of a rewritten manifest (default: the table's commit.manifest.target-size-bytes, 8 MiB)"),
+          })
+          .strict()
+          .prefault({}),
         removeOrphans: z
           .object({
             olderThanMs: z

@@ -2,7 +2,10 @@
  * Table maintenance as floe runs it — `floe run` on a schedule (`maintenance.intervalMs`, after a
  * checkpoint, so it never overlaps floe's own commits) and `floe maintain` on demand: snapshot
  * expiry (iceberg/maintenance/expire-snapshots.ts) by age (`maintenance.expireSnapshots.olderThanMs`)
- * and count (`retainLast`). Old metadata files go at each commit already
+ * and count (`retainLast`); before it, compaction of v2 tables with many delete files
+ * (iceberg/maintenance/rewrite-data-files.ts) and manifest rewriting when the current snapshot has more
+ * than `maintenance.manifests.minCount` small manifests (iceberg/maintenance/rewrite-manifests.ts; after
+ * compaction, whose snapshot it then rewrites too). Old metadata files go at each commit already
  * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).
  *
  * Expiry keeps floe's resume point: the checkpoint stamp is also a table property
@@ -12,6 +15,7 @@ import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
 import { rewriteDataFilesWithDeletes } from '../iceberg/maintenance/rewrite-data-files.js';
+import { rewriteManifests } from '../iceberg/maintenance/rewrite-manifests.js';
 import { currentSnapshot } from '../iceberg/snapshot-ids.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
@@ -25,6 +29,8 @@ export interface MaintenanceOptions {
    * is; undefined: not this time). v3 tables are not compacted (their upserts write DVs).
    */
   readonly compactMinDeleteFiles?: number;
+  /** Rewrite manifests when more than `minCount` are smaller than the target (undefined: not this time). */
+  readonly manifests?: { readonly minCount: number; readonly targetSizeBytes?: number };
   readonly olderThanMs: number;
   readonly retainLast: number;
   readonly dryRun?: boolean;
@@ -39,13 +45,17 @@ export interface TableMaintenanceReport {
   readonly retainedSnapshots: number;
   /** Data files rewritten and delete files dropped by compaction (undefined: it did not run). */
   readonly compaction?: { rewrittenDataFiles: number; removedDeleteFiles: number };
+  /** Manifests before and after, and how many were replaced by how many (undefined: it did not run). */
+  readonly manifests?: { before: number; after: number; replaced: number; created: number; skipped?: string };
   /** Orphan files deleted (undefined: orphan removal did not run). */
   readonly orphanFiles?: number;
 }
 
 export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
   const c = config.maintenance.compaction;
+  const mf = config.maintenance.manifests;
   return {
+    ...(mf.enabled ? { manifests: { minCount: mf.minCount, ...(mf.targetSizeBytes !== undefined ? { targetSizeBytes: mf.targetSizeBytes } : {}) } } : {}),
     olderThanMs: config.maintenance.expireSnapshots.olderThanMs,
     retainLast: config.maintenance.expireSnapshots.retainLast,
     ...(c.enabled ? { compactMinDeleteFiles: c.minDeleteFiles } : {}),
@@ -65,6 +75,20 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
       if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
       table = r.table;
     }
+  }
+  let manifests: TableMaintenanceReport['manifests'];
+  if (options.manifests) {
+    const r = await rewriteManifests(table, {
+      minManifests: options.manifests.minCount,
+      ...(options.manifests.targetSizeBytes !== undefined ? { targetSizeBytes: options.manifests.targetSizeBytes } : {}),
+      dryRun: options.dryRun,
+      warn: (message) => logger.warn(message, { table: name }),
+    });
+    // a skip for want of small manifests is the usual case, not news; a conflict is worth a line
+    const acted = r.replacedManifests > 0;
+    if (acted || options.dryRun) manifests = { before: r.manifestsBefore, after: r.manifestsAfter, replaced: r.replacedManifests, created: r.createdManifests, ...(r.skipped ? { skipped: r.skipped } : {}) };
+    if (r.skipped && acted && !options.dryRun) logger.info(`manifest rewrite skipped: ${r.skipped}`, { table: name });
+    table = r.table;
   }
   const result = await expireSnapshots(table, {
     expireOlderThanMs: BigInt(nowMs - options.olderThanMs),
@@ -87,6 +111,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     deletedFiles: f.manifestLists.length + f.manifests.length + f.contentFiles.length,
     retainedSnapshots: result.plan.retained.size,
     ...(compaction ? { compaction } : {}),
+    ...(manifests ? { manifests } : {}),
     ...(orphanFiles !== undefined ? { orphanFiles } : {}),
   };
   return { report, result };

@@ -62,6 +62,7 @@ export class PrometheusMetrics implements Metrics {
     deleteFiles: Gauge<'table' | 'kind'>;
     deletedRows: Gauge<'table' | 'kind'>;
     snapshots: Gauge<'table'>;
+    manifests: Gauge<'table' | 'content'>;
     metadataBytes: Gauge<'table'>;
   };
 
@@ -88,6 +89,7 @@ export class PrometheusMetrics implements Metrics {
       deleteFiles: new Gauge({ name: 'floe_table_delete_files', help: 'Live delete files by kind (equality, position, dv)', labelNames: ['table', 'kind'], registers }),
       deletedRows: new Gauge({ name: 'floe_table_deleted_rows', help: 'Rows removed by live delete files, by kind (equality, position)', labelNames: ['table', 'kind'], registers }),
       snapshots: new Gauge({ name: 'floe_table_snapshots', help: 'Snapshots retained in the table metadata', labelNames: ['table'], registers }),
+      manifests: new Gauge({ name: 'floe_table_manifests', help: 'Manifests of the current snapshot by content (data, deletes); maintenance.manifests rewrites them when small ones pile up', labelNames: ['table', 'content'], registers }),
       metadataBytes: new Gauge({ name: 'floe_table_metadata_bytes', help: 'Size of the current metadata.json', labelNames: ['table'], registers }),
     };
   }
@@ -121,6 +123,8 @@ export class PrometheusMetrics implements Metrics {
     this.health.deletedRows.set({ table, kind: 'equality' }, Number(h.deletedRows.equality));
     this.health.deletedRows.set({ table, kind: 'position' }, Number(h.deletedRows.position));
     this.health.snapshots.set({ table }, h.snapshots);
+    this.health.manifests.set({ table, content: 'data' }, h.manifests.data);
+    this.health.manifests.set({ table, content: 'deletes' }, h.manifests.deletes);
     if (h.metadataBytes !== undefined) this.health.metadataBytes.set({ table }, h.metadataBytes);
   }
 }

@@ -242,7 +242,7 @@ class PipelineRun {
     for (const t of this.checkpointer!.tables.values()) {
       try {
         const { report, result } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), options, this.logger);
-        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0) this.logger.info('maintenance: old snapshots expired, orphan files removed', { ...report, table: t.key });
+        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0 || (report.manifests?.replaced ?? 0) > 0) this.logger.info('maintenance: old snapshots expired, manifests rewritten, orphan files removed', { ...report, table: t.key });
         if (this.options.metrics?.tableHealth) this.options.metrics.tableHealth(t.key, await tableHealth(result.table.io, result.table.metadata, result.table.metadataLocation));
       } catch (e) {
         this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });

@@ -27,7 +27,7 @@ describe('npm run bench', () => {
     delete env.FLOE_BENCH_MYSQL_URL;
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--json', json],
+      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--key-index-keys', '20000', '--json', json],
       { cwd: join(import.meta.dirname, '..', '..'), env, maxBuffer: 1 << 24, timeout: 170_000 },
     );
     expect(stdout).toMatch(/floe snapshot/);
@@ -55,5 +55,13 @@ describe('npm run bench', () => {
     }
     expect(result.partitioned[1].partitions).toBe(16);
     expect(result.partitioned[0].partitions).toBeGreaterThan(1000); // 2,000 rows over 1,826 days
+    // the key-index micro-benchmark: both key kinds, every figure there
+    expect(result.keyIndex.map((k) => k.key)).toEqual(['BIGINT', '(BIGINT, VARCHAR)']);
+    for (const k of result.keyIndex) {
+      expect(k.keys).toBe(20000);
+      for (const v of [k.heapBytesPerKey, k.lookupsPerSecond, k.buildSeconds, k.dataFiles]) expect(v).toBeGreaterThan(0);
+      expect(counts[`key index lookups, ${k.key} key`]).toBe(20000);
+    }
+    expect(stdout).toMatch(/key index, BIGINT key: 20,000 keys in 1 files, \d+ heap bytes\/key, [\d,]+ lookups\/s/);
   }, 180_000);
 });

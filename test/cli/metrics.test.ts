@@ -38,7 +38,7 @@ describe('Prometheus metrics', () => {
     metrics.commitDuration('shop.orders', 0.3);
     metrics.filesWritten('shop.orders', 'data', 2, 10_240);
     metrics.filesWritten('shop.orders', 'delete', 1, 512);
-    metrics.tableHealth('shop.orders', { dataFiles: 12, dataBytes: 1200n, averageDataFileBytes: 100, deleteFiles: { equality: 3, position: 0, deletionVectors: 4 }, deletedRows: { equality: 30n, position: 9n }, snapshots: 11, metadataBytes: 4096 });
+    metrics.tableHealth('shop.orders', { dataFiles: 12, dataBytes: 1200n, averageDataFileBytes: 100, deleteFiles: { equality: 3, position: 0, deletionVectors: 4 }, deletedRows: { equality: 30n, position: 9n }, snapshots: 11, manifests: { data: 5, deletes: 2 }, metadataBytes: 4096 });
 
     const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
     expect(response.status).toBe(200);
@@ -65,6 +65,8 @@ describe('Prometheus metrics', () => {
     expect(s.get('floe_table_deleted_rows{table="shop.orders",kind="position"}')).toBe(9);
     expect(s.get('floe_table_snapshots{table="shop.orders"}')).toBe(11);
     expect(s.get('floe_table_metadata_bytes{table="shop.orders"}')).toBe(4096);
+    expect(s.get('floe_table_manifests{table="shop.orders",content="data"}')).toBe(5);
+    expect(s.get('floe_table_manifests{table="shop.orders",content="deletes"}')).toBe(2);
     expect(text).toContain('# TYPE floe_commit_duration_seconds histogram');
     // prom-client's process metrics come along (RSS, CPU).
     expect(text).toContain('process_resident_memory_bytes');

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
 import { lastCommitted } from '../../src/iceberg/writer/checkpoint-stamps.js';
+import { currentSnapshot } from '../../src/iceberg/snapshot-ids.js';
+import { readSnapshotManifests } from '../../src/iceberg/table/manifest-io.js';
 import { parseProgressSummary } from '../../src/cli/progress-summary.js';
 import { connectMysql } from '../../src/source/mysql/client.js';
 import { detectDialect } from '../../src/source/mysql/dialect.js';
@@ -202,6 +204,9 @@ metrics: { port: ${metricsPort} }
         expect(health.deleteFiles.equality + health.deleteFiles.position + health.deleteFiles.deletionVectors).toBe(Number(summary['total-delete-files']));
         expect(health.deletedRows).toEqual({ equality: Number(summary['total-equality-deletes']), position: Number(summary['total-position-deletes']) });
         expect(health.snapshots).toBe(t.metadata.snapshots.length);
+        // the manifests of the current snapshot, counted from its manifest list
+        const listed = await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!);
+        expect(health.manifests).toEqual({ data: listed.filter((m) => m.content === 'data').length, deletes: listed.filter((m) => m.content === 'deletes').length });
         expect(health.metadataBytes).toBe(statSync(fileURLToPath(t.metadataLocation)).size);
         expect(health.averageDataFileBytes).toBeGreaterThan(0);
       }

@@ -3,7 +3,9 @@
  * streams (the table stays equal to MySQL, the history stays short), and `floe maintain
  * --expire-older-than 0s --retain-last 1` (the real CLI) leaves one snapshot per table and no data
  * file no snapshot reaches; with `--orphans-older-than 0s` no file under the table that nothing
- * names; a restart afterwards resumes from the checkpoint stamp and goes on.
+ * names; a restart afterwards resumes from the checkpoint stamp and goes on. Manifest rewriting runs
+ * on the same schedule (a low `maintenance.manifests.minCount` makes it act within a few commits)
+ * and from `floe maintain --manifests-min-count`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -75,6 +77,60 @@ describe('maintenance', () => {
     // ~30 commits were made; the schedule kept the history short (3 kept at the last round, plus the commits since)
     expect(a.metadata.snapshots.length).toBeLessThan(12);
     expect(await unreferencedFiles('a')).toEqual([]);
+  });
+
+  it('floe run rewrites manifests on its schedule (maintenance.manifests.minCount) and floe maintain on demand; v3 upserts stay DVs', async () => {
+    const count = async (): Promise<number> => {
+      const t = await loadCatalogTable(h.catalog, id('a'));
+      return (await readSnapshotManifests(t.io, t.metadata.snapshots.find((x) => x.snapshotId === t.metadata.currentSnapshotId)!)).length;
+    };
+    const run = h.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, manifests: { minCount: 6 }, expireSnapshots: { olderThanMs: 3_600_000, retainLast: 100 } } });
+    try {
+      await h.untilStreaming(run);
+      for (let i = 0; i < 30; i++) {
+        await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i % 10}`);
+        await new Promise((r) => setTimeout(r, 120));
+      }
+      await h.catchUp(run, ['a', 'b']);
+      await new Promise((r) => setTimeout(r, 1500));
+      await h.exec('UPDATE a SET v = v + 1 WHERE id = 0');
+      await h.catchUp(run, ['a', 'b']);
+    } finally {
+      const result = await run.stop();
+      expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
+    }
+    await h.expectLakeEqualsMysql('a');
+    const a = await loadCatalogTable(h.catalog, id('a'));
+    const rewrites = a.metadata.snapshots.filter((x) => x.summary['floe.maintenance'] === 'rewrite-manifests');
+    expect(rewrites.length).toBeGreaterThan(0);
+    expect(rewrites.every((x) => x.summary.operation === 'replace')).toBe(true);
+    expect(a.metadata.formatVersion).toBe(3);
+    const current = a.metadata.snapshots.find((x) => x.snapshotId === a.metadata.currentSnapshotId)!;
+    expect(current.summary['total-equality-deletes']).toBe('0');
+
+    // floe maintain with a threshold of 1: every small manifest of a table goes into one per content
+    const server = sharedMysqlConfig();
+    const config = path.join(fileURLToPath(new URL(`file://${h.config.warehouse.location}`)), '..', `floe-maint-mf-${process.pid}.json`);
+    await writeFile(config, JSON.stringify({ job: { id: 'maint' }, source: { host: server.host, port: server.port, user: server.user, password: server.password, include: ['a', 'b'].map((t) => `${h.db}.${t}`) }, warehouse: { location: h.config.warehouse.location } }));
+    // a few commits with maintenance off leave small manifests beside the rewritten ones
+    const more = h.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { enabled: false } });
+    try {
+      await h.untilStreaming(more);
+      for (let i = 0; i < 3; i++) {
+        await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i}`);
+        await h.catchUp(more, ['a', 'b']);
+      }
+    } finally {
+      await more.stop();
+    }
+    const before = await count();
+    expect(before).toBeGreaterThan(2);
+    const done = await runFloe(['maintain', '-c', config, '--table', `${h.db}.a`, '--manifests-min-count', '1', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    const report = JSON.parse(done.stdout.trim()) as { manifests?: { before: number; after: number; replaced: number } };
+    expect(report.manifests).toMatchObject({ before, after: 2 });
+    expect(await count()).toBe(2);
+    await h.expectLakeEqualsMysql('a');
   });
 
   it('floe maintain --expire-older-than 0s --retain-last 1 --orphans-older-than 0s leaves one snapshot and no unreferenced file per table; floe resumes afterwards', async () => {

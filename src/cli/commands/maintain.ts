@@ -2,7 +2,8 @@
  * `floe maintain`: maintenance on demand for the tables this job writes (those carrying its
  * checkpoint stamp), or one `--table` — snapshot expiry by age and count, with the config's
  * `maintenance.expireSnapshots` as defaults, after compacting format-v2 tables that have live delete
- * files (`--no-compact` skips it), and with `--orphans-older-than` orphan-file removal. Run it while `floe run` is stopped, or beside it: a
+ * files (`--no-compact` skips it) and rewriting small manifests when more than
+ * `maintenance.manifests.minCount` are live (`--manifests-min-count`, `--no-rewrite-manifests`), and with `--orphans-older-than` orphan-file removal. Run it while `floe run` is stopped, or beside it: a
  * commit of floe's that lands in between makes the expiry re-plan (it never removes a snapshot it
  * did not see). Prints one line (or JSON object) per table.
  */
@@ -39,9 +40,14 @@ export function registerMaintain(program: Command, setExit: (code: ExitCodeValue
       return Number(v);
     }))
     .option('--no-compact', 'do not compact format-v2 tables (by default every live delete file of a v2 table is applied and dropped)')
+    .option('--no-rewrite-manifests', 'do not rewrite small manifests (by default when more than maintenance.manifests.minCount are live)')
+    .addOption(new Option('--manifests-min-count <n>', 'rewrite manifests when more than this many are small (default: maintenance.manifests.minCount)').argParser((v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1) throw new FloeError('cli', 'invalid-argument', `--manifests-min-count: expected a whole number of at least 1, found ${JSON.stringify(v)}`);
+      return Number(v);
+    }))
     .option('--orphans-older-than <duration>', 'also delete files under the table location that nothing refers to and that are older than this (e.g. 3d; never less than the longest a commit may take)')
     .option('--json', 'JSON lines even on a terminal')
-    .action(async (options: { table?: string; dryRun?: boolean; expireOlderThan?: string; retainLast?: number; orphansOlderThan?: string; compact: boolean; json?: boolean }, command: Command) => {
+    .action(async (options: { table?: string; dryRun?: boolean; expireOlderThan?: string; retainLast?: number; orphansOlderThan?: string; compact: boolean; rewriteManifests: boolean; manifestsMinCount?: number; json?: boolean }, command: Command) => {
       const ctx = await commandContext(command);
       const defaults = maintenanceOptions(ctx.config);
       const policy = {
@@ -49,6 +55,9 @@ export function registerMaintain(program: Command, setExit: (code: ExitCodeValue
         retainLast: options.retainLast ?? defaults.retainLast,
         dryRun: options.dryRun === true,
         ...(options.compact ? { compactMinDeleteFiles: 1 } : {}),
+        ...(options.rewriteManifests
+          ? { manifests: { minCount: options.manifestsMinCount ?? ctx.config.maintenance.manifests.minCount, ...(defaults.manifests?.targetSizeBytes !== undefined ? { targetSizeBytes: defaults.manifests.targetSizeBytes } : {}) } }
+          : {}),
         ...(options.orphansOlderThan !== undefined ? { orphansOlderThanMs: parseDuration(options.orphansOlderThan, '--orphans-older-than') } : {}),
       };
       const catalog = openCatalog(ctx.config, ctx.logger);
@@ -82,5 +91,7 @@ function humanLine(r: TableMaintenanceReport, dryRun: boolean): string {
   const verb = dryRun ? 'would expire' : 'expired';
   const orphans = r.orphanFiles === undefined ? '' : `, ${dryRun ? 'would remove' : 'removed'} ${r.orphanFiles} orphan file(s)`;
   const compacted = r.compaction ? `${dryRun ? 'would rewrite' : 'rewrote'} ${r.compaction.rewrittenDataFiles} data file(s) dropping ${r.compaction.removedDeleteFiles} delete file(s), ` : '';
-  return `${r.table}: ${compacted}${verb} ${r.expiredSnapshots} snapshot(s), ${dryRun ? 'would delete' : 'deleted'} ${r.deletedFiles} file(s)${orphans}; ${r.retainedSnapshots} snapshot(s) kept\n`;
+  const m = r.manifests;
+  const rewritten = m && m.replaced > 0 ? `${dryRun ? 'would rewrite' : 'rewrote'} ${m.replaced} manifest(s) into ${m.created} (${m.before} → ${m.after}), ` : '';
+  return `${r.table}: ${compacted}${rewritten}${verb} ${r.expiredSnapshots} snapshot(s), ${dryRun ? 'would delete' : 'deleted'} ${r.deletedFiles} file(s)${orphans}; ${r.retainedSnapshots} snapshot(s) kept\n`;
 }

@@ -107,7 +107,7 @@ function humanStatus(ctx: CommandContext, statuses: TableStatus[]): string {
 function healthTable(statuses: TableStatus[]): string {
   const withHealth = statuses.filter((s) => s.health);
   if (withHealth.length === 0) return '';
-  const headers = ['TABLE', 'DATA FILES', 'AVG FILE', 'EQ DELETE FILES', 'POS DELETE FILES', 'DVS', 'DELETED ROWS', 'SNAPSHOTS', 'METADATA', 'LAST EXPIRY'];
+  const headers = ['TABLE', 'DATA FILES', 'AVG FILE', 'EQ DELETE FILES', 'POS DELETE FILES', 'DVS', 'DELETED ROWS', 'SNAPSHOTS', 'MANIFESTS', 'METADATA', 'LAST EXPIRY'];
   const rows = withHealth.map((s) => {
     const h = s.health!;
     return [
@@ -119,11 +119,12 @@ function healthTable(statuses: TableStatus[]): string {
       h.deleteFiles.deletionVectors.toLocaleString('en-US'),
       (h.deletedRows.equality + h.deletedRows.position).toLocaleString('en-US'),
       h.snapshots.toLocaleString('en-US'),
+      (h.manifests.data + h.manifests.deletes).toLocaleString('en-US'),
       h.metadataBytes === undefined ? '?' : formatBytes(h.metadataBytes),
       h.lastExpiry ? h.lastExpiry.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–',
     ];
   });
-  return `\nlake health\n${renderTable(headers, rows, new Set([1, 2, 3, 4, 5, 6, 7, 8]))}`;
+  return `\nlake health\n${renderTable(headers, rows, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]))}`;
 }
 
 function formatBytes(n: number): string {

@@ -4,7 +4,9 @@
  * (many small files slow every scan), delete files by kind and the deleted rows they still carry
  * (each one is applied at read time until a compaction removes it; equality deletes are the costly
  * kind and the one PyIceberg cannot read), snapshots retained and the size of the metadata file
- * (rewritten at every commit), read from the current snapshot's manifests.
+ * (rewritten at every commit), read from the current snapshot's manifests — and those manifests
+ * themselves: every scan plan reads each one, so their count is what manifest rewriting
+ * (rewrite-manifests.ts) keeps down.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { currentSnapshot } from '../snapshot-ids.js';
@@ -20,6 +22,8 @@ export interface TableHealth {
   /** Rows that live delete files remove: equality-delete records and position deletes (DVs included). */
   deletedRows: { equality: bigint; position: bigint };
   snapshots: number;
+  /** Manifests of the current snapshot, data and delete ones. */
+  manifests: { data: number; deletes: number };
   metadataBytes?: number;
   /** When floe last expired snapshots (ISO-8601), from its `floe.maintenance.last-expiry-ms` stamp. */
   lastExpiry?: string;
@@ -33,10 +37,12 @@ export async function tableHealth(io: FileIO, metadata: TableMetadata, metadataL
     deleteFiles: { equality: 0, position: 0, deletionVectors: 0 },
     deletedRows: { equality: 0n, position: 0n },
     snapshots: metadata.snapshots.length,
+    manifests: { data: 0, deletes: 0 },
   };
   const current = currentSnapshot(metadata);
   if (current) {
     for (const mf of await readSnapshotManifests(io, current)) {
+      h.manifests[mf.content]++;
       for (const e of await readManifestEntries(io, mf)) {
         if (e.status === 'deleted') continue;
         const f = e.dataFile;

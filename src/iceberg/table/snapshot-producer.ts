@@ -55,6 +55,18 @@ export interface SnapshotChanges {
   addedDeleteFiles?: readonly DataFile[];
   /** Data or delete files to mark DELETED (as the table's manifests describe them: path, content, spec). */
   removedFiles?: readonly DataFile[];
+  /**
+   * A manifest rewrite (Java `BaseRewriteManifests`; maintenance/rewrite-manifests.ts): the parent's
+   * manifests `replaced` give way to manifests of `groups` (written by this commit, one per group,
+   * entries as given — EXISTING with explicit snapshot ids and sequence numbers). No file is added or
+   * removed and nothing is merged. Every attempt checks that each replaced manifest is still in the
+   * head it commits on; if another writer rewrote or dropped one, the commit fails with
+   * 'commit-conflict' (not retryable: Java's "Manifest is missing"), as planning must start again.
+   */
+  manifestRewrite?: {
+    replaced: readonly ManifestFile[];
+    groups: readonly { specId: number; content: ManifestContent; entries: ManifestEntry[] }[];
+  };
 }
 
 export type CommitDecision = 'proceed' | 'skip';
@@ -170,6 +182,13 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
   try {
     const newData = await writeNewManifests(ws, current.metadata, 'data', changes.addedDataFiles ?? []);
     const newDeletes = await writeNewManifests(ws, current.metadata, 'deletes', changes.addedDeleteFiles ?? []);
+    const rewrite = changes.manifestRewrite;
+    if (rewrite && (added.length > 0 || (changes.removedFiles?.length ?? 0) > 0)) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a manifest rewrite adds and removes no file; commit file changes in a snapshot of their own');
+    }
+    const rewritten: ManifestFile[] = [];
+    for (const g of rewrite?.groups ?? []) rewritten.push(await ws.writeManifest(current.metadata, g.specId, g.content, g.entries));
+    const replacedPaths = new Set((rewrite?.replaced ?? []).map((m) => m.path));
     await failpoint('after-manifests');
     await scoped('after-manifests');
     const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
@@ -177,6 +196,8 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
     const deleteMerger = new ManifestMerger(ws, 'deletes');
     const dvCheck = new ConcurrentDVCheck(current.io, changes.addedDeleteFiles ?? [], current.metadata.refs[MAIN_BRANCH]?.snapshotId);
 
+    let removedNow: DataFile[] = [];
+    let rewriteSummary: Record<string, string> = {};
     for (;;) {
       attempts++;
       const base = current.metadata;
@@ -188,9 +209,32 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
       if (parentId !== undefined && !parent) throw new FloeError(SUBSYSTEM, 'invalid-data', `branch main points at snapshot ${parentId}, which the table's metadata does not have`);
       if (attempts > 1) await dvCheck.validate(base);
       const parentManifests = parent ? await readSnapshotManifests(current.io, parent) : [];
-      const filtered = await filter.filter(base, parentManifests);
-      const data = await dataMerger.merge(base, [...newData, ...filtered.manifests.filter((m) => m.content === 'data')]);
-      const deletes = await deleteMerger.merge(base, [...newDeletes, ...filtered.manifests.filter((m) => m.content === 'deletes')]);
+      let data: ManifestFile[];
+      let deletes: ManifestFile[];
+      if (rewrite) {
+        // Java BaseRewriteManifests.validateDeletedManifests: the replaced manifests must all still be
+        // in the snapshot this attempt commits on; manifests other writers added meanwhile are kept.
+        const present = new Set(parentManifests.map((m) => m.path));
+        const missing = [...replacedPaths].filter((p) => !present.has(p));
+        if (missing.length > 0) {
+          throw new FloeError(SUBSYSTEM, 'commit-conflict', `manifest rewrite of ${current.identifier.name}: ${missing.length} manifest(s) it replaces are no longer in the current snapshot (e.g. ${missing[0]}); another writer changed them — plan the rewrite again`, { retryable: false });
+        }
+        const kept = parentManifests.filter((m) => !replacedPaths.has(m.path));
+        // Java's RewriteManifests summary keys (SnapshotSummary.*_MANIFESTS_*, ENTRIES_PROCESSED)
+        rewriteSummary = {
+          'manifests-created': String(rewritten.length),
+          'manifests-kept': String(kept.length),
+          'manifests-replaced': String(replacedPaths.size),
+          'entries-processed': String((rewrite.groups).reduce((n, g) => n + g.entries.length, 0)),
+        };
+        data = [...rewritten.filter((m) => m.content === 'data'), ...kept.filter((m) => m.content === 'data')];
+        deletes = [...rewritten.filter((m) => m.content === 'deletes'), ...kept.filter((m) => m.content === 'deletes')];
+      } else {
+        const filtered = await filter.filter(base, parentManifests);
+        removedNow = filtered.removed;
+        data = await dataMerger.merge(base, [...newData, ...filtered.manifests.filter((m) => m.content === 'data')]);
+        deletes = await deleteMerger.merge(base, [...newDeletes, ...filtered.manifests.filter((m) => m.content === 'deletes')]);
+      }
 
       const sequenceNumber = base.lastSequenceNumber + 1n;
       const list = writeManifestList({
@@ -207,7 +251,7 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
 
       const summaryChanges = new SnapshotSummaryBuilder();
       for (const f of added) summaryChanges.addedFile(f);
-      for (const f of filtered.removed) summaryChanges.removedFile(f);
+      for (const f of removedNow) summaryChanges.removedFile(f);
       const now = options.nowMs ? options.nowMs() : BigInt(Date.now());
       const snapshot: Snapshot = {
         snapshotId,
@@ -215,7 +259,7 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
         // Keep timestamps monotonic along the branch (DuckDB PR #333: Spark "lost" rows otherwise).
         timestampMs: parent && parent.timestampMs > now ? parent.timestampMs : now,
         manifestList: listPath,
-        summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, options.summary),
+        summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, { ...options.summary, ...rewriteSummary }),
         schemaId: base.currentSchemaId,
       };
       if (parent) snapshot.parentSnapshotId = parent.snapshotId;

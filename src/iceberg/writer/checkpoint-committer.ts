@@ -41,7 +41,7 @@ import { findExistingDeletes } from './existing-deletes.js';
 import { join } from 'node:path';
 import { failpoint } from '../../util/failpoints.js';
 import type { Schema } from '../schema.js';
-import { buildKeyIndex, type KeyIndex } from './key-index.js';
+import { buildKeyIndex, indexStillMatches, type KeyIndex } from './key-index.js';
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import { TableKey } from './table-key.js';
 
@@ -320,7 +320,8 @@ export class CheckpointCommitter {
       // snapshot the index matches. A commit retried on top of another writer's snapshot (one that
       // did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
       // behind that writer's changes, and a skipped one in doubt: rebuilt.
-      if (result.status === 'committed' && result.snapshot.parentSnapshotId === state.index.snapshotId) {
+      // Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
+      if (result.status === 'committed' && indexStillMatches(result.table.metadata, state.index.snapshotId, result.snapshot.parentSnapshotId)) {
         // a kill here leaves a disk index stamped with the parent: the next start replays this commit
         await failpoint('key-index-before-apply');
         state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId, prepared);
@@ -381,6 +382,9 @@ export class CheckpointCommitter {
       this.dropIndex(state);
       return {};
     }
+    // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
+    // (an empty delta re-stamps it: on disk, too)
+    if (state.index && state.index.snapshotId !== head && indexStillMatches(m, state.index.snapshotId, head)) state.index.apply({ set: [], deleted: [] }, head);
     if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) await this.loadIndex(state, schema);
     return { keyIndex: state.index };
   }

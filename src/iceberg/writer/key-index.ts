@@ -22,8 +22,8 @@ import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
 import { readTaskPositions } from '../scan/task-reader.js';
 import { Schema } from '../schema.js';
-import { currentSnapshot } from '../snapshot-ids.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import type { Snapshot, TableMetadata } from '../table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
 
 const TWO_32 = 4294967296;
@@ -117,6 +117,37 @@ export interface KeyIndexSink {
   set(k: KeyId, file: DataFile, pos: number): void;
   /** Called before a file's rows are set: the deletes it is read with. */
   fileRead?(task: FileScanTask): void;
+}
+
+/** Summary counts of file changes (spec "Optional Snapshot Summary Fields"); a manifest rewrite has none. */
+const FILE_CHANGE_KEYS = ['added-data-files', 'deleted-data-files', 'added-delete-files', 'removed-delete-files', 'added-records', 'deleted-records'];
+
+/**
+ * A manifest rewrite (maintenance/rewrite-manifests.ts, Java `RewriteManifests`): operation
+ * `replace` carrying Java's `manifests-replaced` count and no added or removed file. It moves
+ * entries between manifests and leaves every live row in its file at its position. A `replace`
+ * without those marks may be a compaction (which moves rows) and never counts.
+ */
+function isManifestRewrite(s: Snapshot): boolean {
+  const sum = s.summary;
+  if (sum.operation !== 'replace' || sum['manifests-replaced'] === undefined) return false;
+  return FILE_CHANGE_KEYS.every((k) => sum[k] === undefined || sum[k] === '0');
+}
+
+/**
+ * Whether an index of snapshot `from` also matches snapshot `to`: `to` is `from`, or descends from it
+ * through manifest rewrites only. floe's maintenance rewrites manifests between checkpoints; without
+ * this every rewrite would cost the next checkpoint a rebuild of the index (a read of every data
+ * file's key column).
+ */
+export function indexStillMatches(metadata: TableMetadata, from: bigint | undefined, to: bigint | undefined): boolean {
+  if (from === to) return true;
+  if (from === undefined || to === undefined) return false;
+  for (const s of ancestorsOf(metadata, to)) {
+    if (s.snapshotId === from) return true;
+    if (!isManifestRewrite(s)) return false;
+  }
+  return false; // `from` is not an ancestor (expired, or another branch of history)
 }
 
 /**
