@@ -22,6 +22,7 @@ import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js'
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
+import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
 import { newTable, tempWarehouse, type Warehouse } from './support.js';
 
 let w: Warehouse;
@@ -317,5 +318,30 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
     c.close();
     expect(c.keyIndexLoads.builtOnDisk).toBe(1);
     await expectIndexMatchesLake(run, after.metadata.tableUuid);
+  });
+
+  it('a manifest rewrite between checkpoints: the disk index is re-stamped, not rebuilt nor replayed, also across a restart', async () => {
+    const t0 = await newTable(w, { formatVersion: 3, properties: { 'commit.manifest-merge.enabled': 'false' } });
+    const run: Run = { id: t0.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
+    const rnd = prng(5);
+    let c = committer(run);
+    for (let i = 0; i < 6; i++) await randomCheckpoint(c, run, rnd);
+    const loads = { ...c.keyIndexLoads };
+    expect(loads.spilled + loads.builtOnDisk).toBe(1);
+    const r = await rewriteManifests(await loadCatalogTable(w.catalog, run.id), { minManifests: 2 });
+    expect(r.skipped).toBeUndefined();
+    for (let i = 0; i < 2; i++) await randomCheckpoint(c, run, rnd);
+    expect(c.keyIndexLoads).toEqual(loads);
+    await expectModel(run);
+    expect((await rewriteManifests(await loadCatalogTable(w.catalog, run.id), { minManifests: 2 })).skipped).toBeUndefined();
+    c.close();
+    // a restart after another rewrite: the stamp's snapshot is the rewrite's parent — caught up
+    // without reading a data file
+    c = committer(run);
+    await randomCheckpoint(c, run, rnd);
+    expect(c.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, spilled: 0, reused: 1, replayed: 0 });
+    await expectModel(run);
+    c.close();
+    await expectIndexMatchesLake(run, (await loadCatalogTable(w.catalog, run.id)).metadata.tableUuid);
   });
 });
