@@ -173,8 +173,19 @@ export const icebergSchema = z
       .number()
       .int()
       .min(0)
-      .default(10_000_000)
-      .describe('Deletion-vector upserts keep a key index in memory (~100 bytes per live row); a table with more rows uses equality deletes instead, with a warning'),
+      .optional()
+      .describe('The ceiling of the primary-key index of deletion-vector upserts: a table with more live rows uses equality deletes instead, with a warning (default 1 billion; the index lives on disk beyond iceberg.keyIndex.memoryMaxRows)'),
+    keyIndex: z
+      .object({
+        memoryMaxRows: z
+          .number()
+          .int()
+          .min(0)
+          .default(2_000_000)
+          .describe('A table\'s key index stays in memory (~100 bytes per live row) up to this many rows; beyond, it lives in SQLite under stateDir (kept across restarts)'),
+      })
+      .strict()
+      .prefault({}),
     properties: z.record(z.string(), z.string()).default({}),
   })
   .strict();
@@ -205,6 +216,11 @@ export const configSchema = z
       .strict()
       .prefault({}),
     iceberg: icebergSchema.prefault({}),
+    stateDir: z
+      .string()
+      .min(1)
+      .default('./.floe/state')
+      .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
         intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds (at a transaction boundary)'),

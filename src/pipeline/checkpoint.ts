@@ -133,7 +133,13 @@ export class Checkpointer {
   remove(key: string): void {
     const t = this.tables.get(key);
     if (t && t.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
+    t?.committer.close();
     this.tables.delete(key);
+  }
+
+  /** Closes the tables' key indexes (disk ones stay on disk for the next run). */
+  close(): void {
+    for (const t of this.tables.values()) t.committer.close();
   }
 
   /**

@@ -446,6 +446,8 @@ class PipelineRun {
 
   async close(): Promise<void> {
     this.options.progress?.stop();
+    // the disk key indexes' SQLite handles (their files stay: the next run reuses them)
+    this.checkpointer?.close();
     await this.source?.close().catch((e) => this.logger.warn('closing the source failed', { err: e }));
     await this.client?.close().catch(() => {});
     await this.catalog?.close?.().catch(() => {});

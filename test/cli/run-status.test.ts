@@ -128,12 +128,15 @@ describe('floe run → SIGTERM → floe status', () => {
       `job: { id: ${job} }
 ${sourceYaml(db, 6101, { ...shared, user, password })}warehouse: { location: "${warehouse}" }
 commit: { intervalMs: 300 }
+iceberg: { keyIndex: { memoryMaxRows: 0 } }
 notifications:
   webhook: { url: "${hookUrl}", headers: { x-floe-test: "yes" } }
 metrics: { port: ${metricsPort} }
 `,
     );
-    const run = spawnFloe(['run', '-c', config], { cwd: dir });
+    // memoryMaxRows 0: the streamed upserts' key index lives on disk, under --state-dir
+    const stateDir = join(dir, 'state-run');
+    const run = spawnFloe(['run', '-c', config, '--state-dir', stateDir], { cwd: dir });
     try {
       await until('streaming-started at the webhook', () => hooksOf(job, 'streaming-started')[0]);
       expect(hooksOf(job, 'snapshot-started')[0]).toMatchObject({ tables: expect.arrayContaining([`${db}.items`, `${db}.notes`]) });
@@ -172,6 +175,8 @@ metrics: { port: ${metricsPort} }
       expect(logs.some((l) => String(l.msg).startsWith('SIGTERM received: stopping after the current checkpoint'))).toBe(true);
       expect(done.stderr).not.toContain(password);
       expect(done.stdout).not.toContain(password);
+      const itemsTable = await catalog.loadTable({ namespace: [db], name: 'items' });
+      expect(statSync(join(stateDir, job, `${itemsTable.metadata.tableUuid}.keyindex.sqlite`)).size).toBeGreaterThan(0);
 
       // floe status, as JSON (stdout is a pipe here), against what the tables themselves say.
       const status = await runFloe(['status', '-c', config, '--count'], { cwd: dir });

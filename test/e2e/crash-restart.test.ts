@@ -152,8 +152,9 @@ async function crashAndCompare(
   writer: Writer,
   random: () => number,
   quota: Quota,
-  options: { typeMapping?: TypeMappingOptions; duringRun?: (run: number, phase: Phase) => Promise<void> } = {},
+  options: { typeMapping?: TypeMappingOptions; duringRun?: (run: number, phase: Phase) => Promise<void>; commitSteps?: readonly string[] } = {},
 ): Promise<RunRecord[]> {
+  const steps = options.commitSteps ?? COMMIT_STEPS;
   writer.start();
   const runs: RunRecord[] = [];
   const met = () =>
@@ -171,7 +172,7 @@ async function crashAndCompare(
       // The first two runs are killed early in the snapshot (it is resumable, so it must be hit
       // before it completes); the third dies at its first data-file commit step, still snapshotting.
       const failpoint =
-        run === 2 ? 'after-data-files:0:exit' : run > 2 && run % 3 === 0 ? `${COMMIT_STEPS[(run / 3) % COMMIT_STEPS.length]}:${Math.floor(random() * 8)}:exit` : undefined;
+        run === 2 ? 'after-data-files:0:exit' : run > 2 && run % 3 === 0 ? `${steps[(run / 3) % steps.length]}:${Math.floor(random() * 8)}:exit` : undefined;
       const began = Date.now();
       const p = new FloeProcess(s.configPath, { env: failpoint ? { FLOE_FAILPOINTS: failpoint } : {} });
       let killed = false;
@@ -260,6 +261,18 @@ describe('crash and restart', () => {
     await crashAndCompare(s, CRASH_TABLES, writer, random, { minRuns: MIN_RUNS, maxRuns: MAX_RUNS, snapshotKills: 2, failpoints: 3, streamingKills: 5 }, { typeMapping: { timeAsMicros } });
     console.log(`writer: ${writer.parentDeletes} parent deletes`);
     if (CASCADE_DELETES) expect(writer.parentDeletes).toBeGreaterThan(0);
+  }, 900_000);
+
+  it('a disk key index (memoryMaxRows 0, under stateDir): the lake equals MySQL after SIGKILLs, some between the Iceberg commit and the index update', async () => {
+    const s = await setUp('e2e_crash_disk', createCrashSchema, (db) => ({ source: { timeAsMicros: [`${db}.all_types.dur`] }, iceberg: { keyIndex: { memoryMaxRows: 0 } }, stateDir: join(tmpdir(), `floe-e2e-state-${db}`) }), 2);
+    cleanup.push(join(tmpdir(), `floe-e2e-state-${s.db}`));
+    const timeAsMicros = [`${s.db}.all_types.dur`];
+    const { seed, random } = seeded();
+    const writer = new RandomWriter(s.writerConn, prng(seed ^ 0xd15c));
+    await crashAndCompare(s, CRASH_TABLES, writer, random, { minRuns: 10, maxRuns: 25, snapshotKills: 1, failpoints: 3, streamingKills: 4 }, { typeMapping: { timeAsMicros }, commitSteps: ['key-index-before-apply', 'after-manifest-list', 'key-index-before-apply'] });
+    // the indexes went to disk and are stamped: the state directory holds one per keyed table
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(tmpdir(), `floe-e2e-state-${s.db}`, JOB)).filter((f) => f.endsWith('.keyindex.sqlite')).length).toBeGreaterThan(0);
   }, 900_000);
 
   it('partitioned tables (day, bucket): the lake equals MySQL after SIGKILLs during snapshot, commits and streaming, and a DDL while streaming', async () => {

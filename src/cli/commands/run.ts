@@ -16,7 +16,10 @@ import { handleStopSignals } from '../signals.js';
 interface PipelineCommandOptions {
   preflight: boolean;
   progress: boolean;
+  stateDir?: string;
 }
+
+const STATE_DIR_HELP = 'local state directory: disk-backed key indexes, a cache of the lake (default: config stateDir, ./.floe/state)';
 
 export function registerRun(program: Command, setExit: (code: ExitCodeValue) => void): void {
   program
@@ -24,6 +27,7 @@ export function registerRun(program: Command, setExit: (code: ExitCodeValue) => 
     .description('replicate: snapshot the tables that need it, then stream the binlog until stopped (SIGINT/SIGTERM stop after the current checkpoint)')
     .option('--no-preflight', 'skip the source pre-flight checks')
     .option('--no-progress', 'no progress bars on a terminal')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .action(async (options: PipelineCommandOptions, command: Command) => {
       setExit(await pipelineCommand('run', await commandContext(command), options));
     });
@@ -32,6 +36,7 @@ export function registerRun(program: Command, setExit: (code: ExitCodeValue) => 
     .description('snapshot the tables that need it, commit, and exit (no streaming)')
     .option('--no-preflight', 'skip the source pre-flight checks')
     .option('--no-progress', 'no progress bars on a terminal')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .action(async (options: PipelineCommandOptions, command: Command) => {
       setExit(await pipelineCommand('snapshot', await commandContext(command), options));
     });
@@ -51,7 +56,8 @@ export async function preflight(ctx: CommandContext): Promise<boolean> {
 }
 
 async function pipelineCommand(mode: 'run' | 'snapshot', ctx: CommandContext, options: PipelineCommandOptions): Promise<ExitCodeValue> {
-  const { config, logger } = ctx;
+  const { logger } = ctx;
+  const config = options.stateDir ? { ...ctx.config, stateDir: options.stateDir } : ctx.config;
   if (!config.source) {
     const where = ctx.configPath ? `${ctx.configPath} has no \`source:\` section` : 'no config file (pass -c <file>, set FLOE_CONFIG, or create floe.yaml)';
     throw new FloeError('config', 'config', `no source configured: ${where}; or try \`floe demo\``);

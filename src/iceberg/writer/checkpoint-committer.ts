@@ -38,7 +38,11 @@ import type { RowChange } from './row-change.js';
 import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
 import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
 import { findExistingDeletes } from './existing-deletes.js';
+import { join } from 'node:path';
+import { failpoint } from '../../util/failpoints.js';
+import type { Schema } from '../schema.js';
 import { buildKeyIndex, indexStillMatches, type KeyIndex } from './key-index.js';
+import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import { TableKey } from './table-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -62,11 +66,23 @@ export interface CheckpointCommitterOptions {
    */
   upsertDeletes?: 'deletion-vectors' | 'equality';
   /**
-   * Deletion-vector upserts keep the key index in memory (about 100 bytes per live row): a table
-   * with more rows than this (the current snapshot's `total-records`) uses equality deletes instead,
-   * with a warning, rather than exhaust the process's memory. Default 10 million.
+   * The ceiling of the key index: a table with more rows than this (the current snapshot's
+   * `total-records`) uses equality deletes instead, with a warning. Default 10 million without a
+   * `keyIndex.stateDir` (the index then lives in memory only, about 100 bytes per live row), 1
+   * billion with one (beyond `memoryMaxRows` it lives on disk).
    */
   keyIndexMaxRows?: number;
+  keyIndex?: {
+    /**
+     * Where disk-backed indexes persist: `<stateDir>/<job id>/<table uuid>.keyindex.sqlite`.
+     * Without it every index lives in memory and is rebuilt from the lake at each start.
+     */
+    stateDir?: string;
+    /** With a state dir: a table's index stays in memory up to this many rows, on disk beyond (default 2 million). */
+    memoryMaxRows?: number;
+  };
+  /** Progress of index builds and replays. */
+  info?: (message: string) => void;
 }
 
 export type TableCommitStatus =
@@ -111,6 +127,8 @@ export class CheckpointCommitter {
   private readonly emptyInterval: number;
   private failed: unknown;
   private busy = false;
+  /** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
+  readonly keyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0 };
 
   constructor(private readonly options: CheckpointCommitterOptions) {
     if (!options.jobId) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a checkpoint committer needs a non-empty jobId (floe.job-id)');
@@ -198,7 +216,7 @@ export class CheckpointCommitter {
     state.table = table;
     if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) {
       await writer?.abort(); // never committed: its files are unreferenced
-      state.index = undefined; // another process committed: the index no longer knows the table
+      this.dropIndex(state); // another process committed: the index no longer knows the table
       state.idle = 0;
       return { identifier: state.identifier, status: 'already-committed' };
     }
@@ -224,7 +242,7 @@ export class CheckpointCommitter {
         const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets) : undefined;
         prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
       } catch (e) {
-        state.index = undefined;
+        this.dropIndex(state);
         await writer.abort();
         throw e;
       }
@@ -275,7 +293,7 @@ export class CheckpointCommitter {
           indexSnapshotId = state.index?.snapshotId;
           continue;
         }
-        state.index = undefined; // whatever happened, the index no longer knows the table's state
+        this.dropIndex(state); // whatever happened, the index no longer knows the table's state
         // a DV-target conflict is a definite refusal (an unknown outcome before it would have made
         // it one): nothing references this checkpoint's files
         if (isDvTargetConflict(e) && prepared) await deleteQuietly(table, prepared.writtenPaths, this.options.warn);
@@ -303,8 +321,12 @@ export class CheckpointCommitter {
       // did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
       // behind that writer's changes, and a skipped one in doubt: rebuilt.
       // Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
-      if (result.status === 'committed' && indexStillMatches(result.table.metadata, state.index.snapshotId, result.snapshot.parentSnapshotId)) state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId);
-      else state.index = undefined;
+      if (result.status === 'committed' && indexStillMatches(result.table.metadata, state.index.snapshotId, result.snapshot.parentSnapshotId)) {
+        // a kill here leaves a disk index stamped with the parent: the next start replays this commit
+        await failpoint('key-index-before-apply');
+        state.index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId, prepared);
+        await this.spillIfLarge(state);
+      } else this.dropIndex(state);
     }
     if (result.status === 'skipped') {
       // Skipped before any attempt was sent: our files were never referenced. After attempts, keep
@@ -323,16 +345,14 @@ export class CheckpointCommitter {
   private async relocate(state: TableState, prepared: PreparedChanges, checkpointId: bigint): Promise<PreparedChanges | 'already-committed'> {
     const table = await reloadTable(state.table);
     state.table = table;
-    state.index = undefined;
+    this.dropIndex(state);
     if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) return 'already-committed';
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
     if (!schema || m.currentSchemaId !== state.indexSchemaId) {
       throw new FloeError(SUBSYSTEM, 'commit-conflict', `${identifierToString(state.identifier)}: the schema changed while a checkpoint was committed; its deletes cannot be located again with the same keys. Restart and resume from lastCommitted`, { retryable: false });
     }
-    const index = await buildKeyIndex(table, TableKey.identifier(schema));
-    state.index = index;
-    state.indexSchemaId = m.currentSchemaId;
+    const index = await this.loadIndex(state, schema);
     const relocated = await prepared.relocate!(index, (targets) => findExistingDeletes({ io: table.io, metadata: m }, targets));
     await deleteQuietly(table, relocated.replacedPaths, this.options.warn);
     return relocated;
@@ -348,27 +368,109 @@ export class CheckpointCommitter {
     const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
     const mode = state.options.mode ?? (schema && schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
     if ((this.options.upsertDeletes ?? 'deletion-vectors') !== 'deletion-vectors' || m.formatVersion < 3 || mode === 'append' || !schema || schema.identifierFieldIds.length === 0) {
-      state.index = undefined;
+      this.dropIndex(state);
       return {};
     }
     const head = currentSnapshot(m)?.snapshotId;
     const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
-    const limit = this.options.keyIndexMaxRows ?? 10_000_000;
+    const limit = this.options.keyIndexMaxRows ?? (this.options.keyIndex?.stateDir ? 1_000_000_000 : 10_000_000);
     if (records > limit) {
       // Delivery note: correctness is the same; the table gets equality deletes (slower reads,
       // unreadable by PyIceberg) until the index can live on disk.
-      if (!state.indexTooLargeWarned) this.options.warn?.(`${identifierToString(state.identifier)} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for an in-memory key index: its upserts write equality deletes instead of deletion vectors`);
+      if (!state.indexTooLargeWarned) this.options.warn?.(`${identifierToString(state.identifier)} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for a key index: its upserts write equality deletes instead of deletion vectors`);
       state.indexTooLargeWarned = true;
-      state.index = undefined;
+      this.dropIndex(state);
       return {};
     }
     // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
-    if (state.index && state.index.snapshotId !== head && indexStillMatches(m, state.index.snapshotId, head)) state.index.snapshotId = head;
-    if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) {
-      state.index = await buildKeyIndex(state.table, TableKey.identifier(schema));
-      state.indexSchemaId = m.currentSchemaId;
-    }
+    // (an empty delta re-stamps it: on disk, too)
+    if (state.index && state.index.snapshotId !== head && indexStillMatches(m, state.index.snapshotId, head)) state.index.apply({ set: [], deleted: [] }, head);
+    if (!state.index || state.index.snapshotId !== head || state.indexSchemaId !== m.currentSchemaId) await this.loadIndex(state, schema);
     return { keyIndex: state.index };
+  }
+
+  private diskPath(state: TableState): string | undefined {
+    const dir = this.options.keyIndex?.stateDir;
+    return dir ? join(dir, this.jobId, `${state.table.metadata.tableUuid}.keyindex.sqlite`) : undefined;
+  }
+
+  private memoryMaxRows(): number {
+    return this.options.keyIndex?.memoryMaxRows ?? 2_000_000;
+  }
+
+  private dropIndex(state: TableState): void {
+    state.index?.close();
+    state.index = undefined;
+  }
+
+  /**
+   * The index of the table as `state.table` has it now: the persisted one when it still matches
+   * (replaying what was committed since its stamp), else built from the lake — on disk when the
+   * table has more rows than the memory budget.
+   */
+  private async loadIndex(state: TableState, schema: Schema): Promise<KeyIndex> {
+    this.dropIndex(state);
+    const table = state.table;
+    const m = table.metadata;
+    const name = identifierToString(state.identifier);
+    const key = TableKey.identifier(schema);
+    const identity = diskIdentity(m.tableUuid, key, schema);
+    const path = this.diskPath(state);
+    let index: KeyIndex | undefined;
+    if (path) {
+      const opened = await openDiskKeyIndex(path, table, key, identity);
+      if (opened.index) {
+        index = opened.index;
+        this.keyIndexLoads[opened.how]++;
+        if (opened.how === 'replayed') this.options.info?.(`${name}: key index ${path} caught up with snapshot ${String(index.snapshotId)} (${opened.replayedFiles} data file(s) read)`);
+      } else if (!opened.missing) this.options.warn?.(`${name}: key index ${path} cannot be used: ${opened.why}; rebuilding it from the lake`);
+    }
+    if (!index) {
+      const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
+      const started = Date.now();
+      let lastReport = started;
+      const progress = (done: number, total: number, rows: number): void => {
+        const now = Date.now();
+        if (done === total || now - lastReport >= 10_000) {
+          lastReport = now;
+          this.options.info?.(`${name}: building the key index from the lake: ${done}/${total} data files, ${rows} rows, ${((now - started) / 1000).toFixed(1)} s`);
+        }
+      };
+      if (path && records > this.memoryMaxRows()) {
+        index = await DiskKeyIndex.build(path, identity, currentSnapshot(m)?.snapshotId, async (set, fileRead) => {
+          await buildKeyIndex(table, key, { into: { set, fileRead }, progress });
+        });
+        this.keyIndexLoads.builtOnDisk++;
+      } else {
+        index = await buildKeyIndex(table, key, { progress });
+        this.keyIndexLoads.built++;
+      }
+    }
+    state.index = index;
+    state.indexSchemaId = m.currentSchemaId;
+    return index;
+  }
+
+  /** A memory index grown past the budget moves to disk (stamped with the snapshot it matches). */
+  private async spillIfLarge(state: TableState): Promise<void> {
+    const mem = state.index;
+    const path = this.diskPath(state);
+    if (!mem || mem.kind !== 'memory' || !path || mem.size <= this.memoryMaxRows()) return;
+    const m = state.table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === state.indexSchemaId);
+    if (!schema) return;
+    const identity = diskIdentity(m.tableUuid, TableKey.identifier(schema), schema);
+    state.index = await DiskKeyIndex.build(path, identity, mem.snapshotId, async (set) => {
+      for (const [k, file, pos] of mem.entries()) set(k, file, pos);
+    });
+    mem.close();
+    this.keyIndexLoads.spilled++;
+    this.options.info?.(`${identifierToString(state.identifier)}: key index of ${mem.size} rows moved to disk (${path})`);
+  }
+
+  /** Closes the key indexes (disk ones stay on disk for the next start). */
+  close(): void {
+    for (const state of this.tables.values()) this.dropIndex(state);
   }
 
   /** Drops every buffered change and the files written for them (nothing was committed). */
@@ -386,6 +488,10 @@ export class CheckpointCommitter {
       throw new FloeError(SUBSYSTEM, 'internal', `this checkpoint committer failed earlier (${errorMessage(this.failed)}); start a new one and resume each table from lastCommitted`, { cause: this.failed });
     }
   }
+}
+
+function diskIdentity(tableUuid: string, key: TableKey, schema: Schema): DiskIndexIdentity {
+  return { tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
 }
 
 function isRowChange(x: RowChange | Iterable<RowChange>): x is RowChange {

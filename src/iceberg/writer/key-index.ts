@@ -12,13 +12,14 @@
  * without floe (another writer's commit), the owner rebuilds it.
  *
  * Memory: one Map entry per live row (a number or a short string key, and one number: file index ×
- * 2^32 + position) plus one DataFile per data file. Bounded-memory spill to disk is not built yet.
+ * 2^32 + position) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
+ * index lives on local disk instead (key-index-sqlite.ts), persisted across restarts.
  */
 import type { Row } from '../../model/values.js';
 import type { DataFile } from '../data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
-import { planScan } from '../scan/scan-plan.js';
+import { planScan, type FileScanTask } from '../scan/scan-plan.js';
 import { readTaskPositions } from '../scan/task-reader.js';
 import { Schema } from '../schema.js';
 import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
@@ -38,15 +39,36 @@ export interface KeyIndexDelta {
   readonly deleted: readonly KeyId[];
 }
 
-export class KeyIndex {
+/**
+ * What the writer and the committer need of an index. `get` is synchronous: the writer asks it
+ * once per changed row on its hot path (better-sqlite3 answers synchronously too).
+ */
+export interface KeyIndex {
+  /** The snapshot whose live rows the index holds (undefined: the table has none). */
+  readonly snapshotId: bigint | undefined;
+  readonly size: number;
+  /** 'memory' (a Map) or 'disk' (SQLite under the state directory, key-index-sqlite.ts). */
+  readonly kind: 'memory' | 'disk';
+  get(k: KeyId): IndexedRow | undefined;
+  set(k: KeyId, file: DataFile, pos: number): void;
+  delete(k: KeyId): void;
+  /**
+   * Applies a landed commit's delta; the index then matches `snapshotId` (atomically on disk).
+   * `committed`: the commit's files (a disk index records which deletes its files now have).
+   */
+  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: { readonly dataFiles: readonly DataFile[]; readonly deleteFiles: readonly DataFile[] }): void;
+  /** Every entry (spilling a memory index to disk). */
+  entries(): Iterable<readonly [KeyId, DataFile, number]>;
+  close(): void;
+}
+
+export class MemoryKeyIndex implements KeyIndex {
+  readonly kind = 'memory' as const;
   private readonly files: DataFile[] = [];
   private readonly fileIds = new Map<string, number>();
   private readonly rows = new Map<KeyId, number>();
 
-  constructor(
-    /** The snapshot whose live rows the index holds (undefined: the table has none). */
-    public snapshotId: bigint | undefined,
-  ) {}
+  constructor(public snapshotId: bigint | undefined) {}
 
   get size(): number {
     return this.rows.size;
@@ -71,12 +93,30 @@ export class KeyIndex {
     this.rows.delete(k);
   }
 
-  /** Applies a landed commit's delta; the index then matches `snapshotId`. */
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void {
     for (const k of delta.deleted) this.rows.delete(k);
     for (const [k, file, pos] of delta.set) this.set(k, file, pos);
     this.snapshotId = snapshotId;
   }
+
+  *entries(): Iterable<readonly [KeyId, DataFile, number]> {
+    for (const [k, packed] of this.rows) yield [k, this.files[Math.floor(packed / TWO_32)], packed % TWO_32];
+  }
+
+  close(): void {}
+}
+
+/**
+ * `new KeyIndex(snapshotId)`: the memory index, as before the interface existed (callers such as
+ * bench/key-index.ts construct it by that name).
+ */
+export const KeyIndex = MemoryKeyIndex;
+
+/** Where a built index goes: a fresh memory index, or a disk index being filled (key-index-sqlite.ts). */
+export interface KeyIndexSink {
+  set(k: KeyId, file: DataFile, pos: number): void;
+  /** Called before a file's rows are set: the deletes it is read with. */
+  fileRead?(task: FileScanTask): void;
 }
 
 /** Summary counts of file changes (spec "Optional Snapshot Summary Fields"); a manifest rewrite has none. */
@@ -112,22 +152,50 @@ export function indexStillMatches(metadata: TableMetadata, from: bigint | undefi
 
 /**
  * Builds the index of the table's current snapshot: reads the key columns of every live data file
- * (deletion vectors, position and equality deletes applied) with the rows' positions.
+ * (deletion vectors, position and equality deletes applied) with the rows' positions — into a memory
+ * index, or into `into` (a disk index being filled). `progress` hears about every file read.
  */
-export async function buildKeyIndex(table: { io: FileIO; metadata: TableMetadata }, key: TableKey): Promise<KeyIndex> {
+export async function buildKeyIndex(
+  table: { io: FileIO; metadata: TableMetadata },
+  key: TableKey,
+  options: { into?: KeyIndexSink; progress?: (filesDone: number, filesTotal: number, rows: number) => void } = {},
+): Promise<MemoryKeyIndex> {
   const m = table.metadata;
-  const index = new KeyIndex(currentSnapshot(m)?.snapshotId);
+  const index = new MemoryKeyIndex(currentSnapshot(m)?.snapshotId);
+  const sink: KeyIndexSink = options.into ?? index;
   const plan = await planScan(table.io, m);
   if (plan.tasks.length === 0) return index;
-  // only the key columns, in schema order: each read row is then the key's values (TableKey.encode)
-  const keySchema = new Schema(plan.schema.schemaId, key.fieldIds.map((id) => plan.schema.findField(id)!), []);
-  const loader = new DeleteLoader(table.io, plan.schema, m.schemas);
-  const ctx = { io: table.io, schema: keySchema, schemas: m.schemas, specs: m.partitionSpecs, loader };
+  const reader = keyReader(table, key, plan.schema);
+  let rows = 0;
+  let done = 0;
   for (const task of plan.tasks) {
-    for await (const batch of readTaskPositions(task, ctx)) {
-      const rows: Row[] = batch.rows;
-      for (let i = 0; i < rows.length; i++) index.set(key.encode(rows[i], 'indexed key'), task.file, batch.positions ? batch.positions[i] : batch.firstPosition + i);
-    }
+    sink.fileRead?.(task);
+    await reader.live(task, (k, pos) => {
+      sink.set(k, task.file, pos);
+      rows++;
+    });
+    options.progress?.(++done, plan.tasks.length, rows);
   }
   return index;
+}
+
+/** Reads the key columns of data files: the live rows of a task, or every row of its file. */
+export function keyReader(table: { io: FileIO; metadata: TableMetadata }, key: TableKey, schema: Schema) {
+  const m = table.metadata;
+  // only the key columns, in schema order: each read row is then the key's values (TableKey.encode)
+  const keySchema = new Schema(schema.schemaId, key.fieldIds.map((id) => schema.findField(id)!), []);
+  const loader = new DeleteLoader(table.io, schema, m.schemas);
+  const ctx = { io: table.io, schema: keySchema, schemas: m.schemas, specs: m.partitionSpecs, loader };
+  // a callback per row, not an async generator: a build reads millions of rows
+  async function read(task: FileScanTask, each: (k: KeyId, pos: number) => void): Promise<void> {
+    for await (const batch of readTaskPositions(task, ctx)) {
+      const rows: Row[] = batch.rows;
+      for (let i = 0; i < rows.length; i++) each(key.encode(rows[i], 'indexed key'), batch.positions ? batch.positions[i] : batch.firstPosition + i);
+    }
+  }
+  return {
+    live: read,
+    /** Every row of the file, deleted or not (to learn the keys of the positions deletes removed). */
+    all: (task: FileScanTask, each: (k: KeyId, pos: number) => void) => read({ ...task, deletes: { equality: [], position: [], dv: undefined } }, each),
+  };
 }

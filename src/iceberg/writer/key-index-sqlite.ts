@@ -1,0 +1,419 @@
+/**
+ * The disk-backed key index (key-index.ts) for tables with more live rows than the memory budget
+ * (`iceberg.keyIndex.memoryMaxRows`): one SQLite database per table under the state directory,
+ * `<state-dir>/<job id>/<table uuid>.keyindex.sqlite` (better-sqlite3, WAL).
+ *
+ * The lake stays the truth, the database a cache of it that says which state it matches: the
+ * `stamp` row holds the table uuid, the key's field ids, the schema id and the snapshot id whose
+ * live rows `rows` holds. Each applied delta and its new stamp are one SQLite transaction, so a kill
+ * at any moment leaves either the old or the new state, each stamped with the snapshot it matches. A
+ * build writes the stamp last: a database without one is an interrupted build (rebuilt).
+ *
+ * At open (`openDiskKeyIndex`) the stamp is checked against the table; the net change since the
+ * stamped snapshot is replayed (new data files read, files whose deletes changed re-checked), and
+ * anything it cannot follow — a data file it points at no longer live (another writer's rewrite), a
+ * different table, key or schema, an unreadable database — answers "rebuild" with the reason.
+ *
+ * Tables: `rows(k PRIMARY KEY, file, pos) WITHOUT ROWID` (k: the KeyId — an INTEGER for numeric
+ * keys, the canonical TEXT otherwise; the two never compare equal), `files(id, path, deletes)` (the
+ * data files rows point at; `deletes` the paths of the delete files that applied to the file when
+ * last read, NULL when floe's own commit changed them since — a hint of which files replay must
+ * re-check). DataFile objects are not stored: they are re-resolved by path from the table's live
+ * data files at open.
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { errorMessage, FloeError } from '../../util/errors.js';
+import type { DataFile } from '../data-file.js';
+import type { FileIO } from '../../io/file-io.js';
+import type { FileScanTask } from '../scan/scan-plan.js';
+import { planScan } from '../scan/scan-plan.js';
+import { currentSnapshot } from '../snapshot-ids.js';
+import type { TableMetadata } from '../table-metadata.js';
+import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
+import type { KeyId, TableKey } from './table-key.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+const FORMAT = 1;
+/** Rows per transaction while building (one fsync each, bounded WAL). */
+const BUILD_BATCH = 50_000;
+
+/** What a database must match to be used for a table. */
+export interface DiskIndexIdentity {
+  tableUuid: string;
+  keyFieldIds: readonly number[];
+  /**
+   * The key columns' types (JSON): what KeyIds depend on. A schema change that leaves them alone
+   * (a column added) keeps the index; the schema id is stamped for the record only.
+   */
+  keyTypes: string;
+  schemaId: number;
+}
+
+/** The files a landed commit added (what `apply` learns the new deletes of each file from). */
+export interface CommittedFiles {
+  readonly dataFiles: readonly DataFile[];
+  readonly deleteFiles: readonly DataFile[];
+}
+
+type SqlKey = bigint | string;
+/** Numeric KeyIds bound as INTEGER (a varint on disk, not an 8-byte REAL). */
+const sqlKey = (k: KeyId): SqlKey => (typeof k === 'number' ? BigInt(k) : k);
+
+/**
+ * Which delete files applied to a data file when the index read it. Compared at replay with the
+ * current snapshot's: equal → the file's rows are as indexed; different (or unknown) → re-checked.
+ */
+function deletesSignature(task: FileScanTask): string {
+  const d = task.deletes;
+  return signature(d.dv?.file.filePath, d.position.map((r) => r.file.filePath), d.equality.map((r) => r.file.filePath));
+}
+
+function signature(dv: string | undefined, position: readonly string[], equality: readonly string[]): string {
+  return [dv ?? '', ...[...position].sort(), '|', ...[...equality].sort()].join('\n');
+}
+
+export class DiskKeyIndex implements KeyIndex {
+  readonly kind = 'disk' as const;
+  private readonly filesById = new Map<number, DataFile>();
+  private readonly idsByPath = new Map<string, number>();
+  private nextFileId = 1;
+  private count = 0;
+  private stamped: bigint | undefined;
+  private readonly q: {
+    get: Database.Statement<[SqlKey], { file: number; pos: number }>;
+    insert: Database.Statement<[SqlKey, number, number]>;
+    update: Database.Statement<[number, number, SqlKey]>;
+    del: Database.Statement<[SqlKey]>;
+    delAt: Database.Statement<[SqlKey, number, number]>;
+    addFile: Database.Statement<[number, string, string | null]>;
+    fileDeletes: Database.Statement<[string | null, number]>;
+    stamp: Database.Statement<[string, string, string, number, string, number]>;
+  };
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.q = {
+      get: db.prepare('SELECT file, pos FROM rows WHERE k = ?'),
+      insert: db.prepare('INSERT OR IGNORE INTO rows (k, file, pos) VALUES (?, ?, ?)'),
+      update: db.prepare('UPDATE rows SET file = ?, pos = ? WHERE k = ?'),
+      del: db.prepare('DELETE FROM rows WHERE k = ?'),
+      delAt: db.prepare('DELETE FROM rows WHERE k = ? AND file = ? AND pos = ?'),
+      addFile: db.prepare('INSERT INTO files (id, path, deletes) VALUES (?, ?, ?)'),
+      fileDeletes: db.prepare('UPDATE files SET deletes = ? WHERE id = ?'),
+      stamp: db.prepare('INSERT OR REPLACE INTO stamp (one, table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format) VALUES (1, ?, ?, ?, ?, ?, ?, ' + FORMAT + ')'),
+    };
+  }
+
+  get snapshotId(): bigint | undefined {
+    return this.stamped;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** A new, empty, unstamped database at `path` (whatever was there is removed). */
+  static create(path: string): DiskKeyIndex {
+    let db: Database.Database;
+    try {
+      removeDatabase(path);
+      mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path);
+    } catch (e) {
+      throw new FloeError(SUBSYSTEM, 'io', `key index: expected to create ${path} for a table's disk-backed key index, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise iceberg.keyIndex.memoryMaxRows`, { cause: e });
+    }
+    try {
+      db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode: a power loss may lose the last transactions but never corrupts; the
+      // lake is the truth and an older stamp is replayed
+      db.pragma('synchronous = NORMAL');
+      db.exec(`CREATE TABLE stamp (one INTEGER PRIMARY KEY CHECK (one = 1), table_uuid TEXT NOT NULL, key_field_ids TEXT NOT NULL, key_types TEXT NOT NULL, schema_id INTEGER NOT NULL, snapshot_id TEXT NOT NULL, row_count INTEGER NOT NULL, format INTEGER NOT NULL);
+        CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, deletes TEXT);
+        CREATE TABLE rows (k PRIMARY KEY, file INTEGER NOT NULL, pos INTEGER NOT NULL) WITHOUT ROWID;`);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return new DiskKeyIndex(db, path);
+  }
+
+  get(k: KeyId): IndexedRow | undefined {
+    const r = this.q.get.get(sqlKey(k));
+    if (!r) return undefined;
+    const file = this.filesById.get(r.file);
+    if (!file) throw new FloeError(SUBSYSTEM, 'internal', `key index ${this.path}: a row points at file id ${r.file}, which the files table does not hold; delete the file to rebuild the index`);
+    return { file, pos: r.pos };
+  }
+
+  private fileId(file: DataFile, deletes: string | null): number {
+    let id = this.idsByPath.get(file.filePath);
+    if (id === undefined) {
+      id = this.nextFileId++;
+      this.q.addFile.run(id, file.filePath, deletes);
+      this.idsByPath.set(file.filePath, id);
+    }
+    this.filesById.set(id, file);
+    return id;
+  }
+
+  /** Direct changes (a build, tests) are stamped — persisted as a state — with the next `apply`. */
+  set(k: KeyId, file: DataFile, pos: number): void {
+    this.setWith(k, this.fileId(file, ''), pos);
+  }
+
+  private setWith(k: KeyId, fileId: number, pos: number): void {
+    const sk = sqlKey(k);
+    if (this.q.insert.run(sk, fileId, pos).changes > 0) this.count++;
+    else this.q.update.run(fileId, pos, sk);
+  }
+
+  delete(k: KeyId): void {
+    const sk = sqlKey(k);
+    const at = this.q.get.get(sk);
+    if (!at) return;
+    this.q.del.run(sk);
+    this.count--;
+    // floe's own commit changed this file's deletes: replay re-checks it
+    this.q.fileDeletes.run(null, at.file);
+  }
+
+  /** Deletes k only while it still points at (file, pos) — replay of a delete file's positions. */
+  private deleteAt(k: KeyId, fileId: number, pos: number): void {
+    if (this.q.delAt.run(sqlKey(k), fileId, pos).changes > 0) this.count--;
+  }
+
+  /**
+   * `committed`: the commit's files. floe's DV commit leaves each file it touched with exactly one
+   * DV (a new data file: its DV, or none), so their deletes are known without a scan and a later
+   * replay re-checks only files changed after this commit. (A guess that is wrong — another
+   * writer's older position or equality deletes on the file — can only differ from the snapshot's
+   * deletes, which costs a re-check, never a missed one.)
+   */
+  apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: CommittedFiles): void {
+    this.transaction(() => {
+      for (const k of delta.deleted) this.delete(k);
+      for (const [k, file, pos] of delta.set) this.set(k, file, pos);
+      if (committed) {
+        const dvs = new Map<string, string>();
+        for (const d of committed.deleteFiles) if (d.fileFormat === 'PUFFIN' && d.referencedDataFile) dvs.set(d.referencedDataFile, d.filePath);
+        for (const f of committed.dataFiles) {
+          const id = this.idsByPath.get(f.filePath);
+          if (id !== undefined && !dvs.has(f.filePath)) this.q.fileDeletes.run(signature(undefined, [], []), id);
+        }
+        for (const [path, dv] of dvs) {
+          const id = this.idsByPath.get(path);
+          if (id !== undefined) this.q.fileDeletes.run(signature(dv, [], []), id);
+        }
+      }
+      this.writeStamp(snapshotId);
+    });
+  }
+
+  /** A build reads a file: its rows are as its current deletes leave them. */
+  fileRead(task: FileScanTask): void {
+    const id = this.idsByPath.get(task.file.filePath);
+    if (id === undefined) this.fileId(task.file, deletesSignature(task));
+    else this.q.fileDeletes.run(deletesSignature(task), id);
+  }
+
+  *entries(): Iterable<readonly [KeyId, DataFile, number]> {
+    for (const r of this.db.prepare<[], { k: KeyId; file: number; pos: number }>('SELECT k, file, pos FROM rows').iterate()) yield [r.k, this.filesById.get(r.file)!, r.pos];
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private identity?: DiskIndexIdentity;
+
+  private writeStamp(snapshotId: bigint | undefined): void {
+    const id = this.identity!;
+    this.q.stamp.run(id.tableUuid, JSON.stringify(id.keyFieldIds), id.keyTypes, id.schemaId, snapshotId === undefined ? '' : String(snapshotId), this.count);
+    this.stamped = snapshotId;
+  }
+
+  private transaction(fn: () => void): void {
+    this.db.transaction(fn)();
+  }
+
+  /**
+   * Fills a new database with the table's live rows (`fill` calls `set`, batched into
+   * transactions) and stamps it with `snapshotId` last.
+   */
+  static async build(
+    path: string,
+    identity: DiskIndexIdentity,
+    snapshotId: bigint | undefined,
+    fill: (set: (k: KeyId, file: DataFile, pos: number) => void, fileRead: (task: FileScanTask) => void) => Promise<void>,
+  ): Promise<DiskKeyIndex> {
+    const index = DiskKeyIndex.create(path);
+    index.identity = identity;
+    try {
+      let pending = 0;
+      index.db.exec('BEGIN');
+      await fill(
+        (k, file, pos) => {
+          index.set(k, file, pos);
+          if (++pending >= BUILD_BATCH) {
+            index.db.exec('COMMIT');
+            index.db.exec('BEGIN');
+            pending = 0;
+          }
+        },
+        (task) => index.fileRead(task),
+      );
+      index.writeStamp(snapshotId);
+      index.db.exec('COMMIT');
+    } catch (e) {
+      if (index.db.inTransaction) index.db.exec('ROLLBACK');
+      index.close();
+      throw e;
+    }
+    return index;
+  }
+
+  /** Opens an existing database and reads its stamp and files (throws when unreadable). */
+  static openExisting(path: string): { index: DiskKeyIndex; stamp: StampRow | undefined; files: { id: number; path: string; deletes: string | null }[] } {
+    const db = new Database(path, { fileMustExist: true });
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      // garbage bytes fail here ("file is not a database"); a damaged page inside a valid file fails
+      // quick_check — reading every page, seconds per GB, worth it before trusting the cache
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
+      const stamp = db.prepare<[], StampRow>('SELECT table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format FROM stamp').get();
+      const files = db.prepare<[], { id: number; path: string; deletes: string | null }>('SELECT id, path, deletes FROM files').all();
+      const index = new DiskKeyIndex(db, path);
+      return { index, stamp, files };
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Brings an opened database to the table's current state, or says why it cannot (then: rebuild).
+   * `live` are the current snapshot's tasks.
+   */
+  async catchUp(
+    stamp: StampRow,
+    files: readonly { id: number; path: string; deletes: string | null }[],
+    identity: DiskIndexIdentity,
+    head: bigint | undefined,
+    live: readonly FileScanTask[],
+    reader: ReturnType<typeof keyReader>,
+  ): Promise<{ replayedFiles: number } | { stale: string }> {
+    if (stamp.format !== FORMAT) return { stale: `format ${stamp.format}, expected ${FORMAT}` };
+    if (stamp.table_uuid !== identity.tableUuid) return { stale: `it belongs to table ${stamp.table_uuid}` };
+    if (stamp.key_field_ids !== JSON.stringify(identity.keyFieldIds)) return { stale: `key field ids ${stamp.key_field_ids}, the table's are ${JSON.stringify(identity.keyFieldIds)}` };
+    if (stamp.key_types !== identity.keyTypes) return { stale: `key types ${stamp.key_types}, the table's are ${identity.keyTypes} (schema ${identity.schemaId})` };
+    this.identity = identity;
+    this.count = stamp.row_count;
+    this.stamped = stamp.snapshot_id === '' ? undefined : BigInt(stamp.snapshot_id);
+    const byPath = new Map(live.map((t) => [t.file.filePath, t]));
+    for (const f of files) {
+      const task = byPath.get(f.path);
+      // a file the index may point at is gone (another writer rewrote or removed it): its rows'
+      // new places are unknown — never write a DV against it
+      if (!task) return { stale: `data file ${f.path} it points at is no longer live (rewritten by another writer?)` };
+      this.filesById.set(f.id, task.file);
+      this.idsByPath.set(f.path, f.id);
+      this.nextFileId = Math.max(this.nextFileId, f.id + 1);
+    }
+    if (this.stamped === head) return { replayedFiles: 0 };
+    // The net change since the stamped snapshot: data files only added (none removed, checked
+    // above), deletes added. New files: their live rows. Files whose deletes changed: keys at
+    // positions now deleted are removed while they still point there, live rows set.
+    let replayed = 0;
+    const stored = new Map(files.map((f) => [f.id, f.deletes]));
+    const work: { task: FileScanTask; id: number | undefined; sig: string }[] = [];
+    for (const task of live) {
+      const id = this.idsByPath.get(task.file.filePath);
+      const sig = deletesSignature(task);
+      if (id === undefined) work.push({ task, id, sig });
+      else if (stored.get(id) !== sig) work.push({ task, id, sig });
+    }
+    let open = false;
+    try {
+      this.db.exec('BEGIN');
+      open = true;
+      for (const { task, id, sig } of work) {
+        replayed++;
+        if (id === undefined) {
+          const fid = this.fileId(task.file, sig);
+          await reader.live(task, (k, pos) => this.setWith(k, fid, pos));
+          continue;
+        }
+        const livePos = new Map<number, KeyId>();
+        await reader.live(task, (k, pos) => livePos.set(pos, k));
+        await reader.all(task, (k, pos) => {
+          if (!livePos.has(pos)) this.deleteAt(k, id, pos);
+        });
+        for (const [pos, k] of livePos) this.setWith(k, id, pos);
+        this.q.fileDeletes.run(sig, id);
+      }
+      this.writeStamp(head);
+      this.db.exec('COMMIT');
+      open = false;
+    } finally {
+      if (open && this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+    return { replayedFiles: replayed };
+  }
+}
+
+export interface StampRow {
+  table_uuid: string;
+  key_field_ids: string;
+  key_types: string;
+  schema_id: number;
+  snapshot_id: string;
+  row_count: number;
+  format: number;
+}
+
+export function removeDatabase(path: string): void {
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
+}
+
+export type DiskIndexOpen = { index: DiskKeyIndex; how: 'reused' | 'replayed'; replayedFiles: number } | { index: undefined; why: string; missing: boolean };
+
+/**
+ * Opens the table's persisted index and brings it to the current snapshot, or says why it must be
+ * rebuilt (the database is then closed; the caller rebuilds over it).
+ */
+export async function openDiskKeyIndex(path: string, table: { io: FileIO; metadata: TableMetadata }, key: TableKey, identity: DiskIndexIdentity): Promise<DiskIndexOpen> {
+  if (!existsSync(path)) return { index: undefined, why: 'no index on disk', missing: true };
+  let opened: ReturnType<typeof DiskKeyIndex.openExisting>;
+  try {
+    opened = DiskKeyIndex.openExisting(path);
+  } catch (e) {
+    return { index: undefined, why: `unreadable (${errorMessage(e)})`, missing: false };
+  }
+  const { index, stamp, files } = opened;
+  try {
+    if (!stamp) {
+      index.close();
+      return { index: undefined, why: 'its build was interrupted (no stamp)', missing: false };
+    }
+    const m = table.metadata;
+    const plan = await planScan(table.io, m);
+    const head = currentSnapshot(m)?.snapshotId;
+    const r = await index.catchUp(stamp, files, identity, head, plan.tasks, keyReader(table, key, plan.schema));
+    if ('stale' in r) {
+      index.close();
+      return { index: undefined, why: r.stale, missing: false };
+    }
+    return { index, how: r.replayedFiles === 0 ? 'reused' : 'replayed', replayedFiles: r.replayedFiles };
+  } catch (e) {
+    index.close();
+    // the lake failing to answer is not the cache's fault: raised as it is
+    if (!(e instanceof Database.SqliteError)) throw e;
+    return { index: undefined, why: `unreadable (${errorMessage(e)})`, missing: false };
+  }
+}
