@@ -125,7 +125,8 @@ describe('maintenance', () => {
     }
     const before = await count();
     expect(before).toBeGreaterThan(2);
-    const done = await runFloe(['maintain', '-c', config, '--table', `${h.db}.a`, '--manifests-min-count', '1', '--json']);
+    // --no-compact: v3 tables are compacted too now, and that commit would change the manifests counted here
+    const done = await runFloe(['maintain', '-c', config, '--table', `${h.db}.a`, '--no-compact', '--manifests-min-count', '1', '--json']);
     expect(done.code, done.stderr).toBe(0);
     const report = JSON.parse(done.stdout.trim()) as { manifests?: { before: number; after: number; replaced: number } };
     expect(report.manifests).toMatchObject({ before, after: 2 });
