@@ -87,6 +87,8 @@ const objects: (string | number)[][] = [];
 const plainLeaves = leaves.filter((l) => !l.path.includes('shop.orders') && !(l.path[0] === 'catalog' && l.path[1] === 'type'));
 const numericLeaves = plainLeaves.filter((l) => l.type === 'number');
 const URL_FIELDS: (string | number)[][] = [['source', 'url'], ['catalog', 'uri'], ['catalog', 'oauth2ServerUri'], ['warehouse', 's3', 'endpoint'], ['notifications', 'webhook', 'url']];
+/** Fields that take a fraction between 0 and 1. */
+const RATIO_FIELDS: (string | number)[][] = [['maintenance', 'compaction', 'minDeletedRowsRatio']];
 const STRICT_ENUMS: (string | number)[][] = [['schemaChanges'], ['source', 'snapshot', 'mode'], ['iceberg', 'upsertDeletes'], ['catalog', 'type'], ['job', 'id']];
 
 /** A value of another JSON type than `type` (so the leaf is certainly invalid). */
@@ -127,8 +129,12 @@ const mutation: fc.Arbitrary<Case> = fc.oneof(
   }),
   // a value of the wrong type anywhere
   fc.constantFrom(...plainLeaves).chain((l) => wrongTypeValue(l.type).map((v): Case => ({ doc: setAt(baseConfig(), l.path, v), where: shown(l.path), why: `wrong type ${JSON.stringify(v)}` }))),
-  // numbers no field takes: negative, fractional, beyond 2^53, ±1e308, ±Infinity
-  fc.tuple(fc.constantFrom(...numericLeaves), fc.constantFrom(-1, 1.5, 2 ** 53, 1e308, -1e308, Infinity, -Infinity, Number.MIN_VALUE)).map(([l, v]): Case => ({ doc: setAt(baseConfig(), l.path, v), where: shown(l.path), why: `number ${v}` })),
+  // numbers no field takes: negative, fractional, beyond 2^53, ±1e308, ±Infinity (a ratio in [0, 1]
+  // takes the tiny positive fraction, so that one is tried on whole-number fields only)
+  fc
+    .tuple(fc.constantFrom(...numericLeaves), fc.constantFrom(-1, 1.5, 2 ** 53, 1e308, -1e308, Infinity, -Infinity, Number.MIN_VALUE))
+    .filter(([l, v]) => !(v === Number.MIN_VALUE && RATIO_FIELDS.some((r) => shown(r) === shown(l.path))))
+    .map(([l, v]): Case => ({ doc: setAt(baseConfig(), l.path, v), where: shown(l.path), why: `number ${v}` })),
   // URLs that do not parse, carrying a credential
   fc.tuple(fc.constantFrom(...URL_FIELDS), fc.constantFrom('mysql', 'http', 'https', 'postgresql', ''), fc.constantFrom(`u:${SECRET}@ho st:1`, `u:${SECRET}@[::1:3306`, `u:${SECRET}@host:99999`, `u:pa/${SECRET}@h:1`)).map(([p, scheme, rest]): Case => ({ doc: setAt(baseConfig(), p, scheme ? `${scheme}://${rest}` : rest), where: shown(p), why: 'bad url' })),
   fc.constantFrom('postgresql://u:pa/ss@h/db', `oracle://u:${SECRET}@h/db`, 'sqlite:', `jdbc:db2://u:${SECRET}@h`, `postgresql://u:${SECRET}@ho st/db`).map((url): Case => ({ doc: { catalog: { type: 'sql', url } }, where: 'catalog.url', why: 'bad sql url' })),
