@@ -10,8 +10,8 @@
  * manifests of one content and spec pile up, so a table floe streams into swings between 1 and 100
  * data manifests plus as many delete manifests (measured: README "Manifests"); a table whose
  * `commit.manifest-merge.enabled` is false, or that other engines append to without merging, grows
- * one manifest per commit for ever. Format v3 tables cannot be compacted yet
- * (rewrite-data-files.ts), so nothing else would shrink their manifest lists.
+ * one manifest per commit for ever; compaction (rewrite-data-files.ts) only replaces the manifests
+ * of the files it rewrites.
  *
  * The rules (format/spec.md "Manifests", "Manifest Entry Fields", "Sequence Numbers", "First Row ID
  * Inheritance"):

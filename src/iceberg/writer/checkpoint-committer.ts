@@ -257,16 +257,16 @@ export class CheckpointCommitter {
       const targets = dvTargets;
       const planned = indexSnapshotId;
       try {
-        // DVs on files committed earlier: no other writer may have removed them since the index
-        if (targets.size > 0) await validateTargetsUntouched(table.io, table.metadata, planned, targets);
         result = await commitRowDelta(
           table,
           { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
           {
             summary,
             properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, sourceOffset, snapshotId),
+            // asked before the first attempt too (snapshot-producer.ts), on the table as loaded here
             validate: async (current) => {
               if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
+              // DVs on files committed earlier: no other writer may have removed them since the index
               await validateTargetsUntouched(table.io, current, planned, targets);
               return 'proceed';
             },
