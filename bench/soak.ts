@@ -12,7 +12,7 @@
  *   - commit duration p50 / p99 of the commits since the last sample (floe's own timing, the same
  *     the floe_commit_duration_seconds histogram observes),
  *   - the time to scan the whole table with floe's reader (src/iceberg/scan),
- *   - floe's RSS (/proc/<pid>/status of the child).
+ *   - floe's RSS (/proc/<pid>/status of the child) and its open file descriptors (/proc/<pid>/fd).
  *
  * In format v3 (the default) floe's upserts write deletion vectors: a sample that finds an equality
  * delete file fails the run (exit 1). At the end the lake is compared with MySQL row by row.
@@ -21,6 +21,9 @@
  *
  * Flags (all optional):
  *   --commits C               streaming commits to run (default 2000)
+ *   --minutes M               run for M minutes of streaming instead of a number of commits (a long
+ *                             run: `--minutes 60 --updates-per-second 500 --commit-interval-ms 1000`)
+ *   --writers W               MySQL connections making the updates (default: one per 200 updates/s)
  *   --rows R                  rows in the table (default 10000)
  *   --sample-every K          sample every K commits (default 100)
  *   --updates-per-second U    steady UPDATE rate (default 40)
@@ -54,6 +57,10 @@ const CHILD = fileURLToPath(new URL('./floe-child.ts', import.meta.url));
 
 export interface SoakOptions {
   commits: number;
+  /** Streaming minutes to run; when set, the run ends by time and `commits` is not a target. */
+  minutes?: number;
+  /** Connections making the updates (each waits for its statement before the next). */
+  writers?: number;
   rows: number;
   sampleEvery: number;
   updatesPerSecond: number;
@@ -66,7 +73,7 @@ export interface SoakOptions {
 }
 
 const USAGE =
-  'usage: npm run bench:soak -- [--commits C] [--rows R] [--sample-every K] [--updates-per-second U] [--commit-interval-ms T] [--maintenance-interval-ms M] [--expire-older-than-ms E] [--format-version 2|3] [--out DIR] [--keep]';
+  'usage: npm run bench:soak -- [--commits C | --minutes M] [--writers W] [--rows R] [--sample-every K] [--updates-per-second U] [--commit-interval-ms T] [--maintenance-interval-ms M] [--expire-older-than-ms E] [--format-version 2|3] [--out DIR] [--keep]';
 
 export function parseSoakOptions(argv: readonly string[]): SoakOptions {
   const o: SoakOptions = {
@@ -91,6 +98,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     const next = () => argv[++i];
     switch (a) {
       case '--commits': o.commits = num(a, next(), 1); break;
+      case '--minutes': o.minutes = num(a, next(), 1); break;
+      case '--writers': o.writers = num(a, next(), 1); break;
       case '--rows': o.rows = num(a, next(), 10); break;
       case '--sample-every': o.sampleEvery = num(a, next(), 1); break;
       case '--updates-per-second': o.updatesPerSecond = num(a, next(), 1); break;
@@ -126,6 +135,8 @@ export interface SoakSample {
   scanMs: number;
   scannedRows: number;
   rssBytes: number;
+  /** floe's open file descriptors (sockets, files, pipes); 0 once it has exited. */
+  openFds: number;
 }
 
 function log(message: string): void {
@@ -158,6 +169,11 @@ async function rssOf(pid: number | undefined): Promise<number> {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
+async function openFdsOf(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  return (await readdir(`/proc/${pid}/fd`).catch(() => [])).length;
+}
+
 /** One sample of the table beside the running floe. A scan that meets a file expired under it is tried again. */
 async function sample(t: LakeTable, commits: number, startedMs: number, window: number[], pid: number | undefined): Promise<SoakSample> {
   const catalog = new FileSystemCatalog({ warehouse: t.warehouse, name: 'floe', warn: () => {} });
@@ -187,6 +203,7 @@ async function sample(t: LakeTable, commits: number, startedMs: number, window: 
         scanMs,
         scannedRows,
         rssBytes: await rssOf(pid),
+        openFds: await openFdsOf(pid),
       };
     } catch (e) {
       if (attempt >= 3) throw e;
@@ -207,27 +224,35 @@ function floeConfig(o: SoakOptions, c: MysqlConnectionConfig, warehouse: string)
   };
 }
 
-/** Steady single-row UPDATEs of random rows at `perSecond` until `stop()`; returns how many were made. */
-function steadyUpdates(c: MysqlConnectionConfig, rows: number, perSecond: number): { stop: () => Promise<number> } {
+/**
+ * Steady single-row UPDATEs of random rows at `perSecond` in all, spread over `writers` connections
+ * (one connection does a few hundred round trips a second at most), until `stop()`; returns how many
+ * were made.
+ */
+function steadyUpdates(c: MysqlConnectionConfig, rows: number, perSecond: number, writers: number): { stop: () => Promise<number> } {
   let stopping = false;
   let made = 0;
-  const done = (async () => {
+  const each = perSecond / writers;
+  const writer = async (w: number) => {
     const conn = await mysql.createConnection({ host: c.host, port: c.port, user: c.user, password: c.password, database: DATABASE });
-    const rand = prng(4242);
+    const rand = prng(4242 + w);
     const t0 = performance.now();
+    let mine = 0;
     try {
       while (!stopping) {
         const id = 1 + Math.floor(rand() * rows);
-        await conn.query(`UPDATE ${TABLE} SET quantity = (quantity + 1) % 30000, note = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE id = ?`, [`soak update ${made}`, id]);
+        await conn.query(`UPDATE ${TABLE} SET quantity = (quantity + 1) % 30000, note = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE id = ?`, [`soak update ${w}.${mine}`, id]);
+        mine++;
         made++;
-        // keep to the schedule: the k-th update is due at k / perSecond seconds
-        const wait = t0 + (made * 1000) / perSecond - performance.now();
+        // keep to the schedule: this writer's k-th update is due at k / each seconds
+        const wait = t0 + (mine * 1000) / each - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
     } finally {
       await conn.end();
     }
-  })();
+  };
+  const done = Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
   return {
     stop: async () => {
       stopping = true;
@@ -275,14 +300,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const pid = child.pid;
+    const target = o.minutes === undefined ? `${o.commits} commits` : `${o.minutes} minutes`;
+    let ended = false;
+    const reached = () => ended;
     let streaming = false;
     let commits = 0;
     let window: number[] = [];
     const samples: SoakSample[] = [];
     let sampling: Promise<void> | undefined;
     let failure: Error | undefined;
-    let finished!: () => void;
-    const reachedTarget = new Promise<void>((r) => (finished = r));
+    let finish!: () => void;
+    const reachedTarget = new Promise<void>((r) => (finish = r));
+    const finished = () => {
+      if (!failure) ended = true;
+      finish();
+    };
     let startedMs = Date.now();
     let exited = false;
     let eqSeen = 0;
@@ -298,7 +330,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         const s = await sample(lake, at, startedMs, w, pid);
         samples.push(s);
         if (o.formatVersion >= 3 && s.deleteFiles.equality > 0) eqSeen = Math.max(eqSeen, s.deleteFiles.equality);
-        log(`${at} commits: metadata ${Math.round(s.metadataBytes / 1024)} KiB, ${s.filesUnderTable} files, ${s.manifests} manifests, DVs ${s.deleteFiles.deletionVectors}, eq ${s.deleteFiles.equality}, commit p50 ${s.commitP50Ms.toFixed(0)} ms p99 ${s.commitP99Ms.toFixed(0)} ms, scan ${s.scanMs.toFixed(0)} ms, RSS ${Math.round(s.rssBytes / 2 ** 20)} MiB`);
+        log(`${at} commits (${s.elapsedSeconds.toFixed(0)} s): metadata ${Math.round(s.metadataBytes / 1024)} KiB, ${s.filesUnderTable} files, ${s.manifests} manifests, DVs ${s.deleteFiles.deletionVectors}, eq ${s.deleteFiles.equality}, commit p50 ${s.commitP50Ms.toFixed(0)} ms p99 ${s.commitP99Ms.toFixed(0)} ms, scan ${s.scanMs.toFixed(0)} ms, RSS ${Math.round(s.rssBytes / 2 ** 20)} MiB, ${s.openFds} fds`);
       }).catch((e: unknown) => {
         failure ??= e as Error;
         finished();
@@ -316,7 +348,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         if (afterRound) afterMaintenance.push(m.seconds * 1000);
         afterRound = false;
         if (commits % o.sampleEvery === 0 || commits === 1) takeSample();
-        if (commits >= o.commits) finished();
+        if (o.minutes === undefined ? commits >= o.commits : Date.now() - startedMs >= o.minutes * 60_000) finished();
       } else if (m.type === 'maintained' && streaming) {
         rounds++;
         afterRound = true;
@@ -328,7 +360,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const exit = new Promise<void>((r) =>
       child!.on('exit', (code, signal) => {
         exited = true;
-        if (commits < o.commits) failure ??= new Error(`bench:soak: floe exited (${signal ?? code}) after ${commits} of ${o.commits} commits`);
+        if (!reached()) failure ??= new Error(`bench:soak: floe exited (${signal ?? code}) after ${commits} commits, before the run's end (${target})`);
         finished();
         r();
       }),
@@ -341,7 +373,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     process.once('SIGINT', interrupted);
     process.once('SIGTERM', interrupted);
     // the load starts at once: the commits before streaming begins (the snapshot) are not counted
-    const load = steadyUpdates(connection, o.rows, o.updatesPerSecond);
+    const load = steadyUpdates(connection, o.rows, o.updatesPerSecond, o.writers ?? Math.max(1, Math.ceil(o.updatesPerSecond / 200)));
     await reachedTarget;
     const updates = await load.stop();
     await sampling;
@@ -352,14 +384,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     await exit;
     if (failure) throw failure;
     const last = await sample(lake, commits, startedMs, window, undefined);
-    last.rssBytes = samples.at(-1)?.rssBytes ?? 0; // floe has exited: its last RSS is the previous sample's
+    // floe has exited: its last RSS and descriptors are the previous sample's
+    last.rssBytes = samples.at(-1)?.rssBytes ?? 0;
+    last.openFds = samples.at(-1)?.openFds ?? 0;
     samples.push(last);
     if (o.formatVersion >= 3 && last.deleteFiles.equality > 0) eqSeen = Math.max(eqSeen, last.deleteFiles.equality);
     log('comparing the lake with MySQL');
     const verified = await verifyLake(lake, connection, DATABASE);
 
     await mkdir(o.out, { recursive: true });
-    const base = join(o.out, `soak-v${o.formatVersion}-${o.commits}`);
+    const base = join(o.out, o.minutes === undefined ? `soak-v${o.formatVersion}-${o.commits}` : `soak-v${o.formatVersion}-${o.minutes}min-${o.updatesPerSecond}ups`);
     const json = `${base}.json`;
     const chart = await writeChart(base, soakChart(o, machine, samples));
     const sortedAfter = [...afterMaintenance].sort((a, b) => a - b);
@@ -415,16 +449,18 @@ function soakChart(o: SoakOptions, machine: string, samples: readonly SoakSample
     },
     { title: `Full scan (${o.rows.toLocaleString('en-US')} rows, floe's reader)`, unit: 'ms', series: [{ name: 'scan', color: '#2ca02c', points: pts((s) => s.scanMs) }] },
     { title: 'floe RSS', unit: 'MiB', series: [{ name: 'RSS', color: '#7f7f7f', points: pts((s) => s.rssBytes / 2 ** 20) }] },
+    { title: 'floe open file descriptors', unit: 'fds', series: [{ name: 'fds', color: '#17becf', points: pts((s) => s.openFds) }] },
   ];
+  const length = o.minutes === undefined ? `${o.commits.toLocaleString('en-US')} commits` : `${o.minutes} minutes`;
   return chartSvg(
-    `floe soak: ${o.commits.toLocaleString('en-US')} commits, format v${o.formatVersion}, ${o.updatesPerSecond} updates/s on ${o.rows.toLocaleString('en-US')} rows`,
+    `floe soak: ${length}, format v${o.formatVersion}, ${o.updatesPerSecond} updates/s on ${o.rows.toLocaleString('en-US')} rows`,
     [`commit interval ${o.commitIntervalMs} ms, maintenance every ${o.maintenanceIntervalMs / 1000} s (expiry > ${o.expireOlderThanMs / 1000} s, retain 10, manifest rewrite > 100 small)`, machine.replace(/ \(\d+ GiB free\)/, '')],
     panels,
   );
 }
 
 export function formatSoakTable(samples: readonly SoakSample[]): string {
-  const header = ['commits', 'elapsed', 'metadata.json', 'files', 'data files', 'DVs', 'pos del', 'eq del', 'manifests', 'snapshots', 'commit p50', 'commit p99', 'scan', 'rows', 'RSS'];
+  const header = ['commits', 'elapsed', 'metadata.json', 'files', 'data files', 'DVs', 'pos del', 'eq del', 'manifests', 'snapshots', 'commit p50', 'commit p99', 'scan', 'rows', 'RSS', 'fds'];
   const lines = samples.map((s) => [
     String(s.commits),
     `${s.elapsedSeconds.toFixed(0)} s`,
@@ -441,6 +477,7 @@ export function formatSoakTable(samples: readonly SoakSample[]): string {
     `${s.scanMs.toFixed(0)} ms`,
     String(s.scannedRows),
     `${Math.round(s.rssBytes / 2 ** 20)} MiB`,
+    String(s.openFds),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
@@ -467,7 +504,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       '',
-      `floe soak: ${o.commits} commits, ${r.updates} updates, format v${o.formatVersion}`,
+      `floe soak: ${o.minutes === undefined ? `${o.commits} commits` : `${o.minutes} min, ${r.samples.at(-1)?.commits ?? 0} commits`}, ${r.updates} updates, format v${o.formatVersion}`,
       `machine: ${r.machine}`,
       '',
       formatSoakTable(r.samples),
