@@ -25,7 +25,7 @@ import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../util/errors.js';
 import { deleteRemovedMetadataFiles } from '../iceberg/metadata-file-retention.js';
 import { failpoint } from '../util/failpoints.js';
-import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from './catalog.js';
+import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from '../iceberg/catalog.js';
 import { createMetadataVersion, type VersionCreateOutcome } from './filesystem-commit.js';
 import { FileSystemLayout, metadataFileLocation, normalizeWarehouse, versionHintLocation } from './filesystem-layout.js';
 import { FileSystemNamespaces } from './filesystem-namespaces.js';

@@ -14,7 +14,7 @@
 import { toFileUri } from '../io/local-path.js';
 import { isS3Uri } from '../io/s3-location.js';
 import { stripTrailingSlash } from '../iceberg/table-metadata-json.js';
-import type { TableIdentifier } from './catalog.js';
+import type { TableIdentifier } from '../iceberg/catalog.js';
 
 export const NAMESPACE_MARKER_FILE = '.namespace.json';
 export const VERSION_HINT_FILE = 'version-hint.text';

@@ -8,7 +8,7 @@
  *
  * A bare serialized binlog offset is read as a streaming table at that offset.
  */
-import { parseOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { parseOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { parseJson, stringifyJson } from '../util/json.js';
 

@@ -7,18 +7,18 @@
  * decimals with their scale, timestamps with microseconds) and are compared as multisets, so a
  * duplicate, a lost delete, a rounded decimal or a shifted time zone shows up as a difference.
  */
-import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
-import { identifierToString } from '../catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../iceberg/catalog.js';
+import { identifierToString } from '../iceberg/catalog.js';
 import { readTableRows } from '../iceberg/scan/index.js';
 import { valueToJson } from '../iceberg/scan/row-json.js';
 import type { Schema } from '../iceberg/schema.js';
 import type { Row } from '../model/values.js';
 import { icebergIdentifier, type MappingConfig } from '../pipeline/table-mapping.js';
-import type { MysqlClient } from '../source/mysql/client.js';
-import type { ServerFlavor } from '../source/mysql/dialect.js';
-import { createSnapshotRowConverter, snapshotSelectList } from '../source/mysql/snapshot-values.js';
-import { captureTableSchema, qualifiedTable } from '../source/mysql/table-schema.js';
-import { mapTable } from '../source/mysql/type-mapping.js';
+import type { MysqlClient } from '../source/mysql/index.js';
+import type { ServerFlavor } from '../source/mysql/index.js';
+import { createSnapshotRowConverter, snapshotSelectList } from '../source/mysql/index.js';
+import { captureTableSchema, qualifiedTable } from '../source/mysql/index.js';
+import { mapTable } from '../source/mysql/index.js';
 import { stringifyJson, type JsonValue } from '../util/json.js';
 import { SHOP_DATABASE, SHOP_TABLES, type ShopTable } from './sample-shop.js';
 

@@ -5,11 +5,11 @@
  * After each transaction the binlog end is read, so the demo knows, per table, which offset floe's
  * commits must reach before the lake holds every change (`targets`).
  */
-import type { MysqlClient } from '../source/mysql/client.js';
-import { quoteString } from '../source/mysql/client.js';
-import type { ServerDialect } from '../source/mysql/dialect.js';
-import type { BinlogOffset } from '../source/mysql/offset.js';
-import { readWatermark } from '../source/mysql/watermark.js';
+import type { MysqlClient } from '../source/mysql/index.js';
+import { quoteString } from '../source/mysql/index.js';
+import type { ServerDialect } from '../source/mysql/index.js';
+import type { BinlogOffset } from '../source/mysql/index.js';
+import { readWatermark } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { ShopTable } from './sample-shop.js';
 

@@ -11,17 +11,17 @@
  *    reader and compared row for row with MySQL (lake-report.ts);
  * 6. how to query the lake with DuckDB, Spark and Trino (query-hints.ts).
  */
-import type { Catalog } from '../catalog/catalog.js';
-import { identifierToString } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
+import { identifierToString } from '../iceberg/catalog.js';
 import { sourceSchema, type FloeConfig, type SourceConfig } from '../config/schema.js';
 import { mysqlConnection } from '../pipeline/runner-config.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
 import type { Logger } from '../pipeline/logger.js';
 import { RecordingSink, type NotificationSink } from '../pipeline/notifications.js';
 import { icebergIdentifier } from '../pipeline/table-mapping.js';
-import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
-import { detectDialect } from '../source/mysql/dialect.js';
-import { compareOffsets, type BinlogOffset } from '../source/mysql/offset.js';
+import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
+import { detectDialect } from '../source/mysql/index.js';
+import { compareOffsets, type BinlogOffset } from '../source/mysql/index.js';
 import { parseProgressSummary } from '../cli/progress-summary.js';
 import { FloeError, errorMessage } from '../util/errors.js';
 import { startDemoServer, DEMO_HOME, type DemoServer } from './demo-server.js';

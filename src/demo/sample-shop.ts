@@ -9,8 +9,8 @@
  * - `order_items`: a composite key (order_id, line_no), FK to orders ON DELETE CASCADE;
  * - `audit_log`: no primary key at all.
  */
-import type { MysqlClient } from '../source/mysql/client.js';
-import { quoteIdent, quoteString } from '../source/mysql/client.js';
+import type { MysqlClient } from '../source/mysql/index.js';
+import { quoteIdent, quoteString } from '../source/mysql/index.js';
 import { prng as random } from '../util/prng.js';
 
 export const SHOP_DATABASE = 'shop';

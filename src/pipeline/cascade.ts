@@ -17,9 +17,9 @@
  */
 import type { MatchingDelete } from '../iceberg/writer/index.js';
 import type { Row, Value } from '../model/values.js';
-import type { CascadeDeleteChange } from '../source/mysql/events.js';
-import type { CascadePlan } from '../source/mysql/foreign-keys.js';
-import { tableKey } from '../source/mysql/table-schema.js';
+import type { CascadeDeleteChange } from '../source/mysql/index.js';
+import type { CascadePlan } from '../source/mysql/index.js';
+import { tableKey } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 
 /** The FK field sets a table's writer must index (it is the child of these cascades). */

@@ -19,9 +19,9 @@
  */
 import type { RowChange as WriterChange, WriteMode } from '../iceberg/writer/index.js';
 import type { Row } from '../model/values.js';
-import type { SnapshotPlanEvent, SnapshotRowsEvent, TransactionEvent } from '../source/mysql/events.js';
-import { isAfter, serializeOffset } from '../source/mysql/offset.js';
-import { tableKey } from '../source/mysql/table-schema.js';
+import type { SnapshotPlanEvent, SnapshotRowsEvent, TransactionEvent } from '../source/mysql/index.js';
+import { isAfter, serializeOffset } from '../source/mysql/index.js';
+import { tableKey } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
 import { cascadeWriterChange } from './cascade.js';

@@ -4,8 +4,8 @@
  * stream starts: a DDL that lands between the two would make the source's rows disagree with the
  * Iceberg mapping, so the two captures are compared once.
  */
-import { tableKey } from '../source/mysql/table-schema.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
+import { tableKey } from '../source/mysql/index.js';
+import type { MappedTable } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 
 function shape(t: MappedTable): string {

@@ -3,19 +3,19 @@
  * connection, the source engine's options, the checkpoint settings, and the concrete binlog offset a
  * table without a snapshot starts streaming from; the catalog through src/catalog/factory.ts.
  */
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
 import { createCatalog, storageConfigOf } from '../catalog/factory.js';
 import type { FloeConfig, SourceConfig, WarehouseConfig } from '../config/schema.js';
 import type { StorageConfig } from '../io/file-io-factory.js';
-import type { Chunk } from '../source/mysql/chunk.js';
-import { splitTable } from '../source/mysql/chunk-splitter.js';
-import type { MysqlClient, MysqlConnectionConfig } from '../source/mysql/client.js';
-import type { ServerDialect } from '../source/mysql/dialect.js';
-import { mariadbGtids, mysqlGtids, type BinlogOffset, type ServerIdentity } from '../source/mysql/offset.js';
-import type { MySqlSourceOptions, SourceResume } from '../source/mysql/source.js';
-import { tableKey, type TableId } from '../source/mysql/table-schema.js';
-import type { TypeMappingOptions } from '../source/mysql/type-mapping.js';
-import { listBinlogFiles, readWatermark } from '../source/mysql/watermark.js';
+import type { Chunk } from '../source/mysql/index.js';
+import { splitTable } from '../source/mysql/index.js';
+import type { MysqlClient, MysqlConnectionConfig } from '../source/mysql/index.js';
+import type { ServerDialect } from '../source/mysql/index.js';
+import { mariadbGtids, mysqlGtids, type BinlogOffset, type ServerIdentity } from '../source/mysql/index.js';
+import type { MySqlSourceOptions, SourceResume } from '../source/mysql/index.js';
+import { tableKey, type TableId } from '../source/mysql/index.js';
+import type { TypeMappingOptions } from '../source/mysql/index.js';
+import { listBinlogFiles, readWatermark } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointOptions } from './checkpoint.js';
 import type { Logger } from './logger.js';

@@ -17,11 +17,11 @@
  * into capture (`newTablesIn`): those it handles itself, by snapshotting the table in process.
  */
 import type { FloeConfig } from '../config/schema.js';
-import { parseDdl } from '../source/mysql/ddl-parser.js';
-import type { DdlStatement } from '../source/mysql/ddl-statements.js';
-import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/events.js';
-import { formatEventPosition } from '../source/mysql/offset.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
+import { parseDdl } from '../source/mysql/index.js';
+import type { DdlStatement } from '../source/mysql/index.js';
+import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/index.js';
+import { formatEventPosition } from '../source/mysql/index.js';
+import type { MappedTable } from '../source/mysql/index.js';
 import type { Logger } from './logger.js';
 import type { Notifier } from './notifications.js';
 

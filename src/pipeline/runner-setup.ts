@@ -3,15 +3,15 @@
  * ones), and read from each Iceberg table where this job stands in it (`lastCommitted` + its
  * `floe.source-offset`, state.ts) — the only state a restart has.
  */
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/snapshot-ids.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
-import { quoteString, type MysqlClient } from '../source/mysql/client.js';
-import type { ServerDialect } from '../source/mysql/dialect.js';
-import { discoverTables } from '../source/mysql/discovery.js';
-import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
+import { quoteString, type MysqlClient } from '../source/mysql/index.js';
+import type { ServerDialect } from '../source/mysql/index.js';
+import { discoverTables } from '../source/mysql/index.js';
+import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/index.js';
+import { mapTable, type MappedTable } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import { typeMappingOptions } from './runner-config.js';

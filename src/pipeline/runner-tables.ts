@@ -4,13 +4,13 @@
  * and writer modes, router.ts). Tables join at start or later (a new table matching the include
  * patterns), change shape after a DDL (`refresh`), and leave when dropped in MySQL (`remove`).
  */
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { CheckpointCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
-import type { CascadePlan } from '../source/mysql/foreign-keys.js';
-import type { BinlogOffset } from '../source/mysql/offset.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
+import type { CascadePlan } from '../source/mysql/index.js';
+import type { BinlogOffset } from '../source/mysql/index.js';
+import type { MappedTable } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';

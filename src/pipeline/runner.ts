@@ -21,21 +21,21 @@
  * (with its offset). Stop notifications are the caller's (notifications.ts). Metrics: rows, binlog
  * events, reader lag, per-table lag, commit durations, files and bytes.
  */
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { tableHealth } from '../iceberg/maintenance/table-health.js';
 import { loadCatalogTable } from '../iceberg/table/index.js';
-import { connectMysql, type MysqlClient } from '../source/mysql/client.js';
-import { detectDialect } from '../source/mysql/dialect.js';
-import { tableMatcher } from '../source/mysql/discovery.js';
-import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/events.js';
-import { isAfter, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
-import { MySqlSource, type SourceResume } from '../source/mysql/source.js';
-import { captureTableSchemas } from '../source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../source/mysql/type-mapping.js';
-import { readServerIdentity } from '../source/mysql/watermark.js';
+import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
+import { detectDialect } from '../source/mysql/index.js';
+import { tableMatcher } from '../source/mysql/index.js';
+import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/index.js';
+import { isAfter, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
+import { MySqlSource, type SourceResume } from '../source/mysql/index.js';
+import { captureTableSchemas } from '../source/mysql/index.js';
+import { mapTable, type MappedTable } from '../source/mysql/index.js';
+import { readServerIdentity } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer, type CheckpointReport } from './checkpoint.js';
 import type { Logger } from './logger.js';

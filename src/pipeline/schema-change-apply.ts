@@ -22,10 +22,10 @@
  */
 import type { FloeConfig } from '../config/schema.js';
 import { evolveTableSchema, loadCatalogTable } from '../iceberg/table/index.js';
-import { enrichFromCatalog, preferServerTimestampDefaults, type ColumnChange, type TableEffect } from '../source/mysql/ddl-apply.js';
-import { tableMatcher } from '../source/mysql/discovery.js';
-import type { DdlEvent } from '../source/mysql/events.js';
-import { tableKey, type TableId, type TableSchema } from '../source/mysql/table-schema.js';
+import { enrichFromCatalog, preferServerTimestampDefaults, type ColumnChange, type TableEffect } from '../source/mysql/index.js';
+import { tableMatcher } from '../source/mysql/index.js';
+import type { DdlEvent } from '../source/mysql/index.js';
+import { tableKey, type TableId, type TableSchema } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, type DdlContext, type DdlOutcome } from './runner-ddl.js';

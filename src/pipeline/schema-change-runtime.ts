@@ -1,6 +1,6 @@
 /** What applying a schema change needs from the running pipeline besides `DdlContext`. */
-import type { Catalog, TableIdentifier } from '../catalog/catalog.js';
-import type { MySqlSource } from '../source/mysql/source.js';
+import type { Catalog, TableIdentifier } from '../iceberg/catalog.js';
+import type { MySqlSource } from '../source/mysql/index.js';
 
 /**
  * What the evolve policy needs from the runner besides `DdlContext` (whose `refreshTable(table,

@@ -22,14 +22,14 @@
  *      snapshots it. Incompatible changes are refused like `fail`, with the reason.
  */
 import type { FloeConfig } from '../config/schema.js';
-import { applyDdl, type TableEffect } from '../source/mysql/ddl-apply.js';
-import { parseDdl } from '../source/mysql/ddl-parser.js';
-import type { DdlStatement } from '../source/mysql/ddl-statements.js';
-import { tableMatcher } from '../source/mysql/discovery.js';
-import type { DdlEvent, TableRef } from '../source/mysql/events.js';
-import type { MySqlSource } from '../source/mysql/source.js';
-import type { TableSchema } from '../source/mysql/table-schema.js';
-import type { CascadeRule } from '../source/mysql/foreign-keys.js';
+import { applyDdl, type TableEffect } from '../source/mysql/index.js';
+import { parseDdl } from '../source/mysql/index.js';
+import type { DdlStatement } from '../source/mysql/index.js';
+import { tableMatcher } from '../source/mysql/index.js';
+import type { DdlEvent, TableRef } from '../source/mysql/index.js';
+import type { MySqlSource } from '../source/mysql/index.js';
+import type { TableSchema } from '../source/mysql/index.js';
+import type { CascadeRule } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from './runner-ddl.js';
 import { applyEvolve } from './schema-change-apply.js';

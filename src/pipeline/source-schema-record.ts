@@ -19,7 +19,7 @@
  * before).
  */
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import type { TableId, TableSchema } from '../source/mysql/table-schema.js';
+import type { TableId, TableSchema } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 
 export const SOURCE_SCHEMA_PROPERTY = 'floe.source-schema';

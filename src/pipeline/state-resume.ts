@@ -15,8 +15,8 @@
  * fresh streaming tables. Each table then skips the transactions at or before its own offset
  * (`skipUntil`); the snapshot tables are protected by the hand-over filter instead.
  */
-import type { SourceResume } from '../source/mysql/source.js';
-import { minOffset, parseOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import type { SourceResume } from '../source/mysql/index.js';
+import { minOffset, parseOffset, type BinlogOffset } from '../source/mysql/index.js';
 import type { TableProgress } from './state.js';
 
 export interface TableStart {

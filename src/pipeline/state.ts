@@ -26,8 +26,8 @@
  *   orphan-file removal skips it), and are deleted once a commit that no longer needs them landed.
  */
 import type { FileIO } from '../io/file-io.js';
-import { chunkId, parseChunk } from '../source/mysql/chunk.js';
-import { compareOffsets, maxOffset, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/offset.js';
+import { chunkId, parseChunk } from '../source/mysql/index.js';
+import { compareOffsets, maxOffset, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import { parseJson, stringifyJson } from '../util/json.js';
 

@@ -13,8 +13,8 @@
  * table drifted from MySQL while floe was not applying DDL (or was created by someone else): floe stops
  * with a message naming each difference rather than write rows the table cannot hold.
  */
-import type { Catalog } from '../catalog/catalog.js';
-import { identifierToString } from '../catalog/catalog.js';
+import type { Catalog } from '../iceberg/catalog.js';
+import { identifierToString } from '../iceberg/catalog.js';
 import { isUnpartitioned, transformToString, type PartitionSpec } from '../iceberg/partition.js';
 import type { Schema } from '../iceberg/schema.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';

@@ -18,7 +18,7 @@
  *
  * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
  */
-import type { TableIdentifier } from '../catalog/catalog.js';
+import type { TableIdentifier } from '../iceberg/catalog.js';
 import { checkTableIdentifier } from '../catalog/identifiers.js';
 import type { FloeConfig } from '../config/schema.js';
 import { parsePartitionSpec } from '../iceberg/partition-spec-text.js';
@@ -28,10 +28,10 @@ import { METADATA_DELETE_AFTER_COMMIT, METADATA_PREVIOUS_VERSIONS_MAX } from '..
 import { TARGET_FILE_SIZE_PROPERTY } from '../iceberg/writer/table-locations.js';
 import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/types.js';
 import type { Value } from '../model/values.js';
-import { literalDefaultValue } from '../source/mysql/default-values.js';
-import { isRequired } from '../source/mysql/snapshot-values.js';
-import { tableKey, type TableId } from '../source/mysql/table-schema.js';
-import type { MappedTable } from '../source/mysql/type-mapping.js';
+import { literalDefaultValue } from '../source/mysql/index.js';
+import { isRequired } from '../source/mysql/index.js';
+import { tableKey, type TableId } from '../source/mysql/index.js';
+import type { MappedTable } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
 import { transformedType, valueTransformer, type TransformLookup } from './transforms.js';
 

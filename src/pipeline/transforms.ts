@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { formatDate, formatTime, formatTimestamp, toHex, type Value } from '../model/values.js';
 import { errorMessage, FloeError } from '../util/errors.js';
-import { compilePattern } from '../source/mysql/discovery.js';
+import { compilePattern } from '../source/mysql/index.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { PrimitiveType } from '../iceberg/types.js';
 

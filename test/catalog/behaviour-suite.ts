@@ -36,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, LoadedTable, TableIdentifier } from '../../src/catalog/catalog.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../src/iceberg/catalog.js';
 import { ancestorsOf } from '../../src/iceberg/snapshot-ids.js';
 import { FloeError, type ErrorKind } from '../../src/util/errors.js';
 import type { CommitterArgs, RemoteCatalog } from './concurrent-committer.js';

@@ -11,7 +11,7 @@
  */
 import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/catalog/catalog.js';
+import type { Catalog } from '../../src/iceberg/catalog.js';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { freshSqliteFile, type TestSqlDatabase } from '../catalog/sql/sql-test-databases.js';

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import type mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TableIdentifier } from '../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../src/iceberg/catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../src/iceberg/catalog.js';
 import { Schema } from '../../src/iceberg/schema.js';
 import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { Types } from '../../src/iceberg/types.js';

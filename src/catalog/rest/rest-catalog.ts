@@ -22,7 +22,7 @@ import { commitTableRequestToJson } from '../../iceberg/metadata-updates-json.js
 import { asArray, asObject } from '../../iceberg/schema-json.js';
 import { tableMetadataFromJson } from '../../iceberg/table-metadata-json.js';
 import { FloeError, isFloeError } from '../../util/errors.js';
-import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../catalog.js';
+import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/catalog.js';
 import { checkNamespace, checkTableIdentifier, namespaceToString } from '../identifiers.js';
 import { RestHttpClient, type RestOperation } from './http-client.js';
 import { BearerToken, ClientCredentials, NoAuth, type AuthProvider } from './oauth2.js';

@@ -21,7 +21,7 @@ import { tableMetadataFromJson, tableMetadataToJson } from '../../iceberg/table-
 import type { FormatVersion, SortOrder, TableMetadata } from '../../iceberg/table-metadata.js';
 import { FloeError } from '../../util/errors.js';
 import type { JsonValue } from '../../util/json.js';
-import type { TableIdentifier } from '../catalog.js';
+import type { TableIdentifier } from '../../iceberg/catalog.js';
 
 type JsonObject = { [key: string]: JsonValue | undefined };
 

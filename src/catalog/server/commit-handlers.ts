@@ -21,7 +21,7 @@ import { commitTableRequestFromJson } from '../../iceberg/metadata-updates-json.
 import { asArray, asObject } from '../../iceberg/schema-json.js';
 import { tableMetadataToJson } from '../../iceberg/table-metadata-json.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
-import { identifierToString, type LoadedTable, type TableCommit, type TableIdentifier } from '../catalog.js';
+import { identifierToString, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/catalog.js';
 import { sameTable } from '../identifiers.js';
 import { HttpError } from './error-response.js';
 import { creationRequestOf, parseOr400, tableNotFound, type HandlerContext, type Reply } from './handler-context.js';

@@ -5,7 +5,7 @@
 import { currentSchema, defaultSpec } from '../../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { isFloeError } from '../../util/errors.js';
-import type { Catalog, TableIdentifier } from '../catalog.js';
+import type { Catalog, TableIdentifier } from '../../iceberg/catalog.js';
 import { loadTableResultToJson } from '../rest/rest-json.js';
 import { badRequest, HttpError, type NotFoundType } from './error-response.js';
 import type { ServedTableAccess } from './table-config.js';

@@ -7,7 +7,7 @@
  * without creating anything; the client later commits it with `assert-create`.
  */
 import { newTableMetadata } from '../../iceberg/metadata-builder.js';
-import { identifierToString, type TableIdentifier } from '../catalog.js';
+import { identifierToString, type TableIdentifier } from '../../iceberg/catalog.js';
 import { createTableRequestFromJson, identifierFromJson } from '../rest/rest-json.js';
 import { asObject } from '../../iceberg/schema-json.js';
 import { isFloeError } from '../../util/errors.js';

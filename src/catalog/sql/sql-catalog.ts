@@ -25,7 +25,7 @@ import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import { deleteRemovedMetadataFiles } from '../../iceberg/metadata-file-retention.js';
 import { failpoint } from '../../util/failpoints.js';
-import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../catalog.js';
+import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/catalog.js';
 import { normalizeWarehouse } from '../filesystem-layout.js';
 import { readTableMetadataFile } from '../filesystem-versions.js';
 import { checkTableIdentifier, sameTable } from '../identifiers.js';

@@ -2,7 +2,7 @@
  * The catalog part of `floe check`: open the configured catalog and list its namespaces.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import type { Catalog } from '../../catalog/catalog.js';
+import type { Catalog } from '../../iceberg/catalog.js';
 import type { Logger } from '../../pipeline/logger.js';
 import { errorMessage } from '../../util/errors.js';
 import { openCatalog } from '../../pipeline/runner-config.js';

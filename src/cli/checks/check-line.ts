@@ -2,7 +2,7 @@
  * One line of `floe check`: a named check, whether it passed, how much a failure matters, and a
  * message that says what was found and what to do. Same shape as the source pre-flight's lines.
  */
-import type { PreflightCheck } from '../../source/mysql/preflight.js';
+import type { PreflightCheck } from '../../source/mysql/index.js';
 
 export type CheckLine = PreflightCheck;
 

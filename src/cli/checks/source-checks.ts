@@ -4,10 +4,10 @@
  * `source.`.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import { connectMysql, type MysqlClient } from '../../source/mysql/client.js';
-import { discoverTables } from '../../source/mysql/discovery.js';
-import { runPreflight } from '../../source/mysql/preflight.js';
-import { tableKey } from '../../source/mysql/table-schema.js';
+import { connectMysql, type MysqlClient } from '../../source/mysql/index.js';
+import { discoverTables } from '../../source/mysql/index.js';
+import { runPreflight } from '../../source/mysql/index.js';
+import { tableKey } from '../../source/mysql/index.js';
 import { errorMessage } from '../../util/errors.js';
 import { mysqlConnection } from '../../pipeline/runner-config.js';
 import type { CheckLine } from './check-line.js';

@@ -9,7 +9,7 @@
  * did not see). Prints one line (or JSON object) per table.
  */
 import { Option, type Command } from 'commander';
-import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../../iceberg/catalog.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { lastCommitted } from '../../iceberg/writer/index.js';
 import { maintainTable, maintenanceOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';

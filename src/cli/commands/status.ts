@@ -4,10 +4,10 @@
  * terminal, one JSON document otherwise (`--json` forces it).
  */
 import type { Command } from 'commander';
-import { connectMysql } from '../../source/mysql/client.js';
-import { detectDialect } from '../../source/mysql/dialect.js';
-import type { BinlogOffset } from '../../source/mysql/offset.js';
-import { readWatermark } from '../../source/mysql/watermark.js';
+import { connectMysql } from '../../source/mysql/index.js';
+import { detectDialect } from '../../source/mysql/index.js';
+import type { BinlogOffset } from '../../source/mysql/index.js';
+import { readWatermark } from '../../source/mysql/index.js';
 import { errorMessage } from '../../util/errors.js';
 import { parseJson, stringifyJson } from '../../util/json.js';
 import { mysqlConnection, openCatalog } from '../../pipeline/runner-config.js';

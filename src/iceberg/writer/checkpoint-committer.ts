@@ -27,8 +27,8 @@
  * Without it a quiet table's recorded offset would never advance and a restart would have to read the
  * binlog from far back — possibly from a file the server has purged.
  */
-import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
-import { identifierToString } from '../../catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../catalog.js';
+import { identifierToString } from '../catalog.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import type { Snapshot } from '../table-metadata.js';
 import { currentSnapshot, snapshotById } from '../snapshot-ids.js';

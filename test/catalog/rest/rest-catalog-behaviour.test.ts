@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Catalog } from '../../../src/catalog/catalog.js';
+import type { Catalog } from '../../../src/iceberg/catalog.js';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
 import { RestCatalog, type RestCatalogOptions } from '../../../src/catalog/rest/rest-catalog.js';
 import { RestCatalogServer, type RestCatalogServerOptions } from '../../../src/catalog/server/rest-server.js';

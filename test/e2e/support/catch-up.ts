@@ -2,8 +2,8 @@
  * "floe has caught up": every table's committed offset (its `floe.source-offset`, read from the table
  * itself) has reached a binlog position taken after the last change the test made.
  */
-import type { Catalog, TableIdentifier } from '../../../src/catalog/catalog.js';
-import { identifierToString } from '../../../src/catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
+import { identifierToString } from '../../../src/iceberg/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { lastCommitted } from '../../../src/iceberg/writer/index.js';
 import { decodeTableProgress } from '../../../src/pipeline/state.js';

@@ -8,7 +8,7 @@
  * reader (deletes applied). Rows compare as a multiset (keyless tables may repeat rows).
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { toHex, type Row, type Value } from '../../../src/model/values.js';

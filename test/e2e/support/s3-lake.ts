@@ -5,7 +5,7 @@
  * object the committed metadata reaches present, complete and readable.
  */
 import type mysql from 'mysql2/promise';
-import type { Catalog, TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
 import { parseConfig } from '../../../src/config/load.js';
 import type { FileIO } from '../../../src/io/file-io.js';
 import type { S3Config } from '../../../src/io/s3-file-io.js';

@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { FileSystemCatalog, type FileSystemCatalogOptions } from '../../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
 import { appendFiles, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { writeDataFile } from './table-fixtures.js';
 

@@ -6,7 +6,7 @@
  * stay the same across attempts, and no file a committed snapshot refers to may ever be deleted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg/catalog.js';
 import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
 import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata-updates.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable } from '../../../src/iceberg/table/index.js';

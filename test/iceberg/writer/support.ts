@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
 import type { PartitionSpec } from '../../../src/iceberg/partition.js';
 import { Schema } from '../../../src/iceberg/schema.js';
 import type { FormatVersion } from '../../../src/iceberg/table-metadata.js';

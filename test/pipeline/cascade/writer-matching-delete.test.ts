@@ -9,7 +9,7 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TableIdentifier } from '../../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
 import { readManifestEntries, readSnapshotManifests, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';

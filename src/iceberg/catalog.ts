@@ -7,11 +7,15 @@
  * either lands exactly once, fails with FloeError kind 'commit-conflict' (retryable: reload and try
  * again), or fails with kind 'commit-state-unknown' (the request may have landed: never delete files it
  * references; reload and look).
+ *
+ * The interface lives here, in the table layer, and its implementations in src/catalog/: the commit
+ * path (table/catalog-table.ts, writer/checkpoint-committer.ts) depends on the seam, never on a
+ * catalog, so src/iceberg imports nothing above it (the layer rules of .dependency-cruiser.cjs).
  */
-import type { MetadataUpdate, TableRequirement } from '../iceberg/metadata-updates.js';
-import type { PartitionSpec } from '../iceberg/partition.js';
-import type { Schema } from '../iceberg/schema.js';
-import type { FormatVersion, SortOrder, TableMetadata } from '../iceberg/table-metadata.js';
+import type { MetadataUpdate, TableRequirement } from './metadata-updates.js';
+import type { PartitionSpec } from './partition.js';
+import type { Schema } from './schema.js';
+import type { FormatVersion, SortOrder, TableMetadata } from './table-metadata.js';
 import type { FileIO } from '../io/file-io.js';
 
 export interface TableIdentifier {
