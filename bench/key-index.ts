@@ -17,7 +17,7 @@ import { runInNewContext } from 'node:vm';
 import type { DataFile } from '../src/iceberg/data-file.js';
 import { Schema } from '../src/iceberg/schema.js';
 import { Types } from '../src/iceberg/types.js';
-import { KeyIndex } from '../src/iceberg/writer/key-index.js';
+import { MemoryKeyIndex } from '../src/iceberg/writer/key-index.js';
 import { TableKey, type KeyId } from '../src/iceberg/writer/table-key.js';
 import { prng } from '../src/util/prng.js';
 
@@ -60,7 +60,7 @@ function measure(label: string, keys: number, encode: (i: number) => KeyId, seed
   gc();
   const before = process.memoryUsage().heapUsed;
   const t0 = performance.now();
-  const index = new KeyIndex(1n);
+  const index = new MemoryKeyIndex(1n);
   const files: DataFile[] = [];
   for (let i = 0; i < keys; i++) {
     const f = Math.floor(i / ROWS_PER_FILE);

@@ -16,8 +16,8 @@ import { isS3Uri } from '../io/s3-location.js';
 import { stripTrailingSlash } from '../iceberg/table-metadata-json.js';
 import type { TableIdentifier } from '../iceberg/catalog.js';
 
-export const NAMESPACE_MARKER_FILE = '.namespace.json';
-export const VERSION_HINT_FILE = 'version-hint.text';
+const NAMESPACE_MARKER_FILE = '.namespace.json';
+const VERSION_HINT_FILE = 'version-hint.text';
 export const METADATA_DIR = 'metadata';
 
 /** `v<N>.metadata.json` or the gzip form `v<N>.gz.metadata.json` (Java `HadoopTableOperations`). */

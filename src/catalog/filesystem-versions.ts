@@ -25,7 +25,7 @@ export interface CurrentVersion {
 const decoder = new TextDecoder();
 
 /** The hint's number, or undefined when the file is absent or does not hold a positive integer. */
-export async function readVersionHint(io: FileIO, metadataDir: string): Promise<number | undefined> {
+async function readVersionHint(io: FileIO, metadataDir: string): Promise<number | undefined> {
   let bytes: Uint8Array;
   try {
     bytes = await io.read(versionHintLocation(metadataDir));

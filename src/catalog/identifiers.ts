@@ -17,7 +17,7 @@ const MAX_PART_BYTES = 255;
  * or a leading `.` (floe keeps its markers and temporary files in dot-files), `/` or `\`, `:` (Hadoop's
  * Path reads it as a scheme separator), and control characters.
  */
-export function checkIdentifierPart(part: string, what: string): void {
+function checkIdentifierPart(part: string, what: string): void {
   let why: string | undefined;
   if (typeof part !== 'string' || part.length === 0) why = 'is empty';
   else if (part.startsWith('.')) why = 'starts with "."';
@@ -50,25 +50,7 @@ export function namespaceToString(namespace: readonly string[]): string {
   return namespace.join('.');
 }
 
-/** `a.b` → `['a', 'b']`. Levels containing dots cannot be written this way; use the array form. */
-export function parseNamespace(text: string): string[] {
-  const levels = text.split('.');
-  checkNamespace(levels);
-  return levels;
-}
-
-/** `db.table` or `a.b.table` → identifier (the last part is the table name). */
-export function parseTableIdentifier(text: string): TableIdentifier {
-  const parts = text.split('.');
-  if (parts.length < 2) {
-    throw new FloeError(SUBSYSTEM, 'invalid-argument', `expected a table identifier such as db.table, found ${JSON.stringify(text)}`);
-  }
-  const id = { namespace: parts.slice(0, -1), name: parts[parts.length - 1]! };
-  checkTableIdentifier(id);
-  return id;
-}
-
-export function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
+function sameNamespace(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((level, i) => level === b[i]);
 }
 

@@ -7,7 +7,7 @@ import type { FloeConfig } from '../config/schema.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../pipeline/logger.js';
 import { resolveConfig } from './config-file.js';
 
-export interface GlobalOptions {
+interface GlobalOptions {
   config?: string;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
@@ -40,7 +40,7 @@ export class TerminalRouter {
   }
 }
 
-export function globalOptions(command: Command): GlobalOptions {
+function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
 

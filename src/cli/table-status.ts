@@ -90,7 +90,7 @@ export async function tableStatuses(catalog: Catalog, options: StatusOptions): P
   return out;
 }
 
-export function tableStatus(name: string, metadata: TableMetadata, options: StatusOptions): TableStatus {
+function tableStatus(name: string, metadata: TableMetadata, options: StatusOptions): TableStatus {
   const now = options.now ?? new Date();
   const current = currentSnapshot(metadata);
   const count = (key: string): bigint | undefined => {

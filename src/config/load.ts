@@ -25,7 +25,7 @@ function configError(message: string): FloeError {
  * and other invisible format characters escaped (a key with a newline or U+202E must not reshape the
  * terminal output), long text cut.
  */
-export function printable(text: string, max = 80): string {
+function printable(text: string, max = 80): string {
   const cut = [...text].length > max ? [...text].slice(0, max).join('') + '…' : text;
   return cut.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
 }
@@ -44,7 +44,7 @@ function pathText(path: readonly PropertyKey[]): string {
 }
 
 /** Replaces `${NAME}` / `${NAME:-fallback}` in every string of a parsed document; `$${` is a literal `${`. */
-export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: readonly PropertyKey[] = []): unknown {
+function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: readonly PropertyKey[] = []): unknown {
   if (typeof value === 'string') {
     if (!value.includes('${')) return value;
     let out = '';

@@ -104,7 +104,7 @@ export const sourceSchema = z
   })
   .strict();
 
-export const s3Schema = z
+const s3Schema = z
   .object({
     endpoint: httpUrl.optional(),
     region: z.string().default('us-east-1'),
@@ -115,14 +115,14 @@ export const s3Schema = z
   })
   .strict();
 
-export const warehouseSchema = z
+const warehouseSchema = z
   .object({
     location: z.string().min(1).default('./warehouse').describe('A local directory or s3://bucket/prefix'),
     s3: s3Schema.prefault({}),
   })
   .strict();
 
-export const catalogSchema = z.discriminatedUnion('type', [
+const catalogSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('filesystem'), name: z.string().default('floe') }).strict(),
   z
     .object({
@@ -145,7 +145,7 @@ export const catalogSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
-export const tableOverrideSchema = z
+const tableOverrideSchema = z
   .object({
     namespace: z.string().optional(),
     name: z.string().optional(),
@@ -161,7 +161,7 @@ export const tableOverrideSchema = z
   })
   .strict();
 
-export const icebergSchema = z
+const icebergSchema = z
   .object({
     formatVersion: z.union([z.literal(2), z.literal(3)]).default(3),
     targetFileSizeBytes: z.number().int().min(1024).default(128 * 1024 * 1024),
@@ -190,7 +190,7 @@ export const icebergSchema = z
   })
   .strict();
 
-export const transformSchema = z.discriminatedUnion('type', [
+const transformSchema = z.discriminatedUnion('type', [
   z.object({ column: z.string().describe('db.table.column pattern'), type: z.literal('hash'), salt: z.string().default('') }).strict(),
   z.object({ column: z.string(), type: z.literal('mask'), keepLast: z.number().int().min(0).default(0) }).strict(),
   z.object({ column: z.string(), type: z.literal('drop') }).strict(),

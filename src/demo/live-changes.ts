@@ -13,7 +13,7 @@ import { readWatermark } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { ShopTable } from './sample-shop.js';
 
-export interface AppliedChange {
+interface AppliedChange {
   description: string;
   tables: ShopTable[];
 }
@@ -34,7 +34,7 @@ export interface LiveChanges {
 }
 
 /** The largest BIGINT UNSIGNED: the new customer's id, exact only as a BigInt. */
-export const MAX_UNSIGNED_BIGINT = 18446744073709551615n;
+const MAX_UNSIGNED_BIGINT = 18446744073709551615n;
 
 export async function applyLiveChanges(client: MysqlClient, dialect: ServerDialect): Promise<LiveChanges> {
   const applied: AppliedChange[] = [];

@@ -31,7 +31,7 @@ import { queryHints } from './query-hints.js';
 import { foreignShopTables, loadSampleShop, SHOP_DATABASE, SHOP_TABLES, type ShopTable } from './sample-shop.js';
 
 /** Runs the pipeline until `signal` aborts; resolves with the runner's outcome. */
-export type DemoPipeline = (config: FloeConfig, options: { signal: AbortSignal; extraSinks: NotificationSink[] }) => Promise<{ reason: string; exitCode: number; error?: unknown }>;
+type DemoPipeline = (config: FloeConfig, options: { signal: AbortSignal; extraSinks: NotificationSink[] }) => Promise<{ reason: string; exitCode: number; error?: unknown }>;
 
 export interface DemoOptions {
   config: FloeConfig;

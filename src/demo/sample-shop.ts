@@ -17,16 +17,8 @@ export const SHOP_DATABASE = 'shop';
 export const SHOP_TABLES = ['customers', 'orders', 'order_items', 'audit_log'] as const;
 export type ShopTable = (typeof SHOP_TABLES)[number];
 
-/** The key column(s) of each table, for the report (audit_log has none). */
-export const SHOP_KEYS: Record<ShopTable, string[]> = {
-  customers: ['id'],
-  orders: ['id'],
-  order_items: ['order_id', 'line_no'],
-  audit_log: [],
-};
-
 /** Customers get ids counting up from here: 2^64 − 1615, exact only as BigInt. */
-export const FIRST_CUSTOMER_ID = 18446744073709550000n;
+const FIRST_CUSTOMER_ID = 18446744073709550000n;
 
 const DDL = [
   `CREATE TABLE customers (
@@ -84,11 +76,11 @@ export interface SeedSizes {
   auditRows: number;
 }
 
-export const DEFAULT_SEED_SIZES: SeedSizes = { customers: 120, orders: 400, auditRows: 60 };
+const DEFAULT_SEED_SIZES: SeedSizes = { customers: 120, orders: 400, auditRows: 60 };
 
 
 /** `YYYY-MM-DD HH:MM:SS.ffffff` for a UTC epoch in microseconds (no local time zone involved). */
-export function sqlDateTime(epochMicros: bigint): string {
+function sqlDateTime(epochMicros: bigint): string {
   const ms = Number(epochMicros / 1000n);
   const micros = String(epochMicros % 1_000_000n).padStart(6, '0');
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}.${micros}`;

@@ -134,7 +134,7 @@ function badContent(m: ManifestFile): never {
 
 // ---- reading -------------------------------------------------------------------------------------
 
-export interface ManifestListMetadata {
+interface ManifestListMetadata {
   snapshotId?: bigint;
   parentSnapshotId?: bigint;
   sequenceNumber?: bigint;

@@ -31,8 +31,8 @@ function listOf(elementId: number, element: IcebergType): IcebergType {
 
 // ---- data_file (spec "Data File Fields"; Java DataFile + V2Metadata/V3Metadata.fileType) --------------
 
-export const DATA_FILE_FIELD_ID = 2;
-export const PARTITION_FIELD_ID = 102;
+const DATA_FILE_FIELD_ID = 2;
+const PARTITION_FIELD_ID = 102;
 
 const CONTENT = req(134, 'content', Types.int, 'Contents of the file: 0=data, 1=position deletes, 2=equality deletes');
 const FILE_PATH = req(100, 'file_path', Types.string, 'Location URI with FS scheme');
@@ -59,7 +59,7 @@ const REFERENCED_DATA_FILE = opt(
 const CONTENT_OFFSET = opt(144, 'content_offset', Types.long, 'The offset in the file where the content starts');
 const CONTENT_SIZE = opt(145, 'content_size_in_bytes', Types.long, 'The length of referenced content stored in the file');
 
-export function dataFileType(formatVersion: ManifestFormatVersion, partitionType: StructType): StructType {
+function dataFileType(formatVersion: ManifestFormatVersion, partitionType: StructType): StructType {
   const partition = req(PARTITION_FIELD_ID, 'partition', partitionType, 'Partition data tuple, schema based on the partition spec');
   const common = [
     CONTENT,

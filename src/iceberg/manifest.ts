@@ -27,7 +27,7 @@ import { PartitionSummaryBuilder } from './manifest-summary.js';
 import { partitionType, type PartitionSpec } from './partition.js';
 import type { Schema } from './schema.js';
 import { partitionFieldsToJson, partitionSpecFromJson, schemaToJson } from './schema-json.js';
-import type { PrimitiveType, StructType } from './types.js';
+import type { PrimitiveType } from './types.js';
 
 const SUBSYSTEM = 'iceberg.manifest';
 
@@ -179,7 +179,7 @@ export function writeManifest(o: WriteManifestOptions): WrittenManifest {
 
 // ---- reading -------------------------------------------------------------------------------------
 
-export interface ManifestPartitionField {
+interface ManifestPartitionField {
   fieldId: number;
   name: string;
   /** Transform text as written (`identity`, `bucket[16]`, …), when the spec metadata is present. */
@@ -189,7 +189,7 @@ export interface ManifestPartitionField {
   type: PrimitiveType;
 }
 
-export interface ManifestMetadata {
+interface ManifestMetadata {
   /** 1 when the file does not say (v1 writers may omit it). */
   formatVersion: number;
   content: ManifestContent;

@@ -45,8 +45,8 @@ import type { SnapshotRef, SortOrder, TableMetadata } from './table-metadata.js'
 import { newUuid } from './snapshot-ids.js';
 
 export { checkRequirements } from './metadata-requirements.js';
-export { newTableMetadata, type NewTableOptions } from './new-table-metadata.js';
-export { ancestorsOf, currentSnapshot, newSnapshotId, snapshotById } from './snapshot-ids.js';
+export { newTableMetadata,  } from './new-table-metadata.js';
+export { ancestorsOf, currentSnapshot, newSnapshotId,  } from './snapshot-ids.js';
 
 const SUPPORTED_FORMAT_VERSION = 3;
 

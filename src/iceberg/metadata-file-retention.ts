@@ -13,7 +13,7 @@ import { METADATA_DELETE_AFTER_COMMIT } from './table-metadata-constants.js';
 import type { TableMetadata } from './table-metadata.js';
 
 /** The metadata files a commit from `base` to `next` leaves behind for deletion (none unless enabled). */
-export function metadataFilesRemovedByCommit(base: TableMetadata, next: TableMetadata): string[] {
+function metadataFilesRemovedByCommit(base: TableMetadata, next: TableMetadata): string[] {
   if ((next.properties[METADATA_DELETE_AFTER_COMMIT] ?? 'false').trim().toLowerCase() !== 'true') return [];
   const kept = new Set(next.metadataLog.map((e) => e.metadataFile));
   return base.metadataLog.map((e) => e.metadataFile).filter((f) => !kept.has(f));

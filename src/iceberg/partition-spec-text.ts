@@ -34,7 +34,7 @@ const ALIASES: Record<string, Transform['kind']> = {
 };
 
 /** Java's default partition field name for a transform of a source column. */
-export function defaultPartitionFieldName(transform: Transform, sourceName: string): string {
+function defaultPartitionFieldName(transform: Transform, sourceName: string): string {
   switch (transform.kind) {
     case 'identity':
       return sourceName;

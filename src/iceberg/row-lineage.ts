@@ -13,11 +13,11 @@
 import { Schema } from './schema.js';
 import { Types, type NestedField } from './types.js';
 
-export const ROW_ID_FIELD_ID = 2147483540;
-export const LAST_UPDATED_SEQUENCE_NUMBER_FIELD_ID = 2147483539;
+const ROW_ID_FIELD_ID = 2147483540;
+const LAST_UPDATED_SEQUENCE_NUMBER_FIELD_ID = 2147483539;
 
-export const ROW_ID_FIELD: NestedField = Object.freeze({ id: ROW_ID_FIELD_ID, name: '_row_id', required: false, type: Types.long, doc: 'Implicit row ID that is automatically assigned' });
-export const LAST_UPDATED_SEQUENCE_NUMBER_FIELD: NestedField = Object.freeze({
+const ROW_ID_FIELD: NestedField = Object.freeze({ id: ROW_ID_FIELD_ID, name: '_row_id', required: false, type: Types.long, doc: 'Implicit row ID that is automatically assigned' });
+const LAST_UPDATED_SEQUENCE_NUMBER_FIELD: NestedField = Object.freeze({
   id: LAST_UPDATED_SEQUENCE_NUMBER_FIELD_ID,
   name: '_last_updated_sequence_number',
   required: false,

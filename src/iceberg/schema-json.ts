@@ -20,7 +20,6 @@ import {
   minFormatVersion,
   parsePrimitive,
   primitiveToString,
-  typeToString,
   type IcebergType,
   type ListType,
   type MapType,
@@ -62,7 +61,7 @@ export function asString(v: unknown, what: string): string {
   return v;
 }
 
-export function asBoolean(v: unknown, what: string): boolean {
+function asBoolean(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean') throw invalid(`${what}: expected a JSON boolean, found ${show(v)}`);
   return v;
 }
@@ -213,7 +212,7 @@ export function schemaFromJson(json: unknown, defaultSchemaId = 0): Schema {
 // format-version rules for writers
 
 /** Spec "Reserved Field IDs": ids above Integer.MAX_VALUE - 200 belong to metadata columns. */
-export const MAX_USER_FIELD_ID = 2_147_483_447;
+const MAX_USER_FIELD_ID = 2_147_483_447;
 
 /**
  * Checks a schema that floe is about to commit to a table of `formatVersion`, as Java's
@@ -346,9 +345,4 @@ export function sortOrderFromJson(json: unknown): SortOrder {
     return { sourceId, transform, direction, nullOrder };
   });
   return { orderId, fields };
-}
-
-/** For messages: "3: name string" style one-line description of a field. */
-export function describeField(f: NestedField): string {
-  return `${f.id}: ${f.name} ${f.required ? 'required' : 'optional'} ${typeToString(f.type)}`;
 }

@@ -15,4 +15,4 @@
  */
 export { fromBinary, toBinary, unscaledFromBytes, unscaledToBytes, uuidFromBytes, uuidToBytes } from './single-value-binary.js';
 export { fromJsonSingleValue, toJsonSingleValue } from './single-value-json.js';
-export { compareBytes, compareDoubles, compareStrings, compareValues } from './value-compare.js';
+export {    compareValues } from './value-compare.js';

@@ -21,7 +21,6 @@ import {
   asArray,
   asObject,
   asString,
-  partitionFieldsToJson,
   partitionSpecFromJson,
   partitionSpecToJson,
   schemaFromJson,
@@ -239,9 +238,4 @@ export function defaultSpec(m: TableMetadata): PartitionSpec {
   const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
   if (!spec) throw invalid(`cannot find partition spec with default-spec-id ${m.defaultSpecId}`);
   return spec;
-}
-
-/** The manifest `partition-spec` key-value text of a spec (fields only; spec "Manifest Metadata"). */
-export function partitionSpecManifestText(spec: PartitionSpec): string {
-  return stringifyJson(partitionFieldsToJson(spec));
 }

@@ -10,7 +10,7 @@ import type { TableMetadata } from './table-metadata.js';
 
 /** Java's tolerance for clock skew between committers (TableMetadata.ONE_MINUTE). */
 const ONE_MINUTE_MS = 60_000n;
-export const SUPPORTED_FORMAT_VERSIONS = [1, 2, 3] as const;
+const SUPPORTED_FORMAT_VERSIONS = [1, 2, 3] as const;
 
 function invalid(message: string): FloeError {
   return new FloeError('iceberg.table-metadata', 'invalid-data', message);

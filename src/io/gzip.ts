@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { FloeError } from '../util/errors.js';
 
-export function isGzip(bytes: Uint8Array): boolean {
+function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 

@@ -12,7 +12,7 @@ import { isBrokenBody } from './s3-retry.js';
 
 const SUBSYSTEM = 'io.s3';
 
-export interface SdkErrorShape {
+interface SdkErrorShape {
   name?: string;
   Code?: string;
   message?: string;
@@ -21,7 +21,7 @@ export interface SdkErrorShape {
   $metadata?: { httpStatusCode?: number; requestId?: string; attempts?: number };
 }
 
-export function sdkError(e: unknown): SdkErrorShape {
+function sdkError(e: unknown): SdkErrorShape {
   return typeof e === 'object' && e !== null ? (e as SdkErrorShape) : { message: String(e) };
 }
 

@@ -21,7 +21,7 @@ import type { CatalogTable } from '../iceberg/table/index.js';
 import type { Logger } from './logger.js';
 
 /** Table property: when floe last expired snapshots of the table (epoch ms; `floe status` shows it). */
-export const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';
+const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';
 
 export interface MaintenanceOptions {
   /**

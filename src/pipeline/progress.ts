@@ -20,13 +20,6 @@ export interface ProgressReporter {
   stop(): void;
 }
 
-export const noProgress: ProgressReporter = {
-  tableStarted() {},
-  rowsCopied() {},
-  tableFinished() {},
-  stop() {},
-};
-
 interface TableBar {
   bar: SingleBar;
   rows: number;
@@ -134,7 +127,7 @@ export class TerminalProgress implements ProgressReporter {
   }
 }
 
-export function formatCount(n: number): string {
+function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 

@@ -32,7 +32,6 @@
  * a restart between the schema commit and the next checkpoint) is skipped.
  */
 import { evolveSchema, type SchemaChange } from '../iceberg/schema-update.js';
-import type { Schema } from '../iceberg/schema.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { typesEqual, typeToString, type NestedField, type PrimitiveType } from '../iceberg/types.js';
 import type { Value } from '../model/values.js';
@@ -325,9 +324,4 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((x, i) => x === b[i]);
   if (typeof a === 'bigint' || typeof b === 'bigint') return String(a) === String(b);
   return false;
-}
-
-/** The current schema of a table's metadata. */
-export function currentSchemaOf(metadata: TableMetadata): Schema {
-  return metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId)!;
 }

@@ -27,7 +27,6 @@ import { parseDdl } from '../source/mysql/index.js';
 import type { DdlStatement } from '../source/mysql/index.js';
 import { tableMatcher } from '../source/mysql/index.js';
 import type { DdlEvent, TableRef } from '../source/mysql/index.js';
-import type { MySqlSource } from '../source/mysql/index.js';
 import type { TableSchema } from '../source/mysql/index.js';
 import type { CascadeRule } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
@@ -44,7 +43,7 @@ export function createSchemaChangeHandler(config: FloeConfig, runtime: () => Sch
   return new SchemaChangeHandler({ policy: config.schemaChanges, config, runtime, ...(acceptDdl ? { acceptDdl } : {}) });
 }
 
-export interface SchemaChangeOptions {
+interface SchemaChangeOptions {
   readonly policy: FloeConfig['schemaChanges'];
   /** DDL positions (GTID or file:position) an operator reviewed: applied as under `evolve`. */
   readonly acceptDdl?: readonly string[];
@@ -53,7 +52,7 @@ export interface SchemaChangeOptions {
   readonly runtime: () => SchemaChangeRuntime | undefined;
 }
 
-export interface DdlAnalysis {
+interface DdlAnalysis {
   readonly statement?: DdlStatement;
   readonly parseError?: unknown;
   /** Effects on captured tables that change a schema or rows (no-schema-effect ones left out). */
@@ -63,7 +62,7 @@ export interface DdlAnalysis {
 }
 
 /** Parses a DDL event and computes its effects on the captured tables. */
-export function analyzeDdl(event: DdlEvent, tables: ReadonlyMap<string, TableSchema>, flavor: 'mysql' | 'mariadb', isCaptured: (t: TableRef) => boolean): DdlAnalysis {
+function analyzeDdl(event: DdlEvent, tables: ReadonlyMap<string, TableSchema>, flavor: 'mysql' | 'mariadb', isCaptured: (t: TableRef) => boolean): DdlAnalysis {
   let statement: DdlStatement;
   try {
     statement = parseDdl(event.statement, event.database);
@@ -84,7 +83,7 @@ export function analyzeDdl(event: DdlEvent, tables: ReadonlyMap<string, TableSch
 }
 
 /** Whether an operator accepted this DDL: its GTID, `file:position`, or the whole position text. */
-export function isAccepted(event: DdlEvent, accepted: readonly string[]): boolean {
+function isAccepted(event: DdlEvent, accepted: readonly string[]): boolean {
   if (accepted.length === 0) return false;
   const text = ddlPositionText(event);
   const forms = new Set([text, `${event.position.file}:${event.position.commitPosition}`, ...(event.gtid ? [event.gtid, `gtid ${event.gtid}`] : [])]);
@@ -92,14 +91,14 @@ export function isAccepted(event: DdlEvent, accepted: readonly string[]): boolea
 }
 
 /** `FLOE_ACCEPT_DDL`: comma-separated positions. */
-export function acceptedFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+function acceptedFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env.FLOE_ACCEPT_DDL ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 }
 
-export class SchemaChangeHandler implements DdlHandler {
+class SchemaChangeHandler implements DdlHandler {
   private readonly accepted: readonly string[];
 
   constructor(private readonly options: SchemaChangeOptions) {
@@ -205,7 +204,7 @@ function childMatchSets(rules: readonly CascadeRule[]): Map<string, string> {
   return new Map([...sets].map(([k, v]) => [k, [...new Set(v)].sort().join('|')]));
 }
 
-export function abbreviate(statement: string, max = 500): string {
+function abbreviate(statement: string, max = 500): string {
   const one = statement.replace(/\s+/g, ' ').trim();
   return one.length > max ? one.slice(0, max - 1) + '…' : one;
 }

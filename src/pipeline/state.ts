@@ -32,11 +32,11 @@ import { errorMessage, FloeError } from '../util/errors.js';
 import { parseJson, stringifyJson } from '../util/json.js';
 
 const SUBSYSTEM = 'pipeline.state';
-export const STATE_VERSION = 1;
+const STATE_VERSION = 1;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export type TablePhase = 'snapshot' | 'streaming';
+type TablePhase = 'snapshot' | 'streaming';
 
 export interface SnapshotProgress {
   /** Serialized chunks (`serializeChunk`) in plan order, as the source's `snapshot-plan` gave them. */
@@ -63,7 +63,7 @@ export function snapshotComplete(s: SnapshotProgress): boolean {
 }
 
 /** The highest high watermark of a complete snapshot (undefined when no chunk is finished). */
-export function highestWatermark(s: SnapshotProgress): BinlogOffset | undefined {
+function highestWatermark(s: SnapshotProgress): BinlogOffset | undefined {
   const all = [...s.finished.values()].map(parseOffset);
   return all.length ? maxOffset(all) : undefined;
 }

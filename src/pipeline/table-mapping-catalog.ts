@@ -130,7 +130,7 @@ function defaultSpec(table: CatalogTable): PartitionSpec {
 }
 
 /** Every way the table's schema cannot take the mapped rows (empty = compatible). */
-export function schemaProblems(mapping: TableMapping, schema: Schema): string[] {
+function schemaProblems(mapping: TableMapping, schema: Schema): string[] {
   const problems: string[] = [];
   const byName = new Map(mapping.columns.map((c) => [c.name, c]));
   for (const f of schema.fields) {
@@ -179,7 +179,7 @@ function warnOnSpecDifference(table: CatalogTable, mapping: TableMapping, logger
  * mapping lacks (only while a DDL is pending, see `EnsureOptions`) is null; a source column the
  * table lacks is not written.
  */
-export function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
+function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
   const byName = new Map(mapping.columns.map((c) => [c.name, c]));
   const plan = schema.fields.map((f) => byName.get(f.name));
   const identity = plan.length === mapping.sourceColumnCount && plan.every((c, i) => c !== undefined && c.sourceIndex === i && !c.transform);

@@ -38,7 +38,7 @@ import { transformedType, valueTransformer, type TransformLookup } from './trans
 const SUBSYSTEM = 'pipeline.table-mapping';
 
 /** Metadata files kept besides the current one on the tables floe creates. */
-export const FLOE_PREVIOUS_METADATA_VERSIONS = 20;
+const FLOE_PREVIOUS_METADATA_VERSIONS = 20;
 
 /** One kept column: where its value comes from in a source row and what the Iceberg field is. */
 export interface ColumnMapping {

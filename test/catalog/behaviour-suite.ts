@@ -42,7 +42,7 @@ import { FloeError, type ErrorKind } from '../../src/util/errors.js';
 import type { CommitterArgs, RemoteCatalog } from './concurrent-committer.js';
 import { appendSnapshotCommit, testSchema } from './test-snapshots.js';
 
-export type { RemoteCatalog } from './concurrent-committer.js';
+;
 
 export interface CatalogUnderTest {
   catalog: Catalog;

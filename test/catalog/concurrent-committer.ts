@@ -30,7 +30,7 @@ export interface CommitterArgs {
   maxAttempts: number;
 }
 
-export async function openRemoteCatalog(remote: RemoteCatalog): Promise<Catalog> {
+async function openRemoteCatalog(remote: RemoteCatalog): Promise<Catalog> {
   const mod = (await import(pathToFileURL(remote.module).href)) as Record<string, unknown>;
   const open = mod[remote.exportName ?? 'openCatalog'];
   if (typeof open !== 'function') throw new Error(`${remote.module} does not export a function ${remote.exportName ?? 'openCatalog'}`);

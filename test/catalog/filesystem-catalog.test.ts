@@ -57,7 +57,6 @@ describe.skipIf(!docker.available)(`filesystem catalog on MinIO${docker.availabl
 describe('filesystem catalog: Hadoop layout on local disk', () => {
   let dir: string;
   let catalog: FileSystemCatalog;
-  const dec = new TextDecoder();
   beforeAll(async () => {
     dir = await tempWarehouse();
     catalog = new FileSystemCatalog({ warehouse: dir });

@@ -8,12 +8,10 @@
  * testcontainers (global-setup.ts, mysql-container.ts). Tests that must reconfigure the server (pre-flight) always start
  * their own with `startMariaDb({ extraArgs })`.
  */
-import { access } from 'node:fs/promises';
-import { freePort, startMariaDb, type LocalServer, type StartMariaDbOptions } from '../../src/demo/local-mariadb.js';
+import { freePort, startMariaDb, type LocalServer } from '../../src/demo/local-mariadb.js';
 
 export { freePort, startMariaDb };
 export type TestServer = LocalServer;
-export type StartOptions = StartMariaDbOptions;
 
 /** Parses mysql://user:password@host:port into connection fields. */
 export function parseMysqlUrl(url: string): { host: string; port: number; user: string; password: string } {
@@ -26,11 +24,3 @@ export function parseMysqlUrl(url: string): { host: string; port: number; user: 
   };
 }
 
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -36,10 +36,10 @@ import { freePort } from '../../src/demo/local-mariadb.js';
 import type { S3Config } from '../../src/io/s3-file-io.js';
 import type { TestS3Server } from './s3-server.js';
 
-export const MOTO_VERSION = '5.2.5';
+const MOTO_VERSION = '5.2.5';
 
 /** Where `.ci/install-s3-server` puts moto's `moto_server` (or `$FLOE_MOTO_SERVER`). */
-export function motoServerPath(): string {
+function motoServerPath(): string {
   if (process.env.FLOE_MOTO_SERVER) return process.env.FLOE_MOTO_SERVER;
   const cache = process.env.FLOE_CI_CACHE ?? path.join(os.homedir(), '.cache', 'floe-ci');
   return path.join(cache, `moto-${MOTO_VERSION}`, 'bin', 'moto_server');

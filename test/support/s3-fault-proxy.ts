@@ -44,7 +44,7 @@ export interface FaultSchedule {
   applies?: (request: { method: string; path: string; query: string }) => boolean;
 }
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string;
   path: string;
   atMs: number;

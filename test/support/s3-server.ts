@@ -95,7 +95,7 @@ export function dockerStatus(): Promise<DockerStatus> {
 }
 
 /** A MinIO release that honours `If-None-Match: *` on PutObject (conditional writes). */
-export const MINIO_IMAGE = 'minio/minio:RELEASE.2025-04-22T22-12-26Z';
+const MINIO_IMAGE = 'minio/minio:RELEASE.2025-04-22T22-12-26Z';
 
 export async function startMinio(bucket = 'warehouse'): Promise<TestS3Server> {
   const { MinioContainer } = await import('@testcontainers/minio');

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import mysql from 'mysql2/promise';
 import { parseMysqlUrl } from './mariadb.js';
 
-export function sharedMysqlUrl(): string {
+function sharedMysqlUrl(): string {
   return inject('mysqlUrl');
 }
 

@@ -26,7 +26,7 @@ import type { TableIdentifier } from '../../iceberg/catalog.js';
 type JsonObject = { [key: string]: JsonValue | undefined };
 
 const SUBSYSTEM = 'catalog.rest';
-export const FORMAT_VERSION_PROPERTY = 'format-version';
+const FORMAT_VERSION_PROPERTY = 'format-version';
 
 function stringMap(json: unknown, what: string): Record<string, string> {
   if (json === undefined || json === null) return {};
@@ -164,10 +164,6 @@ export function catalogConfigFromJson(json: unknown): CatalogConfigBody {
   const body: CatalogConfigBody = { defaults: stringMap(o.defaults, 'defaults'), overrides: stringMap(o.overrides, 'overrides') };
   if (o.endpoints != null) body.endpoints = asArray(o.endpoints, 'endpoints').map((e, i) => asString(e, `endpoints[${i}]`));
   return body;
-}
-
-export function catalogConfigToJson(body: CatalogConfigBody): JsonObject {
-  return { defaults: { ...body.defaults }, overrides: { ...body.overrides }, endpoints: body.endpoints ? [...body.endpoints] : undefined };
 }
 
 // ---- ErrorModel ----------------------------------------------------------------------------------

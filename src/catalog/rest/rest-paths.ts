@@ -11,7 +11,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 
-export const UNIT_SEPARATOR = '\u001f';
+const UNIT_SEPARATOR = '\u001f';
 export const UNIT_SEPARATOR_ENCODED = '%1F';
 
 /** Endpoint strings as the config response lists them ("<VERB> <path template>"). */
@@ -53,7 +53,7 @@ export const DEFAULT_ENDPOINTS: readonly string[] = [
 ];
 
 /** Java's URLEncoder.encode(…, UTF-8): form encoding, space as `+`. */
-export function encodeLevel(level: string): string {
+function encodeLevel(level: string): string {
   return encodeURIComponent(level).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
 }
 

@@ -25,7 +25,7 @@ export const S3_PROPERTY = {
 } as const;
 
 /** S3 settings from catalog/table properties, over `base`. */
-export function s3ConfigFromProperties(base: S3Config | undefined, properties: Record<string, string>): S3Config {
+function s3ConfigFromProperties(base: S3Config | undefined, properties: Record<string, string>): S3Config {
   const out: S3Config = { ...(base ?? {}) };
   const p = properties;
   if (p[S3_PROPERTY.endpoint]) out.endpoint = p[S3_PROPERTY.endpoint];
@@ -42,7 +42,7 @@ export function s3ConfigFromProperties(base: S3Config | undefined, properties: R
 }
 
 /** The storage credential with the longest prefix of `location`, if any. */
-export function credentialFor(location: string, credentials: readonly StorageCredential[]): StorageCredential | undefined {
+function credentialFor(location: string, credentials: readonly StorageCredential[]): StorageCredential | undefined {
   let best: StorageCredential | undefined;
   for (const c of credentials) {
     if (location.startsWith(c.prefix) && (best === undefined || c.prefix.length > best.prefix.length)) best = c;

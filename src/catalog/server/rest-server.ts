@@ -30,7 +30,7 @@ import { ServerAuth, type ClientSecret } from './server-auth.js';
 import { tableAccessFor } from './table-config.js';
 import { createTable, dropTable, listTables, loadTable, registerTable, renameTable, tableExists } from './table-handlers.js';
 
-export interface RequestLogEntry {
+interface RequestLogEntry {
   method: string;
   path: string;
   status: number;
@@ -63,7 +63,7 @@ export interface RestCatalogServerOptions {
 }
 
 /** Endpoints this server advertises in GET /v1/config. */
-export const SERVED_ENDPOINTS: readonly string[] = [
+const SERVED_ENDPOINTS: readonly string[] = [
   ENDPOINTS.listNamespaces,
   ENDPOINTS.createNamespace,
   ENDPOINTS.loadNamespace,

@@ -122,7 +122,7 @@ export async function registerTable(ctx: HandlerContext, namespace: string[]): P
 }
 
 /** `location` as a URI when it lies under `warehouse` (no `..` escapes); 400 otherwise. */
-export function metadataLocationInside(warehouse: string, location: string): string {
+function metadataLocationInside(warehouse: string, location: string): string {
   if (!/\.metadata\.json$/.test(location)) throw badRequest(`metadata-location must name a table metadata file (*.metadata.json), found ${location}`);
   if (!isS3Uri(location) && !isFileUri(location) && !location.startsWith('/')) {
     throw badRequest(`metadata-location must be absolute (a path, a file: URI or an s3:// URI), found ${location}`);

@@ -10,7 +10,7 @@ import { newUuid } from '../../iceberg/snapshot-ids.js';
 import { stripTrailingSlash } from '../../iceberg/table-metadata-json.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 
-export const WRITE_METADATA_PATH = 'write.metadata.path';
+const WRITE_METADATA_PATH = 'write.metadata.path';
 
 const VERSIONED_NAME = /^(\d+)-[^/]*\.metadata\.json$/;
 
@@ -23,7 +23,7 @@ export function parseMetadataVersion(location: string): number {
   return Number.isSafeInteger(n) ? n : -1;
 }
 
-export function metadataDirOf(metadata: TableMetadata): string {
+function metadataDirOf(metadata: TableMetadata): string {
   const custom = metadata.properties[WRITE_METADATA_PATH];
   return stripTrailingSlash(custom !== undefined && custom !== '' ? custom : `${stripTrailingSlash(metadata.location)}/metadata`);
 }

@@ -28,7 +28,7 @@ async function readOrWarn(io: FileIO, location: string, warn: (m: string) => voi
 }
 
 /** Every file the metadata reaches, in deletion order (content files first, metadata last). */
-export async function reachableFiles(io: FileIO, metadata: TableMetadata, metadataLocation: string, warn: (m: string) => void): Promise<string[]> {
+async function reachableFiles(io: FileIO, metadata: TableMetadata, metadataLocation: string, warn: (m: string) => void): Promise<string[]> {
   const content = new Set<string>();
   const manifests = new Set<string>();
   const manifestLists = new Set<string>();

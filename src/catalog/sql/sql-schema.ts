@@ -13,7 +13,7 @@ import { RECORD_TYPE_COLUMN, TABLES_TABLE } from './sql-statements.js';
 const SUBSYSTEM = 'catalog.sql';
 
 /** Where the DDL files are: `<package root>/catalog/sql/` (same depth from src/ and dist/). */
-export function ddlFileUrl(dialect: SqlDialect): URL {
+function ddlFileUrl(dialect: SqlDialect): URL {
   return new URL(`../../../catalog/sql/${dialect}.sql`, import.meta.url);
 }
 

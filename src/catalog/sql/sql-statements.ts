@@ -12,9 +12,9 @@
  *   writer moved the pointer first.
  */
 export const TABLES_TABLE = 'iceberg_tables';
-export const NAMESPACE_PROPERTIES_TABLE = 'iceberg_namespace_properties';
+const NAMESPACE_PROPERTIES_TABLE = 'iceberg_namespace_properties';
 export const RECORD_TYPE_COLUMN = 'iceberg_type';
-export const TABLE_RECORD_TYPE = 'TABLE';
+const TABLE_RECORD_TYPE = 'TABLE';
 /** Reserved property marking an explicitly created namespace; never returned to callers. */
 export const NAMESPACE_EXISTS_PROPERTY = 'exists';
 

@@ -43,7 +43,7 @@ export function registerRun(program: Command, setExit: (code: ExitCodeValue) => 
 }
 
 /** Checks the source; logs failed lines. False when a required check failed. */
-export async function preflight(ctx: CommandContext): Promise<boolean> {
+async function preflight(ctx: CommandContext): Promise<boolean> {
   const lines = await sourceChecks(ctx.config);
   for (const line of lines) {
     if (line.ok) continue;

@@ -57,7 +57,7 @@ async function writeOut(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, 'drain');
 }
 
-export async function runScan(target: string, options: ScanCommandOptions): Promise<void> {
+async function runScan(target: string, options: ScanCommandOptions): Promise<void> {
   const snapshotId = parseSnapshotId(options.snapshotId);
   const limit = parseLimit(options.limit);
   const io = fileIOFor(target);

@@ -37,12 +37,12 @@ export function decimalRequiredBytes(precision: number): number {
 
 const VALID_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function isValidAvroName(name: string): boolean {
+function isValidAvroName(name: string): boolean {
   return VALID_NAME.test(name);
 }
 
 /** Java `AvroSchemaUtil.sanitize`, with ASCII letters only (see the module comment). */
-export function sanitizeAvroName(name: string): string {
+function sanitizeAvroName(name: string): string {
   if (name.length === 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'empty field name; Avro names must be non-empty');
   const one = (c: string): string => (/[0-9]/.test(c) ? `_${c}` : `_x${c.charCodeAt(0).toString(16).toUpperCase()}`);
   let out = /[A-Za-z_]/.test(name[0]) ? name[0] : one(name[0]);
@@ -59,7 +59,7 @@ export function avroFieldName(name: string): string {
 }
 
 /** Avro schema of an Iceberg primitive type (Appendix A table, Java `TypeToSchema.primitive`). */
-export function primitiveToAvro(t: PrimitiveType): AvroSchema {
+function primitiveToAvro(t: PrimitiveType): AvroSchema {
   switch (t.kind) {
     case 'unknown':
       return primitive('null');

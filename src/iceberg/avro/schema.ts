@@ -39,7 +39,7 @@ export interface AvroRecord {
   attrs?: Attrs;
 }
 
-export interface AvroEnum {
+interface AvroEnum {
   type: 'enum';
   name: string;
   namespace?: string;
@@ -47,7 +47,7 @@ export interface AvroEnum {
   attrs?: Attrs;
 }
 
-export interface AvroFixed {
+interface AvroFixed {
   type: 'fixed';
   name: string;
   namespace?: string;
@@ -55,13 +55,13 @@ export interface AvroFixed {
   attrs?: Attrs;
 }
 
-export interface AvroArray {
+interface AvroArray {
   type: 'array';
   items: AvroSchema;
   attrs?: Attrs;
 }
 
-export interface AvroMap {
+interface AvroMap {
   type: 'map';
   values: AvroSchema;
   attrs?: Attrs;
@@ -72,7 +72,7 @@ export interface AvroUnion {
   branches: AvroSchema[];
 }
 
-export type AvroNamed = AvroRecord | AvroEnum | AvroFixed;
+type AvroNamed = AvroRecord | AvroEnum | AvroFixed;
 export type AvroSchema = AvroPrimitive | AvroRecord | AvroEnum | AvroFixed | AvroArray | AvroMap | AvroUnion;
 
 const PRIMITIVES = new Set<string>(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);
@@ -90,10 +90,6 @@ export function optional(t: AvroSchema): AvroUnion {
   return { type: 'union', branches: [{ type: 'null' }, t] };
 }
 
-export function isOptional(t: AvroSchema): t is AvroUnion {
-  return t.type === 'union' && t.branches.length === 2 && t.branches.some((b) => b.type === 'null');
-}
-
 /** The non-null branch of an optional union, or the schema itself. */
 export function unwrapOptional(t: AvroSchema): AvroSchema {
   if (t.type === 'union' && t.branches.length === 2) {
@@ -103,12 +99,8 @@ export function unwrapOptional(t: AvroSchema): AvroSchema {
   return t;
 }
 
-export function fullName(t: AvroNamed): string {
+function fullName(t: AvroNamed): string {
   return t.namespace ? `${t.namespace}.${t.name}` : t.name;
-}
-
-export function attr(t: AvroSchema | AvroField, key: string): unknown {
-  return 'attrs' in t && t.attrs ? t.attrs[key] : undefined;
 }
 
 /** The Iceberg field id stored on a record field, or undefined. */
@@ -280,7 +272,7 @@ function extraAttrs(o: Record<string, unknown>, known: Set<string>): Attrs | und
  * fields: name, type, doc, default, then attributes such as field-id). Named types after their first
  * appearance are written as their name.
  */
-export function schemaToJsonValue(schema: AvroSchema): unknown {
+function schemaToJsonValue(schema: AvroSchema): unknown {
   return toJsonValue(schema, new Set<string>());
 }
 

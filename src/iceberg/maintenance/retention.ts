@@ -25,13 +25,13 @@ import { ancestorsOf } from '../snapshot-ids.js';
 import { MAIN_BRANCH } from '../table-metadata-constants.js';
 import type { Snapshot, TableMetadata } from '../table-metadata.js';
 
-export const MAX_SNAPSHOT_AGE_MS = 'history.expire.max-snapshot-age-ms';
-export const MAX_SNAPSHOT_AGE_MS_DEFAULT = 5n * 24n * 60n * 60n * 1000n;
-export const MIN_SNAPSHOTS_TO_KEEP = 'history.expire.min-snapshots-to-keep';
-export const MIN_SNAPSHOTS_TO_KEEP_DEFAULT = 1;
-export const MAX_REF_AGE_MS = 'history.expire.max-ref-age-ms';
+const MAX_SNAPSHOT_AGE_MS = 'history.expire.max-snapshot-age-ms';
+const MAX_SNAPSHOT_AGE_MS_DEFAULT = 5n * 24n * 60n * 60n * 1000n;
+const MIN_SNAPSHOTS_TO_KEEP = 'history.expire.min-snapshots-to-keep';
+const MIN_SNAPSHOTS_TO_KEEP_DEFAULT = 1;
+const MAX_REF_AGE_MS = 'history.expire.max-ref-age-ms';
 /** Java `Long.MAX_VALUE`: refs never age out unless configured. */
-export const MAX_REF_AGE_MS_DEFAULT = (1n << 63n) - 1n;
+const MAX_REF_AGE_MS_DEFAULT = (1n << 63n) - 1n;
 
 export interface RetentionPolicy {
   nowMs: bigint;
@@ -66,7 +66,7 @@ function invalidProperty(key: string, value: string, expected: string): FloeErro
 }
 
 /** A long table property (Java `propertyAsLong`), or undefined when absent. */
-export function longProperty(metadata: TableMetadata, key: string): bigint | undefined {
+function longProperty(metadata: TableMetadata, key: string): bigint | undefined {
   const text = metadata.properties[key];
   if (text === undefined) return undefined;
   if (!/^\s*-?\d+\s*$/.test(text)) throw invalidProperty(key, text, 'an integer number of milliseconds');

@@ -42,7 +42,7 @@ import { commitSnapshot } from '../table/snapshot-producer.js';
 import { intProperty, MANIFEST_TARGET_SIZE_BYTES, MANIFEST_TARGET_SIZE_BYTES_DEFAULT } from '../table/table-properties.js';
 
 /** Default of `maintenance.manifests.minCount`: rewrite when more small manifests than this are live. */
-export const REWRITE_MANIFESTS_MIN_COUNT_DEFAULT = 100;
+const REWRITE_MANIFESTS_MIN_COUNT_DEFAULT = 100;
 
 export interface RewriteManifestsOptions {
   /** Rewrite only when the snapshot has more than this many small manifests (default 100). */

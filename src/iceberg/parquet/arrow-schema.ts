@@ -29,7 +29,7 @@ function idMetadata(id: number): Map<string, string> {
 }
 
 /** The Arrow type that makes arrow-rs write the spec's Parquet type for a primitive. */
-export function arrowPrimitiveType(type: PrimitiveType): arrow.DataType {
+function arrowPrimitiveType(type: PrimitiveType): arrow.DataType {
   switch (type.kind) {
     case 'boolean':
       return new arrow.Bool();
@@ -103,7 +103,7 @@ function unsupportedUnknown(path: string): never {
 }
 
 /** Arrow fields of an Iceberg struct, leaving out `unknown` fields. */
-export function arrowFields(fields: readonly NestedField[], path = ''): arrow.Field[] {
+function arrowFields(fields: readonly NestedField[], path = ''): arrow.Field[] {
   const out: arrow.Field[] = [];
   const seen = new Map<string, string>();
   for (const f of fields) {

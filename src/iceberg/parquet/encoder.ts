@@ -70,13 +70,6 @@ const COMPRESSION: Record<ParquetCompression, pw.Compression> = {
   uncompressed: pw.Compression.UNCOMPRESSED,
 };
 
-export function parseCompression(text: string): ParquetCompression {
-  const s = text.trim().toLowerCase();
-  if (s === 'none') return 'uncompressed';
-  if (s in COMPRESSION) return s as ParquetCompression;
-  throw new FloeError(SUBSYSTEM, 'config', `Parquet compression ${JSON.stringify(text)}: expected one of ${Object.keys(COMPRESSION).join(', ')}`);
-}
-
 function writerProperties(options: ParquetEncoderOptions): pw.WriterProperties {
   let b = new pw.WriterPropertiesBuilder()
     .setCompression(COMPRESSION[options.compression])

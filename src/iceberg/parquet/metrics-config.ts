@@ -39,12 +39,12 @@ export const MetricsModes = {
 };
 
 /** Java's default: `write.metadata.metrics.default=truncate(16)`. */
-export const DEFAULT_METRICS_MODE: MetricsMode = MetricsModes.truncate(16);
+const DEFAULT_METRICS_MODE: MetricsMode = MetricsModes.truncate(16);
 export const DEFAULT_METRICS_CONFIG: MetricsConfig = Object.freeze({ defaultMode: DEFAULT_METRICS_MODE });
 
-export const METRICS_DEFAULT_PROPERTY = 'write.metadata.metrics.default';
-export const METRICS_COLUMN_PROPERTY_PREFIX = 'write.metadata.metrics.column.';
-export const METRICS_MAX_INFERRED_PROPERTY = 'write.metadata.metrics.max-inferred-column-defaults';
+const METRICS_DEFAULT_PROPERTY = 'write.metadata.metrics.default';
+const METRICS_COLUMN_PROPERTY_PREFIX = 'write.metadata.metrics.column.';
+const METRICS_MAX_INFERRED_PROPERTY = 'write.metadata.metrics.max-inferred-column-defaults';
 const MAX_INFERRED_DEFAULT = 100;
 
 /** Parses `none`, `counts`, `full`, `truncate(N)` (case-insensitive, as `MetricsModes.fromString`). */

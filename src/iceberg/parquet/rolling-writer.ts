@@ -39,7 +39,7 @@ export function defaultLocationProvider(tableLocation: string, dataDirectory = '
   };
 }
 
-export const DEFAULT_TARGET_FILE_SIZE_BYTES = 128 * 1024 * 1024;
+const DEFAULT_TARGET_FILE_SIZE_BYTES = 128 * 1024 * 1024;
 /** Java checks the size every 1000 rows (`RollingFileWriter.ROWS_DIVISOR`). */
 const ROWS_PER_SIZE_CHECK = 1000;
 

@@ -355,6 +355,3 @@ export function sharedWorkerEncoderPool(options?: WorkerEncoderPoolOptions): Wor
   shared ??= new WorkerEncoderPool(options);
   return shared;
 }
-
-/** `ParquetEncoderFactory` over the process-wide pool: pass as `ParquetWriterOptions.encoderFactory`. */
-export const workerParquetEncoder: ParquetEncoderFactory = (options) => sharedWorkerEncoderPool().open(options);

@@ -19,11 +19,11 @@ import { PositionBitmap } from './position-bitmap.js';
 import { readPuffinFooter, writePuffin, type PuffinBlobMetadata } from './puffin.js';
 
 const SUBSYSTEM = 'iceberg.puffin';
-export const DELETION_VECTOR_V1 = 'deletion-vector-v1';
+const DELETION_VECTOR_V1 = 'deletion-vector-v1';
 /** Field id of the reserved `_pos` metadata column (spec "Reserved Field IDs"). */
-export const ROW_POSITION_FIELD_ID = 2147483645;
-export const REFERENCED_DATA_FILE_KEY = 'referenced-data-file';
-export const CARDINALITY_KEY = 'cardinality';
+const ROW_POSITION_FIELD_ID = 2147483645;
+const REFERENCED_DATA_FILE_KEY = 'referenced-data-file';
+const CARDINALITY_KEY = 'cardinality';
 
 export interface DeletionVectorInput {
   /** The data file's path exactly as its manifest entry has it. */

@@ -17,7 +17,7 @@ import { PositionBitmap } from './position-bitmap.js';
 import { deserializeRoaring32, roaring32Size, writeRoaring32 } from './roaring.js';
 
 const SUBSYSTEM = 'iceberg.puffin';
-export const DV_MAGIC = Uint8Array.of(0xd1, 0xd3, 0x39, 0x64);
+const DV_MAGIC = Uint8Array.of(0xd1, 0xd3, 0x39, 0x64);
 
 /** Serializes positions as a complete `deletion-vector-v1` blob. */
 export function serializeDeletionVector(bitmap: PositionBitmap): Uint8Array {

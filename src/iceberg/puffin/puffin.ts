@@ -10,7 +10,7 @@ import { FloeError } from '../../util/errors.js';
 import { asInt, asLong, parseJson, stringifyJson } from '../../util/json.js';
 
 const SUBSYSTEM = 'iceberg.puffin';
-export const PUFFIN_MAGIC = Uint8Array.of(0x50, 0x46, 0x41, 0x31); // "PFA1"
+const PUFFIN_MAGIC = Uint8Array.of(0x50, 0x46, 0x41, 0x31); // "PFA1"
 const FOOTER_STRUCT_SIZE = 4 + 4 + 4; // payload size, flags, magic
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

@@ -16,10 +16,10 @@
 import { FloeError } from '../../util/errors.js';
 
 const SUBSYSTEM = 'iceberg.puffin';
-export const SERIAL_COOKIE_NO_RUNCONTAINER = 12346;
-export const SERIAL_COOKIE = 12347;
+const SERIAL_COOKIE_NO_RUNCONTAINER = 12346;
+const SERIAL_COOKIE = 12347;
 /** Containers with more values than this are bitmaps (RoaringFormatSpec: DEFAULT_MAX_SIZE). */
-export const ARRAY_CONTAINER_MAX = 4096;
+const ARRAY_CONTAINER_MAX = 4096;
 const BITMAP_BYTES = 8192;
 const NO_OFFSET_THRESHOLD = 4;
 
@@ -99,12 +99,6 @@ export function writeRoaring32(values: Uint32Array, out: Uint8Array, offset: num
     }
   }
   return p;
-}
-
-export function serializeRoaring32(values: Uint32Array): Uint8Array {
-  const out = new Uint8Array(roaring32Size(values));
-  writeRoaring32(values, out, 0);
-  return out;
 }
 
 function corrupt(offset: number, msg: string): FloeError {

@@ -26,7 +26,7 @@ export function manifestFormatVersion(metadata: TableMetadata): ManifestFormatVe
   return metadata.formatVersion;
 }
 
-export function schemaOf(metadata: TableMetadata): Schema {
+function schemaOf(metadata: TableMetadata): Schema {
   const schema = metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId);
   if (!schema) throw new FloeError(SUBSYSTEM, 'invalid-data', `table has no current schema ${metadata.currentSchemaId}`);
   return schema;

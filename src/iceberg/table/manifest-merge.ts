@@ -28,13 +28,13 @@ import {
   MANIFEST_TARGET_SIZE_BYTES_DEFAULT,
 } from './table-properties.js';
 
-export interface MergePolicy {
+interface MergePolicy {
   enabled: boolean;
   minCountToMerge: number;
   targetSizeBytes: number;
 }
 
-export function mergePolicy(metadata: TableMetadata): MergePolicy {
+function mergePolicy(metadata: TableMetadata): MergePolicy {
   return {
     enabled: booleanProperty(metadata, MANIFEST_MERGE_ENABLED, MANIFEST_MERGE_ENABLED_DEFAULT),
     minCountToMerge: intProperty(metadata, MANIFEST_MIN_MERGE_COUNT, MANIFEST_MIN_MERGE_COUNT_DEFAULT),

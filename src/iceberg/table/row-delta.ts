@@ -24,7 +24,7 @@ export interface RowDeltaFiles {
 }
 
 /** Java `BaseRowDelta.operation()`. */
-export function rowDeltaOperation(files: RowDeltaFiles): SnapshotOperation {
+function rowDeltaOperation(files: RowDeltaFiles): SnapshotOperation {
   const addsData = (files.dataFiles?.length ?? 0) > 0;
   const addsDeletes = (files.deleteFiles?.length ?? 0) > 0;
   const removesData = (files.removedFiles ?? []).some((f) => f.content === 'data');

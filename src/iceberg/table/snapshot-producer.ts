@@ -69,7 +69,7 @@ export interface SnapshotChanges {
   };
 }
 
-export type CommitDecision = 'proceed' | 'skip';
+type CommitDecision = 'proceed' | 'skip';
 
 export interface CommitOptions {
   /** Extra summary properties (e.g. `floe.checkpoint-id`); must not collide with the computed ones. */
@@ -96,7 +96,7 @@ export interface CommitOptions {
   failpointScope?: string;
 }
 
-export interface CommittedSnapshot {
+interface CommittedSnapshot {
   status: 'committed';
   snapshot: Snapshot;
   /** The table right after the commit. */
@@ -104,7 +104,7 @@ export interface CommittedSnapshot {
   attempts: number;
 }
 
-export interface SkippedCommit {
+interface SkippedCommit {
   status: 'skipped';
   /** The table as last reloaded (on which `validate` said 'skip'). */
   table: CatalogTable;

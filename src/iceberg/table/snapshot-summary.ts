@@ -12,31 +12,31 @@
 import type { DataFile } from '../data-file.js';
 import { toHex, type Value } from '../../model/values.js';
 
-export const ADDED_DATA_FILES = 'added-data-files';
-export const DELETED_DATA_FILES = 'deleted-data-files';
-export const TOTAL_DATA_FILES = 'total-data-files';
-export const ADDED_DELETE_FILES = 'added-delete-files';
-export const ADDED_EQ_DELETE_FILES = 'added-equality-delete-files';
-export const REMOVED_EQ_DELETE_FILES = 'removed-equality-delete-files';
-export const ADDED_POS_DELETE_FILES = 'added-position-delete-files';
-export const REMOVED_POS_DELETE_FILES = 'removed-position-delete-files';
-export const ADDED_DVS = 'added-dvs';
-export const REMOVED_DVS = 'removed-dvs';
-export const REMOVED_DELETE_FILES = 'removed-delete-files';
-export const TOTAL_DELETE_FILES = 'total-delete-files';
-export const ADDED_RECORDS = 'added-records';
-export const DELETED_RECORDS = 'deleted-records';
+const ADDED_DATA_FILES = 'added-data-files';
+const DELETED_DATA_FILES = 'deleted-data-files';
+const TOTAL_DATA_FILES = 'total-data-files';
+const ADDED_DELETE_FILES = 'added-delete-files';
+const ADDED_EQ_DELETE_FILES = 'added-equality-delete-files';
+const REMOVED_EQ_DELETE_FILES = 'removed-equality-delete-files';
+const ADDED_POS_DELETE_FILES = 'added-position-delete-files';
+const REMOVED_POS_DELETE_FILES = 'removed-position-delete-files';
+const ADDED_DVS = 'added-dvs';
+const REMOVED_DVS = 'removed-dvs';
+const REMOVED_DELETE_FILES = 'removed-delete-files';
+const TOTAL_DELETE_FILES = 'total-delete-files';
+const ADDED_RECORDS = 'added-records';
+const DELETED_RECORDS = 'deleted-records';
 export const TOTAL_RECORDS = 'total-records';
-export const ADDED_FILE_SIZE = 'added-files-size';
-export const REMOVED_FILE_SIZE = 'removed-files-size';
-export const TOTAL_FILE_SIZE = 'total-files-size';
-export const ADDED_POS_DELETES = 'added-position-deletes';
-export const REMOVED_POS_DELETES = 'removed-position-deletes';
+const ADDED_FILE_SIZE = 'added-files-size';
+const REMOVED_FILE_SIZE = 'removed-files-size';
+const TOTAL_FILE_SIZE = 'total-files-size';
+const ADDED_POS_DELETES = 'added-position-deletes';
+const REMOVED_POS_DELETES = 'removed-position-deletes';
 export const TOTAL_POS_DELETES = 'total-position-deletes';
-export const ADDED_EQ_DELETES = 'added-equality-deletes';
-export const REMOVED_EQ_DELETES = 'removed-equality-deletes';
+const ADDED_EQ_DELETES = 'added-equality-deletes';
+const REMOVED_EQ_DELETES = 'removed-equality-deletes';
 export const TOTAL_EQ_DELETES = 'total-equality-deletes';
-export const CHANGED_PARTITION_COUNT = 'changed-partition-count';
+const CHANGED_PARTITION_COUNT = 'changed-partition-count';
 
 /** Keys a commit computes itself; callers' extra summary properties must not use them. */
 export const COMPUTED_SUMMARY_KEYS: ReadonlySet<string> = new Set([

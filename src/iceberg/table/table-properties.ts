@@ -21,7 +21,7 @@ export const MANIFEST_TARGET_SIZE_BYTES = 'commit.manifest.target-size-bytes';
 export const MANIFEST_TARGET_SIZE_BYTES_DEFAULT = 8 * 1024 * 1024;
 
 /** Where manifests and manifest lists go when not `<location>/metadata` (Java `write.metadata.path`). */
-export const WRITE_METADATA_LOCATION = 'write.metadata.path';
+const WRITE_METADATA_LOCATION = 'write.metadata.path';
 
 /** An integer property, or the default when absent or not an integer (Java `propertyAsInt`). */
 export function intProperty(metadata: TableMetadata, key: string, fallback: number): number {

@@ -81,7 +81,7 @@ export async function evolveTableSchema(table: CatalogTable, changes: readonly S
 }
 
 /** The table's unpartitioned spec, if it has one. */
-export function unpartitionedSpec(metadata: TableMetadata): PartitionSpec | undefined {
+function unpartitionedSpec(metadata: TableMetadata): PartitionSpec | undefined {
   const def = metadata.partitionSpecs.find((s) => s.specId === metadata.defaultSpecId);
   if (def && def.fields.length === 0) return def;
   return metadata.partitionSpecs.find((s) => s.fields.length === 0);

@@ -85,7 +85,7 @@ export interface CheckpointCommitterOptions {
   info?: (message: string) => void;
 }
 
-export type TableCommitStatus =
+type TableCommitStatus =
   /** A snapshot with this checkpoint was committed. */
   | 'committed'
   /** The table already held this checkpoint (or a later one) of this job; buffered changes were dropped. */

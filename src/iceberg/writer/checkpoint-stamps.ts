@@ -24,8 +24,8 @@ import type { TableMetadata } from '../table-metadata.js';
 
 export const JOB_ID_KEY = 'floe.job-id';
 export const CHECKPOINT_ID_KEY = 'floe.checkpoint-id';
-export const MAX_COMMITTED_CHECKPOINT_ID_KEY = 'floe.max-committed-checkpoint-id';
-export const SOURCE_OFFSET_KEY = 'floe.source-offset';
+const MAX_COMMITTED_CHECKPOINT_ID_KEY = 'floe.max-committed-checkpoint-id';
+const SOURCE_OFFSET_KEY = 'floe.source-offset';
 
 export interface CommittedCheckpoint {
   /** The highest checkpoint id this job committed to the table (`floe.max-committed-checkpoint-id`). */
@@ -38,7 +38,7 @@ export interface CommittedCheckpoint {
 }
 
 /** Table property holding job `jobId`'s last checkpoint stamp (see the module header). */
-export function lastCheckpointProperty(jobId: string): string {
+function lastCheckpointProperty(jobId: string): string {
   return `floe.job.${jobId}.last-checkpoint`;
 }
 

@@ -68,7 +68,7 @@ export interface MatchFields {
 }
 
 /** Resolves top-level field names (case-sensitive first, then case-insensitive, as MySQL names compare). */
-export function resolveMatchFields(schema: Schema, names: readonly string[], what = 'delete-matching'): MatchFields {
+function resolveMatchFields(schema: Schema, names: readonly string[], what = 'delete-matching'): MatchFields {
   if (names.length === 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected at least one field to match on`);
   const found: number[] = [];
   for (const name of names) {

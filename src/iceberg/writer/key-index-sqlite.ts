@@ -377,7 +377,7 @@ export interface StampRow {
   format: number;
 }
 
-export function removeDatabase(path: string): void {
+function removeDatabase(path: string): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
 }
 

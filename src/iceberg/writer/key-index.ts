@@ -106,12 +106,6 @@ export class MemoryKeyIndex implements KeyIndex {
   close(): void {}
 }
 
-/**
- * `new KeyIndex(snapshotId)`: the memory index, as before the interface existed (callers such as
- * bench/key-index.ts construct it by that name).
- */
-export const KeyIndex = MemoryKeyIndex;
-
 /** Where a built index goes: a fresh memory index, or a disk index being filled (key-index-sqlite.ts). */
 export interface KeyIndexSink {
   set(k: KeyId, file: DataFile, pos: number): void;

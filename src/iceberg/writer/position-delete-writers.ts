@@ -51,7 +51,7 @@ export interface WrittenDeletes {
 }
 
 /** v2: position-delete files, one group of targets (one partition) per call. */
-export async function writePositionDeleteFile(args: {
+async function writePositionDeleteFile(args: {
   io: FileIO;
   locations: LocationProvider;
   partitionPath: string;

@@ -21,12 +21,12 @@
 import type { Row, Value } from '../../model/values.js';
 import type { MatchingDelete } from './delete-matching.js';
 
-export type ChangeOp = 'insert' | 'update' | 'delete';
+type ChangeOp = 'insert' | 'update' | 'delete';
 
 /** A row-level change, or a matching delete (`delete-matching`, delete-matching.ts). */
 export type RowChange = KeyedRowChange | MatchingDelete;
 
-export interface KeyedRowChange {
+interface KeyedRowChange {
   op: ChangeOp;
   /** The row before the change (update: optional when `key` is given or the key is unchanged). */
   before?: Row;

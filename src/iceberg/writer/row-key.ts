@@ -34,7 +34,7 @@ function integerText(type: IcebergType, v: Value, what: string): string {
 }
 
 /** The canonical text of one non-null value (without the type tag). */
-export function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string {
+function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string {
   switch (type.kind) {
     case 'boolean':
       if (typeof v !== 'boolean') fail(type, v, what);

@@ -8,9 +8,9 @@ import { FloeError } from '../../util/errors.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import type { TableMetadata } from '../table-metadata.js';
 
-export const DATA_PATH_PROPERTY = 'write.data.path';
+const DATA_PATH_PROPERTY = 'write.data.path';
 export const TARGET_FILE_SIZE_PROPERTY = 'write.target-file-size-bytes';
-export const DELETE_TARGET_FILE_SIZE_PROPERTY = 'write.delete.target-file-size-bytes';
+const DELETE_TARGET_FILE_SIZE_PROPERTY = 'write.delete.target-file-size-bytes';
 
 const DEFAULT_DATA_TARGET = 128 * 1024 * 1024;
 const DEFAULT_DELETE_TARGET = 64 * 1024 * 1024;

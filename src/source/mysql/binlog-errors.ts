@@ -34,7 +34,7 @@ const RETRYABLE_ERRNOS = new Set([1053, 1317, 1927, 2006, 2013]);
 /** Access denied / missing privilege: no retry helps. */
 const PRIVILEGE_ERRNOS = new Set([1044, 1045, 1142, 1227, 1370]);
 /** ER_MASTER_FATAL_ERROR_READING_BINLOG: the requested binlog is gone (or unreadable). */
-export const ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
+const ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236;
 
 export function purgedBinlogError(resumeFrom: BinlogOffset | undefined, serverMessage: string, cause?: unknown): FloeError {
   return new FloeError(

@@ -27,7 +27,7 @@ import { AsyncQueue } from './binlog-queue.js';
 
 export type StartPosition = { readonly kind: 'earliest' } | { readonly kind: 'latest' } | { readonly kind: 'offset'; readonly offset: BinlogOffset };
 
-export interface ReconnectPolicy {
+interface ReconnectPolicy {
   /** Attempts after a retryable failure before giving up (default 10). */
   readonly maxAttempts?: number;
   readonly initialDelayMs?: number;

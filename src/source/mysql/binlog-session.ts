@@ -15,7 +15,7 @@ import type { AnyBinlogEvent } from '@vlasky/zongji';
 import { attachExactValueDecoding, type ZongjiLike } from './binlog-values.js';
 
 /** mysql2 connection options (host, port, user, password, ssl, …) plus decoder-required flags. */
-export type ConnectionOptions = Record<string, unknown>;
+type ConnectionOptions = Record<string, unknown>;
 
 export interface SessionStart {
   /** File/position start (ignored when `gtids` is set). */

@@ -56,7 +56,7 @@ export interface AssemblerOptions {
 }
 
 /** A row change as zongji decoded it (column name → zongji value), not yet converted. */
-export interface RawChange {
+interface RawChange {
   readonly table: TableRef;
   readonly op: ChangeOp;
   readonly before?: Record<string, unknown>;

@@ -88,7 +88,7 @@ export interface ZongjiLike {
  * Rewrites a table map so zongji decodes JSON as raw bytes and ENUM/SET as integers (see the module
  * header). Idempotent; call it for every TableMap event before the following row events are parsed.
  */
-export function adaptZongjiTableMap(entry: ZongjiTableMapEntry | undefined): void {
+function adaptZongjiTableMap(entry: ZongjiTableMapEntry | undefined): void {
   if (!entry?.columns) return;
   entry.columns.forEach((column, i) => {
     if (column.floeOriginalType !== undefined) return;
@@ -173,7 +173,7 @@ export function createBinlogRowConverter(table: MappedTable): (row: Record<strin
 }
 
 /** The converter for one column's binlog values (non-null). */
-export function binlogValueConverter(column: MappedColumn): ValueConverter {
+function binlogValueConverter(column: MappedColumn): ValueConverter {
   const p = 'binlog' as const;
   const fromSnapshot = snapshotValueConverter(column, p);
   const rejectDate = (raw: unknown): Value => {
@@ -255,18 +255,18 @@ function fixedWidth(bytes: Uint8Array, width: number): Uint8Array {
   return out;
 }
 
-export function formatUuid(raw: Uint8Array): string {
+function formatUuid(raw: Uint8Array): string {
   const hex = Buffer.from(fixedWidth(raw, 16)).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-export function formatInet4(raw: Uint8Array): string {
+function formatInet4(raw: Uint8Array): string {
   const b = fixedWidth(raw, 4);
   return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
 }
 
 /** RFC 5952 text, with IPv4-mapped and IPv4-compatible forms dotted, as MariaDB prints INET6. */
-export function formatInet6(raw: Uint8Array): string {
+function formatInet6(raw: Uint8Array): string {
   const b = fixedWidth(raw, 16);
   if (b.subarray(0, 10).every((x) => x === 0)) {
     const v4 = formatInet4(b.subarray(12));
@@ -313,7 +313,7 @@ function fraction(bytes: Uint8Array, start: number): number {
 }
 
 /** DATE: 3 bytes little-endian, day | month << 5 | year << 9. Null for zero dates. */
-export function decodeBinlogDate(column: MappedColumn, bytes: Uint8Array): number | null {
+function decodeBinlogDate(column: MappedColumn, bytes: Uint8Array): number | null {
   if (bytes.length !== 3) throw valueError(column, 'a 3-byte binlog DATE', bytes, 'binlog');
   const v = bytes[0] | (bytes[1] << 8) | (bytes[2] << 16);
   const day = v & 31;
@@ -327,7 +327,7 @@ export function decodeBinlogDate(column: MappedColumn, bytes: Uint8Array): numbe
  * | hour << 12 | minute << 6 | second, then the fraction. Microseconds since the epoch as UTC
  * wall-clock; null for zero dates.
  */
-export function decodeDatetime2(column: MappedColumn, bytes: Uint8Array): bigint | null {
+function decodeDatetime2(column: MappedColumn, bytes: Uint8Array): bigint | null {
   if (bytes.length < 5 || bytes.length > 8) throw valueError(column, 'a 5..8-byte binlog DATETIME2', bytes, 'binlog');
   const intPart = readUIntBE(bytes, 0, 5) - 0x8000000000;
   const ymd = Math.floor(intPart / 2 ** 17);
@@ -345,7 +345,7 @@ export function decodeDatetime2(column: MappedColumn, bytes: Uint8Array): bigint
 }
 
 /** TIMESTAMP2: 4 bytes big-endian epoch seconds, then the fraction. Null for the zero timestamp. */
-export function decodeTimestamp2(column: MappedColumn, bytes: Uint8Array): bigint | null {
+function decodeTimestamp2(column: MappedColumn, bytes: Uint8Array): bigint | null {
   if (bytes.length < 4 || bytes.length > 7) throw valueError(column, 'a 4..7-byte binlog TIMESTAMP2', bytes, 'binlog');
   const seconds = readUIntBE(bytes, 0, 4);
   const frac = fraction(bytes, 4);
@@ -359,7 +359,7 @@ export function decodeTimestamp2(column: MappedColumn, bytes: Uint8Array): bigin
  * hour << 12 | minute << 6 | second (negative for negative times), then the fraction; negative values
  * store the fraction reversed ("0x100 - frac") for binary sort order. Signed microseconds.
  */
-export function decodeTime2(column: MappedColumn, bytes: Uint8Array): bigint {
+function decodeTime2(column: MappedColumn, bytes: Uint8Array): bigint {
   let packed: bigint; // MY_PACKED_TIME_MAKE(intpart, frac) = intpart << 24 + frac
   const n = bytes.length - 3;
   if (n < 0 || n > 3) throw valueError(column, 'a 3..6-byte binlog TIME2', bytes, 'binlog');

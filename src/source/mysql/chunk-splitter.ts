@@ -30,9 +30,9 @@ import { snapshotValueConverter } from './snapshot-values.js';
 import { qualifiedTable, tableKey } from './table-schema.js';
 import type { MappedColumn, MappedTable } from './type-mapping.js';
 
-export const DEFAULT_CHUNK_SIZE = 8096;
-export const DEFAULT_DISTRIBUTION_FACTOR_LOWER = 0.05;
-export const DEFAULT_DISTRIBUTION_FACTOR_UPPER = 1000;
+const DEFAULT_CHUNK_SIZE = 8096;
+const DEFAULT_DISTRIBUTION_FACTOR_LOWER = 0.05;
+const DEFAULT_DISTRIBUTION_FACTOR_UPPER = 1000;
 const EXACT_COUNT_BELOW = 100_000;
 
 export interface SplitOptions {
@@ -44,7 +44,7 @@ export interface SplitOptions {
   distributionFactorUpper?: number;
 }
 
-export type SplitStrategy = 'even' | 'walk' | 'single';
+type SplitStrategy = 'even' | 'walk' | 'single';
 
 export interface SplitPlan {
   table: MappedTable;
@@ -62,7 +62,7 @@ export interface SplitPlan {
 const INTEGER_KINDS = new Set(['int', 'long', 'unsigned-long', 'year']);
 
 /** Picks the chunk key column(s) of a table (see the module header). */
-export function chooseChunkKey(table: MappedTable, chunkKeyColumn?: string): { keyColumns: MappedColumn[]; keyless: boolean } {
+function chooseChunkKey(table: MappedTable, chunkKeyColumn?: string): { keyColumns: MappedColumn[]; keyless: boolean } {
   const schema = table.schema;
   const keyless = schema.primaryKey.length === 0;
   const byName = (name: string): MappedColumn => {
@@ -114,7 +114,7 @@ export async function* splitTable(client: MysqlClient, table: MappedTable, optio
 }
 
 /** Yields the chunks of a plan. */
-export async function* chunksOf(client: MysqlClient, plan: SplitPlan, options: SplitOptions = {}): AsyncGenerator<Chunk> {
+async function* chunksOf(client: MysqlClient, plan: SplitPlan, options: SplitOptions = {}): AsyncGenerator<Chunk> {
   const id = plan.table.schema.id;
   const keyNames = plan.keyColumns.map((c) => c.column.name);
   let index = 0;
@@ -205,7 +205,7 @@ function chunkSizeOf(options: SplitOptions): number {
 }
 
 /** Estimated row count (EXPLAIN), replaced by COUNT(*) for small tables. */
-export async function countRows(client: MysqlClient, table: MappedTable): Promise<number> {
+async function countRows(client: MysqlClient, table: MappedTable): Promise<number> {
   const name = qualifiedTable(table.schema.id);
   let estimate = 0;
   try {

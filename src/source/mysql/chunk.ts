@@ -100,7 +100,7 @@ export function chunkKeyColumns(table: MappedTable, chunk: Pick<Chunk, 'keyColum
 }
 
 /** The WHERE condition selecting exactly a chunk's rows ('' for a whole-table chunk). */
-export function chunkCondition(table: MappedTable, chunk: Chunk): string {
+function chunkCondition(table: MappedTable, chunk: Chunk): string {
   const columns = chunkKeyColumns(table, chunk);
   const parts: string[] = [];
   if (chunk.lower) parts.push(keyLowerCondition(columns, chunk.lower, true));

@@ -34,12 +34,12 @@ export interface MysqlConnectionConfig {
 
 // ---- the subset of mysql2 floe calls ------------------------------------------------------------
 
-export interface DriverQueryOptions {
+interface DriverQueryOptions {
   sql: string;
   rowsAsArray?: boolean;
 }
 
-export interface DriverFieldPacket {
+interface DriverFieldPacket {
   name: string;
   columnType?: number;
   characterSet?: number;
@@ -47,7 +47,7 @@ export interface DriverFieldPacket {
 }
 
 /** An object-mode Readable (mysql2's query stream), as much of it as floe uses. */
-export interface DriverRowStream extends AsyncIterable<unknown> {
+interface DriverRowStream extends AsyncIterable<unknown> {
   read(): unknown;
   on(event: 'readable' | 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
@@ -55,7 +55,7 @@ export interface DriverRowStream extends AsyncIterable<unknown> {
 }
 
 /** A running mysql2 query; `stream()` turns its rows into an object-mode Readable with back-pressure. */
-export interface DriverQuery {
+interface DriverQuery {
   stream(options?: { highWaterMark?: number }): DriverRowStream;
 }
 
@@ -71,14 +71,14 @@ export interface DriverConnection {
   readonly threadId: number | null;
 }
 
-export type DriverConnectionFactory = (options: Record<string, unknown>) => DriverConnection;
+type DriverConnectionFactory = (options: Record<string, unknown>) => DriverConnection;
 
 const defaultFactory: DriverConnectionFactory = (options) =>
   mysql.createConnection(options as mysql.ConnectionOptions) as unknown as DriverConnection;
 
 // ---- floe's view of a session -------------------------------------------------------------------
 
-export type SqlRow = Record<string, unknown>;
+type SqlRow = Record<string, unknown>;
 
 /** One MySQL session. Not safe for concurrent use by several callers; open one per parallel reader. */
 export interface MysqlClient {
@@ -112,7 +112,7 @@ export interface ConnectOptions {
 }
 
 /** The session settings every floe session starts with (see the module header for why). */
-export const SESSION_INIT_STATEMENTS: readonly string[] = [
+const SESSION_INIT_STATEMENTS: readonly string[] = [
   "SET time_zone = '+00:00'",
   "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'",
   'SET SESSION net_write_timeout = 3600',

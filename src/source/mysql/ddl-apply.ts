@@ -347,8 +347,3 @@ function sameBaseType(a: ColumnSchema, b: ColumnSchema): boolean {
   const strip = (t: string): string => (/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/.test(t) && !/^tinyint\(1\)/.test(t) ? t.replace(/\(\d+\)/, '') : t);
   return a.dataType === b.dataType && strip(a.columnType) === strip(b.columnType) && a.json === b.json;
 }
-
-/** Whether the binlog's logged column names (table map, binlog_row_metadata=FULL) match a schema. */
-export function sameColumnNames(schema: TableSchema, logged: readonly string[]): boolean {
-  return schema.columns.length === logged.length && schema.columns.every((c, i) => c.name === logged[i]);
-}

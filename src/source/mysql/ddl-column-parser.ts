@@ -125,7 +125,7 @@ function nameValue(c: DdlCursor): string {
   throw c.error('expected a character set or collation name');
 }
 
-export function parseDataType(c: DdlCursor): DataTypeSpec {
+function parseDataType(c: DdlCursor): DataTypeSpec {
   const first = c.identifier('a data type').toLowerCase();
   let name = first;
   // multi-word type names

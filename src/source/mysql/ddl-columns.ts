@@ -77,7 +77,7 @@ function quoteLabel(label: string): string {
 }
 
 /** Resolves aliases and fills in the server's defaults for a parsed data type. */
-export function normalizeDataType(t: DataTypeSpec, flavor: ServerFlavor, what: string): NormalizedType {
+function normalizeDataType(t: DataTypeSpec, flavor: ServerFlavor, what: string): NormalizedType {
   const base: NormalizedType = {
     dataType: t.name,
     columnType: t.name,

@@ -120,7 +120,7 @@ export class DdlCursor {
   }
 }
 
-export function abbreviate(sql: string): string {
+function abbreviate(sql: string): string {
   const one = sql.replace(/\s+/g, ' ').trim();
   return one.length > 200 ? one.slice(0, 197) + '…' : one;
 }

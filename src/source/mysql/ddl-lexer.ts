@@ -16,7 +16,7 @@
 import { FloeError } from '../../util/errors.js';
 import { unescapeChar } from './defaults.js';
 
-export type TokenKind =
+type TokenKind =
   /** Bare word: keyword or unquoted identifier (text as written). */
   | 'word'
   /** `back-quoted` identifier (text unquoted). */

@@ -94,37 +94,37 @@ export interface CreateTableStatement {
   readonly orReplace: boolean;
 }
 
-export interface DropTableStatement {
+interface DropTableStatement {
   readonly kind: 'drop-table';
   readonly tables: readonly TableId[];
   readonly ifExists: boolean;
   readonly temporary: boolean;
 }
 
-export interface RenameTableStatement {
+interface RenameTableStatement {
   readonly kind: 'rename-table';
   readonly renames: readonly { readonly from: TableId; readonly to: TableId }[];
 }
 
-export interface TruncateTableStatement {
+interface TruncateTableStatement {
   readonly kind: 'truncate-table';
   readonly table: TableId;
 }
 
 /** CREATE/DROP INDEX, ANALYZE/OPTIMIZE…: name a table, change no column. */
-export interface IndexStatement {
+interface IndexStatement {
   readonly kind: 'index';
   readonly table: TableId;
   readonly text: string;
 }
 
-export interface DropDatabaseStatement {
+interface DropDatabaseStatement {
   readonly kind: 'drop-database';
   readonly database: string;
 }
 
 /** Anything else (views, routines, grants, CREATE DATABASE…); `tables` lists qualified names seen, best effort. */
-export interface OtherStatement {
+interface OtherStatement {
   readonly kind: 'other';
   readonly verb: string;
   readonly tables: readonly TableId[];

@@ -59,7 +59,7 @@ export function parseColumnDefault(raw: string | null, extra: string, flavor: Se
 }
 
 /** `'it''s'` → `it's`; backslash escapes as the server reads them. */
-export function unquoteSqlString(quoted: string): string {
+function unquoteSqlString(quoted: string): string {
   let out = '';
   for (let i = 1; i < quoted.length - 1; i++) {
     const c = quoted[i];

@@ -17,7 +17,7 @@ import type { TableId } from './table-schema.js';
 import { tableKey } from './table-schema.js';
 import { FloeError } from '../../util/errors.js';
 
-export const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['mysql', 'information_schema', 'performance_schema', 'sys']);
+const SYSTEM_SCHEMAS: ReadonlySet<string> = new Set(['mysql', 'information_schema', 'performance_schema', 'sys']);
 
 export interface TableFilterConfig {
   include?: readonly string[];

@@ -145,7 +145,7 @@ export interface SnapshotRowsEvent {
  * chunks, when a captured table changed while floe was stopped (source.ts): the DDL is applied in
  * binlog order first, so the remaining chunks are read and written with the new definition.
  */
-export type Phase = 'snapshot' | 'handover' | 'streaming' | 'catch-up' | 'caught-up';
+type Phase = 'snapshot' | 'handover' | 'streaming' | 'catch-up' | 'caught-up';
 
 export interface PhaseEvent {
   readonly kind: 'phase';

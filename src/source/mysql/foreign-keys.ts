@@ -17,7 +17,7 @@ import { quoteString } from './client.js';
 import { tableKey, type TableId } from './table-schema.js';
 import type { MappedTable } from './type-mapping.js';
 
-export type ReferentialAction = 'CASCADE' | 'SET NULL' | 'SET DEFAULT' | 'RESTRICT' | 'NO ACTION';
+type ReferentialAction = 'CASCADE' | 'SET NULL' | 'SET DEFAULT' | 'RESTRICT' | 'NO ACTION';
 
 export interface ForeignKey {
   /** Constraint name (unique per database). */

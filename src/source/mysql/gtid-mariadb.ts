@@ -38,7 +38,7 @@ export function parseMariaDbGtid(text: string): MariaDbGtid {
   return { domain, server, seq };
 }
 
-export function formatMariaDbGtid(g: MariaDbGtid): string {
+function formatMariaDbGtid(g: MariaDbGtid): string {
   return `${g.domain}-${g.server}-${g.seq}`;
 }
 

@@ -246,7 +246,7 @@ export function compareCodePoints(a: string, b: string, padSpace: boolean): numb
 }
 
 /** Bytewise sort-key order; with a pad weight the shorter key continues with repeated pad weights. */
-export function compareSortKeys(a: Uint8Array, b: Uint8Array, pad: Uint8Array | null): number {
+function compareSortKeys(a: Uint8Array, b: Uint8Array, pad: Uint8Array | null): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i] < 0 ? -1 : 1;
   if (a.length === b.length) return 0;

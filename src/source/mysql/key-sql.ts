@@ -87,7 +87,7 @@ function signedTime(micros: bigint): string {
 }
 
 /** A double literal that MySQL parses to exactly `n` (shortest round-trip digits, exponent form). */
-export function doubleLiteral(n: number): string {
+function doubleLiteral(n: number): string {
   if (!Number.isFinite(n)) throw new FloeError('source.mysql', 'invalid-data', `cannot write ${n} as a MySQL double literal`);
   if (Object.is(n, -0)) return '-0e0';
   return n.toExponential().replace('e+', 'e');
@@ -112,7 +112,7 @@ export function setBits(column: MappedColumn, value: string): bigint {
   return bits;
 }
 
-export function bytesToBigInt(bytes: Uint8Array): bigint {
+function bytesToBigInt(bytes: Uint8Array): bigint {
   let v = 0n;
   for (const b of bytes) v = (v << 8n) | BigInt(b);
   return v;

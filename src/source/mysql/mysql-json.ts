@@ -164,7 +164,7 @@ function readVarLength(bytes: Uint8Array, pos: number): [number, number] {
 }
 
 /** MySQL's `double_quote()`: the same escapes JSON.stringify uses for well-formed UTF-16. */
-export function quoteJsonString(s: string): string {
+function quoteJsonString(s: string): string {
   return JSON.stringify(s);
 }
 
@@ -182,7 +182,7 @@ const MAX_DECPT_FOR_F_FORMAT = 15; // DBL_DIG
  * shortest digit string that rounds to x, which is what `Number#toExponential()` gives; with a width of
  * 34 no digit is ever truncated, so only the format choice remains.
  */
-export function mySqlGcvt(x: number): string {
+function mySqlGcvt(x: number): string {
   if (!Number.isFinite(x)) fail(`non-finite double ${x}`);
   const negative = x < 0 || Object.is(x, -0);
   let width = WIDTH;

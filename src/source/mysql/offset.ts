@@ -87,7 +87,7 @@ export function advanceGtids(g: GtidState, gtid: string): GtidState {
 }
 
 /** Whether transaction `gtid` is included in the GTID state. */
-export function gtidsInclude(g: GtidState, gtid: string): boolean {
+function gtidsInclude(g: GtidState, gtid: string): boolean {
   return g.flavor === 'mysql' ? g.set.contains(gtid) : g.position.covers(gtid);
 }
 
@@ -304,8 +304,4 @@ export function formatOffset(o: BinlogOffset): string {
 
 export function formatEventPosition(p: EventPosition): string {
   return `${p.file}:${p.commitPosition}#${p.eventIndex}${p.gtid ? ` gtid=${p.gtid}` : ''}`;
-}
-
-export function offsetsEqual(a: BinlogOffset, b: BinlogOffset): boolean {
-  return serializeOffset(a) === serializeOffset(b);
 }

@@ -30,7 +30,7 @@ import { canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSe
 import type { TableId } from './table-schema.js';
 import { tableKey } from './table-schema.js';
 
-export type CheckSeverity = 'error' | 'warning' | 'info';
+type CheckSeverity = 'error' | 'warning' | 'info';
 
 export interface PreflightCheck {
   check: string;

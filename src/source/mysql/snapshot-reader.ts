@@ -91,7 +91,7 @@ export interface ChunkResult {
   readonly backfilledChanges: number;
 }
 
-export function chunkDescriptor(chunk: Chunk): ChunkDescriptor {
+function chunkDescriptor(chunk: Chunk): ChunkDescriptor {
   return { id: chunkId(chunk), range: serializeChunk(chunk) };
 }
 
@@ -165,7 +165,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
 }
 
 /** One chunk, DBLog style (see the module header). */
-export async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
   const table = t.table;
   const id = table.schema.id;
   const keyless = chunk.keyless === true || table.schema.primaryKey.length === 0;

@@ -45,7 +45,7 @@ const MICROS_PER_SECOND = 1_000_000n;
 const MICROS_PER_DAY = 86_400_000_000n;
 
 /** Whether a column of this kind can read as null even when the MySQL column is NOT NULL. */
-export function zeroDateKind(kind: ValueKind): boolean {
+function zeroDateKind(kind: ValueKind): boolean {
   return kind === 'date' || kind === 'datetime' || kind === 'timestamp';
 }
 
@@ -87,7 +87,7 @@ export function valueError(column: MappedColumn, expected: string, found: unknow
   return new FloeError('source.mysql', 'invalid-data', `column ${column.qualifiedName} (${column.column.columnType}): expected ${expected} from the ${path} reader, found ${describe(found)}`);
 }
 
-export function describe(v: unknown): string {
+function describe(v: unknown): string {
   if (v === null) return 'null';
   if (v instanceof Uint8Array) return `${v.length} bytes`;
   if (v instanceof Date) return 'a JavaScript Date';
@@ -147,7 +147,7 @@ export function snapshotValueConverter(column: MappedColumn, p: ValuePath = 'sna
 
 // ---- shared conversions (also used by the binlog path) -------------------------------------------
 
-export function tinyIntBoolean(column: MappedColumn, n: number): boolean {
+function tinyIntBoolean(column: MappedColumn, n: number): boolean {
   if (n === 0) return false;
   if (n === 1) return true;
   throw new FloeError(
@@ -186,7 +186,7 @@ export function toBigInt(column: MappedColumn, raw: unknown, path: ValuePath): b
   throw valueError(column, 'an exact integer (number within 2^53 or decimal string)', raw, path);
 }
 
-export function toNumber(column: MappedColumn, raw: unknown, path: ValuePath): number {
+function toNumber(column: MappedColumn, raw: unknown, path: ValuePath): number {
   if (typeof raw === 'number') return raw;
   if (typeof raw === 'string') {
     // Number() is correctly rounded (ECMAScript StringToNumber); '' and blanks also read as 0
@@ -196,18 +196,18 @@ export function toNumber(column: MappedColumn, raw: unknown, path: ValuePath): n
   throw valueError(column, 'a floating-point number', raw, path);
 }
 
-export function toText(column: MappedColumn, raw: unknown, path: ValuePath): string {
+function toText(column: MappedColumn, raw: unknown, path: ValuePath): string {
   if (typeof raw === 'string') return raw;
   throw valueError(column, 'text', raw, path);
 }
 
-export function toBytes(column: MappedColumn, raw: unknown, path: ValuePath): Uint8Array {
+function toBytes(column: MappedColumn, raw: unknown, path: ValuePath): Uint8Array {
   if (raw instanceof Uint8Array) return raw;
   if (typeof raw === 'string' && path === 'default') return Buffer.from(raw, 'utf8');
   throw valueError(column, 'bytes', raw, path);
 }
 
-export function padBytes(bytes: Uint8Array, length: number): Uint8Array {
+function padBytes(bytes: Uint8Array, length: number): Uint8Array {
   if (bytes.length >= length) return bytes;
   const out = Buffer.alloc(length);
   out.set(bytes);
@@ -265,7 +265,7 @@ function digits(text: string, start: number, length: number): number {
 }
 
 /** Day number of MySQL 'YYYY-MM-DD', or null for a zero date or a date with a zero month/day. */
-export function parseMysqlDate(column: MappedColumn, text: string, path: ValuePath): number | null {
+function parseMysqlDate(column: MappedColumn, text: string, path: ValuePath): number | null {
   const y = digits(text, 0, 4);
   const m = digits(text, 5, 2);
   const d = digits(text, 8, 2);
@@ -305,7 +305,7 @@ export function parseMysqlDateTime(column: MappedColumn, text: string, path: Val
 }
 
 /** Signed microseconds of MySQL TIME text '[-]H…H:MM:SS[.ffffff]' (−838:59:59 … 838:59:59). */
-export function parseMysqlTime(column: MappedColumn, text: string, path: ValuePath): bigint {
+function parseMysqlTime(column: MappedColumn, text: string, path: ValuePath): bigint {
   const m = /^(-?)(\d{1,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
   if (!m) throw valueError(column, "a time '[-]HH:MM:SS[.ffffff]'", text, path);
   const micros =

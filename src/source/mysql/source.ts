@@ -32,7 +32,7 @@ import { CascadeExpander } from './cascade.js';
 import { discoverForeignKeys, planCascades, type CascadePlan } from './foreign-keys.js';
 
 /** Splits a table into its chunk plan (the source's chunk splitter). */
-export type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
+type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
 
 export interface MySqlSourceOptions {
   readonly connection: MysqlConnectionConfig;
@@ -371,9 +371,3 @@ export class MySqlSource {
     }
   }
 }
-
-/** Serialized resume helpers for callers that persist progress as text. */
-export const resumeText = {
-  offset: serializeOffset,
-  parseOffset,
-};

@@ -61,7 +61,7 @@ export interface ColumnSchema {
   autoIncrement: boolean;
 }
 
-export interface IndexSchema {
+interface IndexSchema {
   name: string;
   unique: boolean;
   /** Columns in index order; a prefix index part carries its prefix length. */
@@ -77,14 +77,6 @@ export interface TableSchema {
   indexes: IndexSchema[];
   comment: string;
   engine: string | null;
-}
-
-export function columnByName(schema: TableSchema, name: string): ColumnSchema {
-  const c = schema.columns.find((col) => col.name === name);
-  if (!c) {
-    throw new FloeError('source.mysql', 'not-found', `table ${tableKey(schema.id)} has no column ${JSON.stringify(name)}: expected one of ${schema.columns.map((x) => x.name).join(', ')}`);
-  }
-  return c;
 }
 
 /** Captures one table. */

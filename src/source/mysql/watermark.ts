@@ -55,7 +55,7 @@ export async function readWatermark(client: MysqlClient, dialect: ServerDialect,
 }
 
 /** MariaDB: the GTID position at an exact binlog file/position. */
-export async function mariadbGtidsAt(client: MysqlClient, file: string, position: number): Promise<GtidState> {
+async function mariadbGtidsAt(client: MysqlClient, file: string, position: number): Promise<GtidState> {
   const pos = await binlogGtidPos(client, file, position);
   if (pos === null) {
     throw new FloeError(SUBSYSTEM, 'source', `BINLOG_GTID_POS(${file}, ${position}) returned NULL: expected a position inside an existing binlog file; the file may have been purged`);

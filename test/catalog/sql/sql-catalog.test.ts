@@ -8,7 +8,6 @@
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,13 +18,11 @@ import { SQL } from '../../../src/catalog/sql/sql-statements.js';
 import { openSqlDriver, redactSqlUrl } from '../../../src/catalog/sql/sql-url.js';
 import { parseMetadataVersion } from '../../../src/catalog/sql/metadata-files.js';
 import { toPostgresPlaceholders } from '../../../src/catalog/sql/postgres-driver.js';
-import { FloeError } from '../../../src/util/errors.js';
 import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
-import { freshMariaDbDatabase, freshPostgresSchema, freshSqliteFile, postgresStatus, POSTGRES_URL } from './sql-test-databases.js';
+import { freshMariaDbDatabase, freshPostgresSchema, freshSqliteFile, postgresStatus } from './sql-test-databases.js';
 import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GOLDEN = GOLDEN_DIR;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 

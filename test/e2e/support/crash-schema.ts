@@ -27,7 +27,7 @@ export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'paren
 
 const TOP = 18446744073709551615n;
 
-export const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, parents: 500, children: 2500 };
+const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, parents: 500, children: 2500 };
 
 export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   for (const s of ALL_TYPES_SESSION) await conn.query(s);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runFloe } from '../../cli/run-floe.js';
 
-export const ENGINES = ['spark', 'trino', 'duckdb', 'pyiceberg', 'iceberg-java'] as const;
+const ENGINES = ['spark', 'trino', 'duckdb', 'pyiceberg', 'iceberg-java'] as const;
 export type Engine = (typeof ENGINES)[number];
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -54,7 +54,7 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: nu
 export type CatalogSpec = { type: 'filesystem' } | { type: 'rest'; uri: string } | { type: 'sql'; url: string; name?: string; warehouse?: string };
 export type CatalogKind = CatalogSpec['type'];
 
-export function catalogArgs(catalog: CatalogSpec): string[] {
+function catalogArgs(catalog: CatalogSpec): string[] {
   if (catalog.type === 'filesystem') return [];
   if (catalog.type === 'rest') return ['--catalog', 'rest', '--uri', catalog.uri];
   return ['--catalog', 'sql', '--uri', catalog.url, ...(catalog.name ? ['--catalog-name', catalog.name] : []), ...(catalog.warehouse ? ['--warehouse', catalog.warehouse] : [])];

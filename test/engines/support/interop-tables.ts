@@ -63,7 +63,7 @@ const TYPED_DDL = (name: string) => `CREATE TABLE ${q(name)} (
 const NAMES = ["plain", "quote '' and \\\" dq", 'tab\\there', 'line\\nbreak', '한글 ü €', '😀 astral', '', 'back\\\\slash', '😀😁😂🤣 four astral'];
 
 /** A deterministic row of the TYPED_DDL tables for id `i` (values at the edges of each type). */
-export function typedRow(i: number): string {
+function typedRow(i: number): string {
   const amount = i % 7 === 0 ? 'NULL' : ((i % 2 === 0 ? 1 : -1) * (i * 13.37)).toFixed(2);
   const ratio = ['0.1', '1e21', '-2.5e-7', '3.141592653589793', '123456789012345680000', '-0', '1', 'NULL'][i % 8];
   const f = ['0.1', '3.4028235e38', '-1.5', '16777217', 'NULL', '1e-10', '7', '0.3'][i % 8];

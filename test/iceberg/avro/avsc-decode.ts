@@ -5,7 +5,7 @@
 import avro from 'avsc';
 
 /** avsc's documented way to read 64-bit longs exactly: a LongType whose values are BigInts. */
-export const bigintLong = avro.types.LongType.__with({
+const bigintLong = avro.types.LongType.__with({
   fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
   toBuffer: (n: bigint) => {
     const buf = Buffer.alloc(8);

@@ -34,7 +34,7 @@ export const schema = new Schema(
   [1],
 );
 
-export const spec: PartitionSpec = {
+const spec: PartitionSpec = {
   specId: 1,
   fields: [
     { sourceId: 2, fieldId: 1000, name: 'name', transform: { kind: 'identity' } },

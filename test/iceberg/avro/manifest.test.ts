@@ -21,7 +21,6 @@ import {
   le32,
   twosComplement,
   schema,
-  spec,
   unpartitioned,
   partitionOf,
   dataFile,

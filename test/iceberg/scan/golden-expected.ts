@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
-import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
+import { GOLDEN_DIR } from '../../support/golden.js';
 
 export const GOLDEN = GOLDEN_DIR;
 

@@ -93,7 +93,7 @@ export function rowText(r: readonly unknown[]): string {
   return JSON.stringify(r.map((v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `0x${toHex(v)}` : v)));
 }
 
-export function modelRows(model: Model): string[] {
+function modelRows(model: Model): string[] {
   return [...model.values()].map(rowText).sort();
 }
 

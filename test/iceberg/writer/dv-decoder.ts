@@ -11,7 +11,7 @@ const DV_MAGIC = [0xd1, 0xd3, 0x39, 0x64];
 const SERIAL_COOKIE_NO_RUNCONTAINER = 12346;
 const SERIAL_COOKIE = 12347;
 
-export interface DecodedBlob {
+interface DecodedBlob {
   type: string;
   fields: number[];
   snapshotId: number | bigint;
@@ -91,7 +91,7 @@ export function decodeDeletionVectorBlob(blob: Uint8Array): bigint[] {
 }
 
 /** One 32-bit Roaring bitmap in the portable format at `start`; returns values (ascending) and the end. */
-export function decodePortableRoaring(view: DataView, start: number, limit: number): { values: number[]; next: number } {
+function decodePortableRoaring(view: DataView, start: number, limit: number): { values: number[]; next: number } {
   let p = start;
   const cookieWord = view.getUint32(p, true);
   let size: number;

@@ -83,7 +83,7 @@ export function parquetColumnNames(uri: string): string[] {
   return md.schema.slice(1).map((e) => e.name);
 }
 
-export function toArrayBuffer(b: Uint8Array): ArrayBuffer {
+function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }
 

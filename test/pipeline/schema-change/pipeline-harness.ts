@@ -20,7 +20,7 @@ import { sql } from '../../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../../e2e/support/lake-compare.js';
 
-export interface Running {
+interface Running {
   result: Promise<RunResult>;
   stop: () => Promise<RunResult>;
   sink: RecordingSink;

@@ -44,7 +44,7 @@ export function badValue(path: string, type: IcebergType, expected: string, v: u
 }
 
 /** Growable validity bitmap; allocated on the first null. */
-export class Validity {
+class Validity {
   private bits: Uint8Array | undefined;
   nullCount = 0;
 
