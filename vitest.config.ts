@@ -1,15 +1,24 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { UNIT_TESTS } from './test/unit-tests.js';
+
+// test/engines needs the engines installed: `npm run test:engines` (vitest.engines.config.ts)
+const notHere = [...configDefaults.exclude, 'test/engines/**'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // test/engines needs the engines installed: `npm run test:engines` (vitest.engines.config.ts)
-    exclude: [...configDefaults.exclude, 'test/engines/**'],
-    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Tests run with a non-UTC zone on purpose (package.json sets TZ=Asia/Seoul): values must not
     // depend on the process time zone.
+    projects: [
+      // `npm run test:unit`: Node alone (test/unit-tests.ts)
+      { extends: true, test: { name: 'unit', include: [...UNIT_TESTS], exclude: notHere } },
+      // `npm run test:integration`: real servers and processes, one shared MariaDB (global setup)
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...notHere, ...UNIT_TESTS], globalSetup: ['test/support/global-setup.ts'] },
+      },
+    ],
   },
 });
