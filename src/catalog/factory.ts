@@ -81,6 +81,7 @@ export async function openCatalog(config: CatalogFactoryInput, options: OpenCata
   try {
     await catalog.initialize();
   } catch (e) {
+    // initialize's error is the one to report; a failed close of a half-opened catalog adds nothing
     await catalog.close().catch(() => {});
     throw e;
   }

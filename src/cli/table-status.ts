@@ -15,7 +15,7 @@ import { scanTable } from '../iceberg/scan/index.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/index.js';
-import { parseProgressSummary, phaseText } from './progress-summary.js';
+import { parseProgressSummary, type ProgressSummary } from '../pipeline/state.js';
 import { errorMessage } from '../util/errors.js';
 import { tableHealth, type TableHealth } from '../iceberg/maintenance/table-health.js';
 
@@ -136,4 +136,10 @@ function tableStatus(name: string, metadata: TableMetadata, options: StatusOptio
   if (caughtUp) status.lagSeconds = 0;
   else if (committedMs !== undefined) status.lagSeconds = Math.max(0, (now.getTime() - committedMs) / 1000);
   return status;
+}
+
+/** `snapshot 57/120 chunks` or `streaming`. */
+function phaseText(p: ProgressSummary): string {
+  if (p.phase === 'snapshot') return p.snapshot ? `snapshot ${p.snapshot.finished}/${p.snapshot.chunks} chunks` : 'snapshot';
+  return 'streaming';
 }

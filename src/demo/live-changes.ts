@@ -45,6 +45,7 @@ export async function applyLiveChanges(client: MysqlClient, dialect: ServerDiale
       for (const s of statements) await client.query(s);
       await client.query('COMMIT');
     } catch (e) {
+      // the demo's own error is the one to report; the server rolls back when the connection ends
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
     }

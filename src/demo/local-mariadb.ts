@@ -140,6 +140,7 @@ async function template(): Promise<string> {
         // Another process finished first (or a broken leftover sits there): use a complete one.
         if (!(await exists(join(dir, TEMPLATE_COMPLETE)))) {
           await rm(dir, { recursive: true, force: true });
+          // if this rename loses a race too, the winner's complete template is used below
           await rename(staging, dir).catch(() => undefined);
         }
         if (!(await exists(join(dir, TEMPLATE_COMPLETE)))) throw e;

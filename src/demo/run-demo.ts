@@ -22,7 +22,7 @@ import { icebergIdentifier } from '../pipeline/table-mapping.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
 import { detectDialect } from '../source/mysql/index.js';
 import { compareOffsets, type BinlogOffset } from '../source/mysql/index.js';
-import { parseProgressSummary } from '../cli/progress-summary.js';
+import { parseProgressSummary } from '../pipeline/state.js';
 import { FloeError, errorMessage } from '../util/errors.js';
 import { startDemoServer, DEMO_HOME, type DemoServer } from './demo-server.js';
 import { compareShop, formatComparisons, type TableComparison } from './lake-report.js';
@@ -147,8 +147,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (session) {
       // Leaving early (a timeout, an error): stop floe before its source goes away.
       stop.abort(new Error('demo: ending'));
+      // the demo's own outcome (a timeout, an error) is what it reports; floe only has to have stopped
       await session.catch(() => undefined);
     }
+    // leaving: the demo's outcome is decided, a failed close must not replace it
     await catalog?.close?.().catch(() => undefined);
     await client?.close().catch(() => undefined);
     if (server) {

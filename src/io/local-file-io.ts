@@ -288,6 +288,7 @@ async function syncDirectory(dir: string): Promise<void> {
   } catch {
     // Durability of the directory entry weakens to the file system's default on such systems.
   } finally {
+    // a directory handle opened only to fsync; nothing was written through it
     await handle?.close().catch(() => undefined);
   }
 }

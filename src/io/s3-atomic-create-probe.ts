@@ -46,6 +46,7 @@ export async function probeAtomicCreate(io: ProbeTarget, location: string): Prom
       throw io.errorFor('probe conditional writes (If-None-Match) with', probeUri, e);
     }
   } finally {
+    // the probe's verdict is made; a probe object left behind is a few bytes, harmless
     await io.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: probeKey })).catch(() => undefined);
   }
 }

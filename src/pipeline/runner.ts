@@ -441,6 +441,7 @@ class PipelineRun {
 
   /** After a failure: drop buffered changes (never committed) so their files do not linger. */
   async abandon(): Promise<void> {
+    // abandoning after a failure: that failure is what the caller reports; a file abort() cannot delete is unreferenced, and orphan removal deletes it later
     await this.checkpointer?.abort().catch(() => {});
   }
 
@@ -449,6 +450,7 @@ class PipelineRun {
     // the disk key indexes' SQLite handles (their files stay: the next run reuses them)
     this.checkpointer?.close();
     await this.source?.close().catch((e) => this.logger.warn('closing the source failed', { err: e }));
+    // closing after the run's outcome is decided: a failing close must not replace it
     await this.client?.close().catch(() => {});
     await this.catalog?.close?.().catch(() => {});
   }

@@ -183,6 +183,34 @@ function readOffsetValue(value: unknown, what: string): BinlogOffset {
   return parseOffset(stringifyJson(value));
 }
 
+/** What a `floe.source-offset` value says by itself: no state object is read. */
+export interface ProgressSummary {
+  phase: TablePhase;
+  /** Streaming: every transaction up to here is in the table. */
+  offset?: BinlogOffset;
+  /** The inline counts of the snapshot (for `floe status` and the demo's report). */
+  snapshot?: { chunks: number; finished: number; rows: number };
+}
+
+/**
+ * Reads the phase, offset and chunk counts of a `floe.source-offset` value without touching the
+ * objects it refers to (the counts are inline for exactly this: `floe status`, the demo). A bare
+ * serialized binlog offset — the form before `{"v":1,…}` — reads as a streaming table at that offset.
+ * The one reader of the form besides `decodeTableProgress`, so that the format has one owner.
+ */
+export function parseProgressSummary(text: string): ProgressSummary {
+  const doc = parseJson(text) as Record<string, unknown> | null;
+  const unexpected = () => invalid(`floe.source-offset ${JSON.stringify(text.slice(0, 200))}`, `expected floe's progress form {"v":${STATE_VERSION},"phase":…}`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw unexpected();
+  if (doc.v === undefined) return { phase: 'streaming', offset: parseOffset(text) };
+  if (doc.v !== STATE_VERSION || (doc.phase !== 'snapshot' && doc.phase !== 'streaming')) throw unexpected();
+  const out: ProgressSummary = { phase: doc.phase };
+  if (doc.offset !== undefined) out.offset = readOffsetValue(doc.offset, 'floe.source-offset offset');
+  const snap = doc.snapshot as Record<string, unknown> | undefined;
+  if (snap && typeof snap === 'object') out.snapshot = { chunks: Number(snap.chunks ?? 0), finished: Number(snap.finished ?? 0), rows: Number(snap.rows ?? 0) };
+  return out;
+}
+
 /**
  * Reads a table's progress back from its `floe.source-offset` (and the objects it refers to).
  * `what` names the table in messages; `sourceKey` is checked against the objects.

@@ -18,7 +18,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
 import { lastCommitted } from '../../src/iceberg/writer/checkpoint-stamps.js';
 import { currentSnapshot } from '../../src/iceberg/snapshot-ids.js';
 import { readSnapshotManifests } from '../../src/iceberg/table/manifest-io.js';
-import { parseProgressSummary } from '../../src/cli/progress-summary.js';
+import { parseProgressSummary } from '../../src/pipeline/state.js';
 import { connectMysql } from '../../src/source/mysql/client.js';
 import { detectDialect } from '../../src/source/mysql/dialect.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';

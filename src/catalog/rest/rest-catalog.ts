@@ -266,6 +266,7 @@ export class RestCatalog implements Catalog {
   async close(): Promise<void> {
     const session = this.session;
     this.session = undefined;
+    // a session that failed to open has nothing to close; its error went to the caller that awaited it
     if (session) await (await session.catch(() => undefined))?.io.close();
   }
 

@@ -70,6 +70,7 @@ export class MysqlDriver implements SqlDriver {
       return result;
     } catch (e) {
       broken = this.isConnectionLoss(e);
+      // the statement's own error is the one to report; if ROLLBACK fails too, the server rolls back when the connection ends
       if (!broken) await conn.query('ROLLBACK').catch(() => {});
       throw e;
     } finally {

@@ -94,6 +94,7 @@ export class PostgresDriver implements SqlDriver {
       return result;
     } catch (e) {
       broken = this.isConnectionLoss(e);
+      // the statement's own error is the one to report; if ROLLBACK fails too, the server rolls back when the connection ends
       if (!broken) await client.query('ROLLBACK').catch(() => {});
       throw e;
     } finally {

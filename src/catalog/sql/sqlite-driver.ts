@@ -81,6 +81,7 @@ export class SqliteDriver implements SqlDriver {
 
   private serialized<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.queue.then(fn, fn);
+    // the queue only orders the calls: each caller gets its own result or error from `next`
     this.queue = next.catch(() => undefined);
     return next;
   }

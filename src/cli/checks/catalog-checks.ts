@@ -32,6 +32,7 @@ export async function catalogChecks(config: FloeConfig, logger: Logger): Promise
     }
     return lines;
   } finally {
+    // the check's verdict is already made; a failed close of its probe catalog changes nothing
     await catalog.close?.().catch(() => undefined);
   }
 }

@@ -39,6 +39,7 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
   } catch (e) {
     return [{ check: 'source.preflight', ok: false, severity: 'error', message: `pre-flight queries failed on ${where}: ${errorMessage(e)}` }];
   } finally {
+    // the check's verdict is already made; a failed close of its probe connection changes nothing
     await client.close().catch(() => undefined);
   }
 }

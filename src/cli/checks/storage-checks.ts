@@ -66,6 +66,7 @@ export async function storageChecks(config: FloeConfig): Promise<CheckLine[]> {
     }
     return lines;
   } finally {
+    // the check's verdict is already made; a failed close of its probe client changes nothing
     await io.close?.().catch(() => undefined);
   }
 }

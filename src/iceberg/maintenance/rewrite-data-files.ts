@@ -247,5 +247,6 @@ async function changedSince(io: FileIO, current: TableMetadata, since: bigint): 
 }
 
 async function deleteQuietly(io: FileIO, paths: readonly string[]): Promise<void> {
+  // best effort: a file left behind is unreferenced, and orphan removal deletes it once older than its window
   for (const p of paths) await io.delete(p).catch(() => undefined);
 }

@@ -221,6 +221,7 @@ class WasmParquetEncoder implements ParquetEncoder {
       } catch {
         // already closed
       }
+      // the encoder's own failure reaches the caller through `draining` / the writes; here it only has to have stopped
       await this.started.catch(() => undefined);
       await this.draining;
     }

@@ -97,6 +97,7 @@ async function handle(slot: Slot, m: FileRequest): Promise<void> {
   } catch (e) {
     slot.failed = true;
     slots.delete(m.id);
+    // the encode error is the one sent back; aborting only frees the failed encoder
     await slot.encoder.abort().catch(() => undefined);
     send({ op: 'failed', id: m.id, message: e instanceof Error ? e.message : String(e) });
   }

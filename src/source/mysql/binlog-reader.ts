@@ -124,6 +124,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     const s = this.session;
     this.session = undefined;
     await s?.stop();
+    // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
     await this.control?.close().catch(() => {});
     this.control = undefined;
     this.queue.end();

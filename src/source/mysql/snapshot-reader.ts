@@ -145,6 +145,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
         queue.push(result);
       }
     } finally {
+      // the chunk's outcome is decided; a connection that cannot close cleanly is dropped by the server
       await client.close().catch(() => {});
     }
   };
@@ -185,6 +186,7 @@ async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, op
       low = await readConsistentSnapshotPoint(client, options.identity);
       for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
     } finally {
+      // a read-only consistent-snapshot transaction: COMMIT only ends it, and the server ends it with the connection anyway
       await client.query('COMMIT').catch(() => {});
     }
   } else {

@@ -174,6 +174,7 @@ export class MySqlSource {
 
   async close(): Promise<void> {
     await this.current?.close();
+    // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
     await this.control?.close().catch(() => {});
     this.control = undefined;
   }
