@@ -36,7 +36,7 @@ export async function startMetricsServer(registry: Registry, options: { port: nu
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
-      reject(new FloeError('metrics', 'config', `cannot serve metrics on port ${options.port}: ${errorMessage(e)}; choose another metrics.port or free it`, { cause: e })),
+      reject(new FloeError('pipeline.metrics', 'config', `cannot serve metrics on port ${options.port}: ${errorMessage(e)}; choose another metrics.port or free it`, { cause: e })),
     );
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
   });

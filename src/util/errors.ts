@@ -19,14 +19,22 @@ export type ErrorKind =
   | 'config'
   | 'internal';
 
+/**
+ * Where an error comes from: the src/ folder (the layer), then the area inside it, dotted and in
+ * lower case — `source.mysql.binlog`, `iceberg.writer`, `catalog.rest`, `io.s3`, `pipeline.state`,
+ * `cli.scan`, `util.json`. Messages start with it, so one name says where to look.
+ */
+export type Layer = 'source' | 'iceberg' | 'catalog' | 'io' | 'pipeline' | 'cli' | 'demo' | 'config' | 'util';
+export type Subsystem = Layer | `${Layer}.${string}`;
+
 export class FloeError extends Error {
-  readonly subsystem: string;
+  readonly subsystem: Subsystem;
   readonly kind: ErrorKind;
   readonly retryable: boolean;
   readonly context: Record<string, string>;
 
   constructor(
-    subsystem: string,
+    subsystem: Subsystem,
     kind: ErrorKind,
     message: string,
     options: { retryable?: boolean; cause?: unknown; context?: Record<string, string> } = {},

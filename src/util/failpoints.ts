@@ -86,5 +86,5 @@ export async function failpoint(name: FailPointName): Promise<void> {
     await new Promise(() => {}); // never continue
   }
   if (a.action === 'hang') await new Promise(() => {});
-  throw new FloeError('failpoint', 'internal', `failpoint ${name} triggered (test injection)`);
+  throw new FloeError('util.failpoint', 'internal', `failpoint ${name} triggered (test injection)`);
 }

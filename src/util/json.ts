@@ -49,7 +49,7 @@ class Parser {
 
   fail(expected: string): never {
     const found = this.pos < this.text.length ? JSON.stringify(this.text[this.pos]) : 'end of input';
-    throw new FloeError('json', 'invalid-data', `expected ${expected} at offset ${this.pos}, found ${found}`);
+    throw new FloeError('util.json', 'invalid-data', `expected ${expected} at offset ${this.pos}, found ${found}`);
   }
 
   skipWs(): void {
@@ -226,7 +226,7 @@ function write(value: unknown, out: string[], indent: number, pad: string): void
       return;
     case 'number':
       if (!Number.isFinite(value)) {
-        throw new FloeError('json', 'invalid-argument', `cannot write ${value} as JSON: expected a finite number`);
+        throw new FloeError('util.json', 'invalid-argument', `cannot write ${value} as JSON: expected a finite number`);
       }
       out.push(JSON.stringify(value));
       return;
@@ -239,7 +239,7 @@ function write(value: unknown, out: string[], indent: number, pad: string): void
     case 'object':
       break;
     default:
-      throw new FloeError('json', 'invalid-argument', `cannot write a ${typeof value} as JSON`);
+      throw new FloeError('util.json', 'invalid-argument', `cannot write a ${typeof value} as JSON`);
   }
   if (value instanceof RawJson) {
     out.push(value.text);
@@ -281,14 +281,14 @@ export function asLong(value: unknown, what: string): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
   if (typeof value === 'string' && /^-?[0-9]+$/.test(value)) return BigInt(value);
-  throw new FloeError('json', 'invalid-data', `${what}: expected an integer (long), found ${describe(value)}`);
+  throw new FloeError('util.json', 'invalid-data', `${what}: expected an integer (long), found ${describe(value)}`);
 }
 
 /** An Iceberg int read from lossless JSON. */
 export function asInt(value: unknown, what: string): number {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
   if (typeof value === 'bigint' && value >= -(2n ** 31n) && value < 2n ** 31n) return Number(value);
-  throw new FloeError('json', 'invalid-data', `${what}: expected an integer (int), found ${describe(value)}`);
+  throw new FloeError('util.json', 'invalid-data', `${what}: expected an integer (int), found ${describe(value)}`);
 }
 
 function describe(value: unknown): string {

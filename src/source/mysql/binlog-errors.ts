@@ -6,7 +6,7 @@
 import { FloeError, errorMessage } from '../../util/errors.js';
 import { formatOffset, type BinlogOffset } from './offset.js';
 
-export const SUBSYSTEM = 'mysql-binlog';
+export const SUBSYSTEM = 'source.mysql.binlog';
 
 interface DriverError {
   code?: string;

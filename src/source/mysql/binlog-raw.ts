@@ -33,7 +33,7 @@ export interface RawDecodeStats {
 export async function drainRawBinlog(options: RawDecodeOptions): Promise<RawDecodeStats> {
   const { from, to } = options;
   if (from.file === undefined || from.position === undefined || to.file === undefined || to.position === undefined) {
-    throw new FloeError('mysql-binlog', 'invalid-argument', `raw decode needs file/position offsets, found ${formatOffset(from)} → ${formatOffset(to)}`);
+    throw new FloeError('source.mysql.binlog', 'invalid-argument', `raw decode needs file/position offsets, found ${formatOffset(from)} → ${formatOffset(to)}`);
   }
   let events = 0;
   let rowEvents = 0;

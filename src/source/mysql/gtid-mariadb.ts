@@ -22,7 +22,7 @@ const MAX_U64 = (1n << 64n) - 1n;
 
 function invalid(text: string): never {
   throw new FloeError(
-    'mysql-offset',
+    'source.mysql.offset',
     'invalid-argument',
     `expected a MariaDB GTID "domain-server-sequence" (e.g. "0-1-1234"), found ${JSON.stringify(text.slice(0, 200))}`,
   );
@@ -54,7 +54,7 @@ export class MariaDbGtidPosition {
     for (const entry of trimmed.split(',')) {
       const g = parseMariaDbGtid(entry);
       if (domains.has(g.domain)) {
-        throw new FloeError('mysql-offset', 'invalid-argument', `MariaDB GTID position ${JSON.stringify(text)} names domain ${g.domain} twice; expected one entry per domain`);
+        throw new FloeError('source.mysql.offset', 'invalid-argument', `MariaDB GTID position ${JSON.stringify(text)} names domain ${g.domain} twice; expected one entry per domain`);
       }
       domains.set(g.domain, g);
     }

@@ -21,7 +21,7 @@ const TAG = /^[a-z_][a-z0-9_]{0,31}$/;
 const MAX_GNO = (1n << 63n) - 1n;
 
 function invalid(what: string, text: string): never {
-  throw new FloeError('mysql-offset', 'invalid-argument', `expected a MySQL GTID ${what}, found ${JSON.stringify(text.slice(0, 200))}`);
+  throw new FloeError('source.mysql.offset', 'invalid-argument', `expected a MySQL GTID ${what}, found ${JSON.stringify(text.slice(0, 200))}`);
 }
 
 /** Source key: "uuid" for untagged GTIDs, "uuid:tag" for tagged ones. */

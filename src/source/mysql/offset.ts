@@ -60,7 +60,7 @@ export interface EventPosition extends ServerIdentity {
   readonly eventIndex: number;
 }
 
-const SUBSYSTEM = 'mysql-offset';
+const SUBSYSTEM = 'source.mysql.offset';
 
 function incomparable(a: string, b: string, why: string): never {
   throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot order binlog offsets ${a} and ${b}: ${why}`);

@@ -44,7 +44,7 @@ import { BinlogReader } from './binlog-reader.js';
 import type { BinlogDecoding } from './binlog-transactions.js';
 import { AsyncQueue } from './binlog-queue.js';
 
-const SUBSYSTEM = 'mysql-snapshot';
+const SUBSYSTEM = 'source.mysql.snapshot';
 
 export interface SnapshotTable {
   readonly table: MappedTable;

@@ -93,7 +93,7 @@ export interface SourceResume {
   readonly offset?: BinlogOffset;
 }
 
-const SUBSYSTEM = 'mysql-source';
+const SUBSYSTEM = 'source.mysql';
 
 export class MySqlSource {
   private control: MysqlClient | undefined;

@@ -19,7 +19,7 @@ import { binlogGtidPos, readBinlogStatus, type ServerDialect, type ServerFlavor 
 import type { BinlogOffset, GtidState, ServerIdentity } from './offset.js';
 import { mariadbGtids, mysqlGtids } from './offset.js';
 
-const SUBSYSTEM = 'mysql-watermark';
+const SUBSYSTEM = 'source.mysql.watermark';
 
 export async function readServerIdentity(client: MysqlClient, flavor: ServerFlavor): Promise<ServerIdentity> {
   if (flavor === 'mariadb') {

@@ -140,11 +140,11 @@ describe('commit retries', () => {
   });
 
   const afterLanding: [string, () => Error][] = [
-    ['commit-state-unknown', () => new FloeError('test.catalog', 'commit-state-unknown', 'timed out after sending the commit (test)')],
+    ['commit-state-unknown', () => new FloeError('catalog.test', 'commit-state-unknown', 'timed out after sending the commit (test)')],
     ['a network error', () => Object.assign(new Error('socket hang up (test)'), { code: 'ECONNRESET' })],
     // Any error that is not a definite refusal (here: a crash-like throw right after the pointer swap,
     // as the after-catalog-swap failpoint raises) may have landed: never a reason to delete files.
-    ['an internal error after the swap', () => new FloeError('test.catalog', 'internal', 'failpoint after-catalog-swap triggered (test)')],
+    ['an internal error after the swap', () => new FloeError('catalog.test', 'internal', 'failpoint after-catalog-swap triggered (test)')],
   ];
   for (const [what, error] of afterLanding) {
     it(`${what} after the commit landed: found by its snapshot id, not committed twice, nothing deleted`, async () => {
@@ -170,7 +170,7 @@ describe('commit retries', () => {
   it('commit-state-unknown when the commit did not land: retried with the same snapshot id, the unknown attempt’s files kept', async () => {
     const base = await freshTable();
     const wrapped = new WrappedCatalog(env.catalog, async (call, commit) => {
-      if (call === 1) throw new FloeError('test.catalog', 'commit-state-unknown', 'connection reset before the request was processed (test)');
+      if (call === 1) throw new FloeError('catalog.test', 'commit-state-unknown', 'connection reset before the request was processed (test)');
       return commit();
     });
     const t = catalogTable(wrapped, base);
@@ -211,7 +211,7 @@ describe('commit retries', () => {
   it('gives up after commit.retry.num-retries conflicts with a retryable error, removing only its own metadata files', async () => {
     const base = await freshTable();
     const wrapped = new WrappedCatalog(env.catalog, async () => {
-      throw new FloeError('test.catalog', 'commit-conflict', 'branch main has changed (test)', { retryable: true });
+      throw new FloeError('catalog.test', 'commit-conflict', 'branch main has changed (test)', { retryable: true });
     });
     const t = catalogTable(wrapped, base);
     const data = await writeDataFile(t, [[3n, 'c']]);
