@@ -24,7 +24,7 @@ export type ErrorKind =
  * lower case — `source.mysql.binlog`, `iceberg.writer`, `catalog.rest`, `io.s3`, `pipeline.state`,
  * `cli.scan`, `util.json`. Messages start with it, so one name says where to look.
  */
-export type Layer = 'source' | 'iceberg' | 'catalog' | 'io' | 'pipeline' | 'cli' | 'demo' | 'config' | 'util';
+type Layer = 'source' | 'iceberg' | 'catalog' | 'io' | 'pipeline' | 'cli' | 'demo' | 'config' | 'util';
 export type Subsystem = Layer | `${Layer}.${string}`;
 
 export class FloeError extends Error {

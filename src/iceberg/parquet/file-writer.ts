@@ -21,128 +21,19 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
-import { stringifyJson } from '../../util/json.js';
 import type { Row, Value } from '../../model/values.js';
 import type { Schema } from '../schema.js';
-import { schemaToJson } from '../schema-json.js';
 import type { PrimitiveType } from '../types.js';
-import { toArrowSchema } from './arrow-schema.js';
+import { CachedSchemaStreamWriter, concatBytes, schemaPartsOf } from './arrow-ipc-schema.js';
 import { createBuilder, type ColumnBuilder } from './column-builders.js';
-import { wasmParquetEncoder, type ParquetCompression, type ParquetEncoder, type ParquetEncoderFactory, type ParquetEncoderOptions } from './encoder.js';
-import { FieldStats, metricsFromStats, type ColumnMetrics } from './field-stats.js';
+import { wasmParquetEncoder, type ParquetEncoder, type ParquetEncoderFactory, type ParquetEncoderOptions } from './encoder.js';
+import { FieldStats, metricsFromStats } from './field-stats.js';
 import { summarizeFooter } from './footer.js';
 import { DEFAULT_METRICS_CONFIG, metricsModeFor, type MetricsConfig } from './metrics-config.js';
+import { DEFAULT_ROW_GROUP_BYTES, ICEBERG_SCHEMA_KEY, type ParquetFileResult, type ParquetWriterOptions } from './file-writer-options.js';
 
 const SUBSYSTEM = 'iceberg.parquet';
 
-export const ICEBERG_SCHEMA_KEY = 'iceberg.schema';
-
-export interface ParquetWriterOptions {
-  /** Default zstd (Java's default since 1.4 is zstd as well, `write.parquet.compression-codec`). */
-  compression?: ParquetCompression;
-  /** Row-group size in encoded (uncompressed) bytes; default 128 MiB (Java `write.parquet.row-group-size-bytes`). */
-  rowGroupBytes?: number;
-  /** Optional cap on rows per row group. */
-  rowGroupRows?: number;
-  /** Dictionary encoding; default on (Java `write.parquet.dict-size-bytes` applies there). */
-  dictionary?: boolean;
-  /** Rows buffered in JS before a batch goes to the encoder (default 16384). */
-  batchRows?: number;
-  /** Buffered bytes before a batch goes to the encoder (default 8 MiB). */
-  batchBytes?: number;
-  /** Which metrics to keep; default truncate(16) for every column. */
-  metrics?: MetricsConfig;
-  /** Extra key-value metadata (e.g. Java's `delete-type`); `iceberg.schema` is always written. */
-  keyValueMetadata?: Readonly<Record<string, string>>;
-  /** Encoder implementation (default: parquet-wasm on this thread). */
-  encoderFactory?: ParquetEncoderFactory;
-  /**
-   * Rows `appendOne` sets aside before appending them to the column builders together (default 0:
-   * each at once). For a caller that spreads consecutive rows over many open files (a partitioned
-   * checkpoint): the builders of all its files do not fit in the CPU's caches, and appending rows in
-   * runs touches one file's builders for several rows instead of one row per file in turn. A value
-   * the builders reject then fails the file up to that many rows later (the file is lost all the same).
-   */
-  stageRows?: number;
-  /**
-   * File bytes per Arrow byte, as a previous file of the same data achieved, for `estimatedSize`.
-   * The rolling writer passes the ratio of its last file.
-   */
-  expectedCompressionRatio?: number;
-}
-
-export interface ParquetFileResult {
-  /** The whole file. */
-  bytes: Uint8Array;
-  recordCount: bigint;
-  fileSizeInBytes: bigint;
-  /** Metrics keyed by field id, plus compressed column sizes from the footer. */
-  metrics: ColumnMetrics & { columnSizes: Map<number, bigint> };
-  /** Row-group start offsets, ascending. */
-  splitOffsets: bigint[];
-  /** Arrow bytes that went into the file (for compression-ratio estimates). */
-  arrowBytes: number;
-}
-
-export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;
-
-/** What a file of a schema needs that depends only on the schema. */
-interface SchemaParts {
-  arrowSchema: arrow.Schema;
-  structType: arrow.Struct;
-  icebergSchemaJson: string;
-  /** The Arrow IPC schema message that opens every batch's IPC stream. */
-  schemaMessage: Uint8Array;
-}
-
-/**
- * The Arrow IPC stream of one record batch, as `arrow.tableToIPC(table, 'stream')` writes it, except
- * that the schema message is given (encoded once per schema): encoding the schema's flatbuffer with
- * every field's `PARQUET:field_id` metadata is half the cost of a small batch's IPC.
- */
-class CachedSchemaStreamWriter extends arrow.RecordBatchStreamWriter {
-  constructor(private readonly schemaMessage: Uint8Array) {
-    super();
-  }
-
-  protected override _writeSchema(): this {
-    return this._write(this.schemaMessage);
-  }
-}
-
-/**
- * An encapsulated IPC message (Arrow columnar format, "Encapsulated message format"): the continuation
- * marker 0xFFFFFFFF, the flatbuffer's length with padding, the flatbuffer, padding to 8 bytes — as
- * arrow-js' `RecordBatchWriter._writeMessage` frames it.
- */
-function schemaMessageBytes(schema: arrow.Schema): Uint8Array {
-  const flatbuffer = arrow.Message.encode(arrow.Message.from(schema));
-  const aligned = (flatbuffer.byteLength + 8 + 7) & ~7;
-  const out = new Uint8Array(aligned);
-  const view = new DataView(out.buffer);
-  view.setInt32(0, -1, true);
-  view.setInt32(4, aligned - 8, true);
-  out.set(flatbuffer, 8);
-  return out;
-}
-
-/** Schemas are immutable; every file of a table writes with the same one. */
-const schemaParts = new WeakMap<Schema, SchemaParts>();
-
-function partsOf(schema: Schema): SchemaParts {
-  let parts = schemaParts.get(schema);
-  if (!parts) {
-    const arrowSchema = toArrowSchema(schema);
-    parts = {
-      arrowSchema,
-      structType: new arrow.Struct(arrowSchema.fields),
-      icebergSchemaJson: stringifyJson(schemaToJson(schema)),
-      schemaMessage: schemaMessageBytes(arrowSchema),
-    };
-    schemaParts.set(schema, parts);
-  }
-  return parts;
-}
 const DEFAULT_BATCH_ROWS = 16_384;
 /** Files of one batch of fewer rows are written without dictionaries and page index (`encoderFor`). */
 const SMALL_FILE_ROWS = 1000;
@@ -180,7 +71,7 @@ export class ParquetFileWriter {
 
   constructor(schema: Schema, options: ParquetWriterOptions = {}) {
     this.schema = schema;
-    const parts = partsOf(schema);
+    const parts = schemaPartsOf(schema);
     this.arrowSchema = parts.arrowSchema;
     this.structType = parts.structType;
     this.schemaMessage = parts.schemaMessage;
@@ -408,7 +299,7 @@ export class ParquetFileWriter {
     const last = this.buffered > 0 || this.rawSent === 0 ? this.takeBatch(true) : undefined;
     const chunks = await encoder.finish(last);
     if (last) this.afterBatch();
-    const bytes = chunks.length === 1 ? chunks[0] : concat(chunks);
+    const bytes = chunks.length === 1 ? chunks[0] : concatBytes(chunks);
     const footer = summarizeFooter(bytes);
     if (footer.numRows !== BigInt(this.rowsWritten)) {
       // parquet-wasm drops batches arrow-rs rejects without reporting it (encoder.ts).
@@ -451,18 +342,6 @@ export class ParquetFileWriter {
 function positive(n: number, what: string): number {
   if (!Number.isInteger(n) || n <= 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what} must be a positive integer, found ${n}`);
   return n;
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const c of chunks) total += c.length;
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
 }
 
 /** One-shot convenience: the Parquet file of `rows`. */

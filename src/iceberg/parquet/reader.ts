@@ -18,7 +18,7 @@ import { Schema } from '../schema.js';
 import { schemaFromJson } from '../schema-json.js';
 import type { IcebergType, NestedField } from '../types.js';
 import { columnConverter, fieldIdOf, matchField, missingFieldValue, type ColumnConverter, type FieldMatch } from './arrow-values.js';
-import { ICEBERG_SCHEMA_KEY } from './file-writer.js';
+import { ICEBERG_SCHEMA_KEY } from './file-writer-options.js';
 
 const SUBSYSTEM = 'iceberg.parquet';
 

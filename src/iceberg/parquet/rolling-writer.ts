@@ -18,7 +18,8 @@ import type { Row, Value } from '../../model/values.js';
 import type { DataFile, FileContent } from '../data-file.js';
 import type { Schema } from '../schema.js';
 import { DELETE_FILE_PATH_ID } from './delete-schemas.js';
-import { DEFAULT_ROW_GROUP_BYTES, ParquetFileWriter, type ParquetFileResult, type ParquetWriterOptions } from './file-writer.js';
+import { ParquetFileWriter } from './file-writer.js';
+import { DEFAULT_ROW_GROUP_BYTES, type ParquetFileResult, type ParquetWriterOptions } from './file-writer-options.js';
 
 const SUBSYSTEM = 'iceberg.parquet';
 const utf8 = new TextDecoder();

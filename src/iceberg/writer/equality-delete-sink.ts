@@ -10,7 +10,7 @@ import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../data-file.js';
 import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
-import type { ParquetWriterOptions } from '../parquet/file-writer.js';
+import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
 import { isUnpartitioned, type PartitionSpec } from '../partition.js';
 import type { Schema } from '../schema.js';

@@ -49,7 +49,7 @@ import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../data-file.js';
-import type { ParquetWriterOptions } from '../parquet/file-writer.js';
+import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { isUnpartitioned, type PartitionSpec } from '../partition.js';
 import type { Schema } from '../schema.js';
