@@ -31,8 +31,9 @@ import { readTableMetadataFile } from '../filesystem-versions.js';
 import { checkTableIdentifier, sameTable } from '../identifiers.js';
 import { nextMetadataLocation } from './metadata-files.js';
 import { purgeTableFiles } from './purge-table-files.js';
-import type { SqlDriver, SqlExecutor } from './sql-driver.js';
+import type { SqlDriver } from './sql-driver.js';
 import { SqlNamespaces, storedNamespace } from './sql-namespaces.js';
+import { SqlTablePointers } from './sql-table-pointers.js';
 import { ensureCatalogTables } from './sql-schema.js';
 import { SQL } from './sql-statements.js';
 import { openSqlDriver, redactSqlUrl } from './sql-url.js';
@@ -68,6 +69,7 @@ export class SqlCatalog implements Catalog {
   readonly warehouse: string;
   readonly driver: SqlDriver;
   private readonly namespaces: SqlNamespaces;
+  private readonly pointers: SqlTablePointers;
   private readonly storage: StorageConfig;
   private readonly ios = new Map<string, FileIO>();
   private readonly maxCommitAttempts: number;
@@ -85,6 +87,7 @@ export class SqlCatalog implements Catalog {
     this.namespaces = new SqlNamespaces(this.driver, this.name, this.warehouse);
     this.maxCommitAttempts = Math.max(1, options.maxCommitAttempts ?? 4);
     this.warn = options.warn ?? ((message) => process.emitWarning(message, { code: 'FLOE_CATALOG' }));
+    this.pointers = new SqlTablePointers(this.driver, this.name, this.warn);
   }
 
   /** Creates the catalog tables if missing. Called lazily by every operation; call it to fail fast. */
@@ -134,7 +137,7 @@ export class SqlCatalog implements Catalog {
   }
 
   async tableExists(identifier: TableIdentifier): Promise<boolean> {
-    return this.run('checking a table', async () => (await this.readRow(identifier)) !== undefined);
+    return this.run('checking a table', async () => (await this.pointers.read(identifier)) !== undefined);
   }
 
   async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
@@ -147,7 +150,7 @@ export class SqlCatalog implements Catalog {
       const stored = storedNamespace(identifier.namespace);
       // Strict, unlike Java's default: a table in a missing namespace is refused (jdbc.strict-mode).
       await this.namespaces.requireExists(identifier.namespace);
-      await this.refuseExisting(identifier);
+      await this.pointers.refuseExisting(identifier);
       const location = request.location !== undefined ? normalizeWarehouse(request.location, this.storage.local?.baseDir) : this.defaultLocation(identifier);
       const metadata = newTableMetadata({
         schema: request.schema,
@@ -163,7 +166,7 @@ export class SqlCatalog implements Catalog {
       try {
         await this.driver.execute(SQL.createTable, [this.name, stored, identifier.name, metadataLocation]);
       } catch (e) {
-        await this.deleteOrphan(io, metadataLocation);
+        await this.pointers.deleteOrphan(io, metadataLocation);
         if (this.driver.isUniqueViolation(e)) throw new FloeError(SUBSYSTEM, 'already-exists', `table ${identifierToString(identifier)} already exists (created concurrently)`, { cause: e });
         throw e;
       }
@@ -176,7 +179,7 @@ export class SqlCatalog implements Catalog {
     return this.run('registering a table', async () => {
       checkTableIdentifier(identifier);
       await this.namespaces.requireExists(identifier.namespace);
-      await this.refuseExisting(identifier);
+      await this.pointers.refuseExisting(identifier);
       const location = isS3Uri(metadataLocation) ? metadataLocation : toFileUri(metadataLocation, this.storage.local?.baseDir);
       let metadata: TableMetadata;
       try {
@@ -200,13 +203,13 @@ export class SqlCatalog implements Catalog {
       for (let attempt = 1; ; attempt++) {
         const prepared = await this.prepareCommit(identifier, requirements, updates);
         if (prepared.next === undefined) return this.loaded(identifier, prepared.base);
-        const landed = await this.swap(this.driver, identifier, prepared.base.metadataLocation, prepared.nextLocation, prepared.io);
+        const landed = await this.pointers.swap(this.driver, identifier, prepared.base.metadataLocation, prepared.nextLocation, prepared.io);
         if (landed) {
           await failpoint('after-catalog-swap');
           await deleteRemovedMetadataFiles(prepared.io, prepared.base.metadata, prepared.next, (m) => this.warn(`${SUBSYSTEM}: ${m}`));
           return this.loaded(identifier, { metadataLocation: prepared.nextLocation, metadata: prepared.next });
         }
-        await this.deleteOrphan(prepared.io, prepared.nextLocation);
+        await this.pointers.deleteOrphan(prepared.io, prepared.nextLocation);
         if (attempt >= this.maxCommitAttempts) {
           throw new FloeError(SUBSYSTEM, 'commit-conflict', `table ${identifierToString(identifier)}: another writer moved metadata_location first (${attempt} attempts); reload the table and retry`, { retryable: true });
         }
@@ -232,7 +235,7 @@ export class SqlCatalog implements Catalog {
       try {
         for (const c of changes) prepared.push({ change: c, ...(await this.prepareCommit(c.identifier, c.requirements, c.updates)) });
       } catch (e) {
-        for (const p of prepared) if (p.next !== undefined) await this.deleteOrphan(p.io, p.nextLocation);
+        for (const p of prepared) if (p.next !== undefined) await this.pointers.deleteOrphan(p.io, p.nextLocation);
         throw e;
       }
       const toSwap = prepared.filter((p) => p.next !== undefined);
@@ -249,7 +252,7 @@ export class SqlCatalog implements Catalog {
         });
       } catch (e) {
         if (failed !== undefined || !this.driver.isConnectionLoss(e)) {
-          for (const p of toSwap) await this.deleteOrphan(p.io, p.nextLocation);
+          for (const p of toSwap) await this.pointers.deleteOrphan(p.io, p.nextLocation);
           throw e;
         }
         throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `the connection to ${this.driver.description} was lost while committing a transaction over ${toSwap.map((p) => identifierToString(p.change.identifier)).join(', ')}; it may or may not have landed: do not delete its files, reload the tables and look for the snapshots`, { cause: e, retryable: false });
@@ -264,9 +267,9 @@ export class SqlCatalog implements Catalog {
       checkTableIdentifier(from);
       checkTableIdentifier(to);
       if (sameTable(from, to)) return; // Java JdbcCatalog.renameTable: a no-op
-      if ((await this.readRow(from)) === undefined) throw this.notFound(from);
+      if ((await this.pointers.read(from)) === undefined) throw this.notFound(from);
       await this.namespaces.requireExists(to.namespace);
-      await this.refuseExisting(to);
+      await this.pointers.refuseExisting(to);
       let updated: number;
       try {
         updated = (await this.driver.execute(SQL.renameTable, [storedNamespace(to.namespace), to.name, this.name, storedNamespace(from.namespace), from.name])).affectedRows;
@@ -330,19 +333,8 @@ export class SqlCatalog implements Catalog {
     return io;
   }
 
-  private async readRow(identifier: TableIdentifier, on: SqlExecutor = this.driver): Promise<string | undefined> {
-    checkTableIdentifier(identifier);
-    const rows = (await on.execute(SQL.getTable, [this.name, storedNamespace(identifier.namespace), identifier.name])).rows;
-    if (rows.length === 0) return undefined;
-    const location = rows[0]!.metadata_location;
-    if (location == null || location === '') {
-      throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${identifierToString(identifier)} has no metadata_location in ${this.driver.description}; drop the row or register the table again`);
-    }
-    return String(location);
-  }
-
   private async loadCurrent(identifier: TableIdentifier): Promise<CurrentRow> {
-    const metadataLocation = await this.readRow(identifier);
+    const metadataLocation = await this.pointers.read(identifier);
     if (metadataLocation === undefined) throw this.notFound(identifier);
     const io = this.ioFor(metadataLocation);
     try {
@@ -365,45 +357,6 @@ export class SqlCatalog implements Catalog {
     await io.write(nextLocation, encoder.encode(writeTableMetadata(next)));
     await failpoint('after-metadata-file');
     return { base, next, nextLocation, io };
-  }
-
-  /** The compare-and-swap. true: landed; false: the pointer had moved. Unknown outcomes throw. */
-  private async swap(on: SqlExecutor, identifier: TableIdentifier, oldLocation: string, newLocation: string, io: FileIO): Promise<boolean> {
-    const stored = storedNamespace(identifier.namespace);
-    try {
-      const r = await on.execute(SQL.commitTable, [newLocation, oldLocation, this.name, stored, identifier.name, oldLocation]);
-      return r.affectedRows === 1;
-    } catch (e) {
-      if (!this.driver.isConnectionLoss(e)) {
-        await this.deleteOrphan(io, newLocation); // the server refused the statement: nothing changed
-        throw e;
-      }
-      // Delivery guarantee weakens here: the UPDATE may have run. Read back once.
-      let now: string | undefined;
-      try {
-        now = await this.readRow(identifier);
-      } catch {
-        now = undefined;
-      }
-      if (now === newLocation) return true;
-      throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `the connection to ${this.driver.description} was lost while swapping the metadata pointer of ${identifierToString(identifier)} to ${newLocation} (${errorMessage(e)}); the commit may or may not have landed: do not delete its files, reload the table and look for its snapshot before retrying`, { cause: e, retryable: false });
-    }
-  }
-
-  private async refuseExisting(identifier: TableIdentifier): Promise<void> {
-    const rows = (await this.driver.execute(SQL.getAnyEntry, [this.name, storedNamespace(identifier.namespace), identifier.name])).rows;
-    if (rows.length > 0) {
-      const type = rows[0]!.iceberg_type;
-      throw new FloeError(SUBSYSTEM, 'already-exists', `${type === 'VIEW' ? 'a view' : 'table'} ${identifierToString(identifier)} already exists in catalog ${this.name}`);
-    }
-  }
-
-  private async deleteOrphan(io: FileIO, location: string): Promise<void> {
-    try {
-      await io.delete(location);
-    } catch (e) {
-      this.warn(`${SUBSYSTEM}: could not delete the unreferenced metadata file ${location}: ${errorMessage(e)}`);
-    }
   }
 
   private notFound(identifier: TableIdentifier): FloeError {
