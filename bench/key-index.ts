@@ -31,7 +31,8 @@ export interface KeyIndexFigures {
   lookupsPerSecond: number;
 }
 
-const ROWS_PER_FILE = 100_000;
+/** Rows per data file the keys are spread over (the stores benchmark uses the same, bench/key-index-stores.ts). */
+export const ROWS_PER_FILE = 100_000;
 
 function collector(): () => void {
   setFlagsFromString('--expose-gc');
@@ -43,7 +44,7 @@ function collector(): () => void {
   };
 }
 
-function dataFile(i: number): DataFile {
+export function dataFile(i: number): DataFile {
   return {
     content: 'data',
     filePath: `file:///warehouse/db/orders/data/00000-${i}-0c0ffee0-${String(i).padStart(6, '0')}.parquet`,
@@ -84,7 +85,8 @@ function measure(label: string, keys: number, encode: (i: number) => KeyId, seed
   return { key: label, keys, dataFiles: files.length, buildSeconds, heapBytesPerKey, lookups: keys, lookupsPerSecond: keys / lookupSeconds };
 }
 
-export function keyIndexBench(keys: number, seed = 1): KeyIndexFigures[] {
+/** The two keys measured: a BIGINT primary key and a composite (BIGINT, VARCHAR) one, as TableKey encodes them. */
+export function benchKeys(): { label: string; encode: (i: number) => KeyId }[] {
   const long = TableKey.identifier(new Schema(0, [{ id: 1, name: 'id', required: true, type: Types.long }], [1]));
   const composite = TableKey.identifier(
     new Schema(
@@ -97,9 +99,13 @@ export function keyIndexBench(keys: number, seed = 1): KeyIndexFigures[] {
     ),
   );
   return [
-    measure('BIGINT', keys, (i) => long.encode([BigInt(i + 1)]), seed),
-    measure('(BIGINT, VARCHAR)', keys, (i) => composite.encode([BigInt(i % 1000), `sku-${i}`]), seed),
+    { label: 'BIGINT', encode: (i) => long.encode([BigInt(i + 1)]) },
+    { label: '(BIGINT, VARCHAR)', encode: (i) => composite.encode([BigInt(i % 1000), `sku-${i}`]) },
   ];
+}
+
+export function keyIndexBench(keys: number, seed = 1): KeyIndexFigures[] {
+  return benchKeys().map((k) => measure(k.label, keys, k.encode, seed));
 }
 
 export function formatKeyIndex(figures: readonly KeyIndexFigures[]): string {

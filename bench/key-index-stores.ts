@@ -1,0 +1,661 @@
+/**
+ * The disk key index's store, chosen by measurement (issue #10: "LMDB or LevelDB bindings are
+ * candidates: choose by measurement"; the decision and its figures: docs/key-index-store.md). Three
+ * embedded stores run the key-index workload of deletion-vector upserts on local disk, driven the
+ * way floe drives its index (src/iceberg/writer/key-index.ts):
+ *
+ *   sqlite   floe's own store, key-index-sqlite.ts itself (DiskKeyIndex.build / get / apply): its
+ *            schema, statements and pragmas (WAL, synchronous=NORMAL), better-sqlite3
+ *   lmdb     `lmdb` (lmdb-js): named databases rows / files / stamp in one environment; keys the
+ *            KeyId itself (lmdb-js's ordered-binary key encoding), values raw bytes; writes in
+ *            `transactionSync`, inserts with MDB_NOOVERWRITE (the row count, as SQLite's INSERT OR
+ *            IGNORE); `overlappingSync` with NO_SYNC_FLUSH commits
+ *   leveldb  `classic-level`: one database, a prefix byte per table (rows, files, stamp); keys 8
+ *            order-preserving bytes for a numeric KeyId, its UTF-8 otherwise; writes in one chained
+ *            batch per transaction, `sync: false`; LevelDB's defaults (Snappy, 4 MiB write buffer,
+ *            8 MiB block cache)
+ *
+ * Values are what floe stores: (data file, position) — a file id (the files table maps it to the
+ * path and the deletes last read) and the row position, two varints in lmdb and LevelDB (SQLite's
+ * record format stores them as small integers).
+ *
+ * Crash safety, the same in all three: a committed transaction survives a SIGKILL of the process
+ * (it is in the OS page cache), and a power loss may lose the last transactions but leaves a
+ * consistent store — SQLite WAL + synchronous=NORMAL (fsync at checkpoints only), lmdb
+ * overlappingSync (the flush runs after the commit; the meta pages are switched so that the last
+ * flushed transaction survives a power loss), LevelDB `sync: false` (the log is written, not fsynced;
+ * recovery drops a torn tail by its checksums). The lake is the truth and the index a stamped cache
+ * (key-index-sqlite.ts header): an older state is replayed, so none needs an fsync per commit.
+ *
+ * Workload, for N keys (default 1,000,000) of a BIGINT key and of a composite (BIGINT, VARCHAR) key
+ * as TableKey encodes them (bench/key-index.ts's keys), over data files of 100,000 rows:
+ *   build      the bulk load of a rebuild: every key in file order, one transaction per 50,000 rows
+ *              (key-index-sqlite.ts BUILD_BATCH), the stamp in the last; keys/s and CPU seconds
+ *              (process.cpuUsage: every thread, the stores' background threads included)
+ *   disk       after the load, the store still open: the sizes (st_size) and allocated blocks
+ *              (st_blocks × 512, what `du` counts) of every file in the store's directory — the
+ *              SQLite WAL and shared memory, lmdb's lock file, LevelDB's logs, manifest and tables
+ *   lookups    `get` of every key once in a random order (all present), each answer checked; the
+ *              files are in the page cache by then (a 1M-key store is tens of MB)
+ *   checkpoint B batches (default 10) of M keys (default 10,000) moved to a new data file, each one
+ *              transaction with the files' new deletes (a DV per file a moved key left) and the
+ *              stamp — floe's `apply` after a commit; batches/s, and the disk after them
+ *
+ * `npm run bench:key-index-stores [-- --keys N] [--batch M] [--batches B] [--stores sqlite,lmdb,leveldb]
+ * [--dir DIR] [--seed S] [--json FILE]`. `npm run bench` measures floe's own store (sqlite) beside
+ * the memory index (bench/run.ts).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { DataFile } from '../src/iceberg/data-file.js';
+import type { IndexedRow } from '../src/iceberg/writer/key-index.js';
+import { DiskKeyIndex, type DiskIndexIdentity } from '../src/iceberg/writer/key-index-sqlite.js';
+import type { KeyId } from '../src/iceberg/writer/table-key.js';
+import { prng } from '../src/util/prng.js';
+import { benchKeys, dataFile, ROWS_PER_FILE } from './key-index.js';
+import { describeMachine, machineLine, type Machine } from './report.js';
+
+export type StoreName = 'sqlite' | 'lmdb' | 'leveldb';
+export const STORES: readonly StoreName[] = ['sqlite', 'lmdb', 'leveldb'];
+
+/** Rows per build transaction, as key-index-sqlite.ts's BUILD_BATCH. */
+const BUILD_BATCH = 50_000;
+
+export interface StoreOptions {
+  keys: number;
+  /** Keys moved per checkpoint batch. */
+  batchKeys: number;
+  batches: number;
+  seed: number;
+  /** Where the stores' directories are made (local disk). */
+  dir: string;
+}
+
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { keys: 1_000_000, batchKeys: 10_000, batches: 10, seed: 1, dir: tmpdir() };
+
+export interface DiskUsage {
+  /** Sum of the files' sizes (st_size). */
+  bytes: number;
+  /** Sum of their allocated blocks (st_blocks × 512, what `du` counts). */
+  allocatedBytes: number;
+  files: number;
+}
+
+export interface StoreFigures {
+  store: StoreName;
+  key: string;
+  keys: number;
+  dataFiles: number;
+  buildSeconds: number;
+  buildKeysPerSecond: number;
+  buildCpuSeconds: number;
+  /** After the load, the store open. */
+  disk: DiskUsage;
+  /** allocatedBytes over keys (the larger of size and allocation for a sparse or preallocated file). */
+  bytesPerKey: number;
+  lookups: number;
+  lookupsPerSecond: number;
+  batches: number;
+  batchKeys: number;
+  batchesPerSecond: number;
+  slowestBatchSeconds: number;
+  /** After the checkpoint batches, the store open. */
+  diskAfterBatches: DiskUsage;
+  bytesPerKeyAfterBatches: number;
+}
+
+/** A store that could not be measured (it did not install, load or run here). */
+export interface StoreFailure {
+  store: StoreName;
+  key: string;
+  error: string;
+}
+
+export interface StoresResult {
+  options: Omit<StoreOptions, 'dir'> & { dir: string };
+  machine: Machine;
+  figures: StoreFigures[];
+  failures: StoreFailure[];
+}
+
+type Moved = readonly (readonly [KeyId, DataFile, number])[];
+interface Committed {
+  readonly dataFiles: readonly DataFile[];
+  readonly deleteFiles: readonly DataFile[];
+}
+
+/** A store under test, driven as floe drives its disk index. */
+interface Candidate {
+  /** Keys 0..n-1 in file order, a transaction per BUILD_BATCH rows, the stamp in the last. */
+  load(n: number, encode: (i: number) => KeyId, files: readonly DataFile[]): Promise<void>;
+  get(k: KeyId): IndexedRow | undefined;
+  /** One transaction: the moved keys, the deletes of the files the commit touched, the stamp. */
+  checkpoint(moved: Moved, committed: Committed, snapshotId: bigint): Promise<void>;
+  close(): Promise<void>;
+}
+
+const IDENTITY: DiskIndexIdentity = { tableUuid: '5f0c6e1e-0000-4000-8000-00000000be4c', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 0 };
+
+function stampText(snapshotId: bigint, rowCount: number): string {
+  return JSON.stringify({ ...IDENTITY, snapshotId: String(snapshotId), rowCount, format: 1 });
+}
+
+/** floe's own: key-index-sqlite.ts, unchanged. */
+async function sqliteCandidate(dir: string): Promise<Candidate> {
+  const path = join(dir, 'table.keyindex.sqlite');
+  let index: DiskKeyIndex | undefined;
+  const open = (): DiskKeyIndex => {
+    if (!index) throw new Error('bench: the SQLite index is not built');
+    return index;
+  };
+  return {
+    async load(n, encode, files) {
+      index = await DiskKeyIndex.build(path, IDENTITY, 1n, async (set) => {
+        for (let i = 0; i < n; i++) set(encode(i), files[Math.floor(i / ROWS_PER_FILE)], i % ROWS_PER_FILE);
+      });
+    },
+    get: (k) => open().get(k),
+    async checkpoint(moved, committed, snapshotId) {
+      open().apply({ set: moved, deleted: [] }, snapshotId, committed);
+    },
+    async close() {
+      index?.close();
+    },
+  };
+}
+
+function writeVarint(b: Buffer, at: number, v: number): number {
+  while (v >= 0x80) {
+    b[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  b[at++] = v;
+  return at;
+}
+
+/** (file id, position) as two varints — small integers, as SQLite's record format keeps them. */
+function packRow(fileId: number, pos: number): Buffer {
+  const b = Buffer.allocUnsafe(10);
+  return b.subarray(0, writeVarint(b, writeVarint(b, 0, fileId), pos));
+}
+
+function unpackRow(b: Uint8Array): [number, number] {
+  const out: number[] = [];
+  let v = 0;
+  let scale = 1;
+  for (let i = 0; i < b.length; i++) {
+    v += (b[i] & 0x7f) * scale;
+    if (b[i] < 0x80) {
+      out.push(v);
+      v = 0;
+      scale = 1;
+    } else scale *= 0x80;
+  }
+  return [out[0], out[1]];
+}
+
+/** Data files by id, as key-index-sqlite.ts keeps them (the store holds ids; DataFiles stay in memory). */
+class FileIds {
+  private readonly byPath = new Map<string, number>();
+  private readonly byId: DataFile[] = [];
+
+  /** The file's id, and whether it is new (its row must be written). */
+  idOf(file: DataFile): [number, boolean] {
+    const id = this.byPath.get(file.filePath);
+    if (id !== undefined) return [id, false];
+    const next = this.byId.push(file);
+    this.byPath.set(file.filePath, next);
+    return [next, true];
+  }
+
+  idOfPath(path: string): number | undefined {
+    return this.byPath.get(path);
+  }
+
+  file(id: number): DataFile {
+    const f = this.byId[id - 1];
+    if (!f) throw new Error(`bench: a row points at file id ${id}, which the files table does not hold`);
+    return f;
+  }
+}
+
+/** Each file's deletes after a commit, as key-index-sqlite.ts's apply records them. */
+function committedDeletes(committed: Committed): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of committed.dataFiles) out.set(f.filePath, '\n|');
+  for (const d of committed.deleteFiles) if (d.fileFormat === 'PUFFIN' && d.referencedDataFile) out.set(d.referencedDataFile, `${d.filePath}\n|`);
+  return out;
+}
+
+async function lmdbCandidate(dir: string): Promise<Candidate> {
+  const { open, TransactionFlags } = await import('lmdb');
+  const root = open({ path: dir, overlappingSync: true, maxDbs: 3, compression: false });
+  const rows = root.openDB<Buffer, KeyId>('rows', { encoding: 'binary' });
+  const filesDb = root.openDB<string, number>('files', { encoding: 'string' });
+  const stamp = root.openDB<string, number>('stamp', { encoding: 'string' });
+  // committed and visible when it returns, flushed after (overlappingSync): SQLite NORMAL's guarantee
+  const flags = TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH;
+  const ids = new FileIds();
+  let count = 0;
+  const fileId = (file: DataFile): number => {
+    const [id, fresh] = ids.idOf(file);
+    if (fresh) filesDb.putSync(id, `${file.filePath}\n`);
+    return id;
+  };
+  const set = (k: KeyId, file: DataFile, pos: number): void => {
+    const v = packRow(fileId(file), pos);
+    // MDB_NOOVERWRITE answers whether the key was new (lmdb-js returns it; its types say void)
+    if (rows.putSync(k, v, { noOverwrite: true }) as unknown as boolean) count++;
+    else rows.putSync(k, v);
+  };
+  return {
+    async load(n, encode, files) {
+      for (let start = 0; start < n; start += BUILD_BATCH) {
+        root.transactionSync(() => {
+          const end = Math.min(n, start + BUILD_BATCH);
+          for (let i = start; i < end; i++) set(encode(i), files[Math.floor(i / ROWS_PER_FILE)], i % ROWS_PER_FILE);
+          if (end === n) stamp.putSync(1, stampText(1n, count));
+        }, flags);
+      }
+    },
+    get(k) {
+      const b = rows.getBinaryFast(k);
+      if (b === undefined) return undefined;
+      const [id, pos] = unpackRow(b);
+      return { file: ids.file(id), pos };
+    },
+    async checkpoint(moved, committed, snapshotId) {
+      root.transactionSync(() => {
+        for (const [k, file, pos] of moved) set(k, file, pos);
+        for (const [path, deletes] of committedDeletes(committed)) {
+          const id = ids.idOfPath(path);
+          if (id !== undefined) filesDb.putSync(id, `${path}\n${deletes}`);
+        }
+        stamp.putSync(1, stampText(snapshotId, count));
+      }, flags);
+    },
+    async close() {
+      await root.flushed;
+      await root.close();
+    },
+  };
+}
+
+const ROWS_PREFIX = 0x72; // 'r'
+const FILES_PREFIX = 0x66; // 'f'
+const STAMP_KEY = Buffer.from('s');
+
+/** A row key: the prefix, then 8 order-preserving bytes (sign bit flipped) or the string's UTF-8. */
+function levelRowKey(k: KeyId): Buffer {
+  if (typeof k === 'number') {
+    const b = Buffer.allocUnsafe(9);
+    b[0] = ROWS_PREFIX;
+    const hi = Math.floor(k / 4294967296);
+    b.writeUInt32BE((hi ^ 0x80000000) >>> 0, 1);
+    b.writeUInt32BE(k - hi * 4294967296, 5);
+    return b;
+  }
+  const b = Buffer.allocUnsafe(1 + Buffer.byteLength(k));
+  b[0] = ROWS_PREFIX;
+  b.write(k, 1);
+  return b;
+}
+
+function levelFileKey(id: number): Buffer {
+  const b = Buffer.allocUnsafe(5);
+  b[0] = FILES_PREFIX;
+  b.writeUInt32BE(id, 1);
+  return b;
+}
+
+async function levelCandidate(dir: string): Promise<Candidate> {
+  const { ClassicLevel } = await import('classic-level');
+  const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await db.open();
+  // written to the log, not fsynced: SQLite NORMAL's guarantee
+  const write = { sync: false };
+  const ids = new FileIds();
+  let count = 0;
+  type Batch = ReturnType<typeof db.batch>;
+  const fileId = (batch: Batch, file: DataFile): number => {
+    const [id, fresh] = ids.idOf(file);
+    if (fresh) batch.put(levelFileKey(id), Buffer.from(`${file.filePath}\n`));
+    return id;
+  };
+  return {
+    async load(n, encode, files) {
+      for (let start = 0; start < n; start += BUILD_BATCH) {
+        const batch = db.batch();
+        const end = Math.min(n, start + BUILD_BATCH);
+        for (let i = start; i < end; i++) {
+          // a build's keys are the live rows of a keyed table: counted without a read (LevelDB's
+          // put cannot say whether the key was there)
+          batch.put(levelRowKey(encode(i)), packRow(fileId(batch, files[Math.floor(i / ROWS_PER_FILE)]), i % ROWS_PER_FILE));
+          count++;
+        }
+        if (end === n) batch.put(STAMP_KEY, Buffer.from(stampText(1n, count)));
+        await batch.write(write);
+      }
+    },
+    get(k) {
+      const b = db.getSync(levelRowKey(k));
+      if (b === undefined) return undefined;
+      const [id, pos] = unpackRow(b);
+      return { file: ids.file(id), pos };
+    },
+    async checkpoint(moved, committed, snapshotId) {
+      const batch = db.batch();
+      for (const [k, file, pos] of moved) {
+        const key = levelRowKey(k);
+        // a delta may insert: the stamp's row count needs to know (a read per key)
+        if (db.getSync(key) === undefined) count++;
+        batch.put(key, packRow(fileId(batch, file), pos));
+      }
+      for (const [path, deletes] of committedDeletes(committed)) {
+        const id = ids.idOfPath(path);
+        if (id !== undefined) batch.put(levelFileKey(id), Buffer.from(`${path}\n${deletes}`));
+      }
+      batch.put(STAMP_KEY, Buffer.from(stampText(snapshotId, count)));
+      await batch.write(write);
+    },
+    async close() {
+      await db.close();
+    },
+  };
+}
+
+const CANDIDATES: Record<StoreName, (dir: string) => Promise<Candidate>> = { sqlite: sqliteCandidate, lmdb: lmdbCandidate, leveldb: levelCandidate };
+
+/** Every file under `dir` (the store's own directory). */
+export function diskUsage(dir: string): DiskUsage {
+  const u: DiskUsage = { bytes: 0, allocatedBytes: 0, files: 0 };
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const s = statSync(join(e.parentPath, e.name));
+    u.bytes += s.size;
+    u.allocatedBytes += s.blocks * 512;
+    u.files++;
+  }
+  return u;
+}
+
+function perKey(u: DiskUsage, keys: number): number {
+  return Math.max(u.bytes, u.allocatedBytes) / keys;
+}
+
+/** A deletion vector of `file` (what floe's commit adds when a key leaves it). */
+function dvOf(file: DataFile, batch: number): DataFile {
+  return {
+    content: 'position-deletes',
+    filePath: file.filePath.replace(/\.parquet$/, `-dv-${batch}.puffin`),
+    fileFormat: 'PUFFIN',
+    specId: 0,
+    partition: [],
+    recordCount: 1n,
+    fileSizeInBytes: 100n,
+    referencedDataFile: file.filePath,
+  };
+}
+
+/** One store, one key kind: build, disk, lookups, checkpoint batches, disk again. */
+export async function measureStore(store: StoreName, key: { label: string; encode: (i: number) => KeyId }, o: StoreOptions): Promise<StoreFigures> {
+  const dir = mkdtempSync(join(o.dir, `floe-kstore-${store}-`));
+  let candidate: Candidate | undefined;
+  try {
+    candidate = await CANDIDATES[store](dir);
+    const n = o.keys;
+    const files = Array.from({ length: Math.ceil(n / ROWS_PER_FILE) }, (_, i) => dataFile(i));
+
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await candidate.load(n, key.encode, files);
+    const buildSeconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const disk = diskUsage(dir);
+
+    // lookups of every key in a random order, the keys encoded beforehand (an upsert's key is)
+    const rand = prng(o.seed);
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      const t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    const lookupKeys: KeyId[] = Array.from(order, (i) => key.encode(i));
+    let wrong = 0;
+    const t1 = performance.now();
+    for (let j = 0; j < n; j++) {
+      const i = order[j];
+      const r = candidate.get(lookupKeys[j]);
+      if (r === undefined || r.file !== files[Math.floor(i / ROWS_PER_FILE)] || r.pos !== i % ROWS_PER_FILE) wrong++;
+    }
+    const lookupSeconds = (performance.now() - t1) / 1000;
+    if (wrong > 0) throw new Error(`bench: ${store}: ${wrong} of ${n} lookups did not answer the key's (file, position)`);
+
+    // checkpoint batches: M distinct keys moved to a new data file, a DV on each file they left
+    const where = Int32Array.from({ length: n }, (_, i) => Math.floor(i / ROWS_PER_FILE));
+    const all = [...files];
+    const m = Math.min(o.batchKeys, n);
+    let batchSeconds = 0;
+    let slowest = 0;
+    let last: { keys: number[]; file: DataFile } | undefined;
+    for (let b = 0; b < o.batches; b++) {
+      const picked = new Set<number>();
+      while (picked.size < m) picked.add(Math.floor(rand() * n));
+      const keys = [...picked];
+      const file = dataFile(all.length);
+      const left = new Set(keys.map((i) => where[i]));
+      const moved = keys.map((i, pos) => [key.encode(i), file, pos] as const);
+      const committed = { dataFiles: [file], deleteFiles: [...left].map((f) => dvOf(all[f], b)) };
+      const t = performance.now();
+      await candidate.checkpoint(moved, committed, BigInt(2 + b));
+      const s = (performance.now() - t) / 1000;
+      batchSeconds += s;
+      slowest = Math.max(slowest, s);
+      for (const i of keys) where[i] = all.length;
+      all.push(file);
+      last = { keys, file };
+    }
+    if (last) {
+      for (const [pos, i] of last.keys.entries()) {
+        const r = candidate.get(key.encode(i));
+        if (r?.file !== last.file || r.pos !== pos) throw new Error(`bench: ${store}: key ${i} moved by the last checkpoint batch reads ${r ? `${r.file.filePath}@${r.pos}` : 'nothing'}, expected ${last.file.filePath}@${pos}`);
+      }
+    }
+    const diskAfterBatches = diskUsage(dir);
+    return {
+      store,
+      key: key.label,
+      keys: n,
+      dataFiles: files.length,
+      buildSeconds,
+      buildKeysPerSecond: n / buildSeconds,
+      buildCpuSeconds: (cpu.user + cpu.system) / 1e6,
+      disk,
+      bytesPerKey: perKey(disk, n),
+      lookups: n,
+      lookupsPerSecond: n / lookupSeconds,
+      batches: o.batches,
+      batchKeys: m,
+      batchesPerSecond: o.batches > 0 ? o.batches / batchSeconds : 0,
+      slowestBatchSeconds: slowest,
+      diskAfterBatches,
+      bytesPerKeyAfterBatches: perKey(diskAfterBatches, n),
+    };
+  } finally {
+    await candidate?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function packageVersion(name: string): string {
+  try {
+    const p = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', name, 'package.json');
+    return (JSON.parse(readFileSync(p, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** The stores' versions (the machine line's server part). */
+export function storeVersions(stores: readonly StoreName[]): string {
+  const parts: string[] = [];
+  if (stores.includes('sqlite')) {
+    const db = new Database(':memory:');
+    const v = db.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()?.v;
+    db.close();
+    parts.push(`SQLite ${v} (better-sqlite3 ${packageVersion('better-sqlite3')})`);
+  }
+  if (stores.includes('lmdb')) parts.push(`lmdb ${packageVersion('lmdb')}`);
+  if (stores.includes('leveldb')) parts.push(`classic-level ${packageVersion('classic-level')}`);
+  return parts.join(', ');
+}
+
+/** Every store × both keys; a store that fails (install, load, run) is recorded, the others go on. */
+export async function keyIndexStoresBench(o: StoreOptions, stores: readonly StoreName[] = STORES, log: (m: string) => void = () => {}): Promise<StoresResult> {
+  const machine = describeMachine(storeVersions(stores));
+  const figures: StoreFigures[] = [];
+  const failures: StoreFailure[] = [];
+  for (const key of benchKeys()) {
+    for (const store of stores) {
+      log(`${store}, ${key.label} key: ${o.keys} keys`);
+      try {
+        figures.push(await measureStore(store, key, o));
+      } catch (e) {
+        failures.push({ store, key: key.label, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+  return { options: o, machine, figures, failures };
+}
+
+/** floe's own store (SQLite) for `npm run bench`, both keys. */
+export async function diskKeyIndexBench(keys: number, seed = 1): Promise<StoreFigures[]> {
+  const o = { ...DEFAULT_STORE_OPTIONS, keys, seed };
+  const out: StoreFigures[] = [];
+  for (const key of benchKeys()) out.push(await measureStore('sqlite', key, o));
+  return out;
+}
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** One line per store and key, for `npm run bench` and the stores script. */
+export function formatStoreLine(f: StoreFigures): string {
+  return (
+    `${f.store}, ${f.key} key: ${int.format(f.keys)} keys, ${f.bytesPerKey.toFixed(1)} bytes/key on disk in ${f.disk.files} files, ` +
+    `${int.format(f.lookupsPerSecond)} lookups/s, build ${int.format(f.buildKeysPerSecond)} keys/s (${f.buildCpuSeconds.toFixed(1)} CPU-s), ` +
+    `${f.batchesPerSecond.toFixed(1)} checkpoints/s of ${int.format(f.batchKeys)} keys (slowest ${(f.slowestBatchSeconds * 1000).toFixed(0)} ms), ` +
+    `${f.bytesPerKeyAfterBatches.toFixed(1)} bytes/key after ${f.batches}`
+  );
+}
+
+/** The comparison as a table, each figure also as a ratio to SQLite's (floe's store). */
+export function formatStores(r: StoresResult): string {
+  const header = ['store', 'key', 'build keys/s', 'bytes/key', 'files', 'lookups/s', 'vs sqlite', 'checkpoints/s', 'vs sqlite', 'bytes/key after'];
+  const rows = r.figures.map((f) => {
+    const base = r.figures.find((g) => g.store === 'sqlite' && g.key === f.key);
+    const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '');
+    return [
+      f.store,
+      f.key,
+      int.format(f.buildKeysPerSecond),
+      f.bytesPerKey.toFixed(1),
+      String(f.disk.files),
+      int.format(f.lookupsPerSecond),
+      ratio(f.lookupsPerSecond, base?.lookupsPerSecond),
+      f.batchesPerSecond.toFixed(1),
+      ratio(f.batchesPerSecond, base?.batchesPerSecond),
+      `${f.bytesPerKeyAfterBatches.toFixed(1)} (${f.diskAfterBatches.files} files)`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((l) => l[i].length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [
+    `key-index stores: ${int.format(r.options.keys)} keys over data files of ${int.format(ROWS_PER_FILE)} rows; checkpoints: ${r.options.batches} of ${int.format(r.options.batchKeys)} moved keys`,
+    `machine: ${machineLine(r.machine)}`,
+    '',
+    fmt(header),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map(fmt),
+    ...r.failures.map((f) => `${f.store}, ${f.key} key: FAILED: ${f.error}`),
+  ].join('\n');
+}
+
+const USAGE = 'usage: npm run bench:key-index-stores -- [--keys N] [--batch M] [--batches B] [--stores sqlite,lmdb,leveldb] [--dir DIR] [--seed S] [--json FILE]';
+
+export function parseStoresArgs(argv: readonly string[]): { options: StoreOptions; stores: StoreName[]; jsonFile?: string } {
+  const options = { ...DEFAULT_STORE_OPTIONS };
+  let stores = [...STORES];
+  let jsonFile: string | undefined;
+  const whole = (flag: string, text: string | undefined, min: number): number => {
+    const v = Number(text?.replace(/[_,]/g, ''));
+    if (text === undefined || !Number.isSafeInteger(v) || v < min) throw new Error(`bench: ${flag} expects a whole number of at least ${min}, found ${JSON.stringify(text)}\n${USAGE}`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => argv[++i];
+    switch (flag) {
+      case '--keys':
+        options.keys = whole(flag, value(), 1);
+        break;
+      case '--batch':
+        options.batchKeys = whole(flag, value(), 1);
+        break;
+      case '--batches':
+        options.batches = whole(flag, value(), 0);
+        break;
+      case '--seed':
+        options.seed = whole(flag, value(), 0);
+        break;
+      case '--dir': {
+        const d = value();
+        if (!d) throw new Error(`bench: --dir expects a directory on local disk\n${USAGE}`);
+        options.dir = d;
+        break;
+      }
+      case '--stores': {
+        const list = (value() ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+        const unknown = list.filter((s) => !STORES.includes(s as StoreName));
+        if (list.length === 0 || unknown.length > 0) throw new Error(`bench: --stores expects a comma-separated list of ${STORES.join(', ')}, found ${JSON.stringify(list.join(','))}\n${USAGE}`);
+        stores = list as StoreName[];
+        break;
+      }
+      case '--json':
+        jsonFile = value();
+        if (!jsonFile) throw new Error(`bench: --json expects a file name\n${USAGE}`);
+        break;
+      default:
+        throw new Error(`bench: unknown argument ${JSON.stringify(flag)}\n${USAGE}`);
+    }
+  }
+  return { options, stores, jsonFile };
+}
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseStoresArgs>;
+  try {
+    args = parseStoresArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const started = performance.now();
+  const result = await keyIndexStoresBench(args.options, args.stores, (m) => process.stderr.write(`bench: ${m}\n`));
+  process.stdout.write(`${formatStores(result)}\n\n${result.figures.map(formatStoreLine).join('\n')}\n(${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+  if (args.jsonFile) writeFileSync(args.jsonFile, JSON.stringify(result, null, 2) + '\n');
+  if (result.failures.length > 0) process.exitCode = 1;
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main().catch((e) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
