@@ -82,6 +82,8 @@ export interface DiskUsage {
   /** Sum of their allocated blocks (st_blocks × 512, what `du` counts). */
   allocatedBytes: number;
   files: number;
+  /** Allocated bytes by kind of file (numbers in names as #: LevelDB's `#.ldb`, `#.log`, `MANIFEST-#`). */
+  byKind: Record<string, number>;
 }
 
 export interface StoreFigures {
@@ -371,13 +373,15 @@ const CANDIDATES: Record<StoreName, (dir: string) => Promise<Candidate>> = { sql
 
 /** Every file under `dir` (the store's own directory). */
 export function diskUsage(dir: string): DiskUsage {
-  const u: DiskUsage = { bytes: 0, allocatedBytes: 0, files: 0 };
+  const u: DiskUsage = { bytes: 0, allocatedBytes: 0, files: 0, byKind: {} };
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!e.isFile()) continue;
     const s = statSync(join(e.parentPath, e.name));
     u.bytes += s.size;
     u.allocatedBytes += s.blocks * 512;
     u.files++;
+    const kind = e.name.replace(/\d+/g, '#');
+    u.byKind[kind] = (u.byKind[kind] ?? 0) + Math.max(s.size, s.blocks * 512);
   }
   return u;
 }
@@ -544,14 +548,23 @@ export async function diskKeyIndexBench(keys: number, seed = 1): Promise<StoreFi
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
-/** One line per store and key, for `npm run bench` and the stores script. */
-export function formatStoreLine(f: StoreFigures): string {
+/** One line per store and key, for `npm run bench` (`label`: what the store is called there) and the stores script. */
+export function formatStoreLine(f: StoreFigures, label: string = f.store): string {
   return (
-    `${f.store}, ${f.key} key: ${int.format(f.keys)} keys, ${f.bytesPerKey.toFixed(1)} bytes/key on disk in ${f.disk.files} files, ` +
+    `${label}, ${f.key} key: ${int.format(f.keys)} keys, ${f.bytesPerKey.toFixed(1)} bytes/key on disk in ${f.disk.files} files (${formatKinds(f.disk)}), ` +
     `${int.format(f.lookupsPerSecond)} lookups/s, build ${int.format(f.buildKeysPerSecond)} keys/s (${f.buildCpuSeconds.toFixed(1)} CPU-s), ` +
     `${f.batchesPerSecond.toFixed(1)} checkpoints/s of ${int.format(f.batchKeys)} keys (slowest ${(f.slowestBatchSeconds * 1000).toFixed(0)} ms), ` +
     `${f.bytesPerKeyAfterBatches.toFixed(1)} bytes/key after ${f.batches}`
   );
+}
+
+/** "table.keyindex.sqlite 15.2 MB, …-wal 4.0 MB": the largest kinds of file first. */
+function formatKinds(u: DiskUsage): string {
+  const mb = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${(b / 1e3).toFixed(0)} kB`);
+  return Object.entries(u.byKind)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, b]) => `${k} ${mb(b)}`)
+    .join(', ');
 }
 
 /** The comparison as a table, each figure also as a ratio to SQLite's (floe's store). */
@@ -648,7 +661,7 @@ async function main(): Promise<void> {
   }
   const started = performance.now();
   const result = await keyIndexStoresBench(args.options, args.stores, (m) => process.stderr.write(`bench: ${m}\n`));
-  process.stdout.write(`${formatStores(result)}\n\n${result.figures.map(formatStoreLine).join('\n')}\n(${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+  process.stdout.write(`${formatStores(result)}\n\n${result.figures.map((f) => formatStoreLine(f)).join('\n')}\n(${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
   if (args.jsonFile) writeFileSync(args.jsonFile, JSON.stringify(result, null, 2) + '\n');
   if (result.failures.length > 0) process.exitCode = 1;
 }

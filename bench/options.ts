@@ -15,7 +15,8 @@
  *                     (1,826 days over the data's 5 years) and bucket(16, id)
  *                                                                  FLOE_BENCH_PARTITIONS (';'-separated)
  *   --no-partitioned  only the unpartitioned snapshot
- *   --key-index-keys K   keys in the key-index micro-benchmark (bench/key-index.ts; 0 skips it)
+ *   --key-index-keys K   keys in the key-index micro-benchmarks (bench/key-index.ts, memory; and floe's
+ *                     disk index, bench/key-index-stores.ts; 0 skips both)
  *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
  *   --json FILE       also write the results as JSON to FILE
  *   --keep            keep the warehouse and the server's data directory (printed at the end)

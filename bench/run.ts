@@ -15,7 +15,10 @@
  *      offset reaches the binlog position after the workload
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
  *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
- *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts
+ *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts;
+ *      then the disk index, floe's SQLite store (key-index-sqlite.ts, bench/key-index-stores.ts):
+ *      bytes per key on disk, lookups/s, build rate and checkpoint batches with as many keys (the
+ *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md)
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
@@ -35,6 +38,7 @@ import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
+import { diskKeyIndexBench, formatStoreLine, type StoreFigures } from './key-index-stores.js';
 
 const JOB_ID = 'bench';
 
@@ -61,6 +65,8 @@ export interface BenchResult {
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
   keyIndex: KeyIndexFigures[];
+  /** The disk key index, floe's SQLite store, with as many keys (empty with --key-index-keys 0). */
+  diskKeyIndex: StoreFigures[];
 }
 
 function log(message: string): void {
@@ -128,6 +134,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s`);
       keyIndex = keyIndexBench(o.keyIndexKeys, o.seed);
     }
+    let diskKeyIndex: StoreFigures[] = [];
+    if (o.keyIndexKeys > 0) {
+      log(`disk key index (SQLite): ${o.keyIndexKeys} keys, bytes per key on disk and lookups/s`);
+      diskKeyIndex = await diskKeyIndexBench(o.keyIndexKeys, o.seed);
+    }
     let connection: MysqlConnectionConfig;
     if (o.mysqlUrl) connection = parseUrl(o.mysqlUrl);
     else {
@@ -145,6 +156,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const rows: Row[] = [];
     for (const k of keyIndex) {
       rows.push({ step: `key index lookups, ${k.key} key`, seconds: k.lookups / k.lookupsPerSecond, count: k.lookups, unit: 'lookups', note: `${k.heapBytesPerKey.toFixed(0)} heap bytes/key with ${k.keys.toLocaleString('en-US')} keys; bench process` });
+    }
+    for (const d of diskKeyIndex) {
+      rows.push({
+        step: `disk key index lookups, ${d.key} key`,
+        seconds: d.lookups / d.lookupsPerSecond,
+        count: d.lookups,
+        unit: 'lookups',
+        note: `SQLite: ${d.bytesPerKey.toFixed(1)} bytes/key on disk (${d.disk.files} files, WAL included) with ${d.keys.toLocaleString('en-US')} keys; built at ${Math.round(d.buildKeysPerSecond).toLocaleString('en-US')} keys/s; bench process`,
+      });
     }
 
     log(`loading ${o.rows} rows into ${DATABASE}.${TABLE}`);
@@ -229,6 +249,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
       verified,
       keyIndex,
+      diskKeyIndex,
     };
   } finally {
     if (o.keep) log(`kept: warehouse ${warehouse}${server ? `, MariaDB data under ${join(warehouseRoot, 'mariadb')}` : ''}`);
@@ -258,6 +279,7 @@ async function main(): Promise<void> {
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
+    ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),
     ...result.partitioned.map(
       (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,
     ),
