@@ -63,5 +63,14 @@ describe('npm run bench', () => {
       expect(counts[`key index lookups, ${k.key} key`]).toBe(20000);
     }
     expect(stdout).toMatch(/key index, BIGINT key: 20,000 keys in 1 files, \d+ heap bytes\/key, [\d,]+ lookups\/s/);
+    // the disk index beside it: floe's SQLite store, bytes per key on disk and lookups/s
+    expect(result.diskKeyIndex.map((d) => `${d.store} ${d.key}`)).toEqual(['sqlite BIGINT', 'sqlite (BIGINT, VARCHAR)']);
+    for (const d of result.diskKeyIndex) {
+      expect(d.keys).toBe(20000);
+      expect(d.disk.files).toBe(3); // the database, its WAL and shared memory
+      for (const v of [d.bytesPerKey, d.lookupsPerSecond, d.buildKeysPerSecond, d.batchesPerSecond]) expect(v).toBeGreaterThan(0);
+      expect(counts[`disk key index lookups, ${d.key} key`]).toBe(20000);
+    }
+    expect(stdout).toMatch(/disk key index \(SQLite\), BIGINT key: 20,000 keys, [\d.]+ bytes\/key on disk in 3 files \(.*\), [\d,]+ lookups\/s/);
   }, 180_000);
 });
