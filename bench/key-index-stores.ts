@@ -36,7 +36,8 @@
  *              (st_blocks × 512, what `du` counts) of every file in the store's directory — the
  *              SQLite WAL and shared memory, lmdb's lock file, LevelDB's logs, manifest and tables
  *   lookups    `get` of every key once in a random order (all present), each answer checked; the
- *              files are in the page cache by then (a 1M-key store is tens of MB)
+ *              files are in the page cache by then (a 1M-key store is tens of MB); per second and
+ *              per CPU-second of the process (on a shared machine the latter moves less)
  *   checkpoint B batches (default 10) of M keys (default 10,000) moved to a new data file, each one
  *              transaction with the files' new deletes (a DV per file a moved key left) and the
  *              stamp — floe's `apply` after a commit; batches/s, and the disk after them
@@ -100,6 +101,8 @@ export interface StoreFigures {
   bytesPerKey: number;
   lookups: number;
   lookupsPerSecond: number;
+  /** Lookups per CPU-second of the process (less moved by other work on a shared machine). */
+  lookupsPerCpuSecond: number;
   batches: number;
   batchKeys: number;
   batchesPerSecond: number;
@@ -432,6 +435,7 @@ export async function measureStore(store: StoreName, key: { label: string; encod
     }
     const lookupKeys: KeyId[] = Array.from(order, (i) => key.encode(i));
     let wrong = 0;
+    const cpu1 = process.cpuUsage();
     const t1 = performance.now();
     for (let j = 0; j < n; j++) {
       const i = order[j];
@@ -439,6 +443,7 @@ export async function measureStore(store: StoreName, key: { label: string; encod
       if (r === undefined || r.file !== files[Math.floor(i / ROWS_PER_FILE)] || r.pos !== i % ROWS_PER_FILE) wrong++;
     }
     const lookupSeconds = (performance.now() - t1) / 1000;
+    const lookupCpu = process.cpuUsage(cpu1);
     if (wrong > 0) throw new Error(`bench: ${store}: ${wrong} of ${n} lookups did not answer the key's (file, position)`);
 
     // checkpoint batches: M distinct keys moved to a new data file, a DV on each file they left
@@ -484,6 +489,7 @@ export async function measureStore(store: StoreName, key: { label: string; encod
       bytesPerKey: perKey(disk, n),
       lookups: n,
       lookupsPerSecond: n / lookupSeconds,
+      lookupsPerCpuSecond: n / ((lookupCpu.user + lookupCpu.system) / 1e6),
       batches: o.batches,
       batchKeys: m,
       batchesPerSecond: o.batches > 0 ? o.batches / batchSeconds : 0,
@@ -552,7 +558,7 @@ const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export function formatStoreLine(f: StoreFigures, label: string = f.store): string {
   return (
     `${label}, ${f.key} key: ${int.format(f.keys)} keys, ${f.bytesPerKey.toFixed(1)} bytes/key on disk in ${f.disk.files} files (${formatKinds(f.disk)}), ` +
-    `${int.format(f.lookupsPerSecond)} lookups/s, build ${int.format(f.buildKeysPerSecond)} keys/s (${f.buildCpuSeconds.toFixed(1)} CPU-s), ` +
+    `${int.format(f.lookupsPerSecond)} lookups/s (${int.format(f.lookupsPerCpuSecond)} per CPU-s), build ${int.format(f.buildKeysPerSecond)} keys/s (${f.buildCpuSeconds.toFixed(1)} CPU-s), ` +
     `${f.batchesPerSecond.toFixed(1)} checkpoints/s of ${int.format(f.batchKeys)} keys (slowest ${(f.slowestBatchSeconds * 1000).toFixed(0)} ms), ` +
     `${f.bytesPerKeyAfterBatches.toFixed(1)} bytes/key after ${f.batches}`
   );
@@ -569,7 +575,7 @@ function formatKinds(u: DiskUsage): string {
 
 /** The comparison as a table, each figure also as a ratio to SQLite's (floe's store). */
 export function formatStores(r: StoresResult): string {
-  const header = ['store', 'key', 'build keys/s', 'bytes/key', 'files', 'lookups/s', 'vs sqlite', 'checkpoints/s', 'vs sqlite', 'bytes/key after'];
+  const header = ['store', 'key', 'build keys/s', 'bytes/key', 'files', 'lookups/s', 'vs sqlite', 'per CPU-s', 'vs sqlite', 'checkpoints/s', 'vs sqlite', 'bytes/key after'];
   const rows = r.figures.map((f) => {
     const base = r.figures.find((g) => g.store === 'sqlite' && g.key === f.key);
     const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : '');
@@ -581,6 +587,8 @@ export function formatStores(r: StoresResult): string {
       String(f.disk.files),
       int.format(f.lookupsPerSecond),
       ratio(f.lookupsPerSecond, base?.lookupsPerSecond),
+      int.format(f.lookupsPerCpuSecond),
+      ratio(f.lookupsPerCpuSecond, base?.lookupsPerCpuSecond),
       f.batchesPerSecond.toFixed(1),
       ratio(f.batchesPerSecond, base?.batchesPerSecond),
       `${f.bytesPerKeyAfterBatches.toFixed(1)} (${f.diskAfterBatches.files} files)`,
