@@ -1,7 +1,10 @@
 /**
  * The disk-backed key index (key-index.ts) for tables with more live rows than the memory budget
  * (`iceberg.keyIndex.memoryMaxRows`): one SQLite database per table under the state directory,
- * `<state-dir>/<job id>/<table uuid>.keyindex.sqlite` (better-sqlite3, WAL).
+ * `<state-dir>/<job id>/<table uuid>.keyindex.sqlite` (better-sqlite3, WAL). SQLite was chosen over
+ * LMDB and LevelDB by measurement (docs/key-index-store.md, `npm run bench:key-index-stores`): the
+ * most compact of the stores that are not slower on lookups, one file with a `quick_check`, no new
+ * native dependency.
  *
  * The lake stays the truth, the database a cache of it that says which state it matches: the
  * `stamp` row holds the table uuid, the key's field ids, the schema id and the snapshot id whose
