@@ -60,6 +60,7 @@ export interface Candidate {
   close(): Promise<void>;
 }
 
+/** The stamp's identity (the same for both keys: no store reads it back in the benchmark). */
 const IDENTITY: DiskIndexIdentity = { tableUuid: '5f0c6e1e-0000-4000-8000-00000000be4c', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 0 };
 
 function stampText(snapshotId: bigint, rowCount: number): string {
