@@ -45,6 +45,7 @@ import type { ProgressReporter } from './progress.js';
 import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
+import { checkResumeBinlogs } from './runner-binlog-check.js';
 import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
@@ -138,6 +139,13 @@ class PipelineRun {
     const identity = await readServerIdentity(client, dialect.flavor);
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     const prepared = await prepareTables(config, await discoverMappedTables(config, client, dialect), catalog, logger);
+    // a table whose binlog was purged while floe was stopped: stop before anything is read or committed
+    await checkResumeBinlogs(
+      client,
+      identity,
+      prepared.map((t) => ({ key: t.key, identifier: t.mapping.identifier, location: t.ready.table.metadata.location, progress: t.progress })),
+      config.catalog.type,
+    );
     const firstId = firstCheckpointId(prepared);
     const fresh = prepared.filter((t) => !t.progress);
     const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await streamStartOffset(source, client, dialect, identity) : undefined;
