@@ -77,7 +77,13 @@ export async function checkResumeBinlogs(client: MysqlClient, identity: ServerId
 
 export function purgedTablesError(purged: readonly PurgedTable[], all: readonly ResumingTable[], oldestFile: string, catalogType: string): FloeError {
   const names = new Set(purged.map((p) => p.table.key));
-  const list = purged.map((p) => `${p.table.key} at ${formatOffset(p.offset)} (Iceberg table ${identifierToString(p.table.identifier)})`).join('; ');
+  // tables stopped together stand at the same offset: one entry per offset keeps a long list readable
+  const byOffset = new Map<string, string[]>();
+  for (const p of purged) {
+    const at = formatOffset(p.offset);
+    byOffset.set(at, [...(byOffset.get(at) ?? []), p.table.key]);
+  }
+  const list = [...byOffset].map(([at, keys]) => `${keys.join(', ')} at ${at}`).join('; ');
   const others = all.filter((t) => !names.has(t.key)).map((t) => t.key);
   const drop =
     catalogType === 'filesystem'

@@ -302,3 +302,190 @@ describe('MySQL silence and stalls', () => {
     }
   });
 });
+
+/** Every file under the lake (relative paths): the lake "untouched" means this list, byte for byte the same names. */
+async function lakeFiles(lake: Lake): Promise<string[]> {
+  const root = join(lake.warehouse, 'lake');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(root.length + 1)).sort();
+}
+
+interface LakeState {
+  files: string[];
+  tables: Map<string, { metadataLocation: string; rows: string[] }>;
+}
+
+async function lakeState(lake: Lake, db: string, tables: readonly string[]): Promise<LakeState> {
+  const out = new Map<string, { metadataLocation: string; rows: string[] }>();
+  for (const t of tables) {
+    const table = await loadCatalogTable(lake.catalog, ident(db, t));
+    const rows = await lakeTableRows(lake.catalog, ident(db, t));
+    out.set(t, { metadataLocation: table.metadataLocation, rows: rows.rows.map((r) => JSON.stringify(r)).sort() });
+  }
+  return { files: await lakeFiles(lake), tables: out };
+}
+
+/** FLUSH BINARY LOGS, then PURGE every file before the new one; returns the oldest file left. */
+async function flushAndPurge(server: Conn, to?: string): Promise<string> {
+  const c = await connect(server);
+  try {
+    await c.query('FLUSH BINARY LOGS');
+    const [status] = await c.query('SHOW MASTER STATUS');
+    const file = to ?? (status as { File: string }[])[0]!.File;
+    // MariaDB keeps a file until its binlog checkpoint has passed it (the engine made its transactions
+    // durable: about a second with innodb_flush_log_at_trx_commit=2), so the purge may need a retry
+    let oldest = '';
+    for (const deadline = Date.now() + 20_000; oldest !== file && Date.now() < deadline; await sleep(250)) {
+      await c.query(`PURGE BINARY LOGS TO '${file}'`);
+      const [logs] = await c.query('SHOW BINARY LOGS');
+      oldest = (logs as { Log_name: string }[])[0]!.Log_name;
+    }
+    expect(oldest, 'the binlog files before it were purged').toBe(file);
+    return file;
+  } finally {
+    await c.end();
+  }
+}
+
+async function currentBinlogFile(server: Conn): Promise<string> {
+  const c = await connect(server);
+  try {
+    const [status] = await c.query('SHOW MASTER STATUS');
+    return (status as { File: string }[])[0]!.File;
+  } finally {
+    await c.end();
+  }
+}
+
+/** Runs floe until it exits on its own; returns the message of its 'pipeline failed' error. */
+async function runExpectingFailure(lake: Lake): Promise<{ p: FloeProcess; message: string }> {
+  const p = new FloeProcess(lake.configPath);
+  const killer = setTimeout(() => p.kill(), 60_000);
+  try {
+    expect(await p.exited, `floe exits 1 on its own:\n${p.tail()}`).toEqual({ code: 1, signal: null });
+  } finally {
+    clearTimeout(killer);
+  }
+  const failed = p.logs.find((r) => r.msg === 'pipeline failed');
+  expect(failed, p.tail()).toBeDefined();
+  const err = failed!.err as { message?: string } | undefined;
+  return { p, message: String(err?.message ?? text(failed!)) };
+}
+
+/** The `rm -r '<dir>'` commands of the error's advice, as directories. */
+function directoriesToRemove(message: string): string[] {
+  return [...message.matchAll(/rm -r '([^']+)'/g)].map((m) => m[1]!);
+}
+
+describe('the binlog purged while floe is stopped', () => {
+  it('floe exits 1 naming every table and the way out, the lake untouched; after the tables are dropped as it says, floe runs and the lake equals MySQL', async () => {
+    const server = await startMariaDb({ serverId: 33 });
+    servers.push(server);
+    const db = 'purge_all';
+    const tables = ['a', 'b', 'c'];
+    await createTables(server, db, tables, 1000);
+    const lake = await lakeFor('purge-all');
+    await writeConfig(lake, server, db, 7203);
+    let p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      await new Writer(server, db, tables, prng(21), 1000).burst(1000);
+      await catchUp(p, lake, server, db, tables);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
+    const before = await lakeState(lake, db, tables);
+
+    // while floe is stopped: changes to every table, then the binlog holding them is purged
+    await new Writer(server, db, tables, prng(22), 1000).burst(700);
+    const oldest = await flushAndPurge(server);
+
+    const failure = await runExpectingFailure(lake);
+    const message = failure.message;
+    expect(message).toMatch(/purged/);
+    expect(message, 'names every table whose offset is gone').toContain(`found it purged for 3 table(s): ${tables.map((t) => `${db}.${t}`).join(', ')} at binlog.000001:`);
+    expect(message).toContain(`oldest binlog is ${oldest}`);
+    expect(message).toMatch(/Re-snapshot them: with floe stopped, drop their Iceberg tables/);
+    expect(message).toMatch(/start floe again/);
+    expect(message, 'no unaffected table to name').not.toContain('The other tables');
+    expect(failure.p.logs.filter((r) => /restarting the pipeline/.test(text(r))), 'not retried: a restart cannot bring the binlog back').toEqual([]);
+    // nothing committed, nothing written: every file as it was, every table's rows as they were
+    expect(await lakeState(lake, db, tables)).toEqual(before);
+
+    // the way out, exactly as the error says: remove the table directories it names
+    const dirs = directoriesToRemove(message);
+    expect(dirs.sort()).toEqual(tables.map((t) => join(lake.warehouse, 'lake', db, t)).sort());
+    for (const d of dirs) await rm(d, { recursive: true });
+    p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      await new Writer(server, db, tables, prng(23), 1000).burst(700);
+      await catchUp(p, lake, server, db, tables);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
+    await expectLakeEqualsMysql(lake, server, db, tables);
+  });
+
+  it('tables at different offsets: only the purged ones are named; once they are dropped the others resume from their own offsets, and the lake equals MySQL', async () => {
+    const server = await startMariaDb({ serverId: 34 });
+    servers.push(server);
+    const db = 'purge_some';
+    const tables = ['cold', 'hot'];
+    await createTables(server, db, tables, 1000);
+    const lake = await lakeFor('purge-some');
+    // an idle table never commits its offset on its own here (only at a clean stop, which this
+    // run does not get): a SIGKILL leaves `cold` at the hand-over while `hot` moves on
+    await writeConfig(lake, server, db, 7204, { commit: { idleCheckpoints: 100_000, idleMaxMs: 3_600_000 } });
+    let p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      const c = await connect(server);
+      await c.query('FLUSH BINARY LOGS');
+      await c.end();
+      await new Writer(server, db, ['hot'], prng(31), 1000).burst(1000);
+      await catchUp(p, lake, server, db, ['hot']);
+      p.kill('SIGKILL');
+      await p.exited;
+    } finally {
+      p.kill();
+    }
+    const hotOffset = (await offsetOf(lake, db, 'hot'))!;
+    const coldOffset = (await offsetOf(lake, db, 'cold'))!;
+    expect([coldOffset.file, hotOffset.file]).toEqual(['binlog.000001', await currentBinlogFile(server)]);
+    const hotSnapshots = (await loadCatalogTable(lake.catalog, ident(db, 'hot'))).metadata.snapshots.map((s) => s.snapshotId);
+    const before = await lakeState(lake, db, tables);
+
+    // binlog.000001 (where cold stands) purged; hot's file is still there. Then changes to both.
+    await flushAndPurge(server, hotOffset.file);
+    await new Writer(server, db, tables, prng(32), 1000).burst(700);
+
+    const { message } = await runExpectingFailure(lake);
+    expect(message).toContain(`found it purged for 1 table(s): ${db}.cold at binlog.000001:`);
+    expect(message, 'hot is not among the purged tables').not.toContain(`${db}.hot at`);
+    expect(message).toContain(`The other tables (${db}.hot) still have their binlog and resume from their own offsets`);
+    expect(await lakeState(lake, db, tables)).toEqual(before);
+
+    const dirs = directoriesToRemove(message);
+    expect(dirs).toEqual([join(lake.warehouse, 'lake', db, 'cold')]);
+    for (const d of dirs) await rm(d, { recursive: true });
+    p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      // only cold was snapshotted again; hot went on from its offset
+      const started = p.logs.find((r) => r.notification === 'snapshot-started');
+      expect(started?.tables).toEqual([`${db}.cold`]);
+      await new Writer(server, db, tables, prng(33), 1000).burst(700);
+      await catchUp(p, lake, server, db, tables);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
+    const hot = await loadCatalogTable(lake.catalog, ident(db, 'hot'));
+    expect(hot.metadata.snapshots.length, 'hot added to its history').toBeGreaterThan(hotSnapshots.length);
+    expect(hot.metadata.snapshots.slice(0, hotSnapshots.length).map((s) => s.snapshotId), 'hot kept its history (not re-created)').toEqual(hotSnapshots);
+    await expectLakeEqualsMysql(lake, server, db, tables);
+  });
+});
