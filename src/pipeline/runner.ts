@@ -2,7 +2,9 @@
  * The pipeline runner: MySQL → Iceberg for one job, crash-safe.
  *
  *   start    discover + map the captured tables, create missing Iceberg tables, read each table's
- *            committed progress (runner-setup.ts); resume plan (state-resume.ts)
+ *            committed progress (runner-setup.ts); the binlog each resumes from still on the server
+ *            (runner-binlog-check.ts: a purged one stops the run before anything is committed);
+ *            resume plan (state-resume.ts)
  *   source   one `MySqlSource` stream: chunk plans and rows (tables still to snapshot), hand-over,
  *            then transactions / DDL / progress marks forever
  *   route    rows and changes → per-table writers (router.ts), progress per table follows

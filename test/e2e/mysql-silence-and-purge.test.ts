@@ -283,7 +283,12 @@ describe('MySQL silence and stalls', () => {
       const timedOut = await Promise.race([p.waitFor((r) => /binlog read timeout/.test(text(r))), sleep(10_000).then(() => undefined)]);
       expect(timedOut, `the watchdog fired within 10 s of the stall:\n${p.tail()}`).toBeDefined();
       expect(p.logs.indexOf(timedOut!), 'the timeout came after the stall began').toBeGreaterThanOrEqual(logsBefore);
-      await sleep(2000); // floe tries to reconnect into the stall (held connections, no greeting)
+      // The stall outlasts a connection attempt: floe's reconnects go into it (the TCP handshake
+      // completes, the MySQL greeting never comes) and time out after 10 s (connectTimeout), then
+      // it tries again.
+      const timedOutConnect = await Promise.race([p.waitFor((r) => p.logs.indexOf(r) > p.logs.indexOf(timedOut!) && /ETIMEDOUT|connect ?timeout/i.test(text(r))), sleep(20_000).then(() => undefined)]);
+      expect(timedOutConnect, `a reconnect attempt timed out inside the stall:\n${p.tail()}`).toBeDefined();
+      expect(p.hasExited, p.tail()).toBe(false);
       expect(writer.transactions, 'changes made while the path was stalled').toBeGreaterThan(atStall);
       proxy.resume();
       await sleep(1500);
