@@ -27,9 +27,9 @@
 import { identifierToString, type TableIdentifier } from '../catalog/catalog.js';
 import type { MysqlClient } from '../source/mysql/client.js';
 import { SUBSYSTEM as BINLOG_SUBSYSTEM } from '../source/mysql/binlog-errors.js';
-import { formatOffset, parseOffset, sameServer, type BinlogOffset, type ServerIdentity } from '../source/mysql/offset.js';
+import { compareOffsets, formatOffset, parseOffset, sameServer, type BinlogOffset, type ServerIdentity } from '../source/mysql/offset.js';
 import { listBinlogFiles } from '../source/mysql/watermark.js';
-import { FloeError } from '../util/errors.js';
+import { FloeError, isFloeError } from '../util/errors.js';
 import type { TableProgress } from './state.js';
 
 export interface ResumingTable {
@@ -85,10 +85,7 @@ export function purgedTablesError(purged: readonly PurgedTable[], all: readonly 
   }
   const list = [...byOffset].map(([at, keys]) => `${keys.join(', ')} at ${at}`).join('; ');
   const others = all.filter((t) => !names.has(t.key)).map((t) => t.key);
-  const drop =
-    catalogType === 'filesystem'
-      ? `the filesystem catalog keeps a table as its directory: ${purged.map((p) => removal(p.table.location)).join('; ')}`
-      : `DROP TABLE ${purged.map((p) => identifierToString(p.table.identifier)).join(', ')} in the ${catalogType} catalog (Spark, Trino, or the catalog's own API)`;
+  const drop = dropAdvice(purged, catalogType);
   return new FloeError(
     BINLOG_SUBSYSTEM,
     'source',
@@ -102,10 +99,48 @@ export function purgedTablesError(purged: readonly PurgedTable[], all: readonly 
   );
 }
 
+/** How to drop the tables in the configured catalog, exactly. */
+function dropAdvice(purged: readonly PurgedTable[], catalogType: string): string {
+  return catalogType === 'filesystem'
+    ? `the filesystem catalog keeps a table as its directory: ${purged.map((p) => removal(p.table.location)).join('; ')}`
+    : `DROP TABLE ${purged.map((p) => identifierToString(p.table.identifier)).join(', ')} in the ${catalogType} catalog (Spark, Trino, or the catalog's own API)`;
+}
+
 /** How to remove a filesystem-catalog table: its directory (local) or every object under its prefix (S3). */
 function removal(location: string): string {
   const local = /^file:(?:\/\/(?:localhost)?)?(\/.*)$/i.exec(location);
   if (local) return `rm -r '${local[1]}'`;
   if (!/^[a-z][a-z0-9+.-]*:/i.test(location)) return `rm -r '${location}'`;
   return `delete every object under ${location.replace(/\/+$/, '')}/`;
+}
+
+/**
+ * The server refused a binlog start as purged although the check above passed — a GTID start on
+ * another server (failover), or a purge while floe ran behind: the reader's error names the offset
+ * only. This adds the tables that stand at or before that offset (their changes from there are
+ * gone, they must be re-snapshotted) and the way out; the others may still be resumable, and the
+ * next start names them too if they are not. Any other error is returned as it is.
+ */
+export function withPurgedTables(error: unknown, tables: readonly ResumingTable[], catalogType: string): unknown {
+  if (!isFloeError(error) || error.context.reason !== 'binlog-purged' || error.context.tables !== undefined || error.context.offset === undefined) return error;
+  const refused = parseOffset(error.context.offset);
+  const purged: PurgedTable[] = [];
+  for (const t of tables) {
+    const at = resumePoints(t.progress).find((o) => {
+      try {
+        return compareOffsets(o, refused) <= 0;
+      } catch {
+        return false; // not comparable with the refused start: not known to be affected
+      }
+    });
+    if (at) purged.push({ table: t, offset: at });
+  }
+  if (purged.length === 0) return error;
+  const names = purged.map((p) => p.table.key);
+  return new FloeError(
+    error.subsystem,
+    error.kind,
+    `${error.message.startsWith(`${error.subsystem}: `) ? error.message.slice(error.subsystem.length + 2) : error.message}. The tables at or before that offset: ${names.join(', ')}. Re-snapshot them: with floe stopped, drop their Iceberg tables (${dropAdvice(purged, catalogType)}) and start floe again`,
+    { retryable: false, cause: error, context: { ...error.context, tables: names.join(',') } },
+  );
 }

@@ -47,7 +47,7 @@ import type { ProgressReporter } from './progress.js';
 import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
-import { checkResumeBinlogs } from './runner-binlog-check.js';
+import { checkResumeBinlogs, withPurgedTables } from './runner-binlog-check.js';
 import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
@@ -174,7 +174,14 @@ class PipelineRun {
     // ---- sessions of the source: one, unless a new table joins --------------------------------
     let next: SourceResume = resume;
     for (;;) {
-      const end = await this.session(next);
+      let end: SessionEnd;
+      try {
+        end = await this.session(next);
+      } catch (e) {
+        // a start the server refused as purged (GTIDs after a failover, or a purge while floe ran behind): name the tables
+        const standing = [...checkpointer.tables.values()].map((t) => ({ key: t.key, identifier: t.identifier, location: t.location, progress: t.committed }));
+        throw withPurgedTables(e, standing, config.catalog.type);
+      }
       if (!('restart' in end)) return end;
       next = await this.capture(end.restart);
     }

@@ -15,7 +15,9 @@
  *   naming every table whose offset is gone and what to do (src/pipeline/runner-binlog-check.ts); the
  *   lake is untouched; after following the advice, floe runs and the lake equals MySQL. With tables at
  *   different offsets (a SIGKILL left idle tables behind), only the purged ones are named, and the
- *   others resume from their own offsets without a new snapshot.
+ *   others resume from their own offsets without a new snapshot. Resumed by GTIDs (the server's
+ *   identity changed, as after a failover), the server refuses the start itself (error 1236) and floe
+ *   names the tables standing there.
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -498,6 +500,50 @@ describe('the binlog purged while floe is stopped', () => {
     const hot = await loadCatalogTable(lake.catalog, ident(db, 'hot'));
     expect(hot.metadata.snapshots.length, 'hot added to its history').toBeGreaterThan(hotSnapshots.length);
     expect(hot.metadata.snapshots.slice(0, hotSnapshots.length).map((s) => s.snapshotId), 'hot kept its history (not re-created)').toEqual(hotSnapshots);
+    await expectLakeEqualsMysql(lake, server, db, tables);
+  });
+
+  it('resumed by GTIDs (the server changed identity, as after a failover): the server refuses the purged start, floe names the tables standing there, and the way out works', async () => {
+    const server = await startMariaDb({ serverId: 35 });
+    servers.push(server);
+    const db = 'purge_gtid';
+    const tables = ['a', 'b'];
+    await createTables(server, db, tables, 1000);
+    const lake = await lakeFor('purge-gtid');
+    await writeConfig(lake, server, db, 7205);
+    let p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      await new Writer(server, db, tables, prng(41), 1000).burst(700);
+      await catchUp(p, lake, server, db, tables);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
+    await new Writer(server, db, tables, prng(42), 1000).burst(500);
+    await flushAndPurge(server);
+    // another server id: the committed offsets are another server's, so floe resumes by GTIDs, which
+    // SHOW BINARY LOGS cannot check — the server answers the dump request with error 1236
+    await server.restart!(['--server-id=36']);
+    const before = await lakeState(lake, db, tables);
+
+    const { message } = await runExpectingFailure(lake);
+    expect(message).toMatch(/purged/);
+    expect(message).toContain(`The tables at or before that offset: ${db}.a, ${db}.b. Re-snapshot them`);
+    expect(await lakeState(lake, db, tables)).toEqual(before);
+
+    const dirs = directoriesToRemove(message);
+    expect(dirs.sort()).toEqual(tables.map((t) => join(lake.warehouse, 'lake', db, t)).sort());
+    for (const d of dirs) await rm(d, { recursive: true });
+    p = new FloeProcess(lake.configPath);
+    try {
+      await notified(p, 'streaming-started');
+      await new Writer(server, db, tables, prng(43), 1000).burst(500);
+      await catchUp(p, lake, server, db, tables);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
     await expectLakeEqualsMysql(lake, server, db, tables);
   });
 });

@@ -5,7 +5,10 @@
  * test/e2e/mysql-silence-and-purge.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { purgedTables, purgedTablesError, resumePoints, type ResumingTable } from '../../src/pipeline/runner-binlog-check.js';
+import { purgedTables, purgedTablesError, resumePoints, withPurgedTables, type ResumingTable } from '../../src/pipeline/runner-binlog-check.js';
+import { purgedBinlogError } from '../../src/source/mysql/binlog-errors.js';
+import { mariadbGtids } from '../../src/source/mysql/offset.js';
+import { FloeError } from '../../src/util/errors.js';
 import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';
 import type { TableProgress } from '../../src/pipeline/state.js';
 
@@ -65,5 +68,24 @@ describe('purged binlog check', () => {
     const sql = purgedTablesError(purged, tables, 'binlog.000002', 'sql');
     expect(sql.message).toContain('DROP TABLE db.a, db.b in the sql catalog');
     expect(sql.message).not.toContain('rm -r');
+  });
+
+  it('a start the server refused (GTIDs on a new primary): the tables at or before it are named, with the way out', () => {
+    // offsets of the old primary (server 1) carrying MariaDB GTIDs; the reader asked the new one for the lowest
+    const gt = (seq: number): BinlogOffset => ({ file: 'binlog.000004', position: 1000 + seq, serverId: 1, gtids: mariadbGtids(`0-1-${seq}`) });
+    const tables = [table('old', streaming(gt(100))), table('older', streaming(gt(90))), table('newer', streaming(gt(300)))];
+    const refused = purgedBinlogError(gt(100), 'Could not find GTID state requested by slave in any binlog files');
+    const named = withPurgedTables(refused, tables, 'filesystem') as FloeError;
+    expect(named).toBeInstanceOf(FloeError);
+    expect(named.retryable).toBe(false);
+    expect(named.context.tables).toBe('db.old,db.older');
+    expect(named.message).toMatch(/^mysql-binlog: expected the server to still hold the binlog at binlog.000004:1100 gtid_pos="0-1-100"/);
+    expect(named.message).not.toMatch(/mysql-binlog: mysql-binlog/);
+    expect(named.message).toContain("The tables at or before that offset: db.old, db.older. Re-snapshot them: with floe stopped, drop their Iceberg tables (the filesystem catalog keeps a table as its directory: rm -r '/w/lake/db/old'; rm -r '/w/lake/db/older')");
+    // any other error, or one already naming its tables, passes through
+    const other = new FloeError('mysql-binlog', 'source', 'binlog connection failed', { retryable: true });
+    expect(withPurgedTables(other, tables, 'filesystem')).toBe(other);
+    const listed = purgedTablesError(purgedTables([table('x', streaming(at('binlog.000001')))], ['binlog.000002'], identity), tables, 'binlog.000002', 'filesystem');
+    expect(withPurgedTables(listed, tables, 'filesystem')).toBe(listed);
   });
 });
