@@ -24,11 +24,8 @@
  * another server is resumed by GTIDs (failover), where the server itself refuses a purged start
  * (error 1236, binlog-errors.ts `purgedBinlogError`).
  */
-import { identifierToString, type TableIdentifier } from '../catalog/catalog.js';
-import type { MysqlClient } from '../source/mysql/client.js';
-import { SUBSYSTEM as BINLOG_SUBSYSTEM } from '../source/mysql/binlog-errors.js';
-import { compareOffsets, formatOffset, parseOffset, sameServer, type BinlogOffset, type ServerIdentity } from '../source/mysql/offset.js';
-import { listBinlogFiles } from '../source/mysql/watermark.js';
+import { identifierToString, type TableIdentifier } from '../iceberg/catalog.js';
+import { compareOffsets, formatOffset, listBinlogFiles, parseOffset, sameServer, type BinlogOffset, type MysqlClient, type ServerIdentity } from '../source/mysql/index.js';
 import { FloeError, isFloeError } from '../util/errors.js';
 import type { TableProgress } from './state.js';
 
@@ -87,7 +84,7 @@ export function purgedTablesError(purged: readonly PurgedTable[], all: readonly 
   const others = all.filter((t) => !names.has(t.key)).map((t) => t.key);
   const drop = dropAdvice(purged, catalogType);
   return new FloeError(
-    BINLOG_SUBSYSTEM,
+    'pipeline.resume',
     'source',
     `expected the server to still hold the binlog every table resumes from, found it purged for ${purged.length} table(s): ${list}; ` +
       `the server's oldest binlog is ${oldestFile}. The changes these tables had since their offset are no longer in any binlog, so floe stopped ` +

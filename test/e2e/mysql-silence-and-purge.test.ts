@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../src/catalog/catalog.js';
+import type { TableIdentifier } from '../../src/iceberg/catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';

@@ -79,11 +79,11 @@ describe('purged binlog check', () => {
     expect(named).toBeInstanceOf(FloeError);
     expect(named.retryable).toBe(false);
     expect(named.context.tables).toBe('db.old,db.older');
-    expect(named.message).toMatch(/^mysql-binlog: expected the server to still hold the binlog at binlog.000004:1100 gtid_pos="0-1-100"/);
-    expect(named.message).not.toMatch(/mysql-binlog: mysql-binlog/);
+    expect(named.message).toMatch(/^source.mysql.binlog: expected the server to still hold the binlog at binlog.000004:1100 gtid_pos="0-1-100"/);
+    expect(named.message).not.toMatch(/source.mysql.binlog: source.mysql.binlog/);
     expect(named.message).toContain("The tables at or before that offset: db.old, db.older. Re-snapshot them: with floe stopped, drop their Iceberg tables (the filesystem catalog keeps a table as its directory: rm -r '/w/lake/db/old'; rm -r '/w/lake/db/older')");
     // any other error, or one already naming its tables, passes through
-    const other = new FloeError('mysql-binlog', 'source', 'binlog connection failed', { retryable: true });
+    const other = new FloeError('source.mysql.binlog', 'source', 'binlog connection failed', { retryable: true });
     expect(withPurgedTables(other, tables, 'filesystem')).toBe(other);
     const listed = purgedTablesError(purgedTables([table('x', streaming(at('binlog.000001')))], ['binlog.000002'], identity), tables, 'binlog.000002', 'filesystem');
     expect(withPurgedTables(listed, tables, 'filesystem')).toBe(listed);
