@@ -90,7 +90,7 @@ export function purgedTablesError(purged: readonly PurgedTable[], all: readonly 
       `the server's oldest binlog is ${oldestFile}. The changes these tables had since their offset are no longer in any binlog, so floe stopped ` +
       `before reading or committing anything (every table's lake is as it was). Re-snapshot them: with floe stopped, drop their Iceberg tables (${drop}) ` +
       `and start floe again — it creates and snapshots them anew. ` +
-      (others.length > 0 ? `The other tables (${others.join(', ')}) still have their binlog and resume from their own offsets. ` : '') +
+      (others.length > 0 ? `The other tables (${others.slice(0, 10).join(', ')}${others.length > 10 ? ` and ${others.length - 10} more` : ''}) still have their binlog and resume from their own offsets. ` : '') +
       'To prevent it, keep binlogs longer than floe is ever stopped (binlog_expire_logs_seconds / expire_logs_days)',
     { retryable: false, context: { reason: 'binlog-purged', tables: [...names].join(',') } },
   );
