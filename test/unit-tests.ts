@@ -33,6 +33,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/cascade/handover.test.ts',
   'test/pipeline/cascade/writer-matching-delete.test.ts',
   'test/pipeline/checkpoint.test.ts',
+  'test/pipeline/runner-binlog-check.test.ts',
   'test/pipeline/runner-ddl.test.ts',
   'test/pipeline/schema-change/plan.test.ts',
   'test/pipeline/source-schema-record.test.ts',

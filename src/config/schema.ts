@@ -91,7 +91,15 @@ export const sourceSchema = z
       .array(z.string())
       .default([])
       .describe('`db.table.column` TIME columns stored as long microseconds (durations) instead of Iceberg time'),
-    heartbeatMs: z.number().int().min(100).default(5000),
+    heartbeatMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(2000)
+      .describe(
+        'Heartbeat period floe asks the server for on its binlog connections (ms): an idle server sends a heartbeat after each silent period, and a connection that stays silent for 3 periods is taken as stalled — floe drops it and reconnects from the last delivered transaction',
+      ),
     restart: z
       .object({
         maxAttempts: z.number().int().min(0).default(10).describe('Restarts in a row after a connection-level MySQL failure (server restarted, connection lost) before floe gives up; 0 stops at the first'),

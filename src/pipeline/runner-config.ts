@@ -65,6 +65,7 @@ export function sourceOptions(source: SourceConfig, tables: readonly TableId[], 
       },
     },
     resume,
+    heartbeatMs: source.heartbeatMs,
     log,
   };
 }

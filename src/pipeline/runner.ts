@@ -2,7 +2,9 @@
  * The pipeline runner: MySQL → Iceberg for one job, crash-safe.
  *
  *   start    discover + map the captured tables, create missing Iceberg tables, read each table's
- *            committed progress (runner-setup.ts); resume plan (state-resume.ts)
+ *            committed progress (runner-setup.ts); the binlog each resumes from still on the server
+ *            (runner-binlog-check.ts: a purged one stops the run before anything is committed);
+ *            resume plan (state-resume.ts)
  *   source   one `MySqlSource` stream: chunk plans and rows (tables still to snapshot), hand-over,
  *            then transactions / DDL / progress marks forever
  *   route    rows and changes → per-table writers (router.ts), progress per table follows
@@ -45,6 +47,7 @@ import type { ProgressReporter } from './progress.js';
 import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
+import { checkResumeBinlogs, withPurgedTables } from './runner-binlog-check.js';
 import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
@@ -138,6 +141,13 @@ class PipelineRun {
     const identity = await readServerIdentity(client, dialect.flavor);
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     const prepared = await prepareTables(config, await discoverMappedTables(config, client, dialect), catalog, logger);
+    // a table whose binlog was purged while floe was stopped: stop before anything is read or committed
+    await checkResumeBinlogs(
+      client,
+      identity,
+      prepared.map((t) => ({ key: t.key, identifier: t.mapping.identifier, location: t.ready.table.metadata.location, progress: t.progress })),
+      config.catalog.type,
+    );
     const firstId = firstCheckpointId(prepared);
     const fresh = prepared.filter((t) => !t.progress);
     const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await streamStartOffset(source, client, dialect, identity) : undefined;
@@ -164,7 +174,14 @@ class PipelineRun {
     // ---- sessions of the source: one, unless a new table joins --------------------------------
     let next: SourceResume = resume;
     for (;;) {
-      const end = await this.session(next);
+      let end: SessionEnd;
+      try {
+        end = await this.session(next);
+      } catch (e) {
+        // a start the server refused as purged (GTIDs after a failover, or a purge while floe ran behind): name the tables
+        const standing = [...checkpointer.tables.values()].map((t) => ({ key: t.key, identifier: t.identifier, location: t.location, progress: t.committed }));
+        throw withPurgedTables(e, standing, config.catalog.type);
+      }
       if (!('restart' in end)) return end;
       next = await this.capture(end.restart);
     }

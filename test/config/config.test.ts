@@ -37,6 +37,14 @@ describe('config', () => {
     expect(parseConfigText('tables:\n  overrides:\n    db.t:\n      formatVersion: 2\n').tables.overrides['db.t'].formatVersion).toBe(2);
   });
 
+  it('source.heartbeatMs: 2000 ms by default, 100 ms to 10 minutes, a whole number', () => {
+    expect(parseConfigText('source:\n  host: db\n').source!.heartbeatMs).toBe(2000);
+    expect(parseConfigText('source:\n  heartbeatMs: 300\n').source!.heartbeatMs).toBe(300);
+    expect(() => parseConfigText('source:\n  heartbeatMs: 50\n')).toThrow(/source\.heartbeatMs/);
+    expect(() => parseConfigText('source:\n  heartbeatMs: 600001\n')).toThrow(/source\.heartbeatMs/);
+    expect(() => parseConfigText('source:\n  heartbeatMs: 250.5\n')).toThrow(/source\.heartbeatMs/);
+  });
+
   it('redacts secrets', () => {
     const c = parseConfigText('source:\n  url: mysql://floe:pw@db:3306\n  password: hunter2\n');
     const r = JSON.stringify(redactConfig(c));

@@ -4,8 +4,9 @@
  * (`log_slave_updates`) takes over the writes — floe pointed at the replica resumes by GTID. Each ends
  * with the lake equal to the server that holds the data, row for row, and no checkpoint id twice.
  *
- * (The binlog connection killed with KILL, the binlog purged while floe is stopped, and resuming from
- * GTIDs alone are covered at the reader level: test/source/binlog/binlog-reader.test.ts.)
+ * (A long silence, a stalled connection and the binlog purged while floe is stopped:
+ * mysql-silence-and-purge.test.ts. The binlog connection killed with KILL and resuming from GTIDs
+ * alone are covered at the reader level: test/source/binlog/binlog-reader.test.ts.)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,7 @@
  * `sqlMessage`) through zongji's 'error' event, or from zongji itself (plain `Error`).
  */
 import { FloeError, errorMessage } from '../../util/errors.js';
-import { formatOffset, type BinlogOffset } from './offset.js';
+import { formatOffset, serializeOffset, type BinlogOffset } from './offset.js';
 
 export const SUBSYSTEM = 'source.mysql.binlog';
 
@@ -44,7 +44,7 @@ export function purgedBinlogError(resumeFrom: BinlogOffset | undefined, serverMe
       `found it unavailable (server: ${serverMessage}). The binlog was purged (binlog_expire_logs_seconds / expire_logs_days, ` +
       'or PURGE BINARY LOGS) before floe read it, so changes since then cannot be streamed: re-snapshot the affected tables, ' +
       'and keep binlogs longer than the longest expected pause or snapshot',
-    { retryable: false, cause, context: { reason: 'binlog-purged' } },
+    { retryable: false, cause, context: { reason: 'binlog-purged', ...(resumeFrom ? { offset: serializeOffset(resumeFrom) } : {}) } },
   );
 }
 

@@ -48,7 +48,7 @@ export interface BinlogReaderOptions {
   /** End the stream once this offset is reached (transactions after it are not delivered). */
   readonly stopAt?: BinlogOffset;
   readonly reconnect?: ReconnectPolicy;
-  /** Heartbeat period requested from the server (default 2000 ms). */
+  /** Heartbeat period requested from the server (default 2000 ms; `floe run`: `source.heartbeatMs`). */
   readonly heartbeatMs?: number;
   /** Events buffered before the socket is paused (default 256). */
   readonly maxBufferedEvents?: number;

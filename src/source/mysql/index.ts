@@ -19,7 +19,7 @@ export type { ServerDialect, ServerFlavor } from './dialect.js';
 export { compilePattern, discoverTables, tableMatcher } from './discovery.js';
 export type { CascadeDeleteChange, DdlEvent, PhaseEvent, SnapshotPlanEvent, SnapshotRowsEvent, SourceEvent, TableRef, TransactionEvent } from './events.js';
 export type { CascadePlan, CascadeRule } from './foreign-keys.js';
-export { compareOffsets, formatEventPosition, formatOffset, isAfter, mariadbGtids, maxOffset, minOffset, mysqlGtids, parseOffset, serializeOffset } from './offset.js';
+export { compareOffsets, formatEventPosition, formatOffset, isAfter, mariadbGtids, maxOffset, minOffset, mysqlGtids, parseOffset, sameServer, serializeOffset } from './offset.js';
 export type { BinlogOffset, ServerIdentity } from './offset.js';
 export { runPreflight } from './preflight.js';
 export type { PreflightCheck } from './preflight.js';

@@ -76,6 +76,8 @@ export interface SnapshotReaderOptions {
    * their events too, so the synthetic child deletes of the window apply to the chunk's rows.
    */
   readonly cascadeTriggers?: (table: TableRef) => readonly TableRef[];
+  /** Heartbeat period of the backfill binlog connections (default: the reader's). */
+  readonly heartbeatMs?: number;
 }
 
 export interface ChunkResult {
@@ -231,6 +233,7 @@ async function backfillWindow(
     ddlDatabases: [],
     decoding: options.decoding,
     dialect: options.dialect,
+    heartbeatMs: options.heartbeatMs,
     progressIntervalMs: 60_000,
   });
   // the window's changes of this table, in order (the window is short: one chunk read long)

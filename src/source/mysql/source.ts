@@ -78,6 +78,11 @@ export interface MySqlSourceOptions {
   readonly changedDefinitions?: ReadonlySet<string>;
   readonly log?: (message: string) => void;
   /**
+   * Heartbeat period the binlog connections ask the server for (binlog-session.ts; its read
+   * watchdog gives up on a connection after 3 silent periods). Default: the reader's (2000 ms).
+   */
+  readonly heartbeatMs?: number;
+  /**
    * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
    * cascade.ts, foreign-keys.ts). The plan and its warnings are in `cascades` once events started.
    */
@@ -218,6 +223,7 @@ export class MySqlSource {
         tables: [...this.mapped.values()].map((m) => m.schema.id),
         decoding: this.decoding,
         dialect: this.dialect!,
+        heartbeatMs: o.heartbeatMs,
         log: o.log,
       }));
       try {
@@ -326,6 +332,7 @@ export class MySqlSource {
             finished,
             decoding: this.decoding,
             serverIdBase: o.serverIdBase + 1,
+            heartbeatMs: o.heartbeatMs,
             cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
           })) {
             hw.get(tableKey(r.table))!.set(r.chunk.index, r.highWatermark);
@@ -353,6 +360,7 @@ export class MySqlSource {
         tables: tables.map((m) => m.schema.id),
         decoding: this.decoding,
         dialect,
+        heartbeatMs: o.heartbeatMs,
         log: o.log,
       }));
       for await (const e of reader) {

@@ -26,10 +26,10 @@ export class FloeProcess {
   private waiters: { test: (r: LogRecord) => boolean; resolve: (r: LogRecord) => void }[] = [];
   private exit: FloeExit | undefined;
 
-  constructor(configPath: string, options: { env?: NodeJS.ProcessEnv; command?: 'run' | 'snapshot' } = {}) {
+  constructor(configPath: string, options: { env?: NodeJS.ProcessEnv; command?: 'run' | 'snapshot'; logLevel?: 'info' | 'debug' } = {}) {
     this.child = spawn(
       process.execPath,
-      [FLOE_BIN, options.command ?? 'run', '-c', configPath, '--no-preflight', '--no-progress', '--log-format', 'json', '--log-level', 'info'],
+      [FLOE_BIN, options.command ?? 'run', '-c', configPath, '--no-preflight', '--no-progress', '--log-format', 'json', '--log-level', options.logLevel ?? 'info'],
       { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let pending = '';
