@@ -213,6 +213,28 @@ export class DiskKeyIndex implements KeyIndex {
     });
   }
 
+  /**
+   * floe's compaction: the moved rows set in their new files (which no delete applies to), the
+   * removed files dropped from `files` — so that a restart's catch-up does not find a file it
+   * points at gone and rebuild — and the stamp, in one transaction.
+   */
+  rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], added: readonly DataFile[], snapshotId: bigint): void {
+    const noDeletes = signature(undefined, [], []);
+    this.transaction(() => {
+      for (const f of added) this.fileId(f, noDeletes);
+      for (const [k, file, pos] of moved) this.setWith(k, this.fileId(file, noDeletes), pos);
+      const drop = this.db.prepare<[number]>('DELETE FROM files WHERE id = ?');
+      for (const path of removed) {
+        const id = this.idsByPath.get(path);
+        if (id === undefined) continue;
+        drop.run(id);
+        this.idsByPath.delete(path);
+        this.filesById.delete(id);
+      }
+      this.writeStamp(snapshotId);
+    });
+  }
+
   /** A build reads a file: its rows are as its current deletes leave them. */
   fileRead(task: FileScanTask): void {
     const id = this.idsByPath.get(task.file.filePath);
