@@ -65,7 +65,7 @@ export interface TableMaintenanceReport {
   readonly deletedFiles: number;
   readonly retainedSnapshots: number;
   /** Data files rewritten and delete files dropped by compaction (undefined: it did not run). */
-  readonly compaction?: { rewrittenDataFiles: number; addedDataFiles: number; removedDeleteFiles: number; smallFileGroups: number; skipped?: string };
+  readonly compaction?: { rewrittenDataFiles: number; removedDeleteFiles: number; addedDataFiles?: number; smallFileGroups?: number };
   /** Manifests before and after, and how many were replaced by how many (undefined: it did not run). */
   readonly manifests?: { before: number; after: number; replaced: number; created: number; skipped?: string };
   /** Orphan files deleted (undefined: orphan removal did not run). */
@@ -104,7 +104,8 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     const r = await rewriteDataFiles(table, { dryRun: options.dryRun, applyDeletes: deletesDue, ...(small ? { smallFiles: small } : {}) });
     // nothing to bin-pack is the usual case on a quiet table, not news; a delete compaction is always reported
     if (deletesDue || r.rewrittenDataFiles > 0 || options.dryRun) {
-      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, addedDataFiles: r.addedDataFiles, removedDeleteFiles: r.removedDeleteFiles, smallFileGroups: r.smallFileGroups, ...(r.skipped && !options.dryRun ? { skipped: r.skipped } : {}) };
+      // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
+      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
     }
     if (r.skipped && !options.dryRun && (deletesDue || r.rewrittenDataFiles > 0)) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
     table = r.table;

@@ -92,8 +92,8 @@ function humanLine(r: TableMaintenanceReport, dryRun: boolean): string {
   const verb = dryRun ? 'would expire' : 'expired';
   const orphans = r.orphanFiles === undefined ? '' : `, ${dryRun ? 'would remove' : 'removed'} ${r.orphanFiles} orphan file(s)`;
   const c = r.compaction;
-  const groups = c && c.smallFileGroups > 0 ? ` (${c.smallFileGroups} group(s) of small files)` : '';
-  const into = c && !dryRun ? ` into ${c.addedDataFiles}` : '';
+  const groups = c?.smallFileGroups ? ` (${c.smallFileGroups} group(s) of small files)` : '';
+  const into = c?.addedDataFiles !== undefined && !dryRun ? ` into ${c.addedDataFiles}` : '';
   const compacted = c ? `${dryRun ? 'would rewrite' : 'rewrote'} ${c.rewrittenDataFiles} data file(s)${into}${groups} dropping ${c.removedDeleteFiles} delete file(s), ` : '';
   const m = r.manifests;
   const rewritten = m && m.replaced > 0 ? `${dryRun ? 'would rewrite' : 'rewrote'} ${m.replaced} manifest(s) into ${m.created} (${m.before} → ${m.after}), ` : '';
