@@ -3,7 +3,9 @@
  * checkpoint, so it never overlaps floe's own commits) and `floe maintain` on demand: snapshot
  * expiry (iceberg/maintenance/expire-snapshots.ts) by age (`maintenance.expireSnapshots.olderThanMs`)
  * and count (`retainLast`); before it, compaction of v2 and v3 tables with live deletes
- * (iceberg/maintenance/rewrite-data-files.ts; `compactionDue` decides) and manifest rewriting when the current snapshot has more
+ * (iceberg/maintenance/rewrite-data-files.ts; `compactionDue` decides) and of their small files
+ * (`maintenance.compaction.minInputFiles`, small-file-groups.ts; `smallFilesMayBeDue` decides whether
+ * to look), each commit reported to `onCommit` (floe run's writer follows it), and manifest rewriting when the current snapshot has more
  * than `maintenance.manifests.minCount` small manifests (iceberg/maintenance/rewrite-manifests.ts; after
  * compaction, whose snapshot it then rewrites too). Old metadata files go at each commit already
  * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).

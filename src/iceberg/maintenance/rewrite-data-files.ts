@@ -2,7 +2,12 @@
  * Compaction of a format-v2 or v3 table (Java `RewriteDataFiles` with deletes applied): every data file
  * that a delete file applies to is rewritten — its live rows, deletes applied, into new files of the
  * table's partitioning — and every delete file that then applies to no remaining data file is
- * dropped in the same `replace` commit. Afterwards the table has no live equality delete (floe's v2
+ * dropped in the same `replace` commit. With `smallFiles`, the groups of small data files
+ * small-file-groups.ts picks (Java's bin-pack: per partition, at least `min-input-files` files below
+ * `min-file-size-bytes`) are rewritten in the same commit too, whether or not a delete applies to
+ * them, into files rolled at the table's `write.target-file-size-bytes`; `applyDeletes: false`
+ * rewrites only those (their deletes applied and dropped like any rewritten file's). The result
+ * says what the commit moved (`commit`), for floe's writer to follow (checkpoint-committer.ts). Afterwards the table has no live equality delete (floe's v2
  * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
  * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
  *

@@ -8,8 +8,9 @@
  * The lake is the truth, the index a cache of it: it is built from the table's live rows (the key
  * columns of each data file, deletes applied, with their positions) and says which snapshot it
  * matches (`snapshotId`). The writer changes it only through the delta of a commit that landed
- * (`apply`), so it stays exactly the table's state after that commit. When the table moved on
- * without floe (another writer's commit), the owner rebuilds it.
+ * (`apply`), or the rows floe's own compaction moved (`rewrite`), so it stays exactly the table's
+ * state after that commit. When the table moved on without floe (another writer's commit), the
+ * owner rebuilds it.
  *
  * Memory: one Map entry per live row (a number or a short string key, and one number: file index ×
  * 2^32 + position) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
