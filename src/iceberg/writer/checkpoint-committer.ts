@@ -376,13 +376,20 @@ export class CheckpointCommitter {
     const reader = keyReader(table, TableKey.identifier(schema), schema);
     const moved: [KeyId, DataFile, number][] = [];
     let consistent = true;
-    for (const file of compaction.addedDataFiles) {
-      await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
-        // every row of a new file was a live row of a removed one, indexed there (and only once)
-        const at = index.get(k);
-        if (!at || !removed.has(at.file.filePath)) consistent = false;
-        moved.push([k, file, pos]);
-      });
+    try {
+      for (const file of compaction.addedDataFiles) {
+        await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
+          // every row of a new file was a live row of a removed one, indexed there (and only once)
+          const at = index.get(k);
+          if (!at || !removed.has(at.file.filePath)) consistent = false;
+          moved.push([k, file, pos]);
+        });
+      }
+    } catch (e) {
+      // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
+      this.options.warn?.(`${identifierToString(state.identifier)}: could not read the key columns of the files floe's compaction wrote (${errorMessage(e)}); the key index is rebuilt from the lake`);
+      this.dropIndex(state);
+      return 'dropped';
     }
     if (!consistent) {
       this.options.warn?.(`${identifierToString(state.identifier)}: the key index did not hold the rows floe's compaction moved as expected; rebuilding it from the lake`);
