@@ -218,6 +218,45 @@ describe("floe's writer follows its own compaction", () => {
     });
   }
 
+  it('disk key index: a restart after floe compacted but before the index followed (a kill) replays the compaction instead of rebuilding', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'floe-follow-kill-'));
+    try {
+      const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
+      const warnings: string[] = [];
+      const options = { catalog: w.catalog, jobId: 'job-follow-kill', warn: (m: string) => warnings.push(m), keyIndex: { stateDir, memoryMaxRows: 0 } };
+      const c = new CheckpointCommitter(options);
+      await c.openTable(t0.identifier);
+      let id = 0n;
+      for (let i = 1; i <= 7; i++) {
+        const changes = [insert(row(id++, 0, `a${i}`)), insert(row(id++, 1, `b${i}`))];
+        if (i > 1) changes.push(update(row(BigInt(2 * (i - 2)), 1, `u${i}`)));
+        await c.write(t0.identifier, changes);
+        await c.commitCheckpoint(BigInt(i), '{}');
+      }
+      c.close(); // the disk index stays stamped with checkpoint 7's snapshot
+      const t = await loadCatalogTable(w.catalog, t0.identifier);
+      const m = await maintainTable(t, { compactMinDeleteFiles: 1, compactSmallFiles: {}, olderThanMs: 3_600_000, retainLast: 100 }, silentLogger);
+      expect(m.report.compaction!.rewrittenDataFiles).toBeGreaterThan(5);
+      const before = (await lakeTableRows(w.catalog, t0.identifier)).rows.length;
+
+      const restarted = new CheckpointCommitter(options);
+      await restarted.openTable(t0.identifier);
+      // every key the index had moved (and 0, 2, 4 moved twice: updated, then compacted)
+      await restarted.write(t0.identifier, [update(row(0n, 0, 'zero')), update(row(3n, 0, 'three')), removeKey([4n]), removeKey([13n])]);
+      await restarted.commitCheckpoint(8n, '{}');
+      expect(restarted.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, replayed: 1 });
+      expect(warnings).toEqual([]);
+      const rows = (await lakeTableRows(w.catalog, t0.identifier)).rows;
+      expect(rows).toHaveLength(before - 2);
+      expect(rows.filter((x) => x.includes('"zero"') || x.includes('"three"'))).toHaveLength(2);
+      expect(new Set(rows.map((x) => x.split('|')[0])).size).toBe(rows.length);
+      expect(Number(currentSnapshot((await loadCatalogTable(w.catalog, t0.identifier)).metadata)!.summary['total-equality-deletes'])).toBe(0);
+      restarted.close();
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+
   it('a compaction the writer is not told about is still taken for another writer and its deletes located again', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
     const warnings: string[] = [];
