@@ -109,7 +109,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
       // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
       compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
     }
-    if (r.skipped && !options.dryRun && (deletesDue || r.rewrittenDataFiles > 0)) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
+    if (r.skipped && !options.dryRun && (deletesDue || r.conflict)) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
     table = r.table;
     if (r.commit) await options.onCommit?.(table, r.commit);
   }

@@ -89,6 +89,8 @@ export interface RewriteResult {
   commit?: CompactionCommit;
   /** Why nothing was committed (no delete to apply, a concurrent change, a dry run). */
   skipped?: string;
+  /** Skipped because another writer changed the files meanwhile (worth a log line). */
+  conflict?: boolean;
 }
 
 /** Compaction applying every live delete (the rewrite before small files were bin-packed too). */
@@ -160,7 +162,7 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
     );
     if (result.status !== 'committed') {
       await deleteQuietly(table.io, added.paths);
-      return none('another writer committed deletes or removed files meanwhile; try again');
+      return { ...none('another writer committed deletes or removed files meanwhile; try again'), conflict: true };
     }
     return {
       table: result.table,
