@@ -179,7 +179,7 @@ export function compactionDue(table: CatalogTable, minDeleteFiles: number, minDe
  * Whether bin-packing small files may have work, from the current snapshot's summary (no manifest
  * read): a v2 or v3 table with at least `minInputFiles` (at least 2) live data files.
  */
-export function smallFilesMayBeDue(table: CatalogTable, options: SmallFileOptions): boolean {
+function smallFilesMayBeDue(table: CatalogTable, options: SmallFileOptions): boolean {
   const m = table.metadata;
   if (m.formatVersion !== 2 && m.formatVersion !== 3) return false;
   const files = Number(currentSnapshot(m)?.summary['total-data-files'] ?? '0');

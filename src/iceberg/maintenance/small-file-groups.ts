@@ -17,9 +17,9 @@ import type { FileScanTask } from '../scan/scan-plan.js';
 import type { DataFile } from '../data-file.js';
 
 /** Java `SizeBasedFileRewritePlanner` defaults. */
-export const MIN_FILE_SIZE_DEFAULT_RATIO = 0.75;
+const MIN_FILE_SIZE_DEFAULT_RATIO = 0.75;
 export const MIN_INPUT_FILES_DEFAULT = 5;
-export const MAX_FILE_GROUP_SIZE_BYTES_DEFAULT = 100 * 1024 * 1024 * 1024;
+const MAX_FILE_GROUP_SIZE_BYTES_DEFAULT = 100 * 1024 * 1024 * 1024;
 
 export interface SmallFileOptions {
   /** Files below this size are small (default: 75% of `targetFileSizeBytes`). */

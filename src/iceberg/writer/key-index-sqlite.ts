@@ -429,7 +429,7 @@ function removeDatabase(path: string): void {
  * `from` must be an ancestor of `to`. Another writer's rewrite is not trusted here (its rows'
  * places are found by a rebuild, as committed-dv-targets.ts finds them at commit).
  */
-export function onlyOwnRewritesRemovedFiles(m: TableMetadata, from: bigint | undefined, to: bigint | undefined): boolean {
+function onlyOwnRewritesRemovedFiles(m: TableMetadata, from: bigint | undefined, to: bigint | undefined): boolean {
   if (from === undefined || to === undefined) return false;
   for (const s of ancestorsOf(m, to)) {
     if (s.snapshotId === from) return true;
