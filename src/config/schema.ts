@@ -274,6 +274,23 @@ export const configSchema = z
               .max(1)
               .default(0.1)
               .describe('… v3 tables also when the rows their deletion vectors and position deletes remove are at least this fraction of the records in their data files (snapshot summary total-position-deletes / total-records): readers read and drop every such row'),
+            smallFiles: z
+              .boolean()
+              .default(true)
+              .describe("Also bin-pack small data files, deletes or not (Java RewriteDataFiles' bin-pack): per partition, the files smaller than minFileSizeBytes are rewritten together, their deletes applied, into files of the table's write.target-file-size-bytes"),
+            minInputFiles: z.number().int().min(2).default(5).describe('… when a partition has at least this many small files (Java min-input-files), or small files holding more than one target file'),
+            minFileSizeBytes: z
+              .number()
+              .int()
+              .min(1)
+              .optional()
+              .describe("… a data file smaller than this is small (Java min-file-size-bytes; default: 75% of the table's write.target-file-size-bytes)"),
+            maxFileGroupSizeBytes: z
+              .number()
+              .int()
+              .min(1)
+              .default(100 * 1024 * 1024 * 1024)
+              .describe('… at most this many bytes of small files are packed into one group (Java max-file-group-size-bytes, default 100 GiB); each group must reach minInputFiles on its own'),
           })
           .strict()
           .prefault({}),

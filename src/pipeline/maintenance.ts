@@ -3,7 +3,9 @@
  * checkpoint, so it never overlaps floe's own commits) and `floe maintain` on demand: snapshot
  * expiry (iceberg/maintenance/expire-snapshots.ts) by age (`maintenance.expireSnapshots.olderThanMs`)
  * and count (`retainLast`); before it, compaction of v2 and v3 tables with live deletes
- * (iceberg/maintenance/rewrite-data-files.ts; `compactionDue` decides) and manifest rewriting when the current snapshot has more
+ * (iceberg/maintenance/rewrite-data-files.ts; `compactionDue` decides) and of their small files
+ * (`maintenance.compaction.minInputFiles`, small-file-groups.ts; `smallFilesMayBeDue` decides whether
+ * to look), each commit reported to `onCommit` (floe run's writer follows it), and manifest rewriting when the current snapshot has more
  * than `maintenance.manifests.minCount` small manifests (iceberg/maintenance/rewrite-manifests.ts; after
  * compaction, whose snapshot it then rewrites too). Old metadata files go at each commit already
  * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).
@@ -14,7 +16,8 @@
 import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
-import { rewriteDataFilesWithDeletes } from '../iceberg/maintenance/rewrite-data-files.js';
+import { rewriteDataFiles, type CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
+import type { SmallFileOptions } from '../iceberg/maintenance/small-file-groups.js';
 import { rewriteManifests } from '../iceberg/maintenance/rewrite-manifests.js';
 import { currentSnapshot } from '../iceberg/snapshot-ids.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
@@ -39,6 +42,18 @@ export interface MaintenanceOptions {
    * Undefined: the file count alone decides.
    */
   readonly compactMinDeletedRowsRatio?: number;
+  /**
+   * Also bin-pack small data files (iceberg/maintenance/small-file-groups.ts; Java
+   * `RewriteDataFiles` defaults) whether or not a delete applies to them (undefined: not this time).
+   */
+  readonly compactSmallFiles?: SmallFileOptions;
+  /**
+   * Called right after each of floe's maintenance commits lands (the compaction, with what it moved;
+   * the manifest rewrite), before the next step: `floe run` brings its writer's key index to the new
+   * snapshot (checkpoint-committer.ts `followMaintenance`), so its next checkpoint does not take
+   * them for another writer's.
+   */
+  readonly onCommit?: (table: CatalogTable, compaction?: CompactionCommit) => Promise<void> | void;
   readonly olderThanMs: number;
   readonly retainLast: number;
   readonly dryRun?: boolean;
@@ -52,7 +67,7 @@ export interface TableMaintenanceReport {
   readonly deletedFiles: number;
   readonly retainedSnapshots: number;
   /** Data files rewritten and delete files dropped by compaction (undefined: it did not run). */
-  readonly compaction?: { rewrittenDataFiles: number; removedDeleteFiles: number };
+  readonly compaction?: { rewrittenDataFiles: number; removedDeleteFiles: number; addedDataFiles?: number; smallFileGroups?: number };
   /** Manifests before and after, and how many were replaced by how many (undefined: it did not run). */
   readonly manifests?: { before: number; after: number; replaced: number; created: number; skipped?: string };
   /** Orphan files deleted (undefined: orphan removal did not run). */
@@ -67,6 +82,17 @@ export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
     olderThanMs: config.maintenance.expireSnapshots.olderThanMs,
     retainLast: config.maintenance.expireSnapshots.retainLast,
     ...(c.enabled ? { compactMinDeleteFiles: c.minDeleteFiles, compactMinDeletedRowsRatio: c.minDeletedRowsRatio } : {}),
+    ...(c.enabled && c.smallFiles ? { compactSmallFiles: smallFileOptions(config) } : {}),
+  };
+}
+
+/** `maintenance.compaction`'s small-file thresholds (unset ones: Java's defaults, from the table's target size). */
+export function smallFileOptions(config: FloeConfig): SmallFileOptions {
+  const c = config.maintenance.compaction;
+  return {
+    minInputFiles: c.minInputFiles,
+    maxFileGroupSizeBytes: c.maxFileGroupSizeBytes,
+    ...(c.minFileSizeBytes !== undefined ? { minFileSizeBytes: c.minFileSizeBytes } : {}),
   };
 }
 
@@ -74,11 +100,18 @@ export function maintenanceOptions(config: FloeConfig): MaintenanceOptions {
 export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
   const name = [...table.identifier.namespace, table.identifier.name].join('.');
   let compaction: TableMaintenanceReport['compaction'];
-  if (options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio)) {
-    const r = await rewriteDataFilesWithDeletes(table, { dryRun: options.dryRun });
-    compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles };
-    if (r.skipped && !options.dryRun) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
+  const deletesDue = options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio);
+  const small = options.compactSmallFiles && smallFilesMayBeDue(table, options.compactSmallFiles) ? options.compactSmallFiles : undefined;
+  if (deletesDue || small) {
+    const r = await rewriteDataFiles(table, { dryRun: options.dryRun, applyDeletes: deletesDue, ...(small ? { smallFiles: small } : {}) });
+    // nothing to bin-pack is the usual case on a quiet table, not news; a delete compaction is always reported
+    if (deletesDue || r.rewrittenDataFiles > 0 || options.dryRun) {
+      // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
+      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
+    }
+    if (r.skipped && !options.dryRun && (deletesDue || r.conflict)) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
     table = r.table;
+    if (r.commit) await options.onCommit?.(table, r.commit);
   }
   let manifests: TableMaintenanceReport['manifests'];
   if (options.manifests) {
@@ -92,6 +125,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     const acted = r.replacedManifests > 0;
     if (acted || options.dryRun) manifests = { before: r.manifestsBefore, after: r.manifestsAfter, replaced: r.replacedManifests, created: r.createdManifests, ...(r.skipped ? { skipped: r.skipped } : {}) };
     if (r.skipped && acted && !options.dryRun) logger.info(`manifest rewrite skipped: ${r.skipped}`, { table: name });
+    if (acted && !r.skipped && !options.dryRun) await options.onCommit?.(r.table);
     table = r.table;
   }
   const result = await expireSnapshots(table, {
@@ -139,6 +173,17 @@ export function compactionDue(table: CatalogTable, minDeleteFiles: number, minDe
   const records = Number(summary['total-records'] ?? '0');
   const deleted = Number(summary['total-position-deletes'] ?? '0');
   return records > 0 && deleted / records >= minDeletedRowsRatio;
+}
+
+/**
+ * Whether bin-packing small files may have work, from the current snapshot's summary (no manifest
+ * read): a v2 or v3 table with at least `minInputFiles` (at least 2) live data files.
+ */
+function smallFilesMayBeDue(table: CatalogTable, options: SmallFileOptions): boolean {
+  const m = table.metadata;
+  if (m.formatVersion !== 2 && m.formatVersion !== 3) return false;
+  const files = Number(currentSnapshot(m)?.summary['total-data-files'] ?? '0');
+  return files >= Math.max(2, options.minInputFiles ?? 5);
 }
 
 /** When `floe run` maintains next: every `intervalMs`, the first time one interval after the start. */

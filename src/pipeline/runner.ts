@@ -28,7 +28,8 @@ import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { tableHealth } from '../iceberg/maintenance/table-health.js';
-import { loadCatalogTable } from '../iceberg/table/index.js';
+import { loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
+import type { CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
 import { detectDialect } from '../source/mysql/index.js';
 import { tableMatcher } from '../source/mysql/index.js';
@@ -258,8 +259,13 @@ class PipelineRun {
     const options = { ...maintenanceOptions(this.config), ...(orphans ? { orphansOlderThanMs: this.config.maintenance.removeOrphans.olderThanMs } : {}) };
     for (const t of this.checkpointer!.tables.values()) {
       try {
-        const { report, result } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), options, this.logger);
-        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0 || (report.manifests?.replaced ?? 0) > 0) this.logger.info('maintenance: old snapshots expired, manifests rewritten, orphan files removed', { ...report, table: t.key });
+        // each of its commits is followed by the table's writer: its key index moves to the
+        // compacted files (a restart would otherwise take floe's own compaction for another writer's)
+        const follow = async (table: CatalogTable, compaction?: CompactionCommit): Promise<void> => {
+          await t.committer.followMaintenance(t.identifier, table, compaction);
+        };
+        const { report, result } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), { ...options, onCommit: follow }, this.logger);
+        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0 || (report.manifests?.replaced ?? 0) > 0 || (report.compaction?.rewrittenDataFiles ?? 0) > 0) this.logger.info('maintenance: data files compacted, old snapshots expired, manifests rewritten, orphan files removed', { ...report, table: t.key });
         if (this.options.metrics?.tableHealth) this.options.metrics.tableHealth(t.key, await tableHealth(result.table.io, result.table.metadata, result.table.metadataLocation));
       } catch (e) {
         this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });

@@ -25,6 +25,8 @@ export type FailPointName =
   | 'compaction-after-manifest-list'
   | 'compaction-before-catalog-swap'
   | 'compaction-after-catalog-swap'
+  // floe run's writer following its own compaction: committed, the key index not yet moved
+  | 'key-index-before-follow-compaction'
   // expiry: committed, nothing deleted yet; after each file it deletes
   | 'expire-after-commit'
   | 'expire-mid-delete'

@@ -7,9 +7,14 @@
  *   else inherited, spec "Row Lineage") are the same for every row before the compaction (time travel
  *   to the parent snapshot: inherited values) and after it (the columns floe wrote), and equal what
  *   floe's reader gives with `rowLineage`.
+ *
+ * The same for small-file bin-packing (maintenance/small-file-groups.ts): many insert-only commits,
+ * one small file each per partition, packed into one file per partition; Spark reads the rows and
+ * their lineage unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rewriteDataFilesWithDeletes } from '../../src/iceberg/maintenance/rewrite-data-files.js';
+import { rewriteDataFiles, rewriteDataFilesWithDeletes } from '../../src/iceberg/maintenance/rewrite-data-files.js';
+import { planScan } from '../../src/iceberg/scan/scan-plan.js';
 import { scanTable } from '../../src/iceberg/scan/table-scan.js';
 import { currentSnapshot } from '../../src/iceberg/snapshot-ids.js';
 import { loadCatalogTable, type CatalogTable } from '../../src/iceberg/table/index.js';
@@ -65,6 +70,40 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
       expect(sortLines(read.lines), engine).toEqual(floeRows);
     }
 
+    const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
+    const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
+    for (const res of results) expect(res.error, res.statement).toBeUndefined();
+    const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
+    expect(sparkBefore).toEqual(lineageBefore);
+    expect(sparkAfter).toEqual(lineageBefore);
+    expect(await floeLineage(after)).toEqual(lineageBefore);
+  });
+
+  it('small files bin-packed: Spark and PyIceberg read the same rows, Spark the same _row_id and _last_updated_sequence_number', async () => {
+    const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
+    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-v3s' });
+    await c.openTable(t0.identifier);
+    let id = 0n;
+    for (let k = 1; k <= 8; k++) {
+      await c.write(t0.identifier, [0, 1, 2].map((g) => insert(row(id++, g, `s${k}-${g}`))));
+      await c.commitCheckpoint(BigInt(k), '{}');
+    }
+    c.close();
+    const before = await loadCatalogTable(w.catalog, t0.identifier);
+    expect((await planScan(before.io, before.metadata)).tasks).toHaveLength(24);
+    const lineageBefore = await floeLineage(before);
+    const r = await rewriteDataFiles(before, { applyDeletes: false, smallFiles: {} });
+    expect(r).toMatchObject({ rewrittenDataFiles: 24, addedDataFiles: 3, smallFileGroups: 3 });
+    const after = await loadCatalogTable(w.catalog, t0.identifier);
+    const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
+    const dir = localPath(after.metadata.location);
+
+    const floeRows = sortLines(await floeScanLines(dir));
+    for (const engine of ['spark', 'pyiceberg'] as const) {
+      const read = await readWith(engine, dir);
+      expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
+      expect(sortLines(read.lines), engine).toEqual(floeRows);
+    }
     const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
     const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
     for (const res of results) expect(res.error, res.statement).toBeUndefined();

@@ -5,7 +5,8 @@
  * file no snapshot reaches; with `--orphans-older-than 0s` no file under the table that nothing
  * names; a restart afterwards resumes from the checkpoint stamp and goes on. Manifest rewriting runs
  * on the same schedule (a low `maintenance.manifests.minCount` makes it act within a few commits)
- * and from `floe maintain --manifests-min-count`.
+ * and from `floe maintain --manifests-min-count`. `floe maintain` also bin-packs the small data files a
+ * short commit interval leaves (maintenance.compaction.minInputFiles), reported in its JSON line.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -213,6 +214,44 @@ describe('maintenance', () => {
       await v2.expectLakeEqualsMysql('c');
     } finally {
       await v2.close();
+    }
+  });
+
+  it('floe maintain bin-packs the small files of a lake streamed at a short interval (--dry-run says so first); rows equal MySQL', async () => {
+    const sf = await openHarness('maintsf', 'maintsf', ['e'], ['CREATE TABLE e (id INT PRIMARY KEY, v INT)', 'INSERT INTO e VALUES (0, 0)']);
+    try {
+      // insert-only commits with maintenance off: one small data file per commit
+      const run = sf.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { enabled: false } });
+      try {
+        await sf.untilStreaming(run);
+        for (let i = 1; i <= 8; i++) {
+          await sf.exec(`INSERT INTO e VALUES (${i}, ${i})`);
+          await sf.catchUp(run, ['e']);
+        }
+      } finally {
+        await run.stop();
+      }
+      const eid = { namespace: [sf.db], name: 'e' };
+      const files = async (): Promise<number> => {
+        const t = await loadCatalogTable(sf.catalog, eid);
+        return Number(t.metadata.snapshots.find((x) => x.snapshotId === t.metadata.currentSnapshotId)!.summary['total-data-files']);
+      };
+      const before = await files();
+      expect(before).toBeGreaterThanOrEqual(8);
+      const server = sharedMysqlConfig();
+      const config = path.join(path.dirname(sf.config.warehouse.location!), `floe-maintsf-${process.pid}.json`);
+      await writeFile(config, JSON.stringify({ job: { id: 'maintsf' }, source: { host: server.host, port: server.port, user: server.user, password: server.password, include: [`${sf.db}.e`] }, warehouse: { location: sf.config.warehouse.location } }));
+      const dry = await runFloe(['maintain', '-c', config, '--dry-run', '--json']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(JSON.parse(dry.stdout.trim()).compaction).toMatchObject({ rewrittenDataFiles: before, smallFileGroups: 1 });
+      expect(await files()).toBe(before);
+      const done = await runFloe(['maintain', '-c', config, '--json']);
+      expect(done.code, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout.trim()).compaction).toEqual({ rewrittenDataFiles: before, addedDataFiles: 1, removedDeleteFiles: 0, smallFileGroups: 1 });
+      expect(await files()).toBe(1);
+      await sf.expectLakeEqualsMysql('e');
+    } finally {
+      await sf.close();
     }
   });
 

@@ -2,7 +2,7 @@
  * `floe maintain`: maintenance on demand for the tables this job writes (those carrying its
  * checkpoint stamp), or one `--table` — snapshot expiry by age and count, with the config's
  * `maintenance.expireSnapshots` as defaults, after compacting format-v2 and v3 tables that have live
- * delete files or deletion vectors (`--no-compact` skips it) and rewriting small manifests when more
+ * delete files or deletion vectors, and bin-packing small data files (`--no-compact` skips both) and rewriting small manifests when more
  * than `maintenance.manifests.minCount` are live (`--manifests-min-count`, `--no-rewrite-manifests`),
  * and with `--orphans-older-than` orphan-file removal. Run it while `floe run` is stopped, or beside it: a
  * commit of floe's that lands in between makes the expiry re-plan (it never removes a snapshot it
@@ -12,7 +12,7 @@ import { Option, type Command } from 'commander';
 import type { Catalog, TableIdentifier } from '../../iceberg/catalog.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { lastCommitted } from '../../iceberg/writer/index.js';
-import { maintainTable, maintenanceOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';
+import { maintainTable, maintenanceOptions, smallFileOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';
 import { openCatalog } from '../../pipeline/runner-config.js';
 import { FloeError } from '../../util/errors.js';
 import { stringifyJson } from '../../util/json.js';
@@ -40,7 +40,7 @@ export function registerMaintain(program: Command, setExit: (code: ExitCodeValue
       if (!/^\d+$/.test(v) || Number(v) < 1) throw new FloeError('cli', 'invalid-argument', `--retain-last: expected a whole number of at least 1, found ${JSON.stringify(v)}`);
       return Number(v);
     }))
-    .option('--no-compact', 'do not compact format-v2/v3 tables (by default every live delete file and deletion vector of a v2 or v3 table is applied and dropped; v3 rows keep their row lineage)')
+    .option('--no-compact', 'do not compact format-v2/v3 tables (by default every live delete file and deletion vector of a v2 or v3 table is applied and dropped, and small data files are bin-packed per maintenance.compaction.minInputFiles / minFileSizeBytes; v3 rows keep their row lineage)')
     .option('--no-rewrite-manifests', 'do not rewrite small manifests (by default when more than maintenance.manifests.minCount are live)')
     .addOption(new Option('--manifests-min-count <n>', 'rewrite manifests when more than this many are small (default: maintenance.manifests.minCount)').argParser((v) => {
       if (!/^\d+$/.test(v) || Number(v) < 1) throw new FloeError('cli', 'invalid-argument', `--manifests-min-count: expected a whole number of at least 1, found ${JSON.stringify(v)}`);
@@ -55,7 +55,7 @@ export function registerMaintain(program: Command, setExit: (code: ExitCodeValue
         olderThanMs: options.expireOlderThan !== undefined ? parseDuration(options.expireOlderThan, '--expire-older-than') : defaults.olderThanMs,
         retainLast: options.retainLast ?? defaults.retainLast,
         dryRun: options.dryRun === true,
-        ...(options.compact ? { compactMinDeleteFiles: 1 } : {}),
+        ...(options.compact ? { compactMinDeleteFiles: 1, ...(ctx.config.maintenance.compaction.smallFiles ? { compactSmallFiles: smallFileOptions(ctx.config) } : {}) } : {}),
         ...(options.rewriteManifests
           ? { manifests: { minCount: options.manifestsMinCount ?? ctx.config.maintenance.manifests.minCount, ...(defaults.manifests?.targetSizeBytes !== undefined ? { targetSizeBytes: defaults.manifests.targetSizeBytes } : {}) } }
           : {}),
@@ -91,7 +91,10 @@ async function tablesToMaintain(catalog: Catalog, jobId: string, only: string | 
 function humanLine(r: TableMaintenanceReport, dryRun: boolean): string {
   const verb = dryRun ? 'would expire' : 'expired';
   const orphans = r.orphanFiles === undefined ? '' : `, ${dryRun ? 'would remove' : 'removed'} ${r.orphanFiles} orphan file(s)`;
-  const compacted = r.compaction ? `${dryRun ? 'would rewrite' : 'rewrote'} ${r.compaction.rewrittenDataFiles} data file(s) dropping ${r.compaction.removedDeleteFiles} delete file(s), ` : '';
+  const c = r.compaction;
+  const groups = c?.smallFileGroups ? ` (${c.smallFileGroups} group(s) of small files)` : '';
+  const into = c?.addedDataFiles !== undefined && !dryRun ? ` into ${c.addedDataFiles}` : '';
+  const compacted = c ? `${dryRun ? 'would rewrite' : 'rewrote'} ${c.rewrittenDataFiles} data file(s)${into}${groups} dropping ${c.removedDeleteFiles} delete file(s), ` : '';
   const m = r.manifests;
   const rewritten = m && m.replaced > 0 ? `${dryRun ? 'would rewrite' : 'rewrote'} ${m.replaced} manifest(s) into ${m.created} (${m.before} → ${m.after}), ` : '';
   return `${r.table}: ${compacted}${rewritten}${verb} ${r.expiredSnapshots} snapshot(s), ${dryRun ? 'would delete' : 'deleted'} ${r.deletedFiles} file(s)${orphans}; ${r.retainedSnapshots} snapshot(s) kept\n`;

@@ -2,7 +2,12 @@
  * Compaction of a format-v2 or v3 table (Java `RewriteDataFiles` with deletes applied): every data file
  * that a delete file applies to is rewritten — its live rows, deletes applied, into new files of the
  * table's partitioning — and every delete file that then applies to no remaining data file is
- * dropped in the same `replace` commit. Afterwards the table has no live equality delete (floe's v2
+ * dropped in the same `replace` commit. With `smallFiles`, the groups of small data files
+ * small-file-groups.ts picks (Java's bin-pack: per partition, at least `min-input-files` files below
+ * `min-file-size-bytes`) are rewritten in the same commit too, whether or not a delete applies to
+ * them, into files rolled at the table's `write.target-file-size-bytes`; `applyDeletes: false`
+ * rewrites only those (their deletes applied and dropped like any rewritten file's). The result
+ * says what the commit moved (`commit`), for floe's writer to follow (checkpoint-committer.ts). Afterwards the table has no live equality delete (floe's v2
  * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
  * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
  *
@@ -52,12 +57,25 @@ import { RollingParquetWriter } from '../parquet/rolling-writer.js';
 import { schemaWithRowLineage } from '../row-lineage.js';
 import type { Row } from '../../model/values.js';
 import { compareStrings } from '../value-compare.js';
+import { MIN_INPUT_FILES_DEFAULT, partitionOf, planSmallFileGroups, type SmallFileOptions } from './small-file-groups.js';
 import type { FileIO } from '../../io/file-io.js';
 
 const SUBSYSTEM = 'iceberg.maintenance';
 
 export interface RewriteOptions {
   dryRun?: boolean;
+  /** Rewrite every data file a delete applies to (default true). */
+  applyDeletes?: boolean;
+  /** Also bin-pack small data files (small-file-groups.ts); undefined: not this time. */
+  smallFiles?: SmallFileOptions;
+}
+
+/** What floe's own compaction changed, for the writer's key index (checkpoint-committer.ts). */
+export interface CompactionCommit {
+  readonly snapshotId: bigint;
+  readonly parentSnapshotId: bigint | undefined;
+  readonly removedDataFiles: readonly DataFile[];
+  readonly addedDataFiles: readonly DataFile[];
 }
 
 export interface RewriteResult {
@@ -65,24 +83,51 @@ export interface RewriteResult {
   rewrittenDataFiles: number;
   addedDataFiles: number;
   removedDeleteFiles: number;
+  /** Groups of small files rewritten together (small-file-groups.ts; 0 without `smallFiles`). */
+  smallFileGroups: number;
+  /** The `replace` snapshot that landed (undefined: nothing committed). */
+  commit?: CompactionCommit;
   /** Why nothing was committed (no delete to apply, a concurrent change, a dry run). */
   skipped?: string;
+  /** Skipped because another writer changed the files meanwhile (worth a log line). */
+  conflict?: boolean;
 }
 
-export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: RewriteOptions = {}): Promise<RewriteResult> {
+/** Compaction applying every live delete (the rewrite before small files were bin-packed too). */
+export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: Omit<RewriteOptions, 'applyDeletes'> = {}): Promise<RewriteResult> {
+  return rewriteDataFiles(table, { ...options, applyDeletes: true });
+}
+
+/**
+ * The data files to rewrite: those a delete applies to (`applyDeletes`) and the groups of small
+ * files (`smallFiles`), each rewritten with the deletes that apply to it; the delete files that then
+ * apply to no remaining data file are dropped.
+ */
+export async function rewriteDataFiles(table: CatalogTable, options: RewriteOptions = {}): Promise<RewriteResult> {
   const m = table.metadata;
   if (m.formatVersion < 2 || m.formatVersion > 3) {
     throw new FloeError(SUBSYSTEM, 'unsupported', `compaction applies the row-level deletes of format v2 and v3 tables; ${table.identifier.name} is format v${m.formatVersion}, which floe does not compact`);
   }
   const start = currentSnapshot(m);
-  const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, skipped });
+  const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, smallFileGroups: 0, skipped });
   if (!start) return none('the table has no snapshot');
   const plan = await planScan(table.io, m);
-  const rewrite = plan.tasks.filter((t) => t.deletes.equality.length > 0 || t.deletes.position.length > 0 || t.deletes.dv !== undefined);
-  const liveDeletes = await liveDeleteFiles(table.io, m);
-  if (liveDeletes.length === 0) return none('no delete file is live');
+  const applyDeletes = options.applyDeletes ?? true;
+  const withDeletes = applyDeletes ? plan.tasks.filter((t) => t.deletes.equality.length > 0 || t.deletes.position.length > 0 || t.deletes.dv !== undefined) : [];
+  const groups = options.smallFiles ? planSmallFileGroups(plan.tasks, targetFileSizes(m).data, options.smallFiles) : [];
+  const chosen = new Set<string>();
+  const rewrite: FileScanTask[] = [];
+  for (const t of [...withDeletes, ...groups.flatMap((g) => g.tasks)]) {
+    if (chosen.has(t.file.filePath)) continue;
+    chosen.add(t.file.filePath);
+    rewrite.push(t);
+  }
+  const liveDeletes = applyDeletes || rewrite.length > 0 ? await liveDeleteFiles(table.io, m) : [];
+  if (rewrite.length === 0 && liveDeletes.length === 0) {
+    return none(options.smallFiles ? `no delete file is live and no partition has ${options.smallFiles.minInputFiles ?? MIN_INPUT_FILES_DEFAULT} or more small data files` : 'no delete file is live');
+  }
   // a delete file goes when every data file it applies to is rewritten (or it applies to none)
-  const rewritten = new Set(rewrite.map((t) => t.file.filePath));
+  const rewritten = chosen;
   const appliesTo = new Map<string, Set<string>>();
   for (const t of plan.tasks) {
     for (const ref of [...t.deletes.equality, ...t.deletes.position, ...(t.deletes.dv ? [t.deletes.dv] : [])]) {
@@ -91,8 +136,14 @@ export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: 
       appliesTo.get(k)!.add(t.file.filePath);
     }
   }
-  const dropped = liveDeletes.filter((d) => [...(appliesTo.get(contentFileKey(d)) ?? [])].every((p) => rewritten.has(p)));
-  if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, skipped: 'dry run' };
+  // dangling deletes (applying to no live file) go only with a rewrite that applies deletes
+  const dropped = liveDeletes.filter((d) => {
+    const files = appliesTo.get(contentFileKey(d));
+    if (!files) return applyDeletes;
+    return [...files].every((p) => rewritten.has(p));
+  });
+  if (rewrite.length === 0 && dropped.length === 0) return none('nothing to rewrite');
+  if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, smallFileGroups: groups.length, skipped: 'dry run' };
 
   const added = m.formatVersion >= 3 ? await rewriteRowsWithLineage(table, rewrite, plan) : await rewriteRows(table, rewrite, plan);
   // A crash here leaves the rewritten files referenced by nothing: orphans, which orphan removal takes
@@ -111,9 +162,16 @@ export async function rewriteDataFilesWithDeletes(table: CatalogTable, options: 
     );
     if (result.status !== 'committed') {
       await deleteQuietly(table.io, added.paths);
-      return none('another writer committed deletes or removed files meanwhile; try again');
+      return { ...none('another writer committed deletes or removed files meanwhile; try again'), conflict: true };
     }
-    return { table: result.table, rewrittenDataFiles: removedData.length, addedDataFiles: added.dataFiles.length, removedDeleteFiles: dropped.length };
+    return {
+      table: result.table,
+      rewrittenDataFiles: removedData.length,
+      addedDataFiles: added.dataFiles.length,
+      removedDeleteFiles: dropped.length,
+      smallFileGroups: groups.length,
+      commit: { snapshotId: result.snapshot.snapshotId, parentSnapshotId: result.snapshot.parentSnapshotId, removedDataFiles: removedData, addedDataFiles: added.dataFiles },
+    };
   } catch (e) {
     // a definite failure: the new files are referenced by nothing (unknown outcomes keep them)
     if (!(e instanceof FloeError && e.kind === 'commit-state-unknown')) await deleteQuietly(table.io, added.paths);
@@ -165,7 +223,7 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
   // Memory: each open file is held until it is finished, so the files of one source partition are
   // finished before the next partition's are read (the tasks grouped by partition): at most one
   // partition's output is in memory — not one file per partition of the whole table.
-  const ordered = [...tasks].sort((a, b) => compareStrings(sourcePartition(a.file), sourcePartition(b.file)));
+  const ordered = [...tasks].sort((a, b) => compareStrings(partitionOf(a.file), partitionOf(b.file)));
   const finishAll = async (): Promise<void> => {
     for (const [key, w] of writers) {
       writers.delete(key);
@@ -175,7 +233,7 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
   try {
     for (let i = 0; i < ordered.length; i++) {
       const task = ordered[i];
-      if (i > 0 && sourcePartition(task.file) !== sourcePartition(ordered[i - 1].file)) await finishAll();
+      if (i > 0 && partitionOf(task.file) !== partitionOf(ordered[i - 1].file)) await finishAll();
       for await (const rows of readTask(task, ctx)) {
         const byPartition = new Map<PartitionKey, Row[]>();
         for (const row of rows) {
@@ -212,12 +270,6 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
     await deleteQuietly(table.io, dataFiles.map((f) => f.filePath));
     throw e;
   }
-}
-
-/** A data file's spec and partition tuple as text, to group the files of one partition. */
-function sourcePartition(file: DataFile): string {
-  const text = (v: unknown): string => (v instanceof Uint8Array ? `x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}` : v === null || v === undefined ? 'null' : `${typeof v}:${String(v)}`);
-  return `${file.specId}/${file.partition.map(text).join('/')}`;
 }
 
 async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {

@@ -13,7 +13,7 @@ import type { DataFile } from '../data-file.js';
 import { toHex, type Value } from '../../model/values.js';
 
 const ADDED_DATA_FILES = 'added-data-files';
-const DELETED_DATA_FILES = 'deleted-data-files';
+export const DELETED_DATA_FILES = 'deleted-data-files';
 const TOTAL_DATA_FILES = 'total-data-files';
 const ADDED_DELETE_FILES = 'added-delete-files';
 const ADDED_EQ_DELETE_FILES = 'added-equality-delete-files';

@@ -41,7 +41,10 @@ import { findExistingDeletes } from './existing-deletes.js';
 import { join } from 'node:path';
 import { failpoint } from '../../util/failpoints.js';
 import type { Schema } from '../schema.js';
-import { buildKeyIndex, indexStillMatches, type KeyIndex } from './key-index.js';
+import { buildKeyIndex, indexStillMatches, keyReader, type KeyIndex } from './key-index.js';
+import type { KeyId } from './table-key.js';
+import type { DataFile } from '../data-file.js';
+import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import { TableKey } from './table-key.js';
 
@@ -128,7 +131,7 @@ export class CheckpointCommitter {
   private failed: unknown;
   private busy = false;
   /** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
-  readonly keyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0 };
+  readonly keyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
 
   constructor(private readonly options: CheckpointCommitterOptions) {
     if (!options.jobId) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a checkpoint committer needs a non-empty jobId (floe.job-id)');
@@ -335,6 +338,68 @@ export class CheckpointCommitter {
       return { identifier: state.identifier, status: 'already-committed' };
     }
     return { identifier: state.identifier, status: 'committed', snapshot: result.snapshot, stats: prepared?.stats };
+  }
+
+  /**
+   * floe's own maintenance committed to a table between two checkpoints (`floe run` runs it right
+   * after a checkpoint, so nothing of this committer's is in flight): `table` is the table as that
+   * commit left it, `compaction` what a compaction moved (maintenance/rewrite-data-files.ts). The key
+   * index is brought to the new snapshot — for a compaction by reading the key columns of just the
+   * new files (no delete applies to them: they have the commit's sequence number) — so the next
+   * checkpoint writes its DVs against the new files directly, instead of taking the compaction for
+   * another writer's (committed-dv-targets.ts) and locating its deletes again. Only when the index
+   * matched the snapshot the commit went on top of (nothing but manifest rewrites between): a
+   * commit of another writer in between is left to the usual detection (the index is rebuilt).
+   * Returns what became of the index.
+   */
+  async followMaintenance(identifier: TableIdentifier, table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
+    this.ensureUsable();
+    const state = this.tables.get(identifierToString(identifier));
+    if (!state || (state.writer && !state.writer.isEmpty)) return 'none'; // changes buffered: validated at commit as any
+    state.table = table;
+    const index = state.index;
+    if (!index) return 'none';
+    const m = table.metadata;
+    const head = currentSnapshot(m)?.snapshotId;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    const base = compaction ? compaction.parentSnapshotId : head;
+    if (!schema || state.indexSchemaId !== m.currentSchemaId || !indexStillMatches(m, index.snapshotId, base)) {
+      this.dropIndex(state);
+      return 'dropped';
+    }
+    if (!compaction) {
+      if (index.snapshotId !== head) index.apply({ set: [], deleted: [] }, head); // a manifest rewrite moves no row
+      return 'followed';
+    }
+    const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));
+    const sequenceNumber = snapshotById(m, compaction.snapshotId)?.sequenceNumber ?? 0n;
+    const reader = keyReader(table, TableKey.identifier(schema), schema);
+    const moved: [KeyId, DataFile, number][] = [];
+    let consistent = true;
+    try {
+      for (const file of compaction.addedDataFiles) {
+        await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
+          // every row of a new file was a live row of a removed one, indexed there (and only once)
+          const at = index.get(k);
+          if (!at || !removed.has(at.file.filePath)) consistent = false;
+          moved.push([k, file, pos]);
+        });
+      }
+    } catch (e) {
+      // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
+      this.options.warn?.(`${identifierToString(state.identifier)}: could not read the key columns of the files floe's compaction wrote (${errorMessage(e)}); the key index is rebuilt from the lake`);
+      this.dropIndex(state);
+      return 'dropped';
+    }
+    if (!consistent) {
+      this.options.warn?.(`${identifierToString(state.identifier)}: the key index did not hold the rows floe's compaction moved as expected; rebuilding it from the lake`);
+      this.dropIndex(state);
+      return 'dropped';
+    }
+    await failpoint('key-index-before-follow-compaction');
+    index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
+    this.keyIndexLoads.followed++;
+    return 'followed';
   }
 
   /**

@@ -32,7 +32,8 @@ import type { DataFile } from '../data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
 import { planScan } from '../scan/scan-plan.js';
-import { currentSnapshot } from '../snapshot-ids.js';
+import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import { DELETED_DATA_FILES } from '../table/snapshot-summary.js';
 import type { TableMetadata } from '../table-metadata.js';
 import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
 import type { KeyId, TableKey } from './table-key.js';
@@ -216,6 +217,28 @@ export class DiskKeyIndex implements KeyIndex {
     });
   }
 
+  /**
+   * floe's compaction: the moved rows set in their new files (which no delete applies to), the
+   * removed files dropped from `files` — so that a restart's catch-up does not find a file it
+   * points at gone and rebuild — and the stamp, in one transaction.
+   */
+  rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], added: readonly DataFile[], snapshotId: bigint): void {
+    const noDeletes = signature(undefined, [], []);
+    this.transaction(() => {
+      for (const f of added) this.fileId(f, noDeletes);
+      for (const [k, file, pos] of moved) this.setWith(k, this.fileId(file, noDeletes), pos);
+      const drop = this.db.prepare<[number]>('DELETE FROM files WHERE id = ?');
+      for (const path of removed) {
+        const id = this.idsByPath.get(path);
+        if (id === undefined) continue;
+        drop.run(id);
+        this.idsByPath.delete(path);
+        this.filesById.delete(id);
+      }
+      this.writeStamp(snapshotId);
+    });
+  }
+
   /** A build reads a file: its rows are as its current deletes leave them. */
   fileRead(task: FileScanTask): void {
     const id = this.idsByPath.get(task.file.filePath);
@@ -310,6 +333,7 @@ export class DiskKeyIndex implements KeyIndex {
     head: bigint | undefined,
     live: readonly FileScanTask[],
     reader: ReturnType<typeof keyReader>,
+    ownRewritesOnly = false,
   ): Promise<{ replayedFiles: number } | { stale: string }> {
     if (stamp.format !== FORMAT) return { stale: `format ${stamp.format}, expected ${FORMAT}` };
     if (stamp.table_uuid !== identity.tableUuid) return { stale: `it belongs to table ${stamp.table_uuid}` };
@@ -319,16 +343,24 @@ export class DiskKeyIndex implements KeyIndex {
     this.count = stamp.row_count;
     this.stamped = stamp.snapshot_id === '' ? undefined : BigInt(stamp.snapshot_id);
     const byPath = new Map(live.map((t) => [t.file.filePath, t]));
+    const gone: number[] = [];
     for (const f of files) {
       const task = byPath.get(f.path);
       // a file the index may point at is gone (another writer rewrote or removed it): its rows'
-      // new places are unknown — never write a DV against it
-      if (!task) return { stale: `data file ${f.path} it points at is no longer live (rewritten by another writer?)` };
+      // new places are unknown — never write a DV against it. Unless only floe's own compactions
+      // removed files since the stamp (`ownRewritesOnly`: a kill between such a commit and the
+      // index following it): every live row of a removed file is then in a file added since,
+      // which the replay below reads in full — so the removed files' keys are dropped first.
+      if (!task) {
+        if (!ownRewritesOnly) return { stale: `data file ${f.path} it points at is no longer live (rewritten by another writer?)` };
+        gone.push(f.id);
+        continue;
+      }
       this.filesById.set(f.id, task.file);
       this.idsByPath.set(f.path, f.id);
       this.nextFileId = Math.max(this.nextFileId, f.id + 1);
     }
-    if (this.stamped === head) return { replayedFiles: 0 };
+    if (this.stamped === head && gone.length === 0) return { replayedFiles: 0 };
     // The net change since the stamped snapshot: data files only added (none removed, checked
     // above), deletes added. New files: their live rows. Files whose deletes changed: keys at
     // positions now deleted are removed while they still point there, live rows set.
@@ -345,6 +377,16 @@ export class DiskKeyIndex implements KeyIndex {
     try {
       this.db.exec('BEGIN');
       open = true;
+      if (gone.length > 0) {
+        // a scan of `rows` (no index on file): only on this recovery path
+        const dropRows = this.db.prepare<[number]>('DELETE FROM rows WHERE file = ?');
+        const dropFile = this.db.prepare<[number]>('DELETE FROM files WHERE id = ?');
+        for (const id of gone) {
+          this.count -= dropRows.run(id).changes;
+          dropFile.run(id);
+        }
+        replayed += gone.length;
+      }
       for (const { task, id, sig } of work) {
         replayed++;
         if (id === undefined) {
@@ -384,6 +426,22 @@ function removeDatabase(path: string): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
 }
 
+/**
+ * Whether every snapshot from `from` (excluded) to `to` that removed data files is floe's own
+ * compaction (maintenance/rewrite-data-files.ts, summary `floe.maintenance: rewrite-data-files`) —
+ * `from` must be an ancestor of `to`. Another writer's rewrite is not trusted here (its rows'
+ * places are found by a rebuild, as committed-dv-targets.ts finds them at commit).
+ */
+function onlyOwnRewritesRemovedFiles(m: TableMetadata, from: bigint | undefined, to: bigint | undefined): boolean {
+  if (from === undefined || to === undefined) return false;
+  for (const s of ancestorsOf(m, to)) {
+    if (s.snapshotId === from) return true;
+    const removed = Number(s.summary[DELETED_DATA_FILES] ?? '0');
+    if (removed > 0 && s.summary['floe.maintenance'] !== 'rewrite-data-files') return false;
+  }
+  return false; // `from` is not in the history of `to`
+}
+
 export type DiskIndexOpen = { index: DiskKeyIndex; how: 'reused' | 'replayed'; replayedFiles: number } | { index: undefined; why: string; missing: boolean };
 
 /**
@@ -407,7 +465,8 @@ export async function openDiskKeyIndex(path: string, table: { io: FileIO; metada
     const m = table.metadata;
     const plan = await planScan(table.io, m);
     const head = currentSnapshot(m)?.snapshotId;
-    const r = await index.catchUp(stamp, files, identity, head, plan.tasks, keyReader(table, key, plan.schema));
+    const stamped = stamp.snapshot_id === '' ? undefined : BigInt(stamp.snapshot_id);
+    const r = await index.catchUp(stamp, files, identity, head, plan.tasks, keyReader(table, key, plan.schema), onlyOwnRewritesRemovedFiles(m, stamped, head));
     if ('stale' in r) {
       index.close();
       return { index: undefined, why: r.stale, missing: false };

@@ -8,8 +8,9 @@
  * The lake is the truth, the index a cache of it: it is built from the table's live rows (the key
  * columns of each data file, deletes applied, with their positions) and says which snapshot it
  * matches (`snapshotId`). The writer changes it only through the delta of a commit that landed
- * (`apply`), so it stays exactly the table's state after that commit. When the table moved on
- * without floe (another writer's commit), the owner rebuilds it.
+ * (`apply`), or the rows floe's own compaction moved (`rewrite`), so it stays exactly the table's
+ * state after that commit. When the table moved on without floe (another writer's commit), the
+ * owner rebuilds it.
  *
  * Memory: one Map entry per live row (a number or a short string key, and one number: file index ×
  * 2^32 + position) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
@@ -57,6 +58,13 @@ export interface KeyIndex {
    * `committed`: the commit's files (a disk index records which deletes its files now have).
    */
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: { readonly dataFiles: readonly DataFile[]; readonly deleteFiles: readonly DataFile[] }): void;
+  /**
+   * Follows floe's own compaction (maintenance/rewrite-data-files.ts): `moved` are the new places of
+   * every row of the `removed` data files (the rewrite keeps each live row, so after it no key points
+   * at a removed file), which are then forgotten; the index matches `snapshotId`, the `replace`
+   * commit (atomically on disk). `added` are the new data files, which no delete applies to.
+   */
+  rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], added: readonly DataFile[], snapshotId: bigint): void;
   /** Every entry (spilling a memory index to disk). */
   entries(): Iterable<readonly [KeyId, DataFile, number]>;
   close(): void;
@@ -67,6 +75,8 @@ export class MemoryKeyIndex implements KeyIndex {
   private readonly files: DataFile[] = [];
   private readonly fileIds = new Map<string, number>();
   private readonly rows = new Map<KeyId, number>();
+  /** Slots of `files` no row points at any more (a compaction removed them): reused first. */
+  private readonly freeIds: number[] = [];
 
   constructor(public snapshotId: bigint | undefined) {}
 
@@ -83,10 +93,23 @@ export class MemoryKeyIndex implements KeyIndex {
   set(k: KeyId, file: DataFile, pos: number): void {
     let id = this.fileIds.get(file.filePath);
     if (id === undefined) {
-      id = this.files.push(file) - 1;
+      const free = this.freeIds.pop();
+      if (free === undefined) id = this.files.push(file) - 1;
+      else this.files[(id = free)] = file;
       this.fileIds.set(file.filePath, id);
     }
     this.rows.set(k, id * TWO_32 + pos);
+  }
+
+  rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], _added: readonly DataFile[], snapshotId: bigint): void {
+    for (const [k, file, pos] of moved) this.set(k, file, pos);
+    for (const path of removed) {
+      const id = this.fileIds.get(path);
+      if (id === undefined) continue;
+      this.fileIds.delete(path);
+      this.freeIds.push(id);
+    }
+    this.snapshotId = snapshotId;
   }
 
   delete(k: KeyId): void {
