@@ -6,7 +6,7 @@
  *   config           the YAML schema: util and model only
  *   source           MySQL: never the lake (iceberg, catalog), never the pipeline
  *   iceberg          the table format, writer, maintenance; the catalog *interface* lives here
- *                    (src/iceberg/catalog.ts) so it imports no catalog, pipeline, cli, source or demo
+ *                    (src/iceberg/metadata/catalog.ts) so it imports no catalog, pipeline, cli, source or demo
  *   catalog          filesystem, SQL and REST catalogs and the REST server: iceberg, io, util, model, config
  *   pipeline         joins source and lake; imports MySQL only through src/source/mysql/index.ts
  *   cli, demo        the commands; the same MySQL surface rule
@@ -29,7 +29,7 @@ module.exports = {
     below('io', ['model', 'config', 'source', 'iceberg', 'catalog', 'pipeline', 'cli', 'demo'], 'io is a leaf over util'),
     below('config', ['io', 'source', 'iceberg', 'catalog', 'pipeline', 'cli', 'demo'], 'config is the schema of the YAML file'),
     below('source', ['iceberg', 'catalog', 'pipeline', 'cli', 'demo'], 'the source never imports the lake or the pipeline'),
-    below('iceberg', ['catalog', 'pipeline', 'cli', 'source', 'demo'], 'the table layer depends on the catalog seam (src/iceberg/catalog.ts), never on a catalog'),
+    below('iceberg', ['catalog', 'pipeline', 'cli', 'source', 'demo'], 'the table layer depends on the catalog seam (src/iceberg/metadata/catalog.ts), never on a catalog'),
     below('catalog', ['source', 'pipeline', 'cli', 'demo'], 'catalogs hold table pointers; they know nothing of MySQL or the pipeline'),
     below('pipeline', ['cli', 'demo'], 'the pipeline is driven by the commands, never the other way round'),
     {

@@ -15,12 +15,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { configSchema } from '../src/config/schema.js';
-import { createLogger } from '../src/pipeline/logger.js';
-import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/notifications.js';
+import { createLogger } from '../src/pipeline/observe/logger.js';
+import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/observe/notifications.js';
 import { runPipeline } from '../src/pipeline/runner.js';
 import { sharedWorkerEncoderPool } from '../src/iceberg/parquet/worker-encoder.js';
 import { errorMessage } from '../src/util/errors.js';
-import type { Metrics } from '../src/pipeline/metrics.js';
+import type { Metrics } from '../src/pipeline/observe/metrics.js';
 
 /** The runner's metrics hook, reduced to what the soak benchmark charts: every commit's duration. */
 const commitReporter: Metrics = {

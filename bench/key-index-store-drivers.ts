@@ -32,7 +32,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { DataFile } from '../src/iceberg/data-file.js';
+import type { DataFile } from '../src/iceberg/spec/data-file.js';
 import type { IndexedRow } from '../src/iceberg/writer/key-index.js';
 import { DiskKeyIndex, type DiskIndexIdentity } from '../src/iceberg/writer/key-index-sqlite.js';
 import type { KeyId } from '../src/iceberg/writer/table-key.js';

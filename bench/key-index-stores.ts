@@ -29,7 +29,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataFile } from '../src/iceberg/data-file.js';
+import type { DataFile } from '../src/iceberg/spec/data-file.js';
 import type { KeyId } from '../src/iceberg/writer/table-key.js';
 import { prng } from '../src/util/prng.js';
 import { benchKeys, dataFile, ROWS_PER_FILE } from './key-index.js';

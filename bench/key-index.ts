@@ -14,9 +14,9 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { DataFile } from '../src/iceberg/data-file.js';
-import { Schema } from '../src/iceberg/schema.js';
-import { Types } from '../src/iceberg/types.js';
+import type { DataFile } from '../src/iceberg/spec/data-file.js';
+import { Schema } from '../src/iceberg/spec/schema.js';
+import { Types } from '../src/iceberg/spec/types.js';
 import { MemoryKeyIndex } from '../src/iceberg/writer/key-index.js';
 import { TableKey, type KeyId } from '../src/iceberg/writer/table-key.js';
 import { prng } from '../src/util/prng.js';

@@ -4,12 +4,12 @@
  * compared with MySQL column by column.
  */
 import mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../src/catalog/filesystem/filesystem-catalog.js';
 import { readManifestEntries, readSnapshotManifests } from '../src/iceberg/table/index.js';
 import { JOB_ID_KEY, lastCommitted } from '../src/iceberg/writer/checkpoint-stamps.js';
 import { scanTable } from '../src/iceberg/scan/index.js';
 import type { MysqlConnectionConfig } from '../src/source/mysql/client.js';
-import { compareOffsets, parseOffset, type BinlogOffset } from '../src/source/mysql/offset.js';
+import { compareOffsets, parseOffset, type BinlogOffset } from '../src/source/mysql/offset/offset.js';
 import { parseJson, stringifyJson } from '../src/util/json.js';
 import { TABLE } from './dataset.js';
 

@@ -40,7 +40,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../src/catalog/filesystem/filesystem-catalog.js';
 import { startMariaDb, type LocalServer } from '../src/demo/local-mariadb.js';
 import { tableHealth } from '../src/iceberg/maintenance/table-health.js';
 import { scanTable } from '../src/iceberg/scan/index.js';

@@ -14,8 +14,8 @@
 import type { CatalogConfig, WarehouseConfig } from '../config/schema.js';
 import type { StorageConfig } from '../io/file-io-factory.js';
 import type { S3Config } from '../io/s3-file-io.js';
-import type { Catalog } from '../iceberg/catalog.js';
-import { FileSystemCatalog } from './filesystem-catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
+import { FileSystemCatalog } from './filesystem/filesystem-catalog.js';
 import { RestCatalog } from './rest/rest-catalog.js';
 import { SqlCatalog } from './sql/sql-catalog.js';
 

@@ -7,7 +7,7 @@
  * every store are refused here, for every catalog alike.
  */
 import { FloeError } from '../util/errors.js';
-import type { TableIdentifier } from '../iceberg/catalog.js';
+import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 
 const SUBSYSTEM = 'catalog';
 const MAX_PART_BYTES = 255;

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { FloeConfig } from '../config/schema.js';
-import { createLogger, type LogFormat, type Logger, type LogLevel } from '../pipeline/logger.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../pipeline/observe/logger.js';
 import { resolveConfig } from './config-file.js';
 
 interface GlobalOptions {

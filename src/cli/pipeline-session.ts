@@ -4,12 +4,12 @@
  * notification from the runner's result, and the exit code.
  */
 import type { FloeConfig } from '../config/schema.js';
-import type { Logger } from '../pipeline/logger.js';
-import { PrometheusMetrics } from '../pipeline/metrics.js';
-import { startMetricsServer, type MetricsServer } from '../pipeline/metrics-server.js';
-import type { NotificationSink, Notifier } from '../pipeline/notifications.js';
-import { createNotifier } from '../pipeline/notifications-setup.js';
-import { TerminalProgress, type ProgressReporter } from '../pipeline/progress.js';
+import type { Logger } from '../pipeline/observe/logger.js';
+import { PrometheusMetrics } from '../pipeline/observe/metrics.js';
+import { startMetricsServer, type MetricsServer } from '../pipeline/observe/metrics-server.js';
+import type { NotificationSink, Notifier } from '../pipeline/observe/notifications.js';
+import { createNotifier } from '../pipeline/observe/notifications-setup.js';
+import { TerminalProgress, type ProgressReporter } from '../pipeline/observe/progress.js';
 import { errorMessage, FloeError, isFloeError } from '../util/errors.js';
 import type { TerminalRouter } from './command-context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';

@@ -4,7 +4,7 @@
  * a second one forces the exit with code 130 (the checkpoint in progress is abandoned; the next start
  * resumes from the last committed one, so nothing is lost, only repeated).
  */
-import type { Logger } from '../pipeline/logger.js';
+import type { Logger } from '../pipeline/observe/logger.js';
 import { ExitCode } from './exit-codes.js';
 
 export interface StopSignals {

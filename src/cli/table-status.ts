@@ -7,13 +7,13 @@
  * chunks done / planned while it runs), and the lag — 0 when the committed offset has reached the
  * source's current binlog end, else the time since that commit.
  */
-import type { Catalog, TableIdentifier } from '../iceberg/catalog.js';
-import { identifierToString } from '../iceberg/catalog.js';
-import { currentSnapshot, snapshotById } from '../iceberg/snapshot-ids.js';
+import type { Catalog, TableIdentifier } from '../iceberg/metadata/catalog.js';
+import { identifierToString } from '../iceberg/metadata/catalog.js';
+import { currentSnapshot, snapshotById } from '../iceberg/spec/snapshot-ids.js';
 import { TOTAL_EQ_DELETES, TOTAL_POS_DELETES, TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
 import { scanTable } from '../iceberg/scan/index.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
-import type { TableMetadata } from '../iceberg/table-metadata.js';
+import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { parseProgressSummary, type ProgressSummary } from '../pipeline/state.js';
 import { errorMessage } from '../util/errors.js';

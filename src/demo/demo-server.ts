@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '../pipeline/logger.js';
+import type { Logger } from '../pipeline/observe/logger.js';
 import { FloeError, errorMessage } from '../util/errors.js';
 import { mariaDbAvailable, startMariaDb } from './local-mariadb.js';
 

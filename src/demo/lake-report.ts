@@ -7,11 +7,11 @@
  * decimals with their scale, timestamps with microseconds) and are compared as multisets, so a
  * duplicate, a lost delete, a rounded decimal or a shifted time zone shows up as a difference.
  */
-import type { Catalog, TableIdentifier } from '../iceberg/catalog.js';
-import { identifierToString } from '../iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../iceberg/metadata/catalog.js';
+import { identifierToString } from '../iceberg/metadata/catalog.js';
 import { readTableRows } from '../iceberg/scan/index.js';
 import { valueToJson } from '../iceberg/scan/row-json.js';
-import type { Schema } from '../iceberg/schema.js';
+import type { Schema } from '../iceberg/spec/schema.js';
 import type { Row } from '../model/values.js';
 import { icebergIdentifier, type MappingConfig } from '../pipeline/table-mapping.js';
 import type { MysqlClient } from '../source/mysql/index.js';

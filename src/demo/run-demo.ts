@@ -11,13 +11,13 @@
  *    reader and compared row for row with MySQL (lake-report.ts);
  * 6. how to query the lake with DuckDB, Spark and Trino (query-hints.ts).
  */
-import type { Catalog } from '../iceberg/catalog.js';
-import { identifierToString } from '../iceberg/catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
+import { identifierToString } from '../iceberg/metadata/catalog.js';
 import { sourceSchema, type FloeConfig, type SourceConfig } from '../config/schema.js';
 import { mysqlConnection } from '../pipeline/runner-config.js';
 import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
-import type { Logger } from '../pipeline/logger.js';
-import { RecordingSink, type NotificationSink } from '../pipeline/notifications.js';
+import type { Logger } from '../pipeline/observe/logger.js';
+import { RecordingSink, type NotificationSink } from '../pipeline/observe/notifications.js';
 import { icebergIdentifier } from '../pipeline/table-mapping.js';
 import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
 import { detectDialect } from '../source/mysql/index.js';

@@ -25,14 +25,14 @@
  * so that a quiet table's offset advances too and a restart does not read a long (perhaps purged)
  * stretch of binlog. That empty commit is the writer's stamps-only snapshot (`commitEmpty`).
  */
-import type { TableIdentifier } from '../iceberg/catalog.js';
-import type { Snapshot } from '../iceberg/table-metadata.js';
+import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
+import type { Snapshot } from '../iceberg/spec/table-metadata.js';
 import { CheckpointCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Logger } from './observe/logger.js';
+import type { Metrics } from './observe/metrics.js';
 import { encodeTableProgress, obsoleteStateObjects, settleProgress, type SnapshotProgress, type TableProgress } from './state.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';

@@ -19,9 +19,9 @@ import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js
 import { rewriteDataFiles, type CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
 import type { SmallFileOptions } from '../iceberg/maintenance/small-file-groups.js';
 import { rewriteManifests } from '../iceberg/maintenance/rewrite-manifests.js';
-import { currentSnapshot } from '../iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
 import type { CatalogTable } from '../iceberg/table/index.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observe/logger.js';
 
 /** Table property: when floe last expired snapshots of the table (epoch ms; `floe status` shows it). */
 const LAST_EXPIRY_PROPERTY = 'floe.maintenance.last-expiry-ms';

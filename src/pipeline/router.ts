@@ -25,8 +25,8 @@ import { tableKey } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
 import { cascadeWriterChange } from './cascade.js';
-import type { Metrics } from './metrics.js';
-import type { ProgressReporter } from './progress.js';
+import type { Metrics } from './observe/metrics.js';
+import type { ProgressReporter } from './observe/progress.js';
 
 export interface RoutedTable {
   readonly key: string;

@@ -24,7 +24,7 @@
  * another server is resumed by GTIDs (failover), where the server itself refuses a purged start
  * (error 1236, binlog-errors.ts `purgedBinlogError`).
  */
-import { identifierToString, type TableIdentifier } from '../iceberg/catalog.js';
+import { identifierToString, type TableIdentifier } from '../iceberg/metadata/catalog.js';
 import { compareOffsets, formatOffset, listBinlogFiles, parseOffset, sameServer, type BinlogOffset, type MysqlClient, type ServerIdentity } from '../source/mysql/index.js';
 import { FloeError, isFloeError } from '../util/errors.js';
 import type { TableProgress } from './state.js';

@@ -3,7 +3,7 @@
  * connection, the source engine's options, the checkpoint settings, and the concrete binlog offset a
  * table without a snapshot starts streaming from; the catalog through src/catalog/factory.ts.
  */
-import type { Catalog } from '../iceberg/catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { createCatalog, storageConfigOf } from '../catalog/factory.js';
 import type { FloeConfig, SourceConfig, WarehouseConfig } from '../config/schema.js';
 import type { StorageConfig } from '../io/file-io-factory.js';
@@ -18,7 +18,7 @@ import type { TypeMappingOptions } from '../source/mysql/index.js';
 import { listBinlogFiles, readWatermark } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointOptions } from './checkpoint.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observe/logger.js';
 
 /** The MySQL connection: `source.url` (mysql://user:password@host:port[?ssl=true]) wins over host/port/user/password. */
 export function mysqlConnection(source: SourceConfig): MysqlConnectionConfig {

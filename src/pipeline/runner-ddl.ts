@@ -22,8 +22,8 @@ import type { DdlStatement } from '../source/mysql/index.js';
 import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/index.js';
 import { formatEventPosition } from '../source/mysql/index.js';
 import type { MappedTable } from '../source/mysql/index.js';
-import type { Logger } from './logger.js';
-import type { Notifier } from './notifications.js';
+import type { Logger } from './observe/logger.js';
+import type { Notifier } from './observe/notifications.js';
 
 export interface DdlContext {
   readonly config: FloeConfig;

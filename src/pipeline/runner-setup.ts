@@ -3,9 +3,9 @@
  * ones), and read from each Iceberg table where this job stands in it (`lastCommitted` + its
  * `floe.source-offset`, state.ts) — the only state a restart has.
  */
-import type { Catalog } from '../iceberg/catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
-import { currentSnapshot } from '../iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
 import { quoteString, type MysqlClient } from '../source/mysql/index.js';
 import type { ServerDialect } from '../source/mysql/index.js';
@@ -13,14 +13,14 @@ import { discoverTables } from '../source/mysql/index.js';
 import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/index.js';
 import { mapTable, type MappedTable } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observe/logger.js';
 import { typeMappingOptions } from './runner-config.js';
-import type { ProgressReporter } from './progress.js';
+import type { ProgressReporter } from './observe/progress.js';
 import { decodeTableProgress, snapshotComplete, type TableProgress } from './state.js';
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
-import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './source-schema-record.js';
+import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './schema-change/source-schema-record.js';
 
 export interface PreparedTable {
   readonly key: string;

@@ -4,7 +4,7 @@
  * and writer modes, router.ts). Tables join at start or later (a new table matching the include
  * patterns), change shape after a DDL (`refresh`), and leave when dropped in MySQL (`remove`).
  */
-import type { Catalog } from '../iceberg/catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { CheckpointCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
@@ -14,7 +14,7 @@ import type { MappedTable } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observe/logger.js';
 import type { RoutedTable, Router } from './router.js';
 import type { PreparedTable } from './runner-setup.js';
 import type { TableProgress } from './state.js';

@@ -23,7 +23,7 @@
  * (with its offset). Stop notifications are the caller's (notifications.ts). Metrics: rows, binlog
  * events, reader lag, per-table lag, commit durations, files and bytes.
  */
-import type { Catalog } from '../iceberg/catalog.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
@@ -41,10 +41,10 @@ import { mapTable, type MappedTable } from '../source/mysql/index.js';
 import { readServerIdentity } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer, type CheckpointReport } from './checkpoint.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { Notifier } from './notifications.js';
-import type { ProgressReporter } from './progress.js';
+import type { Logger } from './observe/logger.js';
+import type { Metrics } from './observe/metrics.js';
+import type { Notifier } from './observe/notifications.js';
+import type { ProgressReporter } from './observe/progress.js';
 import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
 import { sameSourceMapping } from './runner-checks.js';
@@ -53,7 +53,7 @@ import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, t
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
 import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
 import { CapturedTables } from './runner-tables.js';
-import { createSchemaChangeHandler } from './schema-change.js';
+import { createSchemaChangeHandler } from './schema-change/schema-change.js';
 import { planResume } from './state-resume.js';
 import { snapshotComplete, type TableProgress } from './state.js';
 

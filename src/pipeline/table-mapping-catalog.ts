@@ -13,15 +13,15 @@
  * table drifted from MySQL while floe was not applying DDL (or was created by someone else): floe stops
  * with a message naming each difference rather than write rows the table cannot hold.
  */
-import type { Catalog } from '../iceberg/catalog.js';
-import { identifierToString } from '../iceberg/catalog.js';
-import { isUnpartitioned, transformToString, type PartitionSpec } from '../iceberg/partition.js';
-import type { Schema } from '../iceberg/schema.js';
+import type { Catalog } from '../iceberg/metadata/catalog.js';
+import { identifierToString } from '../iceberg/metadata/catalog.js';
+import { isUnpartitioned, transformToString, type PartitionSpec } from '../iceberg/spec/partition.js';
+import type { Schema } from '../iceberg/spec/schema.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
-import { isPrimitive, typesEqual, typeToString } from '../iceberg/types.js';
+import { isPrimitive, typesEqual, typeToString } from '../iceberg/spec/types.js';
 import type { Row, Value } from '../model/values.js';
 import { FloeError, isFloeError } from '../util/errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observe/logger.js';
 import type { TableMapping } from './table-mapping.js';
 
 const SUBSYSTEM = 'pipeline.table-mapping';

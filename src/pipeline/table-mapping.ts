@@ -18,15 +18,15 @@
  *
  * The mapping is pure (no I/O); `table-mapping-catalog.ts` creates or checks the table in the catalog.
  */
-import type { TableIdentifier } from '../iceberg/catalog.js';
+import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 import { checkTableIdentifier } from '../catalog/identifiers.js';
 import type { FloeConfig } from '../config/schema.js';
-import { parsePartitionSpec } from '../iceberg/partition-spec-text.js';
-import { UNPARTITIONED, type PartitionSpec } from '../iceberg/partition.js';
-import { Schema } from '../iceberg/schema.js';
-import { METADATA_DELETE_AFTER_COMMIT, METADATA_PREVIOUS_VERSIONS_MAX } from '../iceberg/table-metadata-constants.js';
+import { parsePartitionSpec } from '../iceberg/spec/partition-spec-text.js';
+import { UNPARTITIONED, type PartitionSpec } from '../iceberg/spec/partition.js';
+import { Schema } from '../iceberg/spec/schema.js';
+import { METADATA_DELETE_AFTER_COMMIT, METADATA_PREVIOUS_VERSIONS_MAX } from '../iceberg/spec/table-metadata-constants.js';
 import { TARGET_FILE_SIZE_PROPERTY } from '../iceberg/writer/table-locations.js';
-import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/types.js';
+import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/spec/types.js';
 import type { Value } from '../model/values.js';
 import { literalDefaultValue } from '../source/mysql/index.js';
 import { isRequired } from '../source/mysql/index.js';

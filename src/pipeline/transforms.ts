@@ -24,7 +24,7 @@ import { formatDate, formatTime, formatTimestamp, toHex, type Value } from '../m
 import { errorMessage, FloeError } from '../util/errors.js';
 import { compilePattern } from '../source/mysql/index.js';
 import type { FloeConfig } from '../config/schema.js';
-import type { PrimitiveType } from '../iceberg/types.js';
+import type { PrimitiveType } from '../iceberg/spec/types.js';
 
 const SUBSYSTEM = 'pipeline.transforms';
 

@@ -9,7 +9,7 @@
  * exits 1.
  */
 import { pathToFileURL } from 'node:url';
-import type { Catalog, TableIdentifier } from '../../src/iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { isFloeError } from '../../src/util/errors.js';
 import { appendSnapshotCommit } from './test-snapshots.js';
 

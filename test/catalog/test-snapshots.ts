@@ -2,11 +2,11 @@
  * Commits for catalog tests: one append snapshot whose manifest list is a dummy path (catalogs never
  * read manifests), with the requirements Java's `UpdateRequirements.forUpdateTable` would send.
  */
-import type { MetadataUpdate, TableRequirement } from '../../src/iceberg/metadata-updates.js';
-import { newSnapshotId } from '../../src/iceberg/snapshot-ids.js';
-import type { Snapshot, TableMetadata } from '../../src/iceberg/table-metadata.js';
-import { Schema } from '../../src/iceberg/schema.js';
-import { Types } from '../../src/iceberg/types.js';
+import type { MetadataUpdate, TableRequirement } from '../../src/iceberg/metadata/metadata-updates.js';
+import { newSnapshotId } from '../../src/iceberg/spec/snapshot-ids.js';
+import type { Snapshot, TableMetadata } from '../../src/iceberg/spec/table-metadata.js';
+import { Schema } from '../../src/iceberg/spec/schema.js';
+import { Types } from '../../src/iceberg/spec/types.js';
 
 export interface SnapshotCommit {
   snapshot: Snapshot;

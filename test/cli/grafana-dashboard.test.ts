@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PrometheusMetrics } from '../../src/pipeline/metrics.js';
+import { PrometheusMetrics } from '../../src/pipeline/observe/metrics.js';
 
 describe('grafana/floe-dashboard.json', () => {
   it('charts exactly the metrics floe exports', async () => {

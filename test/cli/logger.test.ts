@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { parseConfig } from '../../src/config/load.js';
-import { createLogger, prettyLine } from '../../src/pipeline/logger.js';
+import { createLogger, prettyLine } from '../../src/pipeline/observe/logger.js';
 import { FloeError } from '../../src/util/errors.js';
 
 function capture(isTTY: boolean): { stream: Writable & { isTTY?: boolean }; text: () => string } {

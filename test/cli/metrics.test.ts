@@ -3,8 +3,8 @@
  * the Prometheus text format, per table.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { PrometheusMetrics } from '../../src/pipeline/metrics.js';
-import { startMetricsServer, type MetricsServer } from '../../src/pipeline/metrics-server.js';
+import { PrometheusMetrics } from '../../src/pipeline/observe/metrics.js';
+import { startMetricsServer, type MetricsServer } from '../../src/pipeline/observe/metrics-server.js';
 
 let server: MetricsServer | undefined;
 afterEach(async () => {

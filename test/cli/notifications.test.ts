@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/pipeline/logger.js';
-import { FanOutNotifier, LogSink, RecordingSink, describeEvent } from '../../src/pipeline/notifications.js';
-import { WebhookSink } from '../../src/pipeline/notifications-webhook.js';
-import { createNotifier } from '../../src/pipeline/notifications-setup.js';
+import { createLogger, type Logger } from '../../src/pipeline/observe/logger.js';
+import { FanOutNotifier, LogSink, RecordingSink, describeEvent } from '../../src/pipeline/observe/notifications.js';
+import { WebhookSink } from '../../src/pipeline/observe/notifications-webhook.js';
+import { createNotifier } from '../../src/pipeline/observe/notifications-setup.js';
 import { parseConfig } from '../../src/config/load.js';
 
 interface Received {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { TerminalProgress, formatSeconds } from '../../src/pipeline/progress.js';
+import { TerminalProgress, formatSeconds } from '../../src/pipeline/observe/progress.js';
 
 function fakeTerminal(): { stream: Writable; screen: () => string } {
   let text = '';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findCurrentMetadataFile, readTableMetadataFile } from '../../src/catalog/filesystem-versions.js';
+import { findCurrentMetadataFile, readTableMetadataFile } from '../../src/catalog/filesystem/filesystem-versions.js';
 import { LocalFileIO } from '../../src/io/local-file-io.js';
 import { parseJson } from '../../src/util/json.js';
 import { actualMultiset, expectedMultiset, expectedTables, GOLDEN, MISSING_MANIFEST_LISTS } from '../iceberg/scan/golden-expected.js';

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const require = createRequire(import.meta.url);
 const TSX = pathToFileURL(require.resolve('tsx/esm')).href;
 const SIGNALS = pathToFileURL(fileURLToPath(new URL('../../src/cli/signals.ts', import.meta.url))).href;
-const LOGGER = pathToFileURL(fileURLToPath(new URL('../../src/pipeline/logger.ts', import.meta.url))).href;
+const LOGGER = pathToFileURL(fileURLToPath(new URL('../../src/pipeline/observe/logger.ts', import.meta.url))).href;
 
 const SCRIPT = `
 const { handleStopSignals } = await import(${JSON.stringify(SIGNALS)});

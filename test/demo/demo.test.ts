@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { rowToJson } from '../../src/iceberg/scan/row-json.js';
 import { parseJson } from '../../src/util/json.js';

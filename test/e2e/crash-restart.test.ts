@@ -21,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { ancestorsOf } from '../../src/iceberg/snapshot-ids.js';
+import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
@@ -32,7 +32,7 @@ import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } 
 import { PARTITIONED_DDL, PARTITIONED_OVERRIDES, PARTITIONED_TABLES, PartitionedRandomWriter, createPartitionedCrashSchema } from './support/crash-partitioned.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
-import type { TypeMappingOptions } from '../../src/source/mysql/type-mapping.js';
+import type { TypeMappingOptions } from '../../src/source/mysql/schema/type-mapping.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 

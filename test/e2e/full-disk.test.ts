@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { reachableFiles } from '../support/lake-integrity.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { startMariaDb, type TestServer } from '../support/mariadb.js';

@@ -3,7 +3,7 @@
  * server of its own.
  *
  * - A long silence: no write at all for many times the binlog read watchdog's limit (3 heartbeat
- *   periods, src/source/mysql/binlog-session.ts; `source.heartbeatMs` set small here). The server's
+ *   periods, src/source/mysql/binlog/binlog-session.ts; `source.heartbeatMs` set small here). The server's
  *   heartbeats keep the connection alive: the same Binlog Dump thread before and after, no reconnect
  *   and no restart in floe's log — and they keep the run loop turning, so an idle table still commits
  *   its offset (checkpoint.ts, idle tables) while nothing happens. The writes after it land.
@@ -24,11 +24,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../src/iceberg/catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
+import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
-import { compareOffsets, formatOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';
+import { compareOffsets, formatOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { startMariaDb, type TestServer } from '../support/mariadb.js';
 import { TcpStallProxy } from '../support/tcp-stall-proxy.js';
 import { prng } from '../../src/util/prng.js';

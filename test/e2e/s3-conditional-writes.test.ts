@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { S3FileIO, type S3Config } from '../../src/io/s3-file-io.js';
 import { isFloeError } from '../../src/util/errors.js';

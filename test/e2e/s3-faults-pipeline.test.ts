@@ -11,8 +11,8 @@
  */
 import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/iceberg/catalog.js';
-import { FileSystemCatalog } from '../../src/catalog/filesystem-catalog.js';
+import type { Catalog } from '../../src/iceberg/metadata/catalog.js';
+import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { freshSqliteFile, type TestSqlDatabase } from '../catalog/sql/sql-test-databases.js';
 import { motoStatus, startMoto } from '../support/moto-server.js';

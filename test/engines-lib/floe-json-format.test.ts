@@ -10,8 +10,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { toJsonSingleValue } from '../../src/iceberg/single-value.js';
-import { typeFromJson } from '../../src/iceberg/schema-json.js';
+import { toJsonSingleValue } from '../../src/iceberg/spec/single-value.js';
+import { typeFromJson } from '../../src/iceberg/spec/schema-json.js';
 import type { Value } from '../../src/model/values.js';
 import { stringifyJson } from '../../src/util/json.js';
 

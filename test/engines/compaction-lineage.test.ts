@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewriteDataFiles, rewriteDataFilesWithDeletes } from '../../src/iceberg/maintenance/rewrite-data-files.js';
 import { planScan } from '../../src/iceberg/scan/scan-plan.js';
 import { scanTable } from '../../src/iceberg/scan/table-scan.js';
-import { currentSnapshot } from '../../src/iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, type CatalogTable } from '../../src/iceberg/table/index.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../src/iceberg/writer/index.js';
 import type { Row } from '../../src/model/values.js';

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { planScan } from '../../src/iceberg/scan/scan-plan.js';
-import { currentSnapshot } from '../../src/iceberg/snapshot-ids.js';
-import type { Logger, LogFields } from '../../src/pipeline/logger.js';
+import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
+import type { Logger, LogFields } from '../../src/pipeline/observe/logger.js';
 import { openHarness, type Harness } from './schema-change/pipeline-harness.js';
 
 process.env.TZ ??= 'Asia/Seoul';

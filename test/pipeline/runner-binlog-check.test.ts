@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { purgedTables, purgedTablesError, resumePoints, withPurgedTables, type ResumingTable } from '../../src/pipeline/runner-binlog-check.js';
-import { purgedBinlogError } from '../../src/source/mysql/binlog-errors.js';
-import { mariadbGtids } from '../../src/source/mysql/offset.js';
+import { purgedBinlogError } from '../../src/source/mysql/binlog/binlog-errors.js';
+import { mariadbGtids } from '../../src/source/mysql/offset/offset.js';
 import { FloeError } from '../../src/util/errors.js';
-import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';
+import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import type { TableProgress } from '../../src/pipeline/state.js';
 
 const at = (file: string, position = 4, serverId = 1): BinlogOffset => ({ file, position, serverId });

@@ -4,7 +4,7 @@
  * parsed.
  */
 import { describe, expect, it } from 'vitest';
-import { tableMatcher } from '../../src/source/mysql/discovery.js';
+import { tableMatcher } from '../../src/source/mysql/schema/discovery.js';
 import type { DdlEvent } from '../../src/source/mysql/events.js';
 import { capturedTablesIn, ddlPositionText, newTablesIn } from '../../src/pipeline/runner-ddl.js';
 

@@ -4,9 +4,9 @@
  * property is refused with what to do.
  */
 import { describe, expect, it } from 'vitest';
-import type { TableMetadata } from '../../src/iceberg/table-metadata.js';
-import { recordedSourceSchema, sameSourceSchema, SOURCE_SCHEMA_PROPERTY, sourceSchemaProperty } from '../../src/pipeline/source-schema-record.js';
-import type { ColumnSchema, TableSchema } from '../../src/source/mysql/table-schema.js';
+import type { TableMetadata } from '../../src/iceberg/spec/table-metadata.js';
+import { recordedSourceSchema, sameSourceSchema, SOURCE_SCHEMA_PROPERTY, sourceSchemaProperty } from '../../src/pipeline/schema-change/source-schema-record.js';
+import type { ColumnSchema, TableSchema } from '../../src/source/mysql/schema/table-schema.js';
 
 function column(name: string, ordinal: number, extra: Partial<ColumnSchema> = {}): ColumnSchema {
   return {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalFileIO } from '../../src/io/local-file-io.js';
-import { chunkId, serializeChunk, type Chunk } from '../../src/source/mysql/chunk.js';
-import { mariadbGtids, serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset.js';
+import { chunkId, serializeChunk, type Chunk } from '../../src/source/mysql/snapshot/chunk.js';
+import { mariadbGtids, serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { decodeTableProgress, encodeTableProgress, obsoleteStateObjects, settleProgress, snapshotComplete, type TableProgress } from '../../src/pipeline/state.js';
 import { planResume } from '../../src/pipeline/state-resume.js';
 

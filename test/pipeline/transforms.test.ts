@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseDate, parseTimestamp, parseTime } from '../../src/model/values.js';
 import { canonicalText, compileTransforms, maskText, transformedType, valueTransformer } from '../../src/pipeline/transforms.js';
-import { Types } from '../../src/iceberg/types.js';
+import { Types } from '../../src/iceberg/spec/types.js';
 
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -5,7 +5,7 @@
  *
  * Why moto, and which version. floe's filesystem catalog on S3 commits a table version by creating
  * `v<N+1>.metadata.json` with PutObject `If-None-Match: *` (src/io/s3-file-io.ts `writeIfAbsent`,
- * src/catalog/filesystem-catalog.ts), and refuses to commit where a probe shows the header ignored
+ * src/catalog/filesystem/filesystem-catalog.ts), and refuses to commit where a probe shows the header ignored
  * (src/io/s3-atomic-create-probe.ts). The test server must therefore answer a conditional PutObject on
  * an existing key with 412 PreconditionFailed. Experiment (2026-12-01, @aws-sdk/client-s3, path style):
  *   - moto 5.2.5: second `PutObject IfNoneMatch: '*'` → 412 PreconditionFailed; second

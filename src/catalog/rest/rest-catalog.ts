@@ -17,12 +17,12 @@
  *   server returns for the table (table-io.ts).
  */
 import type { StorageConfig } from '../../io/file-io-factory.js';
-import type { MetadataUpdate, TableRequirement } from '../../iceberg/metadata-updates.js';
-import { commitTableRequestToJson } from '../../iceberg/metadata-updates-json.js';
-import { asArray, asObject } from '../../iceberg/schema-json.js';
-import { tableMetadataFromJson } from '../../iceberg/table-metadata-json.js';
+import type { MetadataUpdate, TableRequirement } from '../../iceberg/metadata/metadata-updates.js';
+import { commitTableRequestToJson } from '../../iceberg/metadata/metadata-updates-json.js';
+import { asArray, asObject } from '../../iceberg/spec/schema-json.js';
+import { tableMetadataFromJson } from '../../iceberg/spec/table-metadata-json.js';
 import { FloeError, isFloeError } from '../../util/errors.js';
-import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/catalog.js';
+import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { checkNamespace, checkTableIdentifier, namespaceToString } from '../identifiers.js';
 import { RestHttpClient, type RestOperation } from './http-client.js';
 import { BearerToken, ClientCredentials, NoAuth, type AuthProvider } from './oauth2.js';

@@ -1,11 +1,11 @@
 /**
  * JSON bodies of the REST catalog protocol that are not table updates (those are in
- * iceberg/metadata-updates-json.ts): CreateTableRequest, LoadTableResult / CommitTableResponse,
+ * iceberg/metadata/metadata-updates-json.ts): CreateTableRequest, LoadTableResult / CommitTableResponse,
  * CatalogConfig, identifiers, namespace responses, ErrorModel. Wire names (kebab-case) live only here;
  * longs stay exact through util/json.ts (BigInt).
  */
-import type { PartitionSpec } from '../../iceberg/partition.js';
-import type { Schema } from '../../iceberg/schema.js';
+import type { PartitionSpec } from '../../iceberg/spec/partition.js';
+import type { Schema } from '../../iceberg/spec/schema.js';
 import {
   asArray,
   asObject,
@@ -16,12 +16,12 @@ import {
   schemaToJson,
   sortOrderFromJson,
   sortOrderToJson,
-} from '../../iceberg/schema-json.js';
-import { tableMetadataFromJson, tableMetadataToJson } from '../../iceberg/table-metadata-json.js';
-import type { FormatVersion, SortOrder, TableMetadata } from '../../iceberg/table-metadata.js';
+} from '../../iceberg/spec/schema-json.js';
+import { tableMetadataFromJson, tableMetadataToJson } from '../../iceberg/spec/table-metadata-json.js';
+import type { FormatVersion, SortOrder, TableMetadata } from '../../iceberg/spec/table-metadata.js';
 import { FloeError } from '../../util/errors.js';
 import type { JsonValue } from '../../util/json.js';
-import type { TableIdentifier } from '../../iceberg/catalog.js';
+import type { TableIdentifier } from '../../iceberg/metadata/catalog.js';
 
 type JsonObject = { [key: string]: JsonValue | undefined };
 

@@ -15,13 +15,13 @@
  * after another; if one fails after others landed, the answer is 500 CommitStateUnknownException
  * naming the tables that landed — never a 409, so that no client deletes files a landed commit uses.
  */
-import { applyUpdates, checkRequirements } from '../../iceberg/metadata-builder.js';
-import type { MetadataUpdate } from '../../iceberg/metadata-updates.js';
-import { commitTableRequestFromJson } from '../../iceberg/metadata-updates-json.js';
-import { asArray, asObject } from '../../iceberg/schema-json.js';
-import { tableMetadataToJson } from '../../iceberg/table-metadata-json.js';
+import { applyUpdates, checkRequirements } from '../../iceberg/metadata/metadata-builder.js';
+import type { MetadataUpdate } from '../../iceberg/metadata/metadata-updates.js';
+import { commitTableRequestFromJson } from '../../iceberg/metadata/metadata-updates-json.js';
+import { asArray, asObject } from '../../iceberg/spec/schema-json.js';
+import { tableMetadataToJson } from '../../iceberg/spec/table-metadata-json.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
-import { identifierToString, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/catalog.js';
+import { identifierToString, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { sameTable } from '../identifiers.js';
 import { HttpError } from './error-response.js';
 import { creationRequestOf, parseOr400, tableNotFound, type HandlerContext, type Reply } from './handler-context.js';

@@ -2,10 +2,10 @@
  * What a route handler of `floe catalog serve` gets (the catalog it serves, the parsed request) and
  * returns (a status and a JSON body), plus helpers shared by the handler modules.
  */
-import { currentSchema, defaultSpec } from '../../iceberg/table-metadata-json.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { currentSchema, defaultSpec } from '../../iceberg/spec/table-metadata-json.js';
+import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
 import { isFloeError } from '../../util/errors.js';
-import type { Catalog, TableIdentifier } from '../../iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { loadTableResultToJson } from '../rest/rest-json.js';
 import { badRequest, HttpError, type NotFoundType } from './error-response.js';
 import type { ServedTableAccess } from './table-config.js';

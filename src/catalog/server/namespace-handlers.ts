@@ -2,7 +2,7 @@
  * Namespace routes of `floe catalog serve`: list (with optional pagination), create, load, exists,
  * drop, and properties (`{updated, removed, missing}`, 422 when a key is both updated and removed).
  */
-import { asArray, asObject } from '../../iceberg/schema-json.js';
+import { asArray, asObject } from '../../iceberg/spec/schema-json.js';
 import { isFloeError } from '../../util/errors.js';
 import { namespaceFromQuery } from '../rest/rest-paths.js';
 import { namespaceFromJson, stringMapFromJson } from '../rest/rest-json.js';

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { StorageConfig } from '../../io/file-io-factory.js';
 import { errorMessage } from '../../util/errors.js';
 import { parseJson, stringifyJson } from '../../util/json.js';
-import type { Catalog } from '../../iceberg/catalog.js';
+import type { Catalog } from '../../iceberg/metadata/catalog.js';
 import { ENDPOINTS } from '../rest/rest-paths.js';
 import { errorResponseToJson } from '../rest/rest-json.js';
 import { commitTable, commitTransaction } from './commit-handlers.js';

@@ -3,7 +3,7 @@
  * `/v1[/{prefix}]/…` for everything else; path segments are decoded here (namespaces split on `%1F`
  * or the advertised separator, rest-paths.ts), so handlers see plain levels and names.
  */
-import type { TableIdentifier } from '../../iceberg/catalog.js';
+import type { TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { decodeName, decodeNamespace } from '../rest/rest-paths.js';
 import { HttpError } from './error-response.js';
 

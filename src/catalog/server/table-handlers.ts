@@ -6,10 +6,10 @@
  * for create transactions) returns the metadata the table would get, without a metadata-location and
  * without creating anything; the client later commits it with `assert-create`.
  */
-import { newTableMetadata } from '../../iceberg/metadata-builder.js';
-import { identifierToString, type TableIdentifier } from '../../iceberg/catalog.js';
+import { newTableMetadata } from '../../iceberg/metadata/metadata-builder.js';
+import { identifierToString, type TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { createTableRequestFromJson, identifierFromJson } from '../rest/rest-json.js';
-import { asObject } from '../../iceberg/schema-json.js';
+import { asObject } from '../../iceberg/spec/schema-json.js';
 import { isFloeError } from '../../util/errors.js';
 import { isS3Uri } from '../../io/s3-location.js';
 import { isFileUri, toFileUri } from '../../io/local-path.js';

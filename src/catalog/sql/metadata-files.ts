@@ -6,9 +6,9 @@
  * `write.metadata.path` or `<location>/metadata`. The uuid makes every name unique, so a plain write
  * never overwrites anything and a losing writer's file is simply unreferenced.
  */
-import { newUuid } from '../../iceberg/snapshot-ids.js';
-import { stripTrailingSlash } from '../../iceberg/table-metadata-json.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { newUuid } from '../../iceberg/spec/snapshot-ids.js';
+import { stripTrailingSlash } from '../../iceberg/spec/table-metadata-json.js';
+import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
 
 const WRITE_METADATA_PATH = 'write.metadata.path';
 

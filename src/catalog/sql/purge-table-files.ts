@@ -11,9 +11,9 @@
  * purge goes on; the catalog entry is already gone when this runs.
  */
 import type { FileIO } from '../../io/file-io.js';
-import { readManifest } from '../../iceberg/manifest.js';
-import { readManifestList } from '../../iceberg/manifest-list.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { readManifest } from '../../iceberg/manifest/manifest.js';
+import { readManifestList } from '../../iceberg/manifest/manifest-list.js';
+import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
 import { errorMessage, isFloeError } from '../../util/errors.js';
 
 const DELETE_CONCURRENCY = 8;

@@ -5,7 +5,7 @@
  * including what a connection lost during the UPDATE means, and the refusal of a name that is taken.
  */
 import type { FileIO } from '../../io/file-io.js';
-import { identifierToString, type TableIdentifier } from '../../iceberg/catalog.js';
+import { identifierToString, type TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
 import { checkTableIdentifier } from '../identifiers.js';
 import type { SqlDriver, SqlExecutor } from './sql-driver.js';

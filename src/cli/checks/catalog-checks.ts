@@ -2,8 +2,8 @@
  * The catalog part of `floe check`: open the configured catalog and list its namespaces.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import type { Catalog } from '../../iceberg/catalog.js';
-import type { Logger } from '../../pipeline/logger.js';
+import type { Catalog } from '../../iceberg/metadata/catalog.js';
+import type { Logger } from '../../pipeline/observe/logger.js';
 import { errorMessage } from '../../util/errors.js';
 import { openCatalog } from '../../pipeline/runner-config.js';
 import type { CheckLine } from './check-line.js';

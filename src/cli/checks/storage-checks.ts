@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FloeConfig } from '../../config/schema.js';
 import { fileIOFor, storageSchemeOf } from '../../io/file-io-factory.js';
 import type { FileIO } from '../../io/file-io.js';
-import { normalizeWarehouse } from '../../catalog/filesystem-layout.js';
+import { normalizeWarehouse } from '../../catalog/filesystem/filesystem-layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { storageConfig } from '../../pipeline/runner-config.js';
 import type { CheckLine } from './check-line.js';

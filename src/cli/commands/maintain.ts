@@ -9,7 +9,7 @@
  * did not see). Prints one line (or JSON object) per table.
  */
 import { Option, type Command } from 'commander';
-import type { Catalog, TableIdentifier } from '../../iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { lastCommitted } from '../../iceberg/writer/index.js';
 import { maintainTable, maintenanceOptions, smallFileOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';

@@ -13,7 +13,7 @@
  */
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { findCurrentMetadataFile, readTableMetadataFile } from '../../catalog/filesystem-versions.js';
+import { findCurrentMetadataFile, readTableMetadataFile } from '../../catalog/filesystem/filesystem-versions.js';
 import { fileIOFor } from '../../io/file-io-factory.js';
 import { rowToJson, scanTable } from '../../iceberg/scan/index.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';

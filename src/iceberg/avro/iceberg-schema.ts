@@ -19,7 +19,7 @@
  * non-ASCII Avro names that Java would keep.
  */
 import { FloeError } from '../../util/errors.js';
-import { Types, type IcebergType, type NestedField, type PrimitiveType, type StructType } from '../types.js';
+import { Types, type IcebergType, type NestedField, type PrimitiveType, type StructType } from '../spec/types.js';
 import { optional, primitive, unwrapOptional, type AvroField, type AvroRecord, type AvroSchema } from './schema.js';
 
 const SUBSYSTEM = 'iceberg.avro';

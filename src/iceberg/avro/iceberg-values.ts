@@ -9,8 +9,8 @@
  */
 import { FloeError } from '../../util/errors.js';
 import { formatDecimal, parseDecimal, type Value } from '../../model/values.js';
-import { unscaledFromBytes, unscaledToBytes, uuidFromBytes, uuidToBytes } from '../single-value.js';
-import { primitiveToString, type PrimitiveType } from '../types.js';
+import { unscaledFromBytes, unscaledToBytes, uuidFromBytes, uuidToBytes } from '../spec/single-value.js';
+import { primitiveToString, type PrimitiveType } from '../spec/types.js';
 import { decimalRequiredBytes } from './iceberg-schema.js';
 
 const SUBSYSTEM = 'iceberg.avro';

@@ -25,10 +25,10 @@
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import type { ManifestFile } from '../manifest-file.js';
-import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
-import { MAIN_BRANCH } from '../table-metadata-constants.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import type { ManifestFile } from '../manifest/manifest-file.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
+import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import { catalogTable, reloadTable, type CatalogTable } from '../table/catalog-table.js';
 import { backoffDelayMs, retryPolicy, sleep } from '../table/commit-retry.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';

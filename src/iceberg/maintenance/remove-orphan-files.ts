@@ -22,7 +22,7 @@
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 

@@ -21,9 +21,9 @@
  * override the properties, as Java's `expireOlderThan()` / `retainLast()` do.
  */
 import { FloeError } from '../../util/errors.js';
-import { ancestorsOf } from '../snapshot-ids.js';
-import { MAIN_BRANCH } from '../table-metadata-constants.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import { ancestorsOf } from '../spec/snapshot-ids.js';
+import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 
 const MAX_SNAPSHOT_AGE_MS = 'history.expire.max-snapshot-age-ms';
 const MAX_SNAPSHOT_AGE_MS_DEFAULT = 5n * 24n * 60n * 60n * 1000n;

@@ -40,12 +40,12 @@
  */
 import { FloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
 import { readTask } from '../scan/task-reader.js';
-import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { commitSnapshot } from '../table/snapshot-producer.js';
@@ -54,9 +54,9 @@ import { TableChangeWriter } from '../writer/table-change-writer.js';
 import { Partitioner, type PartitionKey } from '../writer/partitioner.js';
 import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
 import { RollingParquetWriter } from '../parquet/rolling-writer.js';
-import { schemaWithRowLineage } from '../row-lineage.js';
+import { schemaWithRowLineage } from '../spec/row-lineage.js';
 import type { Row } from '../../model/values.js';
-import { compareStrings } from '../value-compare.js';
+import { compareStrings } from '../spec/value-compare.js';
 import { MIN_INPUT_FILES_DEFAULT, partitionOf, planSmallFileGroups, type SmallFileOptions } from './small-file-groups.js';
 import type { FileIO } from '../../io/file-io.js';
 

@@ -33,9 +33,9 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { isFloeError } from '../../util/errors.js';
-import type { ManifestEntry } from '../data-file.js';
-import type { ManifestContent, ManifestFile } from '../manifest-file.js';
-import { currentSnapshot } from '../snapshot-ids.js';
+import type { ManifestEntry } from '../spec/data-file.js';
+import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { commitSnapshot } from '../table/snapshot-producer.js';

@@ -14,7 +14,7 @@
  * writer rolls at the target, so it never makes them).
  */
 import type { FileScanTask } from '../scan/scan-plan.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 
 /** Java `SizeBasedFileRewritePlanner` defaults. */
 const MIN_FILE_SIZE_DEFAULT_RATIO = 0.75;

@@ -9,9 +9,9 @@
  * (rewrite-manifests.ts) keeps down.
  */
 import type { FileIO } from '../../io/file-io.js';
-import { currentSnapshot } from '../snapshot-ids.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 
 export interface TableHealth {
   dataFiles: number;

@@ -7,8 +7,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { stringifyJson } from '../../util/json.js';
-import type { Schema } from '../schema.js';
-import { schemaToJson } from '../schema-json.js';
+import type { Schema } from '../spec/schema.js';
+import { schemaToJson } from '../spec/schema-json.js';
 import { toArrowSchema } from './arrow-schema.js';
 
 /** What a file of a schema needs that depends only on the schema. */

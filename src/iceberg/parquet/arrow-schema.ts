@@ -15,8 +15,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
-import type { Schema } from '../schema.js';
-import { primitiveToString, type IcebergType, type NestedField, type PrimitiveType } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import { primitiveToString, type IcebergType, type NestedField, type PrimitiveType } from '../spec/types.js';
 import { makeCompatibleName } from './compatible-name.js';
 
 /** Arrow field metadata key that arrow-rs maps to and from the Parquet `field_id`. */

@@ -13,8 +13,8 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
 import { formatDecimal, type Value } from '../../model/values.js';
-import { uuidFromBytes } from '../single-value.js';
-import type { IcebergType, NestedField, PrimitiveType } from '../types.js';
+import { uuidFromBytes } from '../spec/single-value.js';
+import type { IcebergType, NestedField, PrimitiveType } from '../spec/types.js';
 import { describeType, FIELD_ID_KEY } from './arrow-schema.js';
 import { makeCompatibleName } from './compatible-name.js';
 

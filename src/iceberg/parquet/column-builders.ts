@@ -12,7 +12,7 @@
  * wrap an out-of-range int or long, and parquet-wasm silently drops a batch that arrow-rs rejects.
  */
 import { FloeError } from '../../util/errors.js';
-import type { IcebergType, NestedField, PrimitiveType } from '../types.js';
+import type { IcebergType, NestedField, PrimitiveType } from '../spec/types.js';
 import type { FieldStats } from './field-stats.js';
 import { SUBSYSTEM, type ColumnBuilder } from './builders/builder-base.js';
 import { BoolBuilder, FloatBuilder, Int32Builder, Int64Builder } from './builders/numeric-builders.js';

@@ -11,9 +11,9 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { Row } from '../../model/values.js';
-import { Schema } from '../schema.js';
-import { Types, isPrimitive, type IcebergType, type NestedField } from '../types.js';
-import { compareStrings } from '../value-compare.js';
+import { Schema } from '../spec/schema.js';
+import { Types, isPrimitive, type IcebergType, type NestedField } from '../spec/types.js';
+import { compareStrings } from '../spec/value-compare.js';
 import { MetricsModes, type MetricsConfig } from './metrics-config.js';
 
 const SUBSYSTEM = 'iceberg.parquet';

@@ -12,8 +12,8 @@
  * As in Java (`ParquetMetrics.MetricsVisitor.list/map`), fields inside lists and maps get no stats at
  * all; the builders simply receive no `FieldStats` for them.
  */
-import { toBinary, unscaledToBytes } from '../single-value.js';
-import type { PrimitiveType } from '../types.js';
+import { toBinary, unscaledToBytes } from '../spec/single-value.js';
+import type { PrimitiveType } from '../spec/types.js';
 import { truncateBinaryMax, truncateBinaryMin, truncateStringMax, truncateStringMin } from './bound-truncation.js';
 import type { MetricsMode } from './metrics-config.js';
 

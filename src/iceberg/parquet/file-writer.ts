@@ -22,8 +22,8 @@
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { Schema } from '../schema.js';
-import type { PrimitiveType } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import type { PrimitiveType } from '../spec/types.js';
 import { CachedSchemaStreamWriter, concatBytes, schemaPartsOf } from './arrow-ipc-schema.js';
 import { createBuilder, type ColumnBuilder } from './column-builders.js';
 import { wasmParquetEncoder, type ParquetEncoder, type ParquetEncoderFactory, type ParquetEncoderOptions } from './encoder.js';

@@ -11,8 +11,8 @@
  * Not done here: Java also promotes sort-order columns to at least truncate(16).
  */
 import { FloeError } from '../../util/errors.js';
-import type { Schema } from '../schema.js';
-import type { IcebergType, NestedField } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 
 export type MetricsMode =
   | { kind: 'none' }

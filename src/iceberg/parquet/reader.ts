@@ -14,9 +14,9 @@ import { FloeError } from '../../util/errors.js';
 import { parseJson } from '../../util/json.js';
 import type { Row, Value } from '../../model/values.js';
 import type { FileIO } from '../../io/file-io.js';
-import { Schema } from '../schema.js';
-import { schemaFromJson } from '../schema-json.js';
-import type { IcebergType, NestedField } from '../types.js';
+import { Schema } from '../spec/schema.js';
+import { schemaFromJson } from '../spec/schema-json.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 import { columnConverter, fieldIdOf, matchField, missingFieldValue, type ColumnConverter, type FieldMatch } from './arrow-values.js';
 import { ICEBERG_SCHEMA_KEY } from './file-writer-options.js';
 

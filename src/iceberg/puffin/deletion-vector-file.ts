@@ -13,7 +13,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { deserializeDeletionVector, serializeDeletionVector } from './deletion-vector.js';
 import { PositionBitmap } from './position-bitmap.js';
 import { readPuffinFooter, writePuffin, type PuffinBlobMetadata } from './puffin.js';

@@ -11,10 +11,10 @@
  *   them), and two DVs for one file are an error.
  */
 import { FloeError } from '../../util/errors.js';
-import type { DataFile, ManifestEntry } from '../data-file.js';
-import { isUnpartitioned, partitionType, type PartitionSpec } from '../partition.js';
-import type { Schema } from '../schema.js';
-import type { IcebergType } from '../types.js';
+import type { DataFile, ManifestEntry } from '../spec/data-file.js';
+import { isUnpartitioned, partitionType, type PartitionSpec } from '../spec/partition.js';
+import type { Schema } from '../spec/schema.js';
+import type { IcebergType } from '../spec/types.js';
 import { tupleKey } from './value-keys.js';
 
 export interface DeleteFileRef {

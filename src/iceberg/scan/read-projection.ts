@@ -7,8 +7,8 @@
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import { equalityDeleteSchema } from '../parquet/delete-schemas.js';
-import type { Schema } from '../schema.js';
-import type { IcebergType, NestedField } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 
 export type ValueAccessor = (row: Row) => Value;
 

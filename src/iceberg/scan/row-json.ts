@@ -9,9 +9,9 @@
  */
 import type { JsonValue } from '../../util/json.js';
 import type { Row, Value } from '../../model/values.js';
-import type { Schema } from '../schema.js';
-import { toJsonSingleValue } from '../single-value.js';
-import type { IcebergType, NestedField } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import { toJsonSingleValue } from '../spec/single-value.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 
 export function valueToJson(type: IcebergType, value: unknown): JsonValue {
   if (value === null || value === undefined) return null;

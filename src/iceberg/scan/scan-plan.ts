@@ -9,10 +9,10 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
-import type { DataFile } from '../data-file.js';
-import type { Schema } from '../schema.js';
-import { snapshotById } from '../snapshot-ids.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { Schema } from '../spec/schema.js';
+import { snapshotById } from '../spec/snapshot-ids.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { DeleteIndex, type DataFileDeletes } from './delete-index.js';
 

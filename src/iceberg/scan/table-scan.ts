@@ -6,8 +6,8 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import type { Row } from '../../model/values.js';
-import type { Schema } from '../schema.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import type { Schema } from '../spec/schema.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import { DeleteLoader } from './delete-loader.js';
 import { planScan, type FileScanTask, type PlanOptions } from './scan-plan.js';
 import { readTask } from './task-reader.js';

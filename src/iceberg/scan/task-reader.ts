@@ -11,16 +11,16 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
-import type { PartitionSpec } from '../partition.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { PartitionSpec } from '../spec/partition.js';
 import { readParquetBatches } from '../parquet/reader.js';
 import type { PositionBitmap } from '../puffin/index.js';
-import type { Schema } from '../schema.js';
-import type { IcebergType, NestedField } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 import type { DeleteLoader } from './delete-loader.js';
 import { ReadProjection } from './read-projection.js';
 import type { FileScanTask } from './scan-plan.js';
-import { ROW_LINEAGE_FIELDS } from '../row-lineage.js';
+import { ROW_LINEAGE_FIELDS } from '../spec/row-lineage.js';
 import { tupleKey } from './value-keys.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;

@@ -5,8 +5,8 @@
  * to NULL, floats by bit pattern with NaNs normalised (partition equality, spec note 3).
  */
 import { toHex, type Value } from '../../model/values.js';
-import { toBinary } from '../single-value.js';
-import type { IcebergType } from '../types.js';
+import { toBinary } from '../spec/single-value.js';
+import type { IcebergType } from '../spec/types.js';
 
 function valueKey(type: IcebergType, v: Value): string {
   if (v === null || v === undefined) return 'n';

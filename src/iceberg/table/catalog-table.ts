@@ -3,7 +3,7 @@
  * metadata location, FileIO) together with the catalog it came from, so that a commit can reload it
  * and swap its metadata pointer. Values are immutable: every commit returns a new `CatalogTable`.
  */
-import type { Catalog, CreateTableRequest, LoadedTable, TableIdentifier } from '../catalog.js';
+import type { Catalog, CreateTableRequest, LoadedTable, TableIdentifier } from '../metadata/catalog.js';
 
 export interface CatalogTable extends LoadedTable {
   readonly catalog: Catalog;

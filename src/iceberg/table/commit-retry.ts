@@ -3,7 +3,7 @@
  * `commit.retry.*` properties — min-wait·2^(n−1) capped at max-wait, plus up to 10 % jitter so that
  * writers that collided do not collide again in lockstep, and no new attempt after the total timeout.
  */
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import {
   COMMIT_MAX_RETRY_WAIT_MS,
   COMMIT_MAX_RETRY_WAIT_MS_DEFAULT,

@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
-import type { ManifestEntry } from '../data-file.js';
-import type { ManifestContent, ManifestFile } from '../manifest-file.js';
-import type { ManifestFormatVersion } from '../manifest-schemas.js';
-import type { PartitionSpec } from '../partition.js';
-import type { Schema } from '../schema.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { ManifestEntry } from '../spec/data-file.js';
+import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
+import type { ManifestFormatVersion } from '../manifest/manifest-schemas.js';
+import type { PartitionSpec } from '../spec/partition.js';
+import type { Schema } from '../spec/schema.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { manifestListPath, manifestPath, readManifestEntries, writeManifestFile } from './manifest-io.js';
 import { metadataDirectory } from './table-properties.js';
 

@@ -7,9 +7,9 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
-import type { DataFile } from '../data-file.js';
-import { ancestorsOf } from '../snapshot-ids.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { DataFile } from '../spec/data-file.js';
+import { ancestorsOf } from '../spec/snapshot-ids.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { readManifestEntries, readSnapshotManifests } from './manifest-io.js';
 import { isDeletionVector } from './snapshot-summary.js';
 

@@ -10,9 +10,9 @@
  * Puffin file; Java `DeleteFileSet`).
  */
 import { FloeError } from '../../util/errors.js';
-import type { DataFile, ManifestEntry } from '../data-file.js';
-import type { ManifestFile } from '../manifest-file.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { DataFile, ManifestEntry } from '../spec/data-file.js';
+import type { ManifestFile } from '../manifest/manifest-file.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CommitWorkspace } from './commit-workspace.js';
 
 export function contentFileKey(file: DataFile): string {

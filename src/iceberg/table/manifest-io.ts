@@ -6,11 +6,11 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError, isFloeError } from '../../util/errors.js';
-import type { ManifestEntry } from '../data-file.js';
-import type { ManifestFile } from '../manifest-file.js';
-import { readManifest, writeManifest, type WriteManifestOptions } from '../manifest.js';
-import { readManifestList } from '../manifest-list.js';
-import type { Snapshot } from '../table-metadata.js';
+import type { ManifestEntry } from '../spec/data-file.js';
+import type { ManifestFile } from '../manifest/manifest-file.js';
+import { readManifest, writeManifest, type WriteManifestOptions } from '../manifest/manifest.js';
+import { readManifestList } from '../manifest/manifest-list.js';
+import type { Snapshot } from '../spec/table-metadata.js';
 
 async function readFile(io: FileIO, path: string, what: string): Promise<Uint8Array> {
   try {

@@ -13,9 +13,9 @@
  * this commit are kept). Data and delete manifests are merged separately. Merged manifests are cached
  * by their input list, so a retry that sees the same inputs reuses the file.
  */
-import type { ManifestEntry } from '../data-file.js';
-import type { ManifestContent, ManifestFile } from '../manifest-file.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { ManifestEntry } from '../spec/data-file.js';
+import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CommitWorkspace } from './commit-workspace.js';
 import {
   booleanProperty,

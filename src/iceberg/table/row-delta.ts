@@ -11,7 +11,7 @@
  * - `appendFiles`: data files only, operation `append` (Java `MergeAppend`: manifests are merged as
  *   for every floe commit — floe commits too often for Java's non-merging FastAppend to be wise).
  */
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { CatalogTable } from './catalog-table.js';
 import { commitSnapshot, type CommitOptions, type CommitResult, type SnapshotOperation } from './snapshot-producer.js';
 

@@ -24,13 +24,13 @@
  */
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import type { DataFile, ManifestEntry } from '../data-file.js';
-import type { ManifestContent, ManifestFile } from '../manifest-file.js';
-import { writeManifestList } from '../manifest-list.js';
-import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
-import { newSnapshotId, snapshotById } from '../snapshot-ids.js';
-import { MAIN_BRANCH } from '../table-metadata-constants.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import type { DataFile, ManifestEntry } from '../spec/data-file.js';
+import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
+import { writeManifestList } from '../manifest/manifest-list.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
+import { newSnapshotId, snapshotById } from '../spec/snapshot-ids.js';
+import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
 import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
 import { CommitWorkspace, manifestFormatVersion, specOf } from './commit-workspace.js';

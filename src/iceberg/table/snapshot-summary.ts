@@ -9,7 +9,7 @@
  * A total is carried only when the parent has it (a table's first snapshot starts every total at 0),
  * and dropped when it would go negative — Java's `updateTotal`.
  */
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { toHex, type Value } from '../../model/values.js';
 
 const ADDED_DATA_FILES = 'added-data-files';

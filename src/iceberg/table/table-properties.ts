@@ -2,7 +2,7 @@
  * Table properties that steer commits (Java `TableProperties`), with Java's defaults. Read from the
  * table's metadata at commit time, so an operator can tune them per table with `set-properties`.
  */
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 
 export const COMMIT_NUM_RETRIES = 'commit.retry.num-retries';
 export const COMMIT_NUM_RETRIES_DEFAULT = 4;

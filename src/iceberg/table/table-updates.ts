@@ -3,11 +3,11 @@
  * `schema-update.ts`, and the unpartitioned spec that global equality deletes need.
  */
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
-import type { MetadataUpdate, TableRequirement } from '../metadata-updates.js';
-import type { PartitionSpec } from '../partition.js';
-import { evolveSchema, type SchemaChange } from '../schema-update.js';
-import { sameSchema } from '../spec-compatibility.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
+import type { PartitionSpec } from '../spec/partition.js';
+import { evolveSchema, type SchemaChange } from '../spec/schema-update.js';
+import { sameSchema } from '../spec/spec-compatibility.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
 import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
 

@@ -27,11 +27,11 @@
  * Without it a quiet table's recorded offset would never advance and a restart would have to read the
  * binlog from far back — possibly from a file the server has purged.
  */
-import type { Catalog, TableIdentifier } from '../catalog.js';
-import { identifierToString } from '../catalog.js';
+import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
+import { identifierToString } from '../metadata/catalog.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
-import type { Snapshot } from '../table-metadata.js';
-import { currentSnapshot, snapshotById } from '../snapshot-ids.js';
+import type { Snapshot } from '../spec/table-metadata.js';
+import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from './row-change.js';
@@ -40,10 +40,10 @@ import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-tar
 import { findExistingDeletes } from './existing-deletes.js';
 import { join } from 'node:path';
 import { failpoint } from '../../util/failpoints.js';
-import type { Schema } from '../schema.js';
+import type { Schema } from '../spec/schema.js';
 import { buildKeyIndex, indexStillMatches, keyReader, type KeyIndex } from './key-index.js';
 import type { KeyId } from './table-key.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import { TableKey } from './table-key.js';

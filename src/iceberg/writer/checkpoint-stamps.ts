@@ -18,9 +18,9 @@
  * the property (and prefers it when it names a later checkpoint than the history shows).
  */
 import { FloeError } from '../../util/errors.js';
-import { ancestorsOf } from '../snapshot-ids.js';
-import { MAIN_BRANCH } from '../table-metadata-constants.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { ancestorsOf } from '../spec/snapshot-ids.js';
+import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 
 export const JOB_ID_KEY = 'floe.job-id';
 export const CHECKPOINT_ID_KEY = 'floe.checkpoint-id';

@@ -10,8 +10,8 @@
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError, isFloeError } from '../../util/errors.js';
-import { ancestorsOf } from '../snapshot-ids.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { ancestorsOf } from '../spec/snapshot-ids.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { DV_TARGET_CONFLICT } from '../table/concurrent-dv-check.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { isDeletionVector } from '../table/snapshot-summary.js';

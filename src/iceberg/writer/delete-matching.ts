@@ -22,12 +22,12 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
-import type { Schema } from '../schema.js';
-import { isPrimitive, type IcebergType } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import { isPrimitive, type IcebergType } from '../spec/types.js';
 import type { RowLocation } from './positional-data-writer.js';
 import { encodeKey } from './row-key.js';
 

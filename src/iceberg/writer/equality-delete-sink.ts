@@ -8,13 +8,13 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
-import { isUnpartitioned, type PartitionSpec } from '../partition.js';
-import type { Schema } from '../schema.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
+import type { Schema } from '../spec/schema.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 
 const BATCH = 1000;
 

@@ -13,11 +13,11 @@
  * checkpoint — but compaction and any writer deleting rows of committed files do.
  */
 import { FloeError } from '../../util/errors.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { DELETE_FILE_PATH_ID, DELETE_FILE_POS_ID, POSITION_DELETE_SCHEMA } from '../parquet/delete-schemas.js';
 import { readParquetRows } from '../parquet/reader.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import { currentSnapshot } from '../snapshot-ids.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
 import { readManifestEntries, readSnapshotManifests, type CatalogTable } from '../table/index.js';
 import { readExistingDeletionVector, type ExistingDeletes } from './position-delete-writers.js';
 

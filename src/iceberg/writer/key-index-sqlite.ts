@@ -28,13 +28,13 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorMessage, FloeError } from '../../util/errors.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
 import { planScan } from '../scan/scan-plan.js';
-import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
+import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import { DELETED_DATA_FILES } from '../table/snapshot-summary.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
 import type { KeyId, TableKey } from './table-key.js';
 

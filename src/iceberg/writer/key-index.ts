@@ -17,14 +17,14 @@
  * index lives on local disk instead (key-index-sqlite.ts), persisted across restarts.
  */
 import type { Row } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
 import { readTaskPositions } from '../scan/task-reader.js';
-import { Schema } from '../schema.js';
-import { ancestorsOf, currentSnapshot } from '../snapshot-ids.js';
-import type { Snapshot, TableMetadata } from '../table-metadata.js';
+import { Schema } from '../spec/schema.js';
+import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
+import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
 
 const TWO_32 = 4294967296;

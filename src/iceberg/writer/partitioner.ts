@@ -7,11 +7,11 @@
  */
 import { FloeError } from '../../util/errors.js';
 import { formatDate, formatTime, formatTimestamp, formatTimestampNs, type Row, type Value } from '../../model/values.js';
-import type { PartitionSpec, Transform } from '../partition.js';
-import { transformResultType } from '../partition.js';
-import type { Schema } from '../schema.js';
-import { transformFunction } from '../transforms.js';
-import { isPrimitive, type PrimitiveType } from '../types.js';
+import type { PartitionSpec, Transform } from '../spec/partition.js';
+import { transformResultType } from '../spec/partition.js';
+import type { Schema } from '../spec/schema.js';
+import { transformFunction } from '../spec/transforms.js';
+import { isPrimitive, type PrimitiveType } from '../spec/types.js';
 import { encodeKey } from './row-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';

@@ -18,7 +18,7 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { POSITION_DELETE_KEY_VALUE, POSITION_DELETE_SCHEMA, positionDeleteMetricsConfig, positionDeleteRows, type PositionDelete } from '../parquet/delete-schemas.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';

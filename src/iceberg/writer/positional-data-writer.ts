@@ -12,12 +12,12 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import { ParquetFileWriter } from '../parquet/file-writer.js';
 import { type ParquetFileResult, type ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { Schema } from '../schema.js';
+import type { Schema } from '../spec/schema.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

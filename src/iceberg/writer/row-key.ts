@@ -18,7 +18,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import { parseDecimal, toHex, type Value } from '../../model/values.js';
-import type { IcebergType } from '../types.js';
+import type { IcebergType } from '../spec/types.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

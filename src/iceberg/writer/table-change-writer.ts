@@ -48,12 +48,12 @@
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { DataFile } from '../data-file.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
-import { isUnpartitioned, type PartitionSpec } from '../partition.js';
-import type { Schema } from '../schema.js';
-import type { TableMetadata } from '../table-metadata.js';
+import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
+import type { Schema } from '../spec/schema.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 import { Partitioner, type PartitionKey } from './partitioner.js';
 import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';

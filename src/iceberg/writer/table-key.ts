@@ -11,8 +11,8 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
-import type { Schema } from '../schema.js';
-import { isPrimitive, type IcebergType } from '../types.js';
+import type { Schema } from '../spec/schema.js';
+import { isPrimitive, type IcebergType } from '../spec/types.js';
 import { encodeKey } from './row-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';

@@ -6,7 +6,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
-import type { TableMetadata } from '../table-metadata.js';
+import type { TableMetadata } from '../spec/table-metadata.js';
 
 const DATA_PATH_PROPERTY = 'write.data.path';
 export const TARGET_FILE_SIZE_PROPERTY = 'write.target-file-size-bytes';

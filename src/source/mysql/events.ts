@@ -36,8 +36,8 @@
  *    found such constraints among the captured tables (`MySqlSource.cascades`).
  */
 import type { Row, Value } from '../../model/values.js';
-import type { BinlogOffset, EventPosition } from './offset.js';
-import { tableKey, type TableId } from './table-schema.js';
+import type { BinlogOffset, EventPosition } from './offset/offset.js';
+import { tableKey, type TableId } from './schema/table-schema.js';
 
 /** A captured table, by database (schema) and name (the discovery's `TableId`). */
 export type TableRef = TableId;

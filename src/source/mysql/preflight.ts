@@ -27,8 +27,8 @@ import { connectMysql, quoteString } from './client.js';
 import type { ServerDialect } from './dialect.js';
 import { detectDialect, versionAtLeast } from './dialect.js';
 import { canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSet } from './grants.js';
-import type { TableId } from './table-schema.js';
-import { tableKey } from './table-schema.js';
+import type { TableId } from './schema/table-schema.js';
+import { tableKey } from './schema/table-schema.js';
 
 type CheckSeverity = 'error' | 'warning' | 'info';
 

@@ -13,23 +13,23 @@
  * (at-least-once across a crash; upserts absorb them).
  */
 import { FloeError } from '../../util/errors.js';
-import { chunkId, chunkKeyColumns, parseChunk, serializeChunk, type Chunk } from './chunk.js';
+import { chunkId, chunkKeyColumns, parseChunk, serializeChunk, type Chunk } from './snapshot/chunk.js';
 import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from './client.js';
 import { detectDialect, type ServerDialect } from './dialect.js';
-import { discoverTables, type TableFilterConfig } from './discovery.js';
+import { discoverTables, type TableFilterConfig } from './schema/discovery.js';
 import type { SourceEvent, TableRef } from './events.js';
-import { HandoverFilter, type HandoverTable } from './handover.js';
-import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './key-compare.js';
-import { compareOffsets, isAfter, minOffset, parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset.js';
-import { readSnapshot, type SnapshotTable } from './snapshot-reader.js';
-import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './table-schema.js';
-import { mapTable, type MappedTable, type TypeMappingOptions } from './type-mapping.js';
-import { BinlogReader, type StartPosition } from './binlog-reader.js';
-import { splitTable } from './chunk-splitter.js';
-import { MappedTablesDecoding } from './binlog-decoding.js';
-import { readServerIdentity, readWatermark } from './watermark.js';
-import { CascadeExpander } from './cascade.js';
-import { discoverForeignKeys, planCascades, type CascadePlan } from './foreign-keys.js';
+import { HandoverFilter, type HandoverTable } from './snapshot/handover.js';
+import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './snapshot/key-compare.js';
+import { compareOffsets, isAfter, minOffset, parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset/offset.js';
+import { readSnapshot, type SnapshotTable } from './snapshot/snapshot-reader.js';
+import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './schema/table-schema.js';
+import { mapTable, type MappedTable, type TypeMappingOptions } from './schema/type-mapping.js';
+import { BinlogReader, type StartPosition } from './binlog/binlog-reader.js';
+import { splitTable } from './snapshot/chunk-splitter.js';
+import { MappedTablesDecoding } from './binlog/binlog-decoding.js';
+import { readServerIdentity, readWatermark } from './snapshot/watermark.js';
+import { CascadeExpander } from './binlog/cascade.js';
+import { discoverForeignKeys, planCascades, type CascadePlan } from './schema/foreign-keys.js';
 
 /** Splits a table into its chunk plan (the source's chunk splitter). */
 type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;

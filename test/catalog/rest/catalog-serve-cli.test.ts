@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalog, openCatalog, s3ConfigOf, warehouseOf } from '../../../src/catalog/factory.js';
-import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { RestCatalog } from '../../../src/catalog/rest/rest-catalog.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { parseConfig } from '../../../src/config/load.js';

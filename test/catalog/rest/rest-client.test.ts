@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { RestCatalog } from '../../../src/catalog/rest/rest-catalog.js';
 import { ClientCredentials } from '../../../src/catalog/rest/oauth2.js';
 import { RestCatalogServer } from '../../../src/catalog/server/rest-server.js';

@@ -9,13 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { RestCatalogServer } from '../../../src/catalog/server/rest-server.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { decodeNamespace, encodeNamespace } from '../../../src/catalog/rest/rest-paths.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
-import { metadataUpdateToJson, tableRequirementToJson } from '../../../src/iceberg/metadata-updates-json.js';
+import { metadataUpdateToJson, tableRequirementToJson } from '../../../src/iceberg/metadata/metadata-updates-json.js';
 
 const TOKEN = 'trino-and-pyiceberg';
 

@@ -2,15 +2,15 @@
  * "floe has caught up": every table's committed offset (its `floe.source-offset`, read from the table
  * itself) has reached a binlog position taken after the last change the test made.
  */
-import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
-import { identifierToString } from '../../../src/iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
+import { identifierToString } from '../../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { lastCommitted } from '../../../src/iceberg/writer/index.js';
 import { decodeTableProgress } from '../../../src/pipeline/state.js';
 import { connectMysql, type MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { compareOffsets, formatOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
-import { readWatermark } from '../../../src/source/mysql/watermark.js';
+import { compareOffsets, formatOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
+import { readWatermark } from '../../../src/source/mysql/snapshot/watermark.js';
 
 export async function serverPosition(connection: MysqlConnectionConfig): Promise<BinlogOffset> {
   const client = await connectMysql(connection);

@@ -8,16 +8,16 @@
  * reader (deletes applied). Rows compare as a multiset (keyless tables may repeat rows).
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { toHex, type Row, type Value } from '../../../src/model/values.js';
 import { connectMysql, type MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
-import { chunkSql } from '../../../src/source/mysql/chunk.js';
+import { chunkSql } from '../../../src/source/mysql/snapshot/chunk.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot-values.js';
-import { captureTableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type TypeMappingOptions } from '../../../src/source/mysql/type-mapping.js';
+import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot/snapshot-values.js';
+import { captureTableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type TypeMappingOptions } from '../../../src/source/mysql/schema/type-mapping.js';
 
 /** A value as text that differs whenever the values differ (type tags keep 1, 1n and "1" apart). */
 export function canonicalValue(v: Value): string {

@@ -5,17 +5,17 @@
  * object the committed metadata reaches present, complete and readable.
  */
 import type mysql from 'mysql2/promise';
-import type { Catalog, TableIdentifier } from '../../../src/iceberg/catalog.js';
+import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { parseConfig } from '../../../src/config/load.js';
 import type { FileIO } from '../../../src/io/file-io.js';
 import type { S3Config } from '../../../src/io/s3-file-io.js';
-import { readManifest } from '../../../src/iceberg/manifest.js';
-import { readManifestList } from '../../../src/iceberg/manifest-list.js';
+import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
+import { readManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
 import { readFooter } from '../../../src/iceberg/parquet/footer.js';
 import { readPuffinFooter } from '../../../src/iceberg/puffin/puffin.js';
-import { parseTableMetadata } from '../../../src/iceberg/table-metadata-json.js';
-import { silentLogger } from '../../../src/pipeline/logger.js';
-import { FanOutNotifier, RecordingSink } from '../../../src/pipeline/notifications.js';
+import { parseTableMetadata } from '../../../src/iceberg/spec/table-metadata-json.js';
+import { silentLogger } from '../../../src/pipeline/observe/logger.js';
+import { FanOutNotifier, RecordingSink } from '../../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
 import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from './catch-up.js';

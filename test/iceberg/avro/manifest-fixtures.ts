@@ -1,11 +1,11 @@
 /** Shared fixtures of the manifest tests: a partitioned table, its data files, and schema checks. */
 import { expect } from 'vitest';
-import type { DataFile, ManifestEntry } from '../../../src/iceberg/data-file.js';
-import { writeManifest, type WriteManifestOptions } from '../../../src/iceberg/manifest.js';
-import type { PartitionSpec } from '../../../src/iceberg/partition.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { applyTransform } from '../../../src/iceberg/transforms.js';
-import { Types } from '../../../src/iceberg/types.js';
+import type { DataFile, ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
+import { writeManifest, type WriteManifestOptions } from '../../../src/iceberg/manifest/manifest.js';
+import type { PartitionSpec } from '../../../src/iceberg/spec/partition.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { applyTransform } from '../../../src/iceberg/spec/transforms.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { parseDate, type Value } from '../../../src/model/values.js';
 
 export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { schemaToJson as avroSchemaToJson } from '../../../src/iceberg/avro/schema.js';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { readManifestList, writeManifestList } from '../../../src/iceberg/manifest-list.js';
-import type { ManifestFile } from '../../../src/iceberg/manifest-file.js';
-import { manifestListAvroSchema } from '../../../src/iceberg/manifest-schemas.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
+import { readManifestList, writeManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
+import type { ManifestFile } from '../../../src/iceberg/manifest/manifest-file.js';
+import { manifestListAvroSchema } from '../../../src/iceberg/manifest/manifest-schemas.js';
 import { decodeWithAvsc, plain } from './avsc-decode.js';
 import { SNAPSHOT, checkIcebergAvroSchema, dataEntries, dataFile, fieldOf, partitionOf, rowA, unwrap, utf8, write } from './manifest-fixtures.js';
 

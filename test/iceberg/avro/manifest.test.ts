@@ -6,14 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { schemaToJson as avroSchemaToJson } from '../../../src/iceberg/avro/schema.js';
-import type { DataFile, ManifestEntry } from '../../../src/iceberg/data-file.js';
-import { manifestEntryAvroSchema } from '../../../src/iceberg/manifest-schemas.js';
-import { readManifest, writeManifest } from '../../../src/iceberg/manifest.js';
-import type { ManifestFile } from '../../../src/iceberg/manifest-file.js';
-import type { PartitionSpec } from '../../../src/iceberg/partition.js';
+import type { DataFile, ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
+import { manifestEntryAvroSchema } from '../../../src/iceberg/manifest/manifest-schemas.js';
+import { readManifest, writeManifest } from '../../../src/iceberg/manifest/manifest.js';
+import type { ManifestFile } from '../../../src/iceberg/manifest/manifest-file.js';
+import type { PartitionSpec } from '../../../src/iceberg/spec/partition.js';
 import { deletionVectorFile, writeDeletionVectorPuffin } from '../../../src/iceberg/puffin/index.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Value } from '../../../src/model/values.js';
 import { decodeWithAvsc, plain } from './avsc-decode.js';
 import {

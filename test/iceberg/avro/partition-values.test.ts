@@ -1,10 +1,10 @@
 /** Partition tuples of every primitive type: Appendix A Avro types (checked with avsc) and exact round trips. */
 import { describe, expect, it } from 'vitest';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { readManifest, writeManifest } from '../../../src/iceberg/manifest.js';
-import type { PartitionSpec } from '../../../src/iceberg/partition.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
+import { readManifest, writeManifest } from '../../../src/iceberg/manifest/manifest.js';
+import type { PartitionSpec } from '../../../src/iceberg/spec/partition.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Value } from '../../../src/model/values.js';
 import { decodeWithAvsc, plain } from './avsc-decode.js';
 import { decimalRequiredBytes } from '../../../src/iceberg/avro/iceberg-schema.js';

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';

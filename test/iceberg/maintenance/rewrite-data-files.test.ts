@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
@@ -23,10 +23,10 @@ import { BY_GROUP, newTable, parquetRows, readLocal, tempWarehouse, type Warehou
 import { parquetMetadata } from 'hyparquet';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { compactionDue, maintainTable } from '../../../src/pipeline/maintenance.js';
-import { silentLogger } from '../../../src/pipeline/logger.js';
+import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 
 let w: Warehouse;
 beforeAll(async () => {

@@ -11,8 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
 import { tableHealth } from '../../../src/iceberg/maintenance/table-health.js';
-import type { ManifestEntry } from '../../../src/iceberg/data-file.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import type { ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { contentFileKey } from '../../../src/iceberg/table/manifest-filter.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewriteDataFiles } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { planSmallFileGroups } from '../../../src/iceberg/maintenance/small-file-groups.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
@@ -25,7 +25,7 @@ import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/sup
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { maintainTable } from '../../../src/pipeline/maintenance.js';
-import { silentLogger } from '../../../src/pipeline/logger.js';
+import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 
 let w: Warehouse;
 beforeAll(async () => {

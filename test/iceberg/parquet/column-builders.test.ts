@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDecimal, parseDecimal } from '../../../src/model/values.js';
-import { Types } from '../../../src/iceberg/types.js';
-import { unscaledToBytes } from '../../../src/iceberg/single-value.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
+import { unscaledToBytes } from '../../../src/iceberg/spec/single-value.js';
 import { createBuilder } from '../../../src/iceberg/parquet/column-builders.js';
 import { FieldStats } from '../../../src/iceberg/parquet/field-stats.js';
 import { MetricsModes } from '../../../src/iceberg/parquet/metrics-config.js';
-import { compareStrings } from '../../../src/iceberg/value-compare.js';
+import { compareStrings } from '../../../src/iceberg/spec/value-compare.js';
 
 function decimalWords(unscaled: bigint): number[] {
   let x = BigInt.asUintN(128, unscaled);

@@ -1,9 +1,9 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { schemaToJson } from '../../../src/iceberg/schema-json.js';
-import { toBinary } from '../../../src/iceberg/single-value.js';
-import { Types, type IcebergType, type NestedField } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { schemaToJson } from '../../../src/iceberg/spec/schema-json.js';
+import { toBinary } from '../../../src/iceberg/spec/single-value.js';
+import { Types, type IcebergType, type NestedField } from '../../../src/iceberg/spec/types.js';
 import { stringifyJson } from '../../../src/util/json.js';
 import type { Row } from '../../../src/model/values.js';
 import { ParquetFileWriter, writeParquetFile } from '../../../src/iceberg/parquet/file-writer.js';

@@ -7,8 +7,8 @@
 import { parquetMetadata, parquetReadObjects, type FileMetaData, type SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { formatDecimal, type Value } from '../../../src/model/values.js';
-import { uuidFromBytes } from '../../../src/iceberg/single-value.js';
-import type { IcebergType, NestedField } from '../../../src/iceberg/types.js';
+import { uuidFromBytes } from '../../../src/iceberg/spec/single-value.js';
+import type { IcebergType, NestedField } from '../../../src/iceberg/spec/types.js';
 
 export function footerOf(bytes: Uint8Array): FileMetaData {
   return parquetMetadata(bytes);

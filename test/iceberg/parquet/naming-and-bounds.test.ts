@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
-import { compareBytes, compareStrings } from '../../../src/iceberg/value-compare.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
+import { compareBytes, compareStrings } from '../../../src/iceberg/spec/value-compare.js';
 import { makeCompatibleName } from '../../../src/iceberg/parquet/compatible-name.js';
 import { toArrowSchema, FIELD_ID_KEY } from '../../../src/iceberg/parquet/arrow-schema.js';
 import { truncateBinaryMax, truncateBinaryMin, truncateStringMax, truncateStringMin } from '../../../src/iceberg/parquet/bound-truncation.js';

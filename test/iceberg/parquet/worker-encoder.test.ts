@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Row } from '../../../src/model/values.js';
 import { ParquetFileWriter, writeParquetFile } from '../../../src/iceberg/parquet/file-writer.js';
 import { readParquetRows } from '../../../src/iceberg/parquet/reader.js';

@@ -6,13 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCurrentMetadataFile, readTableMetadataFile } from '../../../src/catalog/filesystem-versions.js';
+import { findCurrentMetadataFile, readTableMetadataFile } from '../../../src/catalog/filesystem/filesystem-versions.js';
 import { LocalFileIO } from '../../../src/io/local-file-io.js';
 import { readTableRows, rowToJson } from '../../../src/iceberg/scan/index.js';
-import type { TableMetadata } from '../../../src/iceberg/table-metadata.js';
+import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import { actualMultiset, expectedMultiset, expectedTables, GOLDEN, MISSING_MANIFEST_LISTS } from './golden-expected.js';
-import type { Schema } from '../../../src/iceberg/schema.js';
+import type { Schema } from '../../../src/iceberg/spec/schema.js';
 import type { Row } from '../../../src/model/values.js';
 
 const io = new LocalFileIO({ baseDir: GOLDEN });

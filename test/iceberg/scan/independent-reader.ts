@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import type { Value } from '../../../src/model/values.js';
-import { schemaFromJson } from '../../../src/iceberg/schema-json.js';
-import type { NestedField } from '../../../src/iceberg/types.js';
+import { schemaFromJson } from '../../../src/iceberg/spec/schema-json.js';
+import type { NestedField } from '../../../src/iceberg/spec/types.js';
 import { decodeWithAvsc, plain } from '../avro/avsc-decode.js';
 import { footerOf, readWithHyparquet } from '../parquet/hyparquet-raw.js';
 

@@ -4,13 +4,13 @@
  * helpers that write rows grouped by partition (remembering where each row went, for position
  * deletes) and that render rows for comparison.
  */
-import type { DataFile } from '../../../src/iceberg/data-file.js';
-import type { PartitionField } from '../../../src/iceberg/partition.js';
-import { Schema } from '../../../src/iceberg/schema.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
+import type { PartitionField } from '../../../src/iceberg/spec/partition.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { rowToJson } from '../../../src/iceberg/scan/index.js';
 import type { CatalogTable } from '../../../src/iceberg/table/index.js';
-import { applyTransform } from '../../../src/iceberg/transforms.js';
-import { Types, type NestedField } from '../../../src/iceberg/types.js';
+import { applyTransform } from '../../../src/iceberg/spec/transforms.js';
+import { Types, type NestedField } from '../../../src/iceberg/spec/types.js';
 import { formatDecimal, type Row, type Value } from '../../../src/model/values.js';
 import { stringifyJson } from '../../../src/util/json.js';
 import { writeDataFile } from '../table/table-fixtures.js';

@@ -6,10 +6,10 @@
  * written from scratch) and, on v2 tables, by icebird@0.3.1 — all equal to the model of the operations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
+import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
-import type { Schema } from '../../../src/iceberg/schema.js';
+import type { Schema } from '../../../src/iceberg/spec/schema.js';
 import { commitRowDelta, createTable, ensureUnpartitionedSpec, type CatalogTable, type CommitResult } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
 import { tempCatalog, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from '../table/table-fixtures.js';

@@ -6,13 +6,13 @@ import {
   currentSnapshot,
   newSnapshotId,
   newTableMetadata,
-} from '../../../src/iceberg/metadata-builder.js';
-import type { MetadataUpdate } from '../../../src/iceberg/metadata-updates.js';
-import { parsePartitionSpec } from '../../../src/iceberg/partition-spec-text.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { parseTableMetadata, writeTableMetadata } from '../../../src/iceberg/table-metadata-json.js';
-import type { Snapshot, TableMetadata } from '../../../src/iceberg/table-metadata.js';
-import { Types } from '../../../src/iceberg/types.js';
+} from '../../../src/iceberg/metadata/metadata-builder.js';
+import type { MetadataUpdate } from '../../../src/iceberg/metadata/metadata-updates.js';
+import { parsePartitionSpec } from '../../../src/iceberg/spec/partition-spec-text.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { parseTableMetadata, writeTableMetadata } from '../../../src/iceberg/spec/table-metadata-json.js';
+import type { Snapshot, TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { isFloeError } from '../../../src/util/errors.js';
 
 const schema = new Schema(

@@ -6,10 +6,10 @@ import {
   metadataUpdateToJson,
   tableRequirementFromJson,
   tableRequirementToJson,
-} from '../../../src/iceberg/metadata-updates-json.js';
-import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata-updates.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+} from '../../../src/iceberg/metadata/metadata-updates-json.js';
+import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata/metadata-updates.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 
 describe('REST commit JSON (rest-catalog-open-api.yaml)', () => {

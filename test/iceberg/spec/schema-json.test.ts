@@ -9,9 +9,9 @@ import {
   sortOrderFromJson,
   sortOrderToJson,
   validateSchemaForFormatVersion,
-} from '../../../src/iceberg/schema-json.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+} from '../../../src/iceberg/spec/schema-json.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 

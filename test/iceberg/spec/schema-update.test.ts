@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyUpdates, checkRequirements, newTableMetadata } from '../../../src/iceberg/metadata-builder.js';
-import { parsePartitionSpec } from '../../../src/iceberg/partition-spec-text.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { evolveSchema, type SchemaChange } from '../../../src/iceberg/schema-update.js';
-import { parseTableMetadata, writeTableMetadata } from '../../../src/iceberg/table-metadata-json.js';
-import type { TableMetadata } from '../../../src/iceberg/table-metadata.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { applyUpdates, checkRequirements, newTableMetadata } from '../../../src/iceberg/metadata/metadata-builder.js';
+import { parsePartitionSpec } from '../../../src/iceberg/spec/partition-spec-text.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { evolveSchema, type SchemaChange } from '../../../src/iceberg/spec/schema-update.js';
+import { parseTableMetadata, writeTableMetadata } from '../../../src/iceberg/spec/table-metadata-json.js';
+import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 
 const schema = new Schema(
   0,

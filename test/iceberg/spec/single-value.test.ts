@@ -9,8 +9,8 @@ import {
   unscaledFromBytes,
   unscaledToBytes,
   uuidToBytes,
-} from '../../../src/iceberg/single-value.js';
-import { parsePrimitive, Types, type PrimitiveType } from '../../../src/iceberg/types.js';
+} from '../../../src/iceberg/spec/single-value.js';
+import { parsePrimitive, Types, type PrimitiveType } from '../../../src/iceberg/spec/types.js';
 import { fromHex, toHex, type Value } from '../../../src/model/values.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 

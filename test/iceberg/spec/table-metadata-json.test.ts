@@ -7,7 +7,7 @@ import {
   tableMetadataFromJson,
   tableMetadataToJson,
   writeTableMetadata,
-} from '../../../src/iceberg/table-metadata-json.js';
+} from '../../../src/iceberg/spec/table-metadata-json.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 

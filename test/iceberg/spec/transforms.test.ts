@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { murmur3Hash32 } from '../../../src/iceberg/murmur3.js';
-import { applyTransform, bucketHash, bucketValue, canTransform } from '../../../src/iceberg/transforms.js';
-import { parsePartitionSpec } from '../../../src/iceberg/partition-spec-text.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { fromJsonSingleValue } from '../../../src/iceberg/single-value.js';
-import { parsePrimitive, Types, type PrimitiveType } from '../../../src/iceberg/types.js';
+import { murmur3Hash32 } from '../../../src/iceberg/spec/murmur3.js';
+import { applyTransform, bucketHash, bucketValue, canTransform } from '../../../src/iceberg/spec/transforms.js';
+import { parsePartitionSpec } from '../../../src/iceberg/spec/partition-spec-text.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { fromJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
+import { parsePrimitive, Types, type PrimitiveType } from '../../../src/iceberg/spec/types.js';
 import { parseDate, parseTimestamp } from '../../../src/model/values.js';
 
 describe('bucket hash: spec Appendix B test vectors', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import { readManifest } from '../../../src/iceberg/manifest.js';
-import { readManifestList } from '../../../src/iceberg/manifest-list.js';
-import { Schema } from '../../../src/iceberg/schema.js';
+import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
+import { readManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
 import {
   appendFiles,
   commitRowDelta,
@@ -12,7 +12,7 @@ import {
   readSnapshotManifests,
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import { tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from './table-fixtures.js';
 

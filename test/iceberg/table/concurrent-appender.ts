@@ -7,8 +7,8 @@
  * prints the error and exits 1.
  */
 import { pathToFileURL } from 'node:url';
-import { FileSystemCatalog, type FileSystemCatalogOptions } from '../../../src/catalog/filesystem-catalog.js';
-import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
+import { FileSystemCatalog, type FileSystemCatalogOptions } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { appendFiles, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { writeDataFile } from './table-fixtures.js';
 

@@ -6,11 +6,11 @@
  * later still applies, and time travel reads a snapshot with the schema it was written with.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
+import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { readTableRows, rowToJson } from '../../../src/iceberg/scan/index.js';
-import { Schema } from '../../../src/iceberg/schema.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { appendFiles, commitRowDelta, createTable, evolveTableSchema, type CommitResult, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Row } from '../../../src/model/values.js';
 import { stringifyJson } from '../../../src/util/json.js';
 import { tempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';

@@ -6,10 +6,10 @@
  * model before and after each merge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import { readManifest } from '../../../src/iceberg/manifest.js';
+import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
-import { Schema } from '../../../src/iceberg/schema.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
 import {
   commitRowDelta,
   createTable,
@@ -19,8 +19,8 @@ import {
   type CatalogTable,
   type CommitResult,
 } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/types.js';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { tempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
 
 const schema = new Schema(

@@ -6,13 +6,13 @@
  * stay the same across attempts, and no file a committed snapshot refers to may ever be deleted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg/catalog.js';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata-updates.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
+import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata/metadata-updates.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { ancestorsOf } from '../../../src/iceberg/snapshot-ids.js';
-import type { Snapshot } from '../../../src/iceberg/table-metadata.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { ancestorsOf } from '../../../src/iceberg/spec/snapshot-ids.js';
+import type { Snapshot } from '../../../src/iceberg/spec/table-metadata.js';
 import {
   appendFiles,
   catalogTable,
@@ -23,7 +23,7 @@ import {
   readSnapshotManifests,
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { FloeError } from '../../../src/util/errors.js';
 import { tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
 

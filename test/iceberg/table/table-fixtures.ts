@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FileSystemCatalog } from '../../../src/catalog/filesystem-catalog.js';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { partitionType } from '../../../src/iceberg/partition.js';
+import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
+import { partitionType } from '../../../src/iceberg/spec/partition.js';
 import {
   equalityDeleteKeyValue,
   equalityDeleteSchema,
@@ -20,8 +20,8 @@ import {
 } from '../../../src/iceberg/parquet/delete-schemas.js';
 import { defaultLocationProvider, RollingParquetWriter } from '../../../src/iceberg/parquet/rolling-writer.js';
 import { deletionVectorFile, writeDeletionVectorPuffin } from '../../../src/iceberg/puffin/index.js';
-import type { Schema } from '../../../src/iceberg/schema.js';
-import { toJsonSingleValue } from '../../../src/iceberg/single-value.js';
+import type { Schema } from '../../../src/iceberg/spec/schema.js';
+import { toJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
 import type { CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
 

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { expect } from 'vitest';
-import type { ManifestEntry } from '../../../src/iceberg/data-file.js';
+import type { ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { toHex, type Row } from '../../../src/model/values.js';

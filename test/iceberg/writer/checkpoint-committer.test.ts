@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TableIdentifier } from '../../../src/iceberg/catalog.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
+import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { CheckpointCommitter, insert, lastCommitted, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';

@@ -19,8 +19,8 @@ vi.mock('../../../src/iceberg/writer/key-index.js', async (importOriginal) => {
 });
 
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
-import { currentSnapshot } from '../../../src/iceberg/snapshot-ids.js';
-import type { TableMetadata } from '../../../src/iceberg/table-metadata.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
+import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { indexStillMatches } from '../../../src/iceberg/writer/key-index.js';
 import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';

@@ -1,7 +1,7 @@
 /** Canonical keys: equal exactly when the key values are equal as Iceberg values. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Types } from '../../../src/iceberg/types.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { encodeKey } from '../../../src/iceberg/writer/index.js';
 
 describe('canonical row keys', () => {

@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { PositionBitmap } from '../../../src/iceberg/puffin/position-bitmap.js';
 import { TableChangeWriter, insert, remove, removeKey, update, writeDeletionVectors, type PreparedChanges } from '../../../src/iceberg/writer/index.js';
 import { wasmParquetEncoder, type ParquetEncoderFactory } from '../../../src/iceberg/parquet/encoder.js';

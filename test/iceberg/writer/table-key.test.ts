@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types, type IcebergType } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types, type IcebergType } from '../../../src/iceberg/spec/types.js';
 import { TableKey } from '../../../src/iceberg/writer/table-key.js';
 
 function keyOf(type: IcebergType): TableKey {

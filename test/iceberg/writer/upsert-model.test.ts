@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PositionBitmap } from '../../../src/iceberg/puffin/position-bitmap.js';
 import { readTableRows, scanTable } from '../../../src/iceberg/scan/index.js';
-import { Schema } from '../../../src/iceberg/schema.js';
-import { Types } from '../../../src/iceberg/types.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { CheckpointCommitter, TableChangeWriter, findExistingDeletes, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, rowText, type Model } from './change-stream.js';

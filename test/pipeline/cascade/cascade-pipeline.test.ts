@@ -9,8 +9,8 @@
  * start (warning) — the divergence floe documents.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/pipeline/logger.js';
-import { silentLogger } from '../../../src/pipeline/logger.js';
+import type { Logger } from '../../../src/pipeline/observe/logger.js';
+import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 import { openHarness, type Harness } from '../schema-change/pipeline-harness.js';
 
 process.env.TZ ??= 'Asia/Seoul';

@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
-import { CascadeExpander } from '../../../src/source/mysql/cascade.js';
+import { CascadeExpander } from '../../../src/source/mysql/binlog/cascade.js';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
 import type { TransactionEvent } from '../../../src/source/mysql/events.js';
-import { discoverForeignKeys, planCascades } from '../../../src/source/mysql/foreign-keys.js';
-import { captureTableSchemas, tableKey } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mapping.js';
+import { discoverForeignKeys, planCascades } from '../../../src/source/mysql/schema/foreign-keys.js';
+import { captureTableSchemas, tableKey } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
 

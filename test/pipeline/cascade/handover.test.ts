@@ -4,15 +4,15 @@
  * tables without chunks pass everything. Row changes are still judged by their own key's chunk.
  */
 import { describe, expect, it } from 'vitest';
-import type { Chunk } from '../../../src/source/mysql/chunk.js';
-import { columnFromDefinition } from '../../../src/source/mysql/ddl-columns.js';
-import { parseDdl } from '../../../src/source/mysql/ddl-parser.js';
-import type { CreateTableStatement } from '../../../src/source/mysql/ddl-statements.js';
+import type { Chunk } from '../../../src/source/mysql/snapshot/chunk.js';
+import { columnFromDefinition } from '../../../src/source/mysql/ddl/ddl-columns.js';
+import { parseDdl } from '../../../src/source/mysql/ddl/ddl-parser.js';
+import type { CreateTableStatement } from '../../../src/source/mysql/ddl/ddl-statements.js';
 import type { CascadeDeleteChange, TransactionEvent } from '../../../src/source/mysql/events.js';
-import { HandoverFilter } from '../../../src/source/mysql/handover.js';
-import { createKeyComparator } from '../../../src/source/mysql/key-compare.js';
-import type { BinlogOffset, EventPosition } from '../../../src/source/mysql/offset.js';
-import { mapTable } from '../../../src/source/mysql/type-mapping.js';
+import { HandoverFilter } from '../../../src/source/mysql/snapshot/handover.js';
+import { createKeyComparator } from '../../../src/source/mysql/snapshot/key-compare.js';
+import type { BinlogOffset, EventPosition } from '../../../src/source/mysql/offset/offset.js';
+import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 
 const s = parseDdl('CREATE TABLE child (id INT PRIMARY KEY, pid INT)', 'db') as CreateTableStatement;
 const child = mapTable({ id: s.table, columns: s.columns.map((c, i) => columnFromDefinition(c, i + 1, 'mariadb', 't')), primaryKey: ['id'], indexes: [], comment: '', engine: null });

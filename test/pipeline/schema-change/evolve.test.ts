@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { typeToString } from '../../../src/iceberg/types.js';
+import { typeToString } from '../../../src/iceberg/spec/types.js';
 import { openHarness, type Harness } from './pipeline-harness.js';
 
 process.env.TZ ??= 'Asia/Seoul';

@@ -5,17 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/load.js';
-import { newTableMetadata } from '../../../src/iceberg/new-table-metadata.js';
-import { evolveSchema } from '../../../src/iceberg/schema-update.js';
-import type { TableMetadata } from '../../../src/iceberg/table-metadata.js';
-import { typeToString } from '../../../src/iceberg/types.js';
-import { applyDdl, type TableEffect } from '../../../src/source/mysql/ddl-apply.js';
-import { columnFromDefinition } from '../../../src/source/mysql/ddl-columns.js';
-import { parseDdl } from '../../../src/source/mysql/ddl-parser.js';
-import type { CreateTableStatement } from '../../../src/source/mysql/ddl-statements.js';
-import type { TableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable } from '../../../src/source/mysql/type-mapping.js';
-import { planIcebergSchemaChange } from '../../../src/pipeline/schema-change-plan.js';
+import { newTableMetadata } from '../../../src/iceberg/metadata/new-table-metadata.js';
+import { evolveSchema } from '../../../src/iceberg/spec/schema-update.js';
+import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
+import { typeToString } from '../../../src/iceberg/spec/types.js';
+import { applyDdl, type TableEffect } from '../../../src/source/mysql/ddl/ddl-apply.js';
+import { columnFromDefinition } from '../../../src/source/mysql/ddl/ddl-columns.js';
+import { parseDdl } from '../../../src/source/mysql/ddl/ddl-parser.js';
+import type { CreateTableStatement } from '../../../src/source/mysql/ddl/ddl-statements.js';
+import type { TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
+import { planIcebergSchemaChange } from '../../../src/pipeline/schema-change/schema-change-plan.js';
 import { planTableMapping } from '../../../src/pipeline/table-mapping.js';
 import { compileTransforms } from '../../../src/pipeline/transforms.js';
 

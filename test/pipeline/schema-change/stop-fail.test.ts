@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { committedOffset } from '../../e2e/support/catch-up.js';
-import { compareOffsets, formatOffset } from '../../../src/source/mysql/offset.js';
+import { compareOffsets, formatOffset } from '../../../src/source/mysql/offset/offset.js';
 import { openHarness, type Harness } from './pipeline-harness.js';
 
 process.env.TZ ??= 'Asia/Seoul';

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import { startMariaDb } from '../../support/mariadb.js';
 import { createTestDatabase } from '../../support/shared-mysql.js';
-import { BinlogReader, type StartPosition } from '../../../src/source/mysql/binlog-reader.js';
+import { BinlogReader, type StartPosition } from '../../../src/source/mysql/binlog/binlog-reader.js';
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
-import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
+import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
-import { drainRawBinlog } from '../../../src/source/mysql/binlog-raw.js';
+import { drainRawBinlog } from '../../../src/source/mysql/binlog/binlog-raw.js';
 import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
-import type { BinlogDecoding } from '../../../src/source/mysql/binlog-transactions.js';
+import type { BinlogDecoding } from '../../../src/source/mysql/binlog/binlog-transactions.js';
 
 let db: string;
 let conn: mysql.Connection;

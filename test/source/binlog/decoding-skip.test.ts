@@ -6,11 +6,11 @@
  * deletes of the parent's replayed DELETEs).
  */
 import { describe, expect, it } from 'vitest';
-import { MappedTablesDecoding } from '../../../src/source/mysql/binlog-decoding.js';
-import { CascadeExpander } from '../../../src/source/mysql/cascade.js';
-import type { BinlogOffset, EventPosition } from '../../../src/source/mysql/offset.js';
-import type { ColumnSchema, TableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mapping.js';
+import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
+import { CascadeExpander } from '../../../src/source/mysql/binlog/cascade.js';
+import type { BinlogOffset, EventPosition } from '../../../src/source/mysql/offset/offset.js';
+import type { ColumnSchema, TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
 
 function table(name: string): MappedTable {
   const col = (n: string, ordinal: number): ColumnSchema => ({

@@ -7,9 +7,9 @@ import { sharedMysqlConfig } from '../../support/shared-mysql.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { connectMysql } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { captureTableSchemas } from '../../../src/source/mysql/table-schema.js';
-import { mapTable } from '../../../src/source/mysql/type-mapping.js';
-import { MappedTablesDecoding } from '../../../src/source/mysql/binlog-decoding.js';
+import { captureTableSchemas } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
+import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import type { TableRef } from '../../../src/source/mysql/events.js';
 
 export function sourceConfig(): MysqlConnectionConfig {

@@ -6,16 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
-import { BinlogReader } from '../../../src/source/mysql/binlog-reader.js';
-import { MappedTablesDecoding } from '../../../src/source/mysql/binlog-decoding.js';
+import { BinlogReader } from '../../../src/source/mysql/binlog/binlog-reader.js';
+import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
-import { applyDdl } from '../../../src/source/mysql/ddl-apply.js';
-import { parseDdl } from '../../../src/source/mysql/ddl-parser.js';
+import { applyDdl } from '../../../src/source/mysql/ddl/ddl-apply.js';
+import { parseDdl } from '../../../src/source/mysql/ddl/ddl-parser.js';
 import { detectDialect, type ServerDialect } from '../../../src/source/mysql/dialect.js';
 import type { BinlogEvent } from '../../../src/source/mysql/events.js';
-import { captureTableSchema, type TableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable } from '../../../src/source/mysql/type-mapping.js';
-import { readWatermark } from '../../../src/source/mysql/watermark.js';
+import { captureTableSchema, type TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
+import { readWatermark } from '../../../src/source/mysql/snapshot/watermark.js';
 import { createTestDatabase } from '../../support/shared-mysql.js';
 import { replicaId, sourceConfig, sql } from '../binlog/helpers.js';
 

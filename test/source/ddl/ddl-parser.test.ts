@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDdl } from '../../../src/source/mysql/ddl-parser.js';
-import { tokenize } from '../../../src/source/mysql/ddl-lexer.js';
-import type { AlterAction, AlterTableStatement, ColumnDefinition } from '../../../src/source/mysql/ddl-statements.js';
+import { parseDdl } from '../../../src/source/mysql/ddl/ddl-parser.js';
+import { tokenize } from '../../../src/source/mysql/ddl/ddl-lexer.js';
+import type { AlterAction, AlterTableStatement, ColumnDefinition } from '../../../src/source/mysql/ddl/ddl-statements.js';
 
 function alter(sql: string, db = 'shop'): AlterTableStatement {
   const s = parseDdl(sql, db);

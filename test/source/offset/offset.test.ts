@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MySqlGtidSet, compareGtidSets } from '../../../src/source/mysql/gtid-set.js';
-import { MariaDbGtidPosition } from '../../../src/source/mysql/gtid-mariadb.js';
+import { MySqlGtidSet, compareGtidSets } from '../../../src/source/mysql/offset/gtid-set.js';
+import { MariaDbGtidPosition } from '../../../src/source/mysql/offset/gtid-mariadb.js';
 import {
   type BinlogOffset,
   type EventPosition,
@@ -16,7 +16,7 @@ import {
   parseOffset,
   serializeEventPosition,
   serializeOffset,
-} from '../../../src/source/mysql/offset.js';
+} from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
 
 const UUIDS = ['3e11fa47-71ca-11e1-9e33-c80aa9429562', '2c256447-3f0d-431b-9a25-bddf1f1f6ef6', 'ffffffff-0000-4000-8000-000000000001'];

@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { detectDialect, type ServerDialect } from '../../../src/source/mysql/dialect.js';
-import { discoverTables, compilePattern, tableMatcher } from '../../../src/source/mysql/discovery.js';
-import { captureTableSchema, captureTableSchemas, parseLabels, type TableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, mapColumn } from '../../../src/source/mysql/type-mapping.js';
-import { literalDefaultValue } from '../../../src/source/mysql/default-values.js';
-import { parseColumnDefault } from '../../../src/source/mysql/defaults.js';
-import { isRequired } from '../../../src/source/mysql/snapshot-values.js';
+import { discoverTables, compilePattern, tableMatcher } from '../../../src/source/mysql/schema/discovery.js';
+import { captureTableSchema, captureTableSchemas, parseLabels, type TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, mapColumn } from '../../../src/source/mysql/schema/type-mapping.js';
+import { literalDefaultValue } from '../../../src/source/mysql/schema/default-values.js';
+import { parseColumnDefault } from '../../../src/source/mysql/schema/defaults.js';
+import { isRequired } from '../../../src/source/mysql/snapshot/snapshot-values.js';
 import { parseDate, parseTimestamp } from '../../../src/model/values.js';
 import { sharedMysqlConfig, createTestDatabase } from '../../support/shared-mysql.js';
 

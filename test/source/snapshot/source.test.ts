@@ -9,8 +9,8 @@ import { createTestDatabase } from '../../support/shared-mysql.js';
 import { replicaId, sourceConfig, sql } from '../binlog/helpers.js';
 import { MySqlSource, type SourceResume } from '../../../src/source/mysql/source.js';
 import type { SourceEvent } from '../../../src/source/mysql/events.js';
-import { keyText } from '../../../src/source/mysql/snapshot-reader.js';
-import { serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset.js';
+import { keyText } from '../../../src/source/mysql/snapshot/snapshot-reader.js';
+import { serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import type { Row } from '../../../src/model/values.js';
 
 let db: string;

@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { captureTableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mapping.js';
-import { splitTable, planSplit, type SplitOptions } from '../../../src/source/mysql/chunk-splitter.js';
-import { chunkSql, chunkKeyColumns, serializeChunk, parseChunk, ChunkLocator, type Chunk } from '../../../src/source/mysql/chunk.js';
-import { createKeyComparator, serverCollationWeigher } from '../../../src/source/mysql/key-compare.js';
-import { createSnapshotRowConverter, snapshotSelectList } from '../../../src/source/mysql/snapshot-values.js';
+import { captureTableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
+import { splitTable, planSplit, type SplitOptions } from '../../../src/source/mysql/snapshot/chunk-splitter.js';
+import { chunkSql, chunkKeyColumns, serializeChunk, parseChunk, ChunkLocator, type Chunk } from '../../../src/source/mysql/snapshot/chunk.js';
+import { createKeyComparator, serverCollationWeigher } from '../../../src/source/mysql/snapshot/key-compare.js';
+import { createSnapshotRowConverter, snapshotSelectList } from '../../../src/source/mysql/snapshot/snapshot-values.js';
 import type { Value } from '../../../src/model/values.js';
 import { toHex } from '../../../src/model/values.js';
 import { sharedMysqlConfig, createTestDatabase } from '../../support/shared-mysql.js';

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
-import { createKeyComparator, serverCollationWeigher, compareBytes, compareCodePoints } from '../../../src/source/mysql/key-compare.js';
-import { mapColumn, type MappedColumn } from '../../../src/source/mysql/type-mapping.js';
-import type { ColumnSchema } from '../../../src/source/mysql/table-schema.js';
-import { keyLiteral } from '../../../src/source/mysql/key-sql.js';
+import { createKeyComparator, serverCollationWeigher, compareBytes, compareCodePoints } from '../../../src/source/mysql/snapshot/key-compare.js';
+import { mapColumn, type MappedColumn } from '../../../src/source/mysql/schema/type-mapping.js';
+import type { ColumnSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { keyLiteral } from '../../../src/source/mysql/snapshot/key-sql.js';
 import type { Value } from '../../../src/model/values.js';
 import { sharedMysqlConfig } from '../../support/shared-mysql.js';
 

@@ -22,8 +22,8 @@
  * test compares with the spaces stripped for the same reason).
  */
 import { describe, expect, it } from 'vitest';
-import { formatJsonDouble, mysqlJsonBinaryToText } from '../../../src/source/mysql/mysql-json.js';
-import { MySqlGtidSet, compareGtidSets } from '../../../src/source/mysql/gtid-set.js';
+import { formatJsonDouble, mysqlJsonBinaryToText } from '../../../src/source/mysql/binlog/mysql-json.js';
+import { MySqlGtidSet, compareGtidSets } from '../../../src/source/mysql/offset/gtid-set.js';
 import { isFloeError } from '../../../src/util/errors.js';
 
 /** Bytes of a Go interpreted string literal as copied from the Go sources (\xNN, \a \b \f \n \r \t \v, \uNNNN, \\ \"). */

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ZongJi from '@vlasky/zongji';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { captureTableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mapping.js';
-import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot-values.js';
-import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowConverter } from '../../../src/source/mysql/binlog-values.js';
-import { chunkSql } from '../../../src/source/mysql/chunk.js';
+import { captureTableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
+import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot/snapshot-values.js';
+import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowConverter } from '../../../src/source/mysql/binlog/binlog-values.js';
+import { chunkSql } from '../../../src/source/mysql/snapshot/chunk.js';
 import { parseTimestamp, parseDate, type Row } from '../../../src/model/values.js';
 import { startMariaDb, parseMysqlUrl, type TestServer } from '../../support/mariadb.js';
 

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { daysFromCivil, formatDecimal, parseDecimal } from '../../../src/model/values.js';
-import { canonicalDecimal, parseMysqlDateTime, toBigInt } from '../../../src/source/mysql/snapshot-values.js';
-import type { MappedColumn } from '../../../src/source/mysql/type-mapping.js';
+import { canonicalDecimal, parseMysqlDateTime, toBigInt } from '../../../src/source/mysql/snapshot/snapshot-values.js';
+import type { MappedColumn } from '../../../src/source/mysql/schema/type-mapping.js';
 
 function column(scale: number): MappedColumn {
   return { qualifiedName: 'db.t.c', scale, length: 0, kind: 'decimal', icebergType: `decimal(38,${scale})`, column: { name: 'c', columnType: `decimal(38,${scale})` } } as unknown as MappedColumn;

@@ -5,8 +5,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../util/errors.js';
-import { compareBytes, compareStrings } from '../../value-compare.js';
-import type { PrimitiveType } from '../../types.js';
+import { compareBytes, compareStrings } from '../../spec/value-compare.js';
+import type { PrimitiveType } from '../../spec/types.js';
 import type { FieldStats } from '../field-stats.js';
 import { INITIAL_BYTES, INITIAL_SLOTS, PrimitiveBuilder, SUBSYSTEM, badValue, grow } from './builder-base.js';
 

@@ -6,7 +6,7 @@
  */
 import * as arrow from 'apache-arrow';
 import { FloeError } from '../../../util/errors.js';
-import type { IcebergType, PrimitiveType } from '../../types.js';
+import type { IcebergType, PrimitiveType } from '../../spec/types.js';
 import { arrowType, describeType } from '../arrow-schema.js';
 import type { FieldStats } from '../field-stats.js';
 

@@ -6,7 +6,7 @@
  */
 import * as arrow from 'apache-arrow';
 import { parseDecimal } from '../../../model/values.js';
-import type { PrimitiveType } from '../../types.js';
+import type { PrimitiveType } from '../../spec/types.js';
 import type { FieldStats } from '../field-stats.js';
 import { INITIAL_SLOTS, PrimitiveBuilder, badValue, grow } from './builder-base.js';
 

@@ -5,7 +5,7 @@
  * (arrow-schema.ts), the names Java gives the Parquet groups.
  */
 import * as arrow from 'apache-arrow';
-import type { IcebergType, NestedField } from '../../types.js';
+import type { IcebergType, NestedField } from '../../spec/types.js';
 import { arrowType } from '../arrow-schema.js';
 import { BaseBuilder, INITIAL_SLOTS, badValue, grow, type ColumnBuilder } from './builder-base.js';
 

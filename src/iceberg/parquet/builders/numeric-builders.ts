@@ -5,8 +5,8 @@
  * order -0.0 before +0.0 (spec "Manifests", Java `Double.compare`).
  */
 import * as arrow from 'apache-arrow';
-import { compareDoubles } from '../../value-compare.js';
-import type { PrimitiveType } from '../../types.js';
+import { compareDoubles } from '../../spec/value-compare.js';
+import type { PrimitiveType } from '../../spec/types.js';
 import type { FieldStats } from '../field-stats.js';
 import { INITIAL_SLOTS, PrimitiveBuilder, badValue, grow } from './builder-base.js';
 

@@ -1,0 +1,126 @@
+/**
+ * The binlog reader's decoding for captured tables: the source's binlog value converters
+ * (`createBinlogRowConverter`, exact and identical to the snapshot path) per mapped table, and the
+ * connection options zongji must use for them. After a DDL the pipeline re-captures the table and
+ * calls `set()` with the new mapping; rows logged after the DDL are then decoded with it.
+ * With `cascades` set, every decoded transaction gets the synthetic child deletes of ON DELETE
+ * CASCADE constraints (cascade.ts).
+ *
+ * Cross-check after a DDL: a mapping replaced with `set(table, {verify: true})` is compared with the
+ * column names of the first rows logged for the table afterwards (the table map carries them under
+ * binlog_row_metadata=FULL). Rows are decoded by name, so a logged column the mapping lacks would
+ * otherwise be dropped silently; a difference stops the stream with both lists instead.
+ */
+import type { Row } from '../../../model/values.js';
+import { FloeError } from '../../../util/errors.js';
+import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, type ZongjiTableMapEntry } from './binlog-values.js';
+import type { BinlogDecoding, RowDecoder } from './binlog-transactions.js';
+import type { CascadeExpander } from './cascade.js';
+import type { TableRef, TransactionEvent } from '../events.js';
+import { isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';
+import { tableKey } from '../schema/table-schema.js';
+import type { MappedTable } from '../schema/type-mapping.js';
+
+export class MappedTablesDecoding implements BinlogDecoding {
+  readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };
+  private readonly decoders = new Map<string, RowDecoder>();
+  /** Mapped tables with ENUM or SET columns, whose labels the binlog itself may correct. */
+  private readonly labelled = new Map<string, MappedTable>();
+  /** Per table: the decoder built with the binlog's labels, and those labels (joined) it was built for. */
+  private readonly relabelled = new Map<string, { signature: string; decode: RowDecoder }>();
+  /** Synthetic ON DELETE CASCADE deletes (source.ts sets it from the discovered foreign keys). */
+  cascades: CascadeExpander | undefined;
+
+  constructor(tables: Iterable<MappedTable> = []) {
+    for (const t of tables) this.set(t);
+  }
+
+  private readonly unverified = new Map<string, MappedTable>();
+  /** Per table: rows at or before this offset are not decoded (`skipThrough`). */
+  private readonly skipped = new Map<string, BinlogOffset>();
+
+  /**
+   * Rows of `key` logged at or before `offset` are dropped undecoded: the consumer holds them (it
+   * resumes the table after them), and they may have another layout than the table's mapping —
+   * the mapping is the definition valid at `offset`, and an older DDL of the table lies before it.
+   */
+  skipThrough(key: string, offset: BinlogOffset): void {
+    this.skipped.set(key, offset);
+  }
+
+  /** Adds or replaces the mapping of a table; `verify`: check it against the next logged layout. */
+  set(table: MappedTable, options: { verify?: boolean } = {}): void {
+    const convert: (row: Record<string, unknown>) => Row = createBinlogRowConverter(table);
+    const key = tableKey(table.schema.id);
+    this.decoders.set(key, convert);
+    this.relabelled.delete(key);
+    if (table.columns.some((c) => c.kind === 'enum' || c.kind === 'set')) this.labelled.set(key, table);
+    else this.labelled.delete(key);
+    if (options.verify) this.unverified.set(key, table);
+    else this.unverified.delete(key);
+    this.cascades?.invalidate();
+  }
+
+  delete(table: TableRef): void {
+    this.decoders.delete(tableKey(table));
+  }
+
+  decoderFor(table: TableRef, tableMap?: unknown, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined {
+    const key = tableKey(table);
+    if (this.skipped.size > 0 && position) {
+      const through = this.skipped.get(key);
+      // A table whose deletes cascade to other captured tables is decoded all the same: the child's
+      // offset may lie before the delete (it then needs the synthetic child delete), and the router
+      // drops the table's own replayed changes by its offset anyway. (So a schema change of such a
+      // parent made while floe was stopped still stops floe when a child's offset lags behind it.)
+      if (through && this.cascades?.triggers(key)) {
+        this.skipped.delete(key);
+      } else if (through) {
+        if (!isAfter(position, through)) return undefined;
+        this.skipped.delete(key); // the stream is in order: everything from here on is new
+      }
+    }
+    if (logged && this.unverified.size > 0) {
+      const expected = this.unverified.get(key);
+      if (expected) {
+        const names = expected.columns.map((c) => c.column.name);
+        if (names.length !== logged.length || names.some((n, i) => n.toLowerCase() !== logged[i].toLowerCase())) {
+          throw new FloeError(
+            'source.mysql',
+            'invalid-data',
+            `table ${key}: after the last DDL floe expected the binlog rows to carry the columns (${names.join(', ')}), but they carry (${logged.join(', ')}); the DDL was not understood as the server applied it — re-snapshot the table (drop its Iceberg table and restart floe)`,
+          );
+        }
+        this.unverified.delete(key);
+      }
+    }
+    const labelled = this.labelled.get(key);
+    if (labelled && tableMap) return this.withBinlogLabels(key, labelled, tableMap as ZongjiTableMapEntry);
+    return this.decoders.get(key);
+  }
+
+  /**
+   * ENUM and SET values arrive as indexes; their labels come from the captured COLUMN_TYPE — which
+   * MariaDB renders in utf8mb3, so a label with a character outside the BMP reads as '?' there
+   * (information_schema and SHOW CREATE TABLE alike), while the table map of binlog_row_metadata=FULL
+   * carries the labels' own bytes. Where those differ the binlog's labels decode the rows.
+   */
+  private withBinlogLabels(key: string, table: MappedTable, tableMap: ZongjiTableMapEntry): RowDecoder | undefined {
+    const fromBinlog = tableMapLabels(tableMap);
+    const columns = table.columns.map((c) => {
+      const labels = c.kind === 'enum' || c.kind === 'set' ? fromBinlog.get(c.column.name.toLowerCase()) : undefined;
+      return labels && labels.length === (c.column.labels ?? []).length && labels.some((l, i) => l !== c.column.labels![i]) ? { ...c, column: { ...c.column, labels } } : c;
+    });
+    if (columns.every((c, i) => c === table.columns[i])) return this.decoders.get(key);
+    const signature = JSON.stringify(columns.map((c) => c.column.labels));
+    const cached = this.relabelled.get(key);
+    if (cached?.signature === signature) return cached.decode;
+    const decode = createBinlogRowConverter({ ...table, columns });
+    this.relabelled.set(key, { signature, decode });
+    return decode;
+  }
+
+  expandTransaction(t: TransactionEvent): TransactionEvent {
+    return this.cascades ? this.cascades.expand(t) : t;
+  }
+}

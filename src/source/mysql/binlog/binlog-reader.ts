@@ -1,0 +1,303 @@
+/**
+ * The binlog reader: an async stream of whole transactions, DDL and progress marks for the captured
+ * tables, from a start position (earliest, latest, or a `BinlogOffset` by file/position or GTIDs),
+ * optionally up to a stop offset (the DBLog backfill window), surviving connection loss.
+ *
+ * Resume semantics: the reader remembers the offset after the last transaction it handed out
+ * (`lastOffset`). When the connection breaks (a KILL of the dump thread, a restart, a network cut)
+ * it discards the half-read transaction, waits (exponential backoff), and starts a new session at
+ * `lastOffset` — by file/position on the same server, by GTID state when the server changed (a
+ * failover) and GTIDs are known. Transactions not after `lastOffset` are dropped, so nothing is
+ * delivered twice and nothing is skipped.
+ *
+ * Failures that reconnecting cannot fix stop the stream with a FloeError: a purged binlog (error
+ * 1236), a server change without GTIDs, missing privileges, compressed transactions.
+ */
+import { FloeError } from '../../../util/errors.js';
+import type { BinlogEvent, TableRef } from '../events.js';
+import { tableKey } from '../events.js';
+import { compareOffsets, formatOffset, isAfter, sameServer, type BinlogOffset, type EventPosition, type ServerIdentity } from '../offset/offset.js';
+import { BinlogSession, type SessionStart } from './binlog-session.js';
+import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
+import { detectDialect, type ServerDialect } from '../dialect.js';
+import { TransactionAssembler, ddlConcerns, decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
+import { SUBSYSTEM, classifyBinlogError, purgedBinlogError, serverChangedError } from './binlog-errors.js';
+import { listBinlogFiles, readServerIdentity, readWatermark } from '../snapshot/watermark.js';
+import { AsyncQueue } from './binlog-queue.js';
+
+export type StartPosition = { readonly kind: 'earliest' } | { readonly kind: 'latest' } | { readonly kind: 'offset'; readonly offset: BinlogOffset };
+
+interface ReconnectPolicy {
+  /** Attempts after a retryable failure before giving up (default 10). */
+  readonly maxAttempts?: number;
+  readonly initialDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
+
+export interface BinlogReaderOptions {
+  /** Where the source is. */
+  readonly connection: MysqlConnectionConfig;
+  /** Replica server id for the dump connection: unique among the server's replicas and floe's other readers. */
+  readonly serverId: number;
+  readonly start: StartPosition;
+  /** Captured tables: only their row changes are decoded and delivered. */
+  readonly tables: readonly TableRef[];
+  /** Databases whose DDL is delivered (default: the databases of `tables`). */
+  readonly ddlDatabases?: readonly string[];
+  readonly decoding: BinlogDecoding;
+  /** End the stream once this offset is reached (transactions after it are not delivered). */
+  readonly stopAt?: BinlogOffset;
+  readonly reconnect?: ReconnectPolicy;
+  /** Heartbeat period requested from the server (default 2000 ms; `floe run`: `source.heartbeatMs`). */
+  readonly heartbeatMs?: number;
+  /** Events buffered before the socket is paused (default 256). */
+  readonly maxBufferedEvents?: number;
+  /** Minimum interval between `progress` events (default 1000 ms). */
+  readonly progressIntervalMs?: number;
+  readonly dialect?: ServerDialect;
+  readonly log?: (message: string) => void;
+}
+
+export class BinlogReader implements AsyncIterable<BinlogEvent> {
+  private readonly queue: AsyncQueue<AssembledEvent>;
+  private session: BinlogSession | undefined;
+  private assembler: TransactionAssembler | undefined;
+  private control: MysqlClient | undefined;
+  private dialect: ServerDialect | undefined;
+  private identity: ServerIdentity | undefined;
+  private closed = false;
+  private started = false;
+  private attempts = 0;
+  private lastProgressAt = 0;
+  /** Offset after the last delivered transaction / DDL / progress mark (where a restart resumes). */
+  private last: BinlogOffset | undefined;
+  private readonly captured: Set<string>;
+  private readonly includeSchema: Record<string, string[]>;
+
+  constructor(private readonly options: BinlogReaderOptions) {
+    const max = options.maxBufferedEvents ?? 256;
+    this.queue = new AsyncQueue<AssembledEvent>(
+      max,
+      () => this.session?.pause(),
+      () => this.session?.resume(),
+      () => void this.close(),
+    );
+    this.captured = new Set(options.tables.map(tableKey));
+    this.includeSchema = {};
+    for (const t of options.tables) (this.includeSchema[t.database] ??= []).push(t.table);
+  }
+
+  /** Offset after the last event handed out (undefined before the first). */
+  get lastOffset(): BinlogOffset | undefined {
+    return this.last;
+  }
+
+  /** MySQL thread id of the current dump connection (for tests that KILL it). */
+  get dumpThreadId(): number | undefined {
+    return this.session?.threadId;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<BinlogEvent> {
+    if (!this.started) {
+      this.started = true;
+      this.begin().catch((e) => this.queue.fail(e));
+    }
+    const inner = this.queue[Symbol.asyncIterator]();
+    // row images are converted here, when the consumer takes the transaction (see RawTransaction)
+    return {
+      next: async () => {
+        const r = await inner.next();
+        if (r.done) return r;
+        const e = r.value;
+        return { value: 'raw' in e ? decodeTransaction(e, this.options.decoding, this.assembler?.tableMaps ?? new Map()) : e, done: false };
+      },
+      return: async () => {
+        await inner.return?.();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const s = this.session;
+    this.session = undefined;
+    await s?.stop();
+    // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
+    await this.control?.close().catch(() => {});
+    this.control = undefined;
+    this.queue.end();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async begin(): Promise<void> {
+    const conn = await connectMysql(this.options.connection);
+    this.control = conn;
+    this.dialect = this.options.dialect ?? (await detectDialect(conn));
+    this.identity = await readServerIdentity(conn, this.dialect.flavor);
+    const start = await this.resolveStart(conn);
+    this.last = start;
+    await this.connect(start);
+  }
+
+  private async resolveStart(conn: MysqlClient): Promise<BinlogOffset> {
+    const s = this.options.start;
+    if (s.kind === 'latest') return readWatermark(conn, this.dialect!, this.identity);
+    if (s.kind === 'earliest') {
+      const files = await listBinlogFiles(conn);
+      if (files.length === 0) throw new FloeError(SUBSYSTEM, 'source', 'SHOW BINARY LOGS returned no file: expected the binary log to be enabled (log_bin)');
+      // gtids stay unknown: the stream's first Previous_gtids / GTID_LIST event seeds them
+      return { file: files[0].name, position: 4, ...this.identity };
+    }
+    return s.offset;
+  }
+
+  /** Chooses file/position or GTIDs for `from`, verifying the server and that the binlog is still there. */
+  private async sessionStart(from: BinlogOffset): Promise<{ start: SessionStart; assemblerStart: BinlogOffset }> {
+    const conn = this.control!;
+    const identity = this.identity!;
+    const onSameServer = sameServer(from, identity);
+    if (from.file !== undefined && from.position !== undefined && onSameServer) {
+      const files = await listBinlogFiles(conn);
+      if (!files.some((f) => f.name === from.file)) {
+        throw purgedBinlogError(from, `binlog file ${from.file} is not in SHOW BINARY LOGS (oldest: ${files[0]?.name ?? 'none'})`);
+      }
+      return { start: { file: from.file, position: from.position }, assemblerStart: { ...from, ...identity } };
+    }
+    if (from.gtids && from.gtids.flavor === this.dialect!.flavor) {
+      if (!onSameServer) this.options.log?.(`binlog: offset ${formatOffset(from)} is from another server; resuming by GTIDs`);
+      const text = from.gtids.flavor === 'mysql' ? from.gtids.set.toString() : from.gtids.position.toString();
+      // file/position come from the stream (its first ROTATE) on the new server
+      return { start: { gtids: text }, assemblerStart: { gtids: from.gtids, ...identity } };
+    }
+    if (!onSameServer) {
+      const expected = from.serverUuid ?? `id ${from.serverId}`;
+      const found = from.serverUuid ? (identity.serverUuid ?? '?') : `id ${identity.serverId}`;
+      throw serverChangedError(expected, found, from);
+    }
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `cannot start the binlog at ${formatOffset(from)}: expected a file/position or ${this.dialect!.flavor} GTIDs`);
+  }
+
+  private async connect(from: BinlogOffset): Promise<void> {
+    if (this.closed) return;
+    if (this.reachedStop(from)) {
+      await this.close();
+      return;
+    }
+    const { start, assemblerStart } = await this.sessionStart(from);
+    const databases = new Set(this.options.ddlDatabases ?? this.options.tables.map((t) => t.database));
+    const decoding = this.options.decoding;
+    const captured = this.captured;
+    this.assembler = new TransactionAssembler({
+      identity: this.identity!,
+      start: assemblerStart,
+      isCaptured: (t) => captured.has(tableKey(t)),
+      isCapturedDdl: ddlConcerns(databases),
+    });
+    const session = new BinlogSession({
+      connection: { ...driverOptions(this.options.connection), ...(decoding.connectionOptions ?? {}) },
+      serverId: this.options.serverId,
+      start,
+      includeSchema: this.includeSchema,
+      heartbeatMs: this.options.heartbeatMs ?? 2000,
+      onEvent: (e) => this.onEvent(session, e),
+      onError: (e) => void this.onError(session, e),
+    });
+    this.session = session;
+    session.start();
+  }
+
+  private onEvent(session: BinlogSession, e: Parameters<TransactionAssembler['accept']>[0]): void {
+    if (session !== this.session) return;
+    const out = this.assembler!.accept(e);
+    if (out) {
+      for (const item of out) {
+        if (item.kind === 'transaction' || item.kind === 'ddl') {
+          const pos = item.position;
+          // after a reconnect: never hand out what was already delivered
+          if (this.last && this.isDelivered(pos)) continue;
+          if (this.options.stopAt && isAfter(pos, this.options.stopAt)) {
+            void this.close();
+            return;
+          }
+          this.attempts = 0;
+          this.last = item.offset;
+          this.lastProgressAt = Date.now();
+          this.queue.push(item);
+        } else {
+          this.last = item.offset ?? this.last;
+          const now = Date.now();
+          if (now - this.lastProgressAt >= (this.options.progressIntervalMs ?? 1000)) {
+            this.lastProgressAt = now;
+            this.queue.push(item);
+          }
+        }
+      }
+    } else if (!this.assembler!.inTransaction) {
+      const o = this.assembler!.offset;
+      if (o && o.file) this.last = o;
+    }
+    if (this.options.stopAt && !this.assembler!.inTransaction && this.last && this.reachedStop(this.last)) void this.close();
+  }
+
+  private isDelivered(pos: EventPosition): boolean {
+    try {
+      return !isAfter(pos, this.last!);
+    } catch {
+      return false;
+    }
+  }
+
+  private reachedStop(at: BinlogOffset): boolean {
+    const stop = this.options.stopAt;
+    if (!stop) return false;
+    try {
+      return compareOffsets(at, stop) >= 0;
+    } catch {
+      return false;
+    }
+  }
+
+  private async onError(session: BinlogSession, e: unknown): Promise<void> {
+    if (session !== this.session || this.closed) return;
+    const err = classifyBinlogError(e, this.last);
+    this.session = undefined;
+    await session.stop();
+    this.assembler?.abandonTransaction();
+    const policy = this.options.reconnect ?? {};
+    const max = policy.maxAttempts ?? 10;
+    if (!err.retryable || this.attempts >= max) {
+      this.queue.fail(
+        err.retryable
+          ? new FloeError(SUBSYSTEM, 'source', `gave up reconnecting after ${this.attempts} attempts: ${err.message}`, { retryable: true, cause: err })
+          : err,
+      );
+      await this.close();
+      return;
+    }
+    this.attempts++;
+    const delay = Math.min((policy.initialDelayMs ?? 200) * 2 ** (this.attempts - 1), policy.maxDelayMs ?? 10_000);
+    this.options.log?.(`binlog: ${err.message}; reconnecting in ${delay} ms from ${this.last ? formatOffset(this.last) : 'start'} (attempt ${this.attempts}/${max})`);
+    await new Promise((r) => setTimeout(r, delay));
+    if (this.closed) return;
+    try {
+      // the control connection may have died with the dump connection
+      await this.control?.close().catch(() => {});
+      this.control = await connectMysql(this.options.connection);
+      this.identity = await readServerIdentity(this.control, this.dialect!.flavor);
+      await this.connect(this.last!);
+    } catch (e2) {
+      const err2 = classifyBinlogError(e2, this.last);
+      if (err2.retryable) {
+        // count it as another failed attempt and try again
+        this.session = { stop: async () => {} } as unknown as BinlogSession;
+        await this.onError(this.session, e2);
+      } else {
+        this.queue.fail(err2);
+        await this.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * Turns the decoded binlog event sequence of one replication session into floe's binlog events:
+ * whole transactions (with GTID, commit position, resume offset and timestamp), DDL statements and
+ * progress marks. Pure state machine, no I/O: it is fed zongji events in order.
+ *
+ * Transaction boundaries (MySQL and MariaDB binlog layouts):
+ * - MySQL:   GTID | ANONYMOUS_GTID, Query "BEGIN", (TableMap, Rows…)…, Xid | Query "COMMIT"
+ *            DDL:  GTID, Query "<ddl>"  (no BEGIN, the DDL ends the group)
+ * - MariaDB: GTID(162, not standalone) replaces BEGIN, …, Xid | Query "COMMIT"
+ *            DDL:  GTID(162, FL_STANDALONE), Query "<ddl>"
+ * - gtid_mode=OFF MySQL / old servers: Query "BEGIN" … Xid, DDL alone.
+ * The position after the commit event is a transaction boundary: resuming there (COM_BINLOG_DUMP
+ * with file/position) replays exactly the following transactions.
+ *
+ * Position bookkeeping: every event header carries the position after the event (`nextPosition`);
+ * artificial events (the Rotate/Format sent when a dump starts) carry 0 and are ignored; ROTATE
+ * names the next file and its first position.
+ *
+ * XA: an XA PREPARE group ends with XA_PREPARE_LOG_EVENT; its rows are delivered then, as if
+ * committed. If the XA transaction is later rolled back, those changes were delivered anyway: the
+ * delivery guarantee weakens for XA ROLLBACK after PREPARE (rare in CDC sources; documented).
+ */
+import type { AnyBinlogEvent, MariadbGtidEvent, QueryEvent, RotateEvent, HeartbeatEvent, PreviousGtidsEvent, MariadbGtidListEvent, TableMapEntry } from '@vlasky/zongji';
+import type { Row } from '../../../model/values.js';
+import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from '../events.js';
+import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from '../offset/offset.js';
+import { MariaDbGtidPosition } from '../offset/gtid-mariadb.js';
+
+/** Converts one zongji row image (column name → zongji value) into a floe Row. */
+export type RowDecoder = (image: Record<string, unknown>) => Row;
+
+/** the source's binlog value conversion, as the reader needs it. */
+export interface BinlogDecoding {
+  /** mysql2 options zongji's connections must use so that the decoder gets what it expects. */
+  readonly connectionOptions?: Record<string, unknown>;
+  /**
+   * The decoder for a captured table, or undefined to skip the table. `tableMap` is zongji's
+   * description of the table as logged (column names and types from the TableMap event).
+   */
+  decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined;
+  /**
+   * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
+   * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
+   */
+  expandTransaction?(t: TransactionEvent): TransactionEvent;
+}
+
+export interface AssemblerOptions {
+  readonly identity: ServerIdentity;
+  /** Start point: file/position and, when known, the GTID state there. */
+  readonly start: BinlogOffset;
+  /** Whether row changes of a table are kept. */
+  readonly isCaptured: (table: TableRef) => boolean;
+  /** Whether a statement's DDL concerns the captured databases. */
+  readonly isCapturedDdl: (database: string, statement: string) => boolean;
+}
+
+/** A row change as zongji decoded it (column name → zongji value), not yet converted. */
+interface RawChange {
+  readonly table: TableRef;
+  readonly op: ChangeOp;
+  readonly before?: Record<string, unknown>;
+  readonly after?: Record<string, unknown>;
+  /** The rows event carried NO_FOREIGN_KEY_CHECKS_F (the session ran with foreign_key_checks=0). */
+  readonly noForeignKeyChecks?: true;
+  /** Column names of the table map the rows were logged with (binlog_row_metadata=FULL). */
+  readonly logged?: readonly string[];
+}
+type PendingChange = RawChange;
+
+/**
+ * A complete transaction whose row images are still zongji's: they are converted when the consumer
+ * takes the transaction (`decodeTransaction`), so that a DDL handled by the consumer (which updates
+ * the table mappings) applies to every row logged after it, however far the reader has read ahead.
+ */
+export interface RawTransaction extends Omit<TransactionEvent, 'changes'> {
+  readonly raw: readonly RawChange[];
+}
+
+export type AssembledEvent = RawTransaction | DdlEvent | ProgressEvent;
+
+/** Converts a raw transaction with the decoders current now; changes of tables without one are dropped. */
+export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, tableMaps: ReadonlyMap<string, TableMapEntry>): TransactionEvent {
+  const changes: RowChange[] = [];
+  const base = t.position;
+  // consecutive changes of one table share its TableRef object: look its decoder up once per run
+  let lastTable: TableRef | undefined;
+  let lastLogged: readonly string[] | undefined;
+  let decode: ReturnType<BinlogDecoding['decoderFor']>;
+  for (let i = 0; i < t.raw.length; i++) {
+    const c = t.raw[i];
+    if (c.table !== lastTable || c.logged !== lastLogged) {
+      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: i });
+      lastTable = c.table;
+      lastLogged = c.logged;
+    }
+    if (!decode) continue;
+    const change: { -readonly [K in keyof RowChange]: RowChange[K] } = { table: c.table, op: c.op } as RowChange;
+    if (c.before) change.before = decode(c.before);
+    if (c.after) change.after = decode(c.after);
+    change.position = { ...base, eventIndex: i };
+    if (c.noForeignKeyChecks) change.noForeignKeyChecks = true;
+    changes.push(change as RowChange);
+  }
+  const { raw: _raw, ...rest } = t;
+  const decoded: TransactionEvent = { ...rest, changes };
+  return decoding.expandTransaction ? decoding.expandTransaction(decoded) : decoded;
+}
+
+interface OpenTransaction {
+  gtid?: string;
+  /** Saw BEGIN (or MariaDB's non-standalone GTID): the group ends at COMMIT/Xid, not at a DDL. */
+  explicit: boolean;
+  changes: PendingChange[];
+}
+
+const CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO|XA\s)/i;
+
+export class TransactionAssembler {
+  private file: string | undefined;
+  private position: number | undefined;
+  private gtids: GtidState | undefined;
+  private txn: OpenTransaction | undefined;
+  private readonly tableRefs = new Map<number, TableRef>();
+  /** The last TableMap seen per table ("db.table"), for decoders that want the logged layout. */
+  readonly tableMaps = new Map<string, TableMapEntry>();
+
+  constructor(private readonly options: AssemblerOptions) {
+    this.file = options.start.file;
+    this.position = options.start.position;
+    this.gtids = options.start.gtids;
+  }
+
+  /** True between a transaction's first event and its commit. */
+  get inTransaction(): boolean {
+    return this.txn !== undefined;
+  }
+
+  /** The current transaction boundary (valid when not in a transaction and a file is known). */
+  get offset(): BinlogOffset | undefined {
+    if (this.file === undefined || this.position === undefined) return undefined;
+    return this.offsetHere();
+  }
+
+  /** Forget a half-read transaction (the connection broke inside it; it will be read again). */
+  abandonTransaction(): void {
+    this.txn = undefined;
+  }
+
+  /** Feeds one event; returns what it completes (usually nothing). */
+  accept(e: AnyBinlogEvent): AssembledEvent[] | undefined {
+    const name = e.getEventName();
+    switch (name) {
+      case 'rotate': {
+        const r = e as RotateEvent;
+        this.file = r.binlogName;
+        this.position = Number(r.position);
+        return undefined;
+      }
+      case 'gtid':
+        return this.open(e.gtid, false);
+      case 'anonymousgtid':
+        return this.open(undefined, false);
+      case 'mariadbgtid': {
+        const g = e as MariadbGtidEvent;
+        return this.open(g.gtid, !g.standalone);
+      }
+      case 'query':
+        return this.query(e as QueryEvent);
+      case 'xid':
+      case 'xaprepare':
+        return this.commit(e);
+      case 'writerows':
+      case 'updaterows':
+      case 'deleterows':
+        this.rows(e, name === 'writerows' ? 'insert' : name === 'updaterows' ? 'update' : 'delete');
+        return undefined;
+      case 'previousgtids': {
+        // MySQL: the GTID state before this file; exact at a file start (seeds an unknown state)
+        this.advancePosition(e);
+        const text = (e as PreviousGtidsEvent).gtidSet;
+        if (this.gtids === undefined && this.txn === undefined) this.gtids = mysqlGtids(text);
+        return undefined;
+      }
+      case 'mariadbgtidlist': {
+        this.advancePosition(e);
+        if (this.gtids === undefined && this.txn === undefined) {
+          let pos = MariaDbGtidPosition.EMPTY;
+          for (const g of (e as MariadbGtidListEvent).gtids) pos = pos.advance(`${g.domainId}-${g.serverId}-${g.seqNo}`);
+          this.gtids = { flavor: 'mariadb', position: pos };
+        }
+        return undefined;
+      }
+      case 'heartbeat': {
+        const h = e as HeartbeatEvent;
+        if (this.txn !== undefined) return undefined;
+        // a heartbeat names the current file and the position the dump thread reached
+        if (h.binlogName && h.binlogName !== this.file && e.nextPosition > 0) this.file = h.binlogName;
+        this.advancePosition(e);
+        const offset = this.offset;
+        return offset ? [{ kind: 'progress', offset }] : undefined;
+      }
+      default:
+        this.advancePosition(e);
+        return undefined;
+    }
+  }
+
+  private advancePosition(e: AnyBinlogEvent): void {
+    if (this.txn === undefined && e.nextPosition > 0) this.position = e.nextPosition;
+  }
+
+  private open(gtid: string | undefined, explicit: boolean): AssembledEvent[] | undefined {
+    // A new group implies the previous one ended (a DDL group whose statement was not captured
+    // ends without a commit marker of its own).
+    this.txn = { gtid, explicit, changes: [] };
+    return undefined;
+  }
+
+  private query(q: QueryEvent): AssembledEvent[] | undefined {
+    const sql = q.query.trim();
+    const head = sql.slice(0, 20).toUpperCase();
+    if (head === 'BEGIN') {
+      if (this.txn) this.txn.explicit = true;
+      else this.txn = { explicit: true, changes: [] };
+      return undefined;
+    }
+    if (head === 'COMMIT' || head === 'ROLLBACK') {
+      // ROLLBACK is logged only when non-transactional tables were changed inside the
+      // transaction: those row changes happened and are delivered
+      return this.commit(q);
+    }
+    if (/^XA\s+(COMMIT|ROLLBACK)/i.test(sql)) return this.commit(q);
+    if (CONTROL.test(sql)) return undefined; // SAVEPOINT, XA START/END…: inside a group
+    // anything else is a statement logged as text: DDL (in ROW format DML is never logged this way)
+    const txn = this.txn;
+    // A DDL ends its group unless the group was opened explicitly (BEGIN / MariaDB non-standalone
+    // GTID), as for CREATE TABLE … SELECT, whose rows and commit follow.
+    const closes = !txn || !txn.explicit;
+    const out: AssembledEvent[] = [];
+    if (closes) {
+      const done = this.commit(q);
+      // a (non-explicit) group with row changes before the DDL: those changes come first
+      for (const x of done ?? []) if (x.kind === 'transaction') out.push(x);
+    }
+    if (this.options.isCapturedDdl(q.schema, sql)) {
+      const position = this.eventPosition(q.nextPosition, txn?.gtid, closes ? 0 : (txn?.changes.length ?? 0));
+      out.push({
+        kind: 'ddl',
+        database: q.schema,
+        statement: sql,
+        ...(txn?.gtid ? { gtid: txn.gtid } : {}),
+        position,
+        // resume after the DDL when it ends its group; otherwise at the start of the group, so the
+        // DDL is seen again after a restart there (at-least-once for DDL inside a transaction)
+        offset: this.offsetHere(),
+        timestampMs: q.timestamp,
+      } satisfies DdlEvent);
+    } else if (closes && out.length === 0) {
+      const offset = this.offset;
+      if (offset) out.push({ kind: 'progress', offset });
+    }
+    return out.length ? out : undefined;
+  }
+
+  private rows(e: AnyBinlogEvent, op: ChangeOp): void {
+    const ev = e as AnyBinlogEvent & { tableId: number; tableMap: Record<number, TableMapEntry>; rows: unknown[]; flags?: number };
+    const tm = ev.tableMap?.[ev.tableId];
+    if (!tm || !ev.rows) return;
+    let ref = this.tableRefs.get(ev.tableId);
+    if (!ref || ref.database !== tm.parentSchema || ref.table !== tm.tableName) {
+      ref = { database: tm.parentSchema, table: tm.tableName };
+      this.tableRefs.set(ev.tableId, ref);
+    }
+    if (!this.options.isCaptured(ref)) return;
+    this.tableMaps.set(`${ref.database}.${ref.table}`, tm);
+    if (!this.txn) this.txn = { explicit: true, changes: [] };
+    const changes = this.txn.changes;
+    // Rows-event flag NO_FOREIGN_KEY_CHECKS_F (0x0002, MySQL and MariaDB log_event.h): the server
+    // did not enforce foreign keys — and so cascaded nothing — for these rows
+    const fk: { noForeignKeyChecks?: true; logged?: readonly string[] } = ((ev.flags ?? 0) & 0x0002) !== 0 ? { noForeignKeyChecks: true as const } : {};
+    // the logged layout, so a decoder can check it against its mapping (after a DDL)
+    const names = (tm as { columns?: { name?: string }[] }).columns?.map((col) => col.name ?? '');
+    if (names && names.every((n) => n !== '')) fk.logged = names;
+    // one object per row without spreading (hot path: every row change passes here)
+    const noForeignKeyChecks = fk.noForeignKeyChecks;
+    const logged = fk.logged;
+    const push = (before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined) => {
+      const change: { -readonly [K in keyof RawChange]: RawChange[K] } = { table: ref, op };
+      if (before !== undefined) change.before = before;
+      if (after !== undefined) change.after = after;
+      if (noForeignKeyChecks) change.noForeignKeyChecks = true;
+      if (logged) change.logged = logged;
+      changes.push(change);
+    };
+    if (op === 'update') {
+      for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) push(r.before, r.after);
+    } else if (op === 'insert') {
+      for (const r of ev.rows as Record<string, unknown>[]) push(undefined, r);
+    } else {
+      for (const r of ev.rows as Record<string, unknown>[]) push(r, undefined);
+    }
+  }
+
+  private commit(e: AnyBinlogEvent): AssembledEvent[] | undefined {
+    const txn = this.txn ?? { explicit: false, changes: [] };
+    this.txn = undefined;
+    if (e.nextPosition > 0) this.position = e.nextPosition;
+    if (this.gtids && txn.gtid) this.gtids = advanceGtids(this.gtids, txn.gtid);
+    const offset = this.offset;
+    if (txn.changes.length === 0) return offset ? [{ kind: 'progress', offset }] : undefined;
+    const file = this.file ?? '';
+    const commitPosition = this.position ?? 0;
+    const { serverUuid, serverId } = this.options.identity;
+    const base = { file, commitPosition, ...(txn.gtid ? { gtid: txn.gtid } : {}), ...(serverUuid ? { serverUuid } : {}), ...(serverId !== undefined ? { serverId } : {}) };
+    const t: RawTransaction = {
+      kind: 'transaction',
+      ...(txn.gtid ? { gtid: txn.gtid } : {}),
+      position: { ...base, eventIndex: txn.changes.length },
+      offset: offset ?? this.offsetAt(file, commitPosition, this.gtids),
+      timestampMs: e.timestamp,
+      raw: txn.changes,
+    };
+    return [t];
+  }
+
+  private eventPosition(nextPosition: number, gtid: string | undefined, index: number): EventPosition {
+    const { serverUuid, serverId } = this.options.identity;
+    return {
+      file: this.file ?? '',
+      commitPosition: nextPosition > 0 ? nextPosition : (this.position ?? 0),
+      ...(gtid ? { gtid } : {}),
+      eventIndex: index,
+      ...(serverUuid ? { serverUuid } : {}),
+      ...(serverId !== undefined ? { serverId } : {}),
+    };
+  }
+
+  private offsetHere(): BinlogOffset {
+    return this.offsetAt(this.file ?? '', this.position ?? 0, this.gtids);
+  }
+
+  private offsetAt(file: string, position: number, gtids: GtidState | undefined): BinlogOffset {
+    const { serverUuid, serverId } = this.options.identity;
+    return {
+      file,
+      position,
+      ...(gtids ? { gtids } : {}),
+      ...(serverUuid ? { serverUuid } : {}),
+      ...(serverId !== undefined ? { serverId } : {}),
+    };
+  }
+}
+
+/** Whether the statement touches one of `databases` (default database or a qualified name). */
+export function ddlConcerns(databases: ReadonlySet<string>): (database: string, statement: string) => boolean {
+  const lowered = new Set([...databases].map((d) => d.toLowerCase()));
+  return (database, statement) => {
+    if (lowered.has(database.toLowerCase())) return true;
+    const s = statement.toLowerCase();
+    for (const d of lowered) {
+      if (s.includes(`\`${d}\`.`) || s.includes(`${d}.`) || new RegExp(`\\b(database|schema)\\s+(if\\s+(not\\s+)?exists\\s+)?\`?${d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\`?`).test(s)) return true;
+    }
+    return false;
+  };
+}
+
