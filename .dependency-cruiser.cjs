@@ -1,5 +1,5 @@
 /**
- * floe's layer rules, checked by `npm run lint` (and .ci/run). From the bottom up (docs/design.md §2):
+ * floe's layer rules, checked by `npm run lint` (and .ci/run). From the bottom up (docs/architecture.md §1):
  *
  *   util, model      value types and helpers; import nothing of floe above them
  *   io               the FileIO seam (local, S3): a leaf over util
