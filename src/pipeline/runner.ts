@@ -1,12 +1,13 @@
 /**
  * The pipeline runner: MySQL → Iceberg for one job, crash-safe.
  *
- *   start    discover + map the captured tables, create missing Iceberg tables, read each table's
- *            committed progress (runner-setup.ts); the binlog each resumes from still on the server
- *            (runner-binlog-check.ts: a purged one stops the run before anything is committed);
- *            resume plan (state-resume.ts)
- *   source   one `MySqlSource` stream: chunk plans and rows (tables still to snapshot), hand-over,
- *            then transactions / DDL / progress marks forever
+ *   start    open the MySQL side once (`openMySqlSource`: one control connection, dialect, server
+ *            identity, the captured tables discovered and mapped); their Iceberg tables, created
+ *            when missing, and each table's committed progress (prepared-tables.ts); the binlog each
+ *            resumes from still on the server (purged-binlog-check.ts: a purged one stops the run
+ *            before anything is committed); the resume plan (resume-plan.ts)
+ *   source   one stream of the opened source (`events`): chunk plans and rows (tables still to
+ *            snapshot), hand-over, then transactions / DDL / progress marks forever
  *   route    rows and changes → per-table writers (router.ts), progress per table follows
  *   commit   checkpoints (checkpoint.ts): interval, size bound, mode switch, hand-over, DDL, stop
  *
@@ -15,47 +16,38 @@
  * 'stopped'. `snapshot` stops at the hand-over, after committing every chunk: 'snapshot-complete'.
  * A DDL that creates a table matching the include patterns restarts the source in process with that
  * table added: it is snapshotted, then every table streams on from its committed offset. Any other
- * DDL goes to the schema-change policy (schema-change.ts through runner-ddl.ts): ignored, applied,
- * 'ddl-stop' (everything before it committed) or a failure. Any error returns 'failed' after closing everything; nothing uncommitted
- * is trusted on restart — the tables are the only state (if in doubt, stop: a restart resumes).
+ * DDL goes to the schema-change policy (schema-change.ts through ddl-handler.ts): ignored, applied,
+ * 'ddl-stop' (everything before it committed) or a failure. Any error returns 'failed' after closing
+ * everything; nothing uncommitted is trusted on restart — the tables are the only state (if in doubt,
+ * stop: a restart resumes).
  *
- * Notifications: snapshot started / table snapshot finished / snapshot finished / streaming started
- * (with its offset). Stop notifications are the caller's (notifications.ts). Metrics: rows, binlog
- * events, reader lag, per-table lag, commit durations, files and bytes.
+ * Notifications: run-notifications.ts; scheduled maintenance: run-maintenance.ts. Metrics: rows,
+ * binlog events, reader lag, per-table lag, commit durations, files and bytes.
  */
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { tableHealth } from '../iceberg/maintenance/table-health.js';
-import { loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
-import type { CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
-import { connectMysql, type MysqlClient } from '../source/mysql/index.js';
-import { detectDialect } from '../source/mysql/index.js';
-import { tableMatcher } from '../source/mysql/index.js';
-import { tableKey, type DdlEvent, type PhaseEvent, type SourceEvent, type TableRef } from '../source/mysql/index.js';
-import { isAfter, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
-import { MySqlSource, type SourceResume } from '../source/mysql/index.js';
-import { captureTableSchemas } from '../source/mysql/index.js';
-import { mapTable, type MappedTable } from '../source/mysql/index.js';
-import { readServerIdentity } from '../source/mysql/index.js';
+import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
+import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
-import { Checkpointer, type CheckpointReport } from './checkpoint.js';
+import { Checkpointer } from './checkpoint.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { Notifier } from './observe/notifications.js';
 import type { ProgressReporter } from './observe/progress.js';
-import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';
 import { Router } from './router.js';
-import { sameSourceMapping } from './runner-checks.js';
-import { checkResumeBinlogs, withPurgedTables } from './runner-binlog-check.js';
-import { checkpointOptions, mysqlConnection, sourceOptions, streamStartOffset, typeMappingOptions } from './runner-config.js';
-import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './runner-ddl.js';
-import { announceSnapshotRows, discoverMappedTables, firstCheckpointId, prepareTables } from './runner-setup.js';
-import { CapturedTables } from './runner-tables.js';
+import { checkResumeBinlogs, withPurgedTables } from './purged-binlog-check.js';
+import { checkpointOptions, configuredStart, sourceConfig } from './config-options.js';
+import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './ddl-handler.js';
+import { announceSnapshotRows, firstCheckpointId, joinedTableClash, prepareTables } from './prepared-tables.js';
+import { CapturedTables } from './captured-tables.js';
 import { createSchemaChangeHandler } from './schema-change/schema-change.js';
-import { planResume } from './state-resume.js';
-import { snapshotComplete, type TableProgress } from './state.js';
+import { planResume } from './resume-plan.js';
+import { snapshotComplete } from './state.js';
+import { RunMaintenance } from './run-maintenance.js';
+import { RunNotifications } from './run-notifications.js';
+import { nextOrStop, settleWithin, STOP } from './stream-stop.js';
 
 export interface RunOptions {
   mode: 'run' | 'snapshot';
@@ -90,34 +82,29 @@ export async function runPipeline(config: FloeConfig, options: RunOptions): Prom
   }
 }
 
-const STOP = Symbol('stop');
-
 /** A source session ends the run, or asks for a new session that also captures `tables`. */
 type SessionEnd = RunResult | { restart: TableRef[] };
 
 class PipelineRun {
   private readonly logger: Logger;
-  private client: MysqlClient | undefined;
+  /** The MySQL side, opened once for the run; each source session is one stream of it. */
+  private mysql: OpenedMySqlSource | undefined;
   private catalog: Catalog | undefined;
   private source: MySqlSource | undefined;
   private checkpointer: Checkpointer | undefined;
   private router: Router | undefined;
   private tables: CapturedTables | undefined;
   private readonly ddl: DdlHandler;
-  /** Tables whose snapshot runs in this process (for notifications). */
-  private readonly snapshotting = new Set<string>();
-  private readonly announcedFinished = new Set<string>();
-  private streamingAnnounced = false;
-  private readonly maintenance: MaintenanceSchedule | undefined;
-  private readonly orphanSchedule: MaintenanceSchedule | undefined;
+  private readonly notes: RunNotifications;
+  private readonly maintenance: RunMaintenance;
 
   constructor(
     private readonly config: FloeConfig,
     private readonly options: RunOptions,
   ) {
     this.logger = options.logger;
-    this.maintenance = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.intervalMs) : undefined;
-    this.orphanSchedule = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.removeOrphans.intervalMs) : undefined;
+    this.notes = new RunNotifications(options.notifications, options.progress);
+    this.maintenance = new RunMaintenance(config, this.logger, options.metrics);
     this.ddl = createSchemaChangeHandler(config, () =>
       this.source && this.catalog && this.tables
         ? {
@@ -137,21 +124,21 @@ class PipelineRun {
     const logger = this.logger;
 
     // ---- start: tables, their Iceberg tables and where each stands ----------------------------
-    const client = (this.client = await connectMysql(mysqlConnection(source)));
-    const dialect = await detectDialect(client);
-    const identity = await readServerIdentity(client, dialect.flavor);
+    const mysql = (this.mysql = await openMySqlSource(sourceConfig(source, (m) => logger.debug(m, { component: 'source' }))));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
-    const prepared = await prepareTables(config, await discoverMappedTables(config, client, dialect), catalog, logger);
+    if (mysql.tables.size === 0) {
+      throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);
+    }
+    const prepared = await prepareTables(config, [...mysql.tables.values()], catalog, logger);
     // a table whose binlog was purged while floe was stopped: stop before anything is read or committed
     await checkResumeBinlogs(
-      client,
-      identity,
+      mysql,
       prepared.map((t) => ({ key: t.key, identifier: t.mapping.identifier, location: t.ready.table.metadata.location, progress: t.progress })),
       config.catalog.type,
     );
     const firstId = firstCheckpointId(prepared);
     const fresh = prepared.filter((t) => !t.progress);
-    const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await streamStartOffset(source, client, dialect, identity) : undefined;
+    const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await mysql.resolveStart(configuredStart(source)) : undefined;
     const { resume, skipUntil } = planResume(prepared.map((t) => ({ key: t.key, progress: t.progress, streamFrom: t.progress ? undefined : streamFrom })));
     logger.info('pipeline starting', {
       job: config.job.id,
@@ -170,7 +157,7 @@ class PipelineRun {
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).
     if (fresh.length > 0 && streamFrom) await this.commit('start offsets of tables without a snapshot');
-    if (this.options.progress) await announceSnapshotRows(client, prepared, this.options.progress, source.snapshot.mode === 'initial');
+    if (this.options.progress) await announceSnapshotRows(mysql, prepared, this.options.progress, source.snapshot.mode === 'initial');
 
     // ---- sessions of the source: one, unless a new table joins --------------------------------
     let next: SourceResume = resume;
@@ -190,17 +177,7 @@ class PipelineRun {
 
   /** One source stream, until the run ends or a new table must join. */
   private async session(resume: SourceResume): Promise<SessionEnd> {
-    const source = this.config.source!;
-    const tables = this.tables!;
-    const ids = [...tables.prepared.values()].map((t) => t.id);
-    // Decode each table with the definition the run maps it with (for a table resumed from the lake,
-    // the one valid at its committed offset; source-schema-record.ts), and none of its rows at or
-    // before that offset (they may predate that definition).
-    const definitions = new Map([...tables.prepared.values()].map((t) => [t.key, t.mapped.schema]));
-    const decodeAfter = new Map<string, BinlogOffset>();
-    for (const t of this.checkpointer!.tables.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
-    const changedDefinitions = new Set([...tables.prepared.values()].filter((t) => t.definitionFromLake).map((t) => t.key));
-    const src = (this.source = new MySqlSource({ ...sourceOptions(source, ids, resume, (m) => this.logger.debug(m, { component: 'source' })), definitions, decodeAfter, changedDefinitions }));
+    const src = (this.source = this.mysql!.events({ ...this.tables!.sourceSession(), resume }));
     const events = src.events()[Symbol.asyncIterator]();
     let first = true;
     try {
@@ -217,7 +194,6 @@ class PipelineRun {
         if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
         if (first) {
           first = false;
-          sameSourceMapping(src.tables, [...tables.prepared.values()]);
           // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
           for (const w of src.cascades.warnings) this.logger.warn(`foreign keys: ${w}`);
         }
@@ -232,7 +208,7 @@ class PipelineRun {
         const why = this.checkpointer!.due();
         if (why) {
           await this.commit(why);
-          await this.maintainIfDue();
+          await this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values());
         }
       }
     } catch (e) {
@@ -246,59 +222,21 @@ class PipelineRun {
   }
 
   /**
-   * Scheduled maintenance (maintenance.ts), right after a checkpoint: nothing of floe's is being
-   * committed meanwhile. A failure is logged and tried again next interval — it never stops the
-   * replication (the table is only less tidy).
-   */
-  private async maintainIfDue(): Promise<void> {
-    const schedule = this.maintenance;
-    if (!schedule?.due()) return;
-    schedule.ran();
-    const orphans = this.orphanSchedule!.due();
-    if (orphans) this.orphanSchedule!.ran();
-    const options = { ...maintenanceOptions(this.config), ...(orphans ? { orphansOlderThanMs: this.config.maintenance.removeOrphans.olderThanMs } : {}) };
-    for (const t of this.checkpointer!.tables.values()) {
-      try {
-        // each of its commits is followed by the table's writer: its key index moves to the
-        // compacted files (a restart would otherwise take floe's own compaction for another writer's)
-        const follow = async (table: CatalogTable, compaction?: CompactionCommit): Promise<void> => {
-          await t.committer.followMaintenance(t.identifier, table, compaction);
-        };
-        const { report, result } = await maintainTable(await loadCatalogTable(this.catalog!, t.identifier), { ...options, onCommit: follow }, this.logger);
-        if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0 || (report.manifests?.replaced ?? 0) > 0 || (report.compaction?.rewrittenDataFiles ?? 0) > 0) this.logger.info('maintenance: data files compacted, old snapshots expired, manifests rewritten, orphan files removed', { ...report, table: t.key });
-        if (this.options.metrics?.tableHealth) this.options.metrics.tableHealth(t.key, await tableHealth(result.table.io, result.table.metadata, result.table.metadataLocation));
-      } catch (e) {
-        this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });
-      }
-    }
-  }
-
-  /**
    * New tables join: they are created in the lake and snapshotted by the next session, which reads
    * the binlog from the offset every table has just committed (the caller flushed them all).
    */
   private async capture(refs: readonly TableRef[]): Promise<SourceResume> {
     const { config, logger } = this;
-    const client = this.client!;
-    const dialect = await detectDialect(client);
-    const schemas = await captureTableSchemas(client, refs, dialect.flavor);
-    const mapped = [...schemas.values()].map((s) => mapTable(s, typeMappingOptions(config.source!)));
-    const added = await prepareTables(config, mapped, this.catalog!, logger);
+    const added = await prepareTables(config, await this.mysql!.capture(refs), this.catalog!, logger);
     for (const t of added) {
-      if (t.progress) {
-        throw new FloeError(
-          'pipeline',
-          'unsupported',
-          `table ${t.key} was created in MySQL while its Iceberg table ${[...t.mapping.identifier.namespace, t.mapping.identifier.name].join('.')} holds an earlier table of that name (job ${config.job.id} committed to it); drop the Iceberg table and start floe again to snapshot the new one`,
-        );
-      }
+      if (t.progress) throw joinedTableClash(t, config.job.id);
       this.tables!.add(t, undefined, undefined);
       logger.info('new table captured: snapshotting it while the other tables wait at their offsets', { table: t.key });
     }
     const checkpointer = this.checkpointer!;
     const { resume, skipUntil } = planResume([...checkpointer.tables.values()].map((t) => ({ key: t.key, progress: t.committed })));
     for (const t of checkpointer.tables.values()) t.skipUntil = skipUntil.get(t.key);
-    if (this.options.progress) await announceSnapshotRows(client, added, this.options.progress, true);
+    if (this.options.progress) await announceSnapshotRows(this.mysql!, added, this.options.progress, true);
     return resume;
   }
 
@@ -309,7 +247,7 @@ class PipelineRun {
       case 'snapshot-plan': {
         const t = router.plan(e);
         const snapshot = t?.checkpoint.working?.snapshot;
-        if (t && snapshot && !snapshotComplete(snapshot)) this.snapshotting.add(t.key);
+        if (t && snapshot && !snapshotComplete(snapshot)) this.notes.snapshotPlanned(t.key);
         return undefined;
       }
       case 'snapshot-rows':
@@ -330,10 +268,9 @@ class PipelineRun {
   }
 
   private async handlePhase(e: PhaseEvent): Promise<RunResult | undefined> {
-    const { notifications } = this.options;
     const checkpointer = this.checkpointer!;
     if (e.phase === 'snapshot') {
-      notifications.notify({ type: 'snapshot-started', tables: [...this.snapshotting] });
+      this.notes.snapshotStarted();
       return undefined;
     }
     if (e.phase === 'catch-up') {
@@ -358,11 +295,9 @@ class PipelineRun {
         if (p?.phase === 'snapshot' && p.snapshot && snapshotComplete(p.snapshot)) t.working = { ...p, phase: 'streaming' };
       }
       await this.commit('hand-over');
-      if (this.snapshotting.size > 0) notifications.notify({ type: 'snapshot-finished', tables: [...this.snapshotting] });
-      this.snapshotting.clear();
-      this.options.progress?.stop();
+      this.notes.snapshotFinished();
       if (this.options.mode === 'snapshot') return this.finishSnapshotMode();
-      this.announceStreaming(e.offset);
+      this.notes.streamingStarted(e.offset);
       return undefined;
     }
     // 'streaming': directly (nothing to snapshot), or once the hand-over filter is passed
@@ -370,14 +305,8 @@ class PipelineRun {
       await this.commit('snapshot complete', { flushIdle: true });
       return this.finishSnapshotMode();
     }
-    this.announceStreaming(e.offset ?? checkpointer.sourcePosition);
+    this.notes.streamingStarted(e.offset ?? checkpointer.sourcePosition);
     return undefined;
-  }
-
-  private announceStreaming(offset: BinlogOffset | undefined): void {
-    if (this.streamingAnnounced) return;
-    this.streamingAnnounced = true;
-    this.options.notifications.notify({ type: 'streaming-started', offset: offset ? serializeOffset(offset) : '(server default)' });
   }
 
   private async finishSnapshotMode(): Promise<RunResult> {
@@ -448,18 +377,7 @@ class PipelineRun {
   }
 
   private async commit(reason: string, options: { flushIdle?: boolean } = {}): Promise<void> {
-    const report = await this.checkpointer!.checkpoint(reason, options);
-    this.afterCommit(report);
-  }
-
-  private afterCommit(report: CheckpointReport): void {
-    for (const c of report.committed) {
-      if (!this.snapshotting.has(c.key) || this.announcedFinished.has(c.key)) continue;
-      if (!snapshotDone(c.after)) continue;
-      this.announcedFinished.add(c.key);
-      this.options.progress?.tableFinished(c.key);
-      this.options.notifications.notify({ type: 'table-snapshot-finished', table: c.key, rows: c.snapshotRows ?? 0 });
-    }
+    this.notes.committed(await this.checkpointer!.checkpoint(reason, options));
   }
 
   /** After a failure: drop buffered changes (never committed) so their files do not linger. */
@@ -474,44 +392,7 @@ class PipelineRun {
     this.checkpointer?.close();
     await this.source?.close().catch((e) => this.logger.warn('closing the source failed', { err: e }));
     // closing after the run's outcome is decided: a failing close must not replace it
-    await this.client?.close().catch(() => {});
+    await this.mysql?.close();
     await this.catalog?.close?.().catch(() => {});
   }
-}
-
-/** Waits for `p` (its failure ignored) at most `ms`; `onTimeout` when it did not settle by then. */
-async function settleWithin(p: Promise<unknown> | undefined, ms: number, onTimeout: () => void): Promise<void> {
-  if (!p) return;
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
-  clearTimeout(timer);
-  if (!settled) onTimeout();
-}
-
-function snapshotDone(p: TableProgress): boolean {
-  return p.phase === 'streaming' || (p.snapshot !== undefined && snapshotComplete(p.snapshot));
-}
-
-/**
- * The next source event, or STOP when `signal` aborts first. Not `Promise.race` with one long-lived
- * stop promise: every race leaves a reaction on that promise which holds the race's result, so every
- * event (snapshot chunks with all their rows) would stay reachable until the run ends
- * (nodejs/node#17469) — memory growing with the table, and the GC copying it over and over.
- */
-function nextOrStop<T>(events: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | typeof STOP> {
-  if (signal.aborted) return Promise.resolve(STOP);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(STOP);
-    signal.addEventListener('abort', onAbort, { once: true });
-    events.next().then(
-      (r) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(r);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -12,7 +12,7 @@
  *   reconnects (or restarts the pipeline from the lake) once the path is back, and the lake equals
  *   MySQL, nothing lost or doubled.
  * - The binlog purged while floe is stopped: floe exits 1 before committing anything with an error
- *   naming every table whose offset is gone and what to do (src/pipeline/runner-binlog-check.ts); the
+ *   naming every table whose offset is gone and what to do (src/pipeline/purged-binlog-check.ts); the
  *   lake is untouched; after following the advice, floe runs and the lake equals MySQL. With tables at
  *   different offsets (a SIGKILL left idle tables behind), only the purged ones are named, and the
  *   others resume from their own offsets without a new snapshot. Resumed by GTIDs (the server's

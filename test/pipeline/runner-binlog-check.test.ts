@@ -1,11 +1,11 @@
 /**
- * Which tables a purged binlog concerns (src/pipeline/runner-binlog-check.ts): a table's resume points
+ * Which tables a purged binlog concerns (src/pipeline/purged-binlog-check.ts): a table's resume points
  * are its streaming offset, or the high watermarks of its finished chunks while it snapshots; only
  * file/position offsets of this server are checked. The end-to-end run is
  * test/e2e/mysql-silence-and-purge.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { purgedTables, purgedTablesError, resumePoints, withPurgedTables, type ResumingTable } from '../../src/pipeline/runner-binlog-check.js';
+import { purgedTables, purgedTablesError, resumePoints, withPurgedTables, type ResumingTable } from '../../src/pipeline/purged-binlog-check.js';
 import { purgedBinlogError } from '../../src/source/mysql/binlog/binlog-errors.js';
 import { mariadbGtids } from '../../src/source/mysql/offset/offset.js';
 import { FloeError } from '../../src/util/errors.js';

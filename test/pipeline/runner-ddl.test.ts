@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { tableMatcher } from '../../src/source/mysql/schema/discovery.js';
 import type { DdlEvent } from '../../src/source/mysql/events.js';
-import { capturedTablesIn, ddlPositionText, newTablesIn } from '../../src/pipeline/runner-ddl.js';
+import { capturedTablesIn, ddlPositionText, newTablesIn } from '../../src/pipeline/ddl-handler.js';
 
 function ddl(statement: string, database = 'shop'): DdlEvent {
   return {

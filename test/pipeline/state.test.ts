@@ -13,7 +13,7 @@ import { LocalFileIO } from '../../src/io/local-file-io.js';
 import { chunkId, serializeChunk, type Chunk } from '../../src/source/mysql/snapshot/chunk.js';
 import { mariadbGtids, serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { decodeTableProgress, encodeTableProgress, obsoleteStateObjects, settleProgress, snapshotComplete, type TableProgress } from '../../src/pipeline/state.js';
-import { planResume } from '../../src/pipeline/state-resume.js';
+import { planResume } from '../../src/pipeline/resume-plan.js';
 
 const io = new LocalFileIO();
 let dir: string;

@@ -5,7 +5,7 @@ import type { FloeConfig } from '../../config/schema.js';
 import type { Catalog } from '../../iceberg/metadata/catalog.js';
 import type { Logger } from '../../pipeline/observe/logger.js';
 import { errorMessage } from '../../util/errors.js';
-import { openCatalog } from '../../pipeline/runner-config.js';
+import { openCatalog } from '../../pipeline/config-options.js';
 import type { CheckLine } from './check-line.js';
 
 export async function catalogChecks(config: FloeConfig, logger: Logger): Promise<CheckLine[]> {

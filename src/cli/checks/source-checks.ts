@@ -9,7 +9,7 @@ import { discoverTables } from '../../source/mysql/index.js';
 import { runPreflight } from '../../source/mysql/index.js';
 import { tableKey } from '../../source/mysql/index.js';
 import { errorMessage } from '../../util/errors.js';
-import { mysqlConnection } from '../../pipeline/runner-config.js';
+import { mysqlConnection } from '../../pipeline/config-options.js';
 import type { CheckLine } from './check-line.js';
 
 export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {

@@ -9,7 +9,7 @@ import { fileIOFor, storageSchemeOf } from '../../io/file-io-factory.js';
 import type { FileIO } from '../../io/file-io.js';
 import { normalizeWarehouse } from '../../catalog/filesystem/filesystem-layout.js';
 import { errorMessage } from '../../util/errors.js';
-import { storageConfig } from '../../pipeline/runner-config.js';
+import { storageConfig } from '../../pipeline/config-options.js';
 import type { CheckLine } from './check-line.js';
 
 export async function storageChecks(config: FloeConfig): Promise<CheckLine[]> {

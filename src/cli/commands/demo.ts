@@ -4,7 +4,7 @@
  * while streaming, stops cleanly, and prints what the lake holds and how to query it (src/demo/).
  */
 import type { Command } from 'commander';
-import { openCatalog } from '../../pipeline/runner-config.js';
+import { openCatalog } from '../../pipeline/config-options.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { handleStopSignals } from '../signals.js';

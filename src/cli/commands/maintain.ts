@@ -13,7 +13,7 @@ import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { lastCommitted } from '../../iceberg/writer/index.js';
 import { maintainTable, maintenanceOptions, smallFileOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';
-import { openCatalog } from '../../pipeline/runner-config.js';
+import { openCatalog } from '../../pipeline/config-options.js';
 import { FloeError } from '../../util/errors.js';
 import { stringifyJson } from '../../util/json.js';
 import { commandContext } from '../command-context.js';

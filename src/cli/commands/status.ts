@@ -10,7 +10,7 @@ import type { BinlogOffset } from '../../source/mysql/index.js';
 import { readWatermark } from '../../source/mysql/index.js';
 import { errorMessage } from '../../util/errors.js';
 import { parseJson, stringifyJson } from '../../util/json.js';
-import { mysqlConnection, openCatalog } from '../../pipeline/runner-config.js';
+import { mysqlConnection, openCatalog } from '../../pipeline/config-options.js';
 import { commandContext, type CommandContext } from '../command-context.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { tableStatuses, type TableStatus } from '../table-status.js';

@@ -1,6 +1,6 @@
 /**
  * The schema-change policy (config `schemaChanges`, docs/design.md §3): what floe does when
- * the binlog carries a DDL statement, implementing the runner's `DdlHandler` (runner-ddl.ts).
+ * the binlog carries a DDL statement, implementing the runner's `DdlHandler` (ddl-handler.ts).
  *
  * 1. Parse the statement (source ddl-parser.ts) and compute its effects on the captured tables
  *    (ddl-apply.ts: each table's new column list and column changes; creates, drops, renames,
@@ -30,7 +30,7 @@ import type { DdlEvent, TableRef } from '../../source/mysql/index.js';
 import type { TableSchema } from '../../source/mysql/index.js';
 import type { CascadeRule } from '../../source/mysql/index.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
-import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from '../runner-ddl.js';
+import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from '../ddl-handler.js';
 import { applyEvolve } from './schema-change-apply.js';
 import type { SchemaChangeRuntime } from './schema-change-runtime.js';
 

@@ -14,7 +14,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import { chunkId, chunkKeyColumns, parseChunk, serializeChunk, type Chunk } from './snapshot/chunk.js';
-import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from './client.js';
+import { connectMysql, type MysqlClient } from './client.js';
 import { detectDialect, type ServerDialect } from './dialect.js';
 import { discoverTables, type TableFilterConfig } from './schema/discovery.js';
 import type { SourceEvent, TableRef } from './events.js';
@@ -23,80 +23,17 @@ import { createKeyComparator, serverCollationWeigher, type KeyComparator } from 
 import { compareOffsets, isAfter, minOffset, parseOffset, serializeOffset, type BinlogOffset, type ServerIdentity } from './offset/offset.js';
 import { readSnapshot, type SnapshotTable } from './snapshot/snapshot-reader.js';
 import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './schema/table-schema.js';
-import { mapTable, type MappedTable, type TypeMappingOptions } from './schema/type-mapping.js';
-import { BinlogReader, type StartPosition } from './binlog/binlog-reader.js';
+import { mapTable, type MappedTable } from './schema/type-mapping.js';
+import { BinlogReader } from './binlog/binlog-reader.js';
+import type { StartPosition } from './binlog/start-position.js';
 import { splitTable } from './snapshot/chunk-splitter.js';
 import { MappedTablesDecoding } from './binlog/binlog-decoding.js';
 import { readServerIdentity, readWatermark } from './snapshot/watermark.js';
 import { CascadeExpander } from './binlog/cascade.js';
 import { discoverForeignKeys, planCascades, type CascadePlan } from './schema/foreign-keys.js';
+import type { MySqlSourceOptions, SourceControl } from './source-options.js';
 
-/** Splits a table into its chunk plan (the source's chunk splitter). */
-type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
-
-export interface MySqlSourceOptions {
-  readonly connection: MysqlConnectionConfig;
-  /** Which tables: include/exclude patterns (discovery) or an explicit list. */
-  readonly tables: TableFilterConfig | readonly TableId[];
-  readonly typeMapping?: TypeMappingOptions;
-  /** First replica server id floe uses: streaming uses it, snapshot backfill workers the next ones. */
-  readonly serverIdBase: number;
-  readonly snapshot?: {
-    /** Default true. false: no snapshot, stream from `startWhenNoSnapshot`. */
-    readonly enabled?: boolean;
-    readonly parallelism?: number;
-    /** Default true; false is at-least-once (see snapshot-reader.ts). */
-    readonly backfill?: boolean;
-    /** Rows per chunk (default 8096, as Flink CDC). */
-    readonly chunkSize?: number;
-    /** Default: the source's `splitTable` (even split for dense numeric keys, key walking otherwise). */
-    readonly splitter?: ChunkSplitter;
-  };
-  /** Where streaming starts when there is no snapshot and no resume offset (default latest). */
-  readonly startWhenNoSnapshot?: StartPosition;
-  readonly resume?: SourceResume;
-  /**
-   * Definitions to decode tables with instead of the server's current ones ("db.table" → schema):
-   * where the binlog is resumed from, rows were logged under the definition the caller recorded
-   * with its offset, and a DDL made since is still ahead in the binlog (the caller applies it there
-   * and switches the decoding with `remap`).
-   */
-  readonly definitions?: ReadonlyMap<string, TableSchema>;
-  /**
-   * Per table ("db.table"): binlog rows at or before this offset are not decoded — the caller holds
-   * them already (it resumes the table from there), and they may have been logged under an older
-   * definition than the one it decodes the table with.
-   */
-  readonly decodeAfter?: ReadonlyMap<string, BinlogOffset>;
-  /**
-   * Tables ("db.table") whose server definition differs from the one in `definitions` (a DDL made
-   * while floe was stopped). When one of them is still being snapshotted, the binlog is first read
-   * up to the server's current position ('catch-up' … 'caught-up' phase events) — delivering the
-   * changes of the chunks already finished, and the DDL for the caller to apply — before the
-   * remaining chunks are read, with the definition the DDL left.
-   */
-  readonly changedDefinitions?: ReadonlySet<string>;
-  readonly log?: (message: string) => void;
-  /**
-   * Heartbeat period the binlog connections ask the server for (binlog-session.ts; its read
-   * watchdog gives up on a connection after 3 silent periods). Default: the reader's (2000 ms).
-   */
-  readonly heartbeatMs?: number;
-  /**
-   * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
-   * cascade.ts, foreign-keys.ts). The plan and its warnings are in `cascades` once events started.
-   */
-  readonly cascadeDeletes?: boolean;
-}
-
-export interface SourceResume {
-  /** "db.table" → the serialized chunks of its `snapshot-plan` event. */
-  readonly plans?: Readonly<Record<string, readonly string[]>>;
-  /** chunk id → serialized high watermark (`serializeOffset`) of chunks already delivered. */
-  readonly finished?: Readonly<Record<string, string>>;
-  /** Offset of the last transaction (or progress mark) whose effects are committed. */
-  readonly offset?: BinlogOffset;
-}
+export type { MySqlSourceOptions, SourceControl, SourceResume } from './source-options.js';
 
 const SUBSYSTEM = 'source.mysql';
 
@@ -110,7 +47,16 @@ export class MySqlSource {
   private mapped = new Map<string, MappedTable>();
   private cascadePlan: CascadePlan = { rules: [], warnings: [] };
 
-  constructor(private readonly options: MySqlSourceOptions) {}
+  /** Without `shared`, `events()` opens (and `close()` closes) a control connection of its own. */
+  constructor(
+    private readonly options: MySqlSourceOptions,
+    private readonly shared?: SourceControl,
+  ) {}
+
+  /** The control connection and what was read on it (after `events()` has started). */
+  private get controlled(): { client: MysqlClient; identity: ServerIdentity } {
+    return { client: this.control!, identity: this.identity! };
+  }
 
   /**
    * Replaces a table's mapping (after the pipeline applied a DDL); later rows decode with it. With
@@ -180,7 +126,7 @@ export class MySqlSource {
   async close(): Promise<void> {
     await this.current?.close();
     // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
-    await this.control?.close().catch(() => {});
+    if (!this.shared) await this.control?.close().catch(() => {});
     this.control = undefined;
   }
 
@@ -223,6 +169,7 @@ export class MySqlSource {
         tables: [...this.mapped.values()].map((m) => m.schema.id),
         decoding: this.decoding,
         dialect: this.dialect!,
+        control: this.controlled,
         heartbeatMs: o.heartbeatMs,
         log: o.log,
       }));
@@ -250,9 +197,9 @@ export class MySqlSource {
   async *events(): AsyncGenerator<SourceEvent> {
     const o = this.options;
     try {
-      const client = (this.control = await connectMysql(o.connection));
-      const dialect = (this.dialect = await detectDialect(client));
-      const identity = (this.identity = await readServerIdentity(client, dialect.flavor));
+      const client = (this.control = this.shared?.client ?? (await connectMysql(o.connection)));
+      const dialect = (this.dialect = this.shared?.dialect ?? (await detectDialect(client)));
+      const identity = (this.identity = this.shared?.identity ?? (await readServerIdentity(client, dialect.flavor)));
       const ids = Array.isArray(o.tables) ? [...(o.tables as TableId[])] : await discoverTables(client, o.tables as TableFilterConfig);
       const given = o.definitions ?? new Map<string, TableSchema>();
       const schemas = await captureTableSchemas(client, ids.filter((id) => !given.has(tableKey(id))), dialect.flavor);
@@ -360,6 +307,7 @@ export class MySqlSource {
         tables: tables.map((m) => m.schema.id),
         decoding: this.decoding,
         dialect,
+        control: this.controlled,
         heartbeatMs: o.heartbeatMs,
         log: o.log,
       }));

@@ -22,10 +22,11 @@ import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConf
 import { detectDialect, type ServerDialect } from '../dialect.js';
 import { TransactionAssembler, ddlConcerns, decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
 import { SUBSYSTEM, classifyBinlogError, purgedBinlogError, serverChangedError } from './binlog-errors.js';
-import { listBinlogFiles, readServerIdentity, readWatermark } from '../snapshot/watermark.js';
+import { listBinlogFiles, readServerIdentity } from '../snapshot/watermark.js';
 import { AsyncQueue } from './binlog-queue.js';
+import { resolveStartOffset, type StartPosition } from './start-position.js';
 
-export type StartPosition = { readonly kind: 'earliest' } | { readonly kind: 'latest' } | { readonly kind: 'offset'; readonly offset: BinlogOffset };
+export type { StartPosition } from './start-position.js';
 
 interface ReconnectPolicy {
   /** Attempts after a retryable failure before giving up (default 10). */
@@ -55,6 +56,12 @@ export interface BinlogReaderOptions {
   /** Minimum interval between `progress` events (default 1000 ms). */
   readonly progressIntervalMs?: number;
   readonly dialect?: ServerDialect;
+  /**
+   * A control connection of the caller's (the source's, opened-source.ts) and its server identity:
+   * the start is resolved on it and no connection is opened for it (needs `dialect`). It is not
+   * closed by the reader; after a connection loss the reader opens one of its own.
+   */
+  readonly control?: { readonly client: MysqlClient; readonly identity: ServerIdentity };
   readonly log?: (message: string) => void;
 }
 
@@ -63,6 +70,8 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
   private session: BinlogSession | undefined;
   private assembler: TransactionAssembler | undefined;
   private control: MysqlClient | undefined;
+  /** `control` is the reader's own (closed with it), not the caller's. */
+  private ownsControl = false;
   private dialect: ServerDialect | undefined;
   private identity: ServerIdentity | undefined;
   private closed = false;
@@ -125,7 +134,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     this.session = undefined;
     await s?.stop();
     // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
-    await this.control?.close().catch(() => {});
+    if (this.ownsControl) await this.control?.close().catch(() => {});
     this.control = undefined;
     this.queue.end();
   }
@@ -133,25 +142,15 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
   // -------------------------------------------------------------------------------------------
 
   private async begin(): Promise<void> {
-    const conn = await connectMysql(this.options.connection);
+    const given = this.options.control;
+    const conn = given?.client ?? (await connectMysql(this.options.connection));
     this.control = conn;
+    this.ownsControl = !given;
     this.dialect = this.options.dialect ?? (await detectDialect(conn));
-    this.identity = await readServerIdentity(conn, this.dialect.flavor);
-    const start = await this.resolveStart(conn);
+    this.identity = given?.identity ?? (await readServerIdentity(conn, this.dialect.flavor));
+    const start = await resolveStartOffset(conn, this.dialect, this.identity, this.options.start);
     this.last = start;
     await this.connect(start);
-  }
-
-  private async resolveStart(conn: MysqlClient): Promise<BinlogOffset> {
-    const s = this.options.start;
-    if (s.kind === 'latest') return readWatermark(conn, this.dialect!, this.identity);
-    if (s.kind === 'earliest') {
-      const files = await listBinlogFiles(conn);
-      if (files.length === 0) throw new FloeError(SUBSYSTEM, 'source', 'SHOW BINARY LOGS returned no file: expected the binary log to be enabled (log_bin)');
-      // gtids stay unknown: the stream's first Previous_gtids / GTID_LIST event seeds them
-      return { file: files[0].name, position: 4, ...this.identity };
-    }
-    return s.offset;
   }
 
   /** Chooses file/position or GTIDs for `from`, verifying the server and that the binlog is still there. */
@@ -283,9 +282,11 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     await new Promise((r) => setTimeout(r, delay));
     if (this.closed) return;
     try {
-      // the control connection may have died with the dump connection
-      await this.control?.close().catch(() => {});
+      // the control connection may have died with the dump connection: the reader opens its own
+      if (this.ownsControl) await this.control?.close().catch(() => {});
+      this.control = undefined;
       this.control = await connectMysql(this.options.connection);
+      this.ownsControl = true;
       this.identity = await readServerIdentity(this.control, this.dialect!.flavor);
       await this.connect(this.last!);
     } catch (e2) {

@@ -203,16 +203,18 @@ async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, op
   const high = await readWatermark(client, options.dialect, options.identity);
   let result = { rows, applied: 0 };
   if (compareOffsets(low, high) < 0) {
-    result = await backfillWindow(t, chunk, keyIdx, pkIdx, rows, low, high, options, replicaServerId);
+    result = await backfillWindow(client, t, chunk, keyIdx, pkIdx, rows, low, high, options, replicaServerId);
   }
   return { table: id, chunk, descriptor, rows: result.rows, lowWatermark: low, highWatermark: high, keyless, backfilledChanges: result.applied };
 }
 
 /**
  * Applies the binlog changes of (low, high] whose chunk key lies in the chunk to the chunk's rows
- * (upsert/delete by primary key; rows keep SELECT order, new keys go last).
+ * (upsert/delete by primary key; rows keep SELECT order, new keys go last). The window's binlog
+ * reader resolves its start on the worker's connection (idle meanwhile) instead of opening one.
  */
 async function backfillWindow(
+  client: MysqlClient,
   t: SnapshotTable,
   chunk: Chunk,
   keyIdx: number[],
@@ -233,6 +235,7 @@ async function backfillWindow(
     ddlDatabases: [],
     decoding: options.decoding,
     dialect: options.dialect,
+    control: { client, identity: options.identity },
     heartbeatMs: options.heartbeatMs,
     progressIntervalMs: 60_000,
   });

@@ -1,7 +1,7 @@
 /**
  * Before a run reads or commits anything: is the binlog every table resumes from still on the server?
  *
- * Each table resumes from its own committed progress (state-resume.ts): a streaming table from its
+ * Each table resumes from its own committed progress (resume-plan.ts): a streaming table from its
  * `floe.source-offset`, a table still in its snapshot from the high watermarks of its finished chunks.
  * When the server purged the binlog file one of those points into (retention, `PURGE BINARY LOGS`,
  * floe stopped too long), the changes that table had since are gone for good: no reconnect and no
@@ -25,7 +25,7 @@
  * (error 1236, binlog-errors.ts `purgedBinlogError`).
  */
 import { identifierToString, type TableIdentifier } from '../iceberg/metadata/catalog.js';
-import { compareOffsets, formatOffset, listBinlogFiles, parseOffset, sameServer, type BinlogOffset, type MysqlClient, type ServerIdentity } from '../source/mysql/index.js';
+import { compareOffsets, formatOffset, parseOffset, sameServer, type BinlogOffset, type OpenedMySqlSource, type ServerIdentity } from '../source/mysql/index.js';
 import { FloeError, isFloeError } from '../util/errors.js';
 import type { TableProgress } from './state.js';
 
@@ -44,7 +44,7 @@ export interface PurgedTable {
   readonly offset: BinlogOffset;
 }
 
-/** The binlog points a table's resume needs (what state-resume.ts reads the binlog from for it). */
+/** The binlog points a table's resume needs (what resume-plan.ts reads the binlog from for it). */
 export function resumePoints(progress: TableProgress | undefined): BinlogOffset[] {
   if (!progress) return [];
   if (progress.phase === 'streaming') return progress.offset ? [progress.offset] : [];
@@ -63,9 +63,10 @@ export function purgedTables(tables: readonly ResumingTable[], files: readonly s
 }
 
 /** Throws the purged-binlog error when a table's resume point is gone; does nothing otherwise. */
-export async function checkResumeBinlogs(client: MysqlClient, identity: ServerIdentity, tables: readonly ResumingTable[], catalogType: string): Promise<void> {
+export async function checkResumeBinlogs(source: Pick<OpenedMySqlSource, 'binlogFiles' | 'identity'>, tables: readonly ResumingTable[], catalogType: string): Promise<void> {
   if (!tables.some((t) => resumePoints(t.progress).length > 0)) return;
-  const files = (await listBinlogFiles(client)).map((f) => f.name);
+  const identity = source.identity;
+  const files = await source.binlogFiles();
   // no binlog at all is the pre-flight's finding (log_bin off), not a purge
   if (files.length === 0) return;
   const purged = purgedTables(tables, files, identity);

@@ -1,7 +1,8 @@
 /**
- * floe's configuration turned into the parts the runner wires together: the MySQL
- * connection, the source engine's options, the checkpoint settings, and the concrete binlog offset a
- * table without a snapshot starts streaming from; the catalog through src/catalog/factory.ts.
+ * floe's configuration turned into the options of the parts the runner wires together: the MySQL
+ * connection, the source's configuration (the tables it captures, how it maps and snapshots them),
+ * where a table without a snapshot starts streaming, the checkpoint settings; the catalog and its
+ * storage through src/catalog/factory.ts. The CLI's checks and the demo use the same translation.
  */
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { createCatalog, storageConfigOf } from '../catalog/factory.js';
@@ -9,13 +10,8 @@ import type { FloeConfig, SourceConfig, WarehouseConfig } from '../config/schema
 import type { StorageConfig } from '../io/file-io-factory.js';
 import type { Chunk } from '../source/mysql/index.js';
 import { splitTable } from '../source/mysql/index.js';
-import type { MysqlClient, MysqlConnectionConfig } from '../source/mysql/index.js';
-import type { ServerDialect } from '../source/mysql/index.js';
-import { mariadbGtids, mysqlGtids, type BinlogOffset, type ServerIdentity } from '../source/mysql/index.js';
-import type { MySqlSourceOptions, SourceResume } from '../source/mysql/index.js';
-import { tableKey, type TableId } from '../source/mysql/index.js';
-import type { TypeMappingOptions } from '../source/mysql/index.js';
-import { listBinlogFiles, readWatermark } from '../source/mysql/index.js';
+import type { MysqlConnectionConfig, MySqlSourceConfig, StartPosition, TypeMappingOptions } from '../source/mysql/index.js';
+import { tableKey } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { CheckpointOptions } from './checkpoint.js';
 import type { Logger } from './observe/logger.js';
@@ -44,13 +40,13 @@ export function typeMappingOptions(source: SourceConfig): TypeMappingOptions {
   return { tinyInt1AsBoolean: source.tinyint1AsBoolean, timeAsMicros: source.timeAsMicros };
 }
 
-/** The source engine's options for one run over an explicit table list. */
-export function sourceOptions(source: SourceConfig, tables: readonly TableId[], resume: SourceResume, log: (message: string) => void): MySqlSourceOptions {
+/** The source's configuration for a run: the tables `source.include` / `source.exclude` select. */
+export function sourceConfig(source: SourceConfig, log: (message: string) => void): MySqlSourceConfig {
   const chunkKeys = source.snapshot.chunkKeys;
   const chunkSize = source.snapshot.chunkSize;
   return {
     connection: mysqlConnection(source),
-    tables,
+    tables: { include: source.include, exclude: source.exclude },
     typeMapping: typeMappingOptions(source),
     serverIdBase: source.serverId,
     snapshot: {
@@ -64,7 +60,6 @@ export function sourceOptions(source: SourceConfig, tables: readonly TableId[], 
         return chunks;
       },
     },
-    resume,
     heartbeatMs: source.heartbeatMs,
     log,
   };
@@ -91,18 +86,14 @@ export function openCatalog(config: FloeConfig, logger: Logger): Catalog {
 }
 
 /**
- * Where a table that is not snapshotted starts streaming, as a concrete offset (so that it can be
- * committed at once and a restart does not move it): `schema-only` → the binlog end now; `never` →
- * `source.startPosition` ('latest' = now, 'earliest' = the oldest binlog file still on the server).
+ * Where a table that is not snapshotted starts streaming (resolved to a concrete offset on the server,
+ * start-position.ts, so that it can be committed at once and a restart does not move it):
+ * `schema-only` → the binlog end now; `never` → `source.startPosition` ('latest' = now, 'earliest' =
+ * the oldest binlog file still on the server, or a file/position or GTID set of this server).
  */
-export async function streamStartOffset(source: SourceConfig, client: MysqlClient, dialect: ServerDialect, identity: ServerIdentity): Promise<BinlogOffset> {
+export function configuredStart(source: SourceConfig): StartPosition {
   const start = source.snapshot.mode === 'schema-only' ? 'latest' : source.startPosition;
-  if (start === 'latest') return readWatermark(client, dialect, identity);
-  if (start === 'earliest') {
-    const files = await listBinlogFiles(client);
-    if (files.length === 0) throw new FloeError('config', 'source', 'source.startPosition is earliest, but the server lists no binary log files (SHOW BINARY LOGS); is log_bin on?');
-    return { file: files[0].name, position: 4, ...identity };
-  }
-  if ('gtid' in start) return { gtids: dialect.flavor === 'mysql' ? mysqlGtids(start.gtid) : mariadbGtids(start.gtid), ...identity };
-  return { file: start.file, position: start.position, ...identity };
+  if (start === 'latest' || start === 'earliest') return { kind: start };
+  if ('gtid' in start) return { kind: 'gtid', gtid: start.gtid };
+  return { kind: 'file', file: start.file, position: start.position };
 }

@@ -1,5 +1,5 @@
 /**
- * The runner's captured tables and their wiring: for each prepared table (runner-setup.ts) a
+ * The runner's captured tables and their wiring: for each prepared table (prepared-tables.ts) a
  * checkpoint table (its committer and progress, checkpoint.ts) and a routed table (its projection
  * and writer modes, router.ts). Tables join at start or later (a new table matching the include
  * patterns), change shape after a DDL (`refresh`), and leave when dropped in MySQL (`remove`).
@@ -8,15 +8,13 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { CheckpointCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
-import type { CascadePlan } from '../source/mysql/index.js';
-import type { BinlogOffset } from '../source/mysql/index.js';
-import type { MappedTable } from '../source/mysql/index.js';
+import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';
 import type { CheckpointTable, Checkpointer } from './checkpoint.js';
 import type { Logger } from './observe/logger.js';
 import type { RoutedTable, Router } from './router.js';
-import type { PreparedTable } from './runner-setup.js';
+import type { PreparedTable } from './prepared-tables.js';
 import type { TableProgress } from './state.js';
 import { ensureIcebergTable } from './table-mapping-catalog.js';
 import { planTableMapping } from './table-mapping.js';
@@ -103,6 +101,24 @@ export class CapturedTables {
     routed.sourceColumns = mapped.columns.map((col) => col.column.name);
     routed.checkpoint.mode = undefined; // the next write opens a writer on the table's new schema
     this.prepared.set(key, { ...prepared, mapped, mapping, ready, definitionFromLake: false });
+  }
+
+  /**
+   * What the next source stream captures and decodes with (opened-source.ts `events`): every
+   * captured table with the definition the run maps it with (for a table resumed from the lake, the
+   * one valid at its committed offset; source-schema-record.ts), and none of its rows at or before
+   * its committed offset (they may predate that definition).
+   */
+  sourceSession(): Required<Pick<SourceSession, 'tables' | 'definitions' | 'decodeAfter' | 'changedDefinitions'>> {
+    const tables = [...this.prepared.values()];
+    const decodeAfter = new Map<string, BinlogOffset>();
+    for (const t of this.w.checkpointer.tables.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
+    return {
+      tables: tables.map((t) => t.id),
+      definitions: new Map(tables.map((t) => [t.key, t.mapped.schema])),
+      decodeAfter,
+      changedDefinitions: new Set(tables.filter((t) => t.definitionFromLake).map((t) => t.key)),
+    };
   }
 
   /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. */

@@ -1,20 +1,18 @@
 /**
- * Start of a run: find the captured MySQL tables, map each to its Iceberg table (creating missing
- * ones), and read from each Iceberg table where this job stands in it (`lastCommitted` + its
- * `floe.source-offset`, state.ts) — the only state a restart has.
+ * The prepared tables of a run: each captured MySQL table (as the opened source captured it,
+ * opened-source.ts) mapped to its Iceberg table (created when missing), with where this job stands
+ * in it (`lastCommitted` + its `floe.source-offset`, state.ts) — the only state a restart has — and
+ * the definition its binlog rows decode with (the lake's record when the MySQL table changed while
+ * floe was stopped, source-schema-record.ts).
  */
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
-import { quoteString, type MysqlClient } from '../source/mysql/index.js';
-import type { ServerDialect } from '../source/mysql/index.js';
-import { discoverTables } from '../source/mysql/index.js';
-import { captureTableSchemas, tableKey, type TableId } from '../source/mysql/index.js';
-import { mapTable, type MappedTable } from '../source/mysql/index.js';
+import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
-import { typeMappingOptions } from './runner-config.js';
+import { typeMappingOptions } from './config-options.js';
 import type { ProgressReporter } from './observe/progress.js';
 import { decodeTableProgress, snapshotComplete, type TableProgress } from './state.js';
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
@@ -37,20 +35,6 @@ export interface PreparedTable {
    * floe was stopped is still ahead in the binlog (source-schema-record.ts).
    */
   readonly definitionFromLake: boolean;
-}
-
-/** Discovers the captured tables (sorted by name) and maps their definitions. */
-export async function discoverMappedTables(config: FloeConfig, client: MysqlClient, dialect: ServerDialect): Promise<MappedTable[]> {
-  const source = config.source!;
-  const ids = await discoverTables(client, { include: source.include, exclude: source.exclude });
-  if (ids.length === 0) {
-    throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);
-  }
-  const schemas = await captureTableSchemas(client, ids, dialect.flavor);
-  return ids.flatMap((id) => {
-    const s = schemas.get(tableKey(id));
-    return s ? [mapTable(s, typeMappingOptions(source))] : []; // dropped between the two queries
-  });
 }
 
 export async function prepareTables(config: FloeConfig, tables: readonly MappedTable[], catalog: Catalog, logger: Logger): Promise<PreparedTable[]> {
@@ -99,6 +83,18 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
   return out;
 }
 
+/**
+ * A table that joined while the run streams (created in MySQL) whose Iceberg table holds progress of
+ * this job: it holds an earlier table of that name, which the new one must not be merged into.
+ */
+export function joinedTableClash(t: PreparedTable, jobId: string): FloeError {
+  return new FloeError(
+    'pipeline',
+    'unsupported',
+    `table ${t.key} was created in MySQL while its Iceberg table ${[...t.mapping.identifier.namespace, t.mapping.identifier.name].join('.')} holds an earlier table of that name (job ${jobId} committed to it); drop the Iceberg table and start floe again to snapshot the new one`,
+  );
+}
+
 /** The first checkpoint id of this run: one above anything the job committed to any table. */
 export function firstCheckpointId(tables: readonly PreparedTable[]): bigint {
   let max = 0n;
@@ -107,17 +103,12 @@ export function firstCheckpointId(tables: readonly PreparedTable[]): bigint {
 }
 
 /** Progress bars for the tables with chunks still to copy, sized by the server's row estimate. */
-export async function announceSnapshotRows(client: MysqlClient, tables: readonly PreparedTable[], progress: ProgressReporter, snapshotFresh: boolean): Promise<void> {
+export async function announceSnapshotRows(source: OpenedMySqlSource, tables: readonly PreparedTable[], progress: ProgressReporter, snapshotFresh: boolean): Promise<void> {
   const toCopy = tables.filter((t) => (t.progress ? t.progress.phase === 'snapshot' && t.progress.snapshot && !snapshotComplete(t.progress.snapshot) : snapshotFresh));
   if (toCopy.length === 0) return;
-  const rows = await client.query<{ db: string; t: string; n: unknown }>(
-    `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS t, TABLE_ROWS AS n FROM information_schema.TABLES WHERE (TABLE_SCHEMA, TABLE_NAME) IN (${toCopy
-      .map((t) => `(${quoteString(t.id.database)}, ${quoteString(t.id.table)})`)
-      .join(', ')})`,
-  );
+  const rows = await source.rowEstimates(toCopy.map((t) => t.id));
   for (const t of toCopy) {
-    const r = rows.find((x) => String(x.db) === t.id.database && String(x.t) === t.id.table);
-    progress.tableStarted(t.key, Number(r?.n ?? 0));
+    progress.tableStarted(t.key, rows.get(t.key) ?? 0);
     if (t.progress?.snapshot) progress.rowsCopied(t.key, t.progress.snapshot.rows);
   }
 }
