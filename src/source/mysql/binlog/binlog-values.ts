@@ -16,7 +16,8 @@
  * - ENUM / SET: zongji maps indexes to labels from COLUMN_TYPE text, which breaks on labels with commas
  *   or quotes when the binlog carries no label metadata, and gives `undefined` for the empty ENUM value
  *   (index 0); the column is read as its unsigned index / bitmask and floe maps it with the captured
- *   labels.
+ *   labels (a SET of 7–8 bytes as its raw little-endian bytes: zongji gives 64-bit values ≥ 2^53 as
+ *   decimal text, which the converter would take for a label).
  * - DATE, YEAR and the fractional-second formats TIME2 / DATETIME2 / TIMESTAMP2 (all MySQL 5.6.4+ and
  *   MariaDB 10.1+ tables): zongji decodes a negative TIME without fraction wrongly (it negates by
  *   flipping bits and adds one second without carrying: -01:00:00 comes out as -01:04:04), turns YEAR
@@ -109,6 +110,12 @@ function adaptZongjiTableMap(entry: ZongjiTableMapEntry | undefined): void {
         break;
       case TYPE_ENUM:
       case TYPE_SET: {
+        if (original === TYPE_SET && size > 6) {
+          // a 7- or 8-byte bitmask can exceed 2^53, which zongji's LONGLONG gives as decimal text (then
+          // indistinguishable from a label): read the little-endian bytes instead
+          asRawBytes(size);
+          break;
+        }
         column.floeOriginalType = original;
         column.type = size === 1 ? TYPE_TINY : size === 2 ? TYPE_SHORT : size === 3 ? TYPE_INT24 : size === 4 ? TYPE_LONG : TYPE_LONGLONG;
         const schema = entry.columnSchemas?.[i];
@@ -203,7 +210,9 @@ function binlogValueConverter(column: MappedColumn): ValueConverter {
       const labels = column.column.labels ?? [];
       return (raw) => {
         if (typeof raw === 'string') return raw;
-        let bits = toBigInt(column, raw, p);
+        let bits = 0n;
+        if (raw instanceof Uint8Array) for (let i = raw.length - 1; i >= 0; i--) bits = (bits << 8n) | BigInt(raw[i]);
+        else bits = toBigInt(column, raw, p);
         const parts: string[] = [];
         for (let i = 0; bits > 0n; i++, bits >>= 1n) {
           if (bits & 1n) {
@@ -255,18 +264,18 @@ function fixedWidth(bytes: Uint8Array, width: number): Uint8Array {
   return out;
 }
 
-function formatUuid(raw: Uint8Array): string {
+export function formatUuid(raw: Uint8Array): string {
   const hex = Buffer.from(fixedWidth(raw, 16)).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-function formatInet4(raw: Uint8Array): string {
+export function formatInet4(raw: Uint8Array): string {
   const b = fixedWidth(raw, 4);
   return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
 }
 
 /** RFC 5952 text, with IPv4-mapped and IPv4-compatible forms dotted, as MariaDB prints INET6. */
-function formatInet6(raw: Uint8Array): string {
+export function formatInet6(raw: Uint8Array): string {
   const b = fixedWidth(raw, 16);
   if (b.subarray(0, 10).every((x) => x === 0)) {
     const v4 = formatInet4(b.subarray(12));

@@ -1,0 +1,91 @@
+/**
+ * Raw event bytes out of a live zongji session, and zongji's row decoding replayed in-process on
+ * captured bytes — what the row-decoder cross-check (test/source/binlog/row-decoder.test.ts) and the
+ * decoder micro-benchmark (bench/row-decoder.ts) need to run floe's decoder and zongji on the very
+ * same events.
+ *
+ * zongji keeps no event bytes, so `installRawCapture` patches `BinlogEvent.prototype._readTableId`,
+ * which every TABLE_MAP and rows event calls first with the parser positioned right after the
+ * 19-byte common header: the event's bytes are then `buffer[offset - 19, packetEnd)` (checksum
+ * included). zongji's modules are loaded by file URL (its package exports only its entry point);
+ * Node gives them the same module instances the package entry uses.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+interface ZongjiParser {
+  _buffer: Buffer;
+  _offset: number;
+  _packetEnd: number;
+  append(buffer: Buffer): void;
+}
+
+/** A zongji event with the raw bytes `installRawCapture` attached. */
+export interface WithRaw {
+  floeRaw?: Buffer;
+}
+
+const ZONGJI_LIB = join(dirname(createRequire(import.meta.url).resolve('@vlasky/zongji')), 'lib');
+
+async function zongjiModule<T>(file: string): Promise<T> {
+  return (await import(pathToFileURL(join(ZONGJI_LIB, file)).href)) as T;
+}
+
+let installed = false;
+
+/** From now on, every TABLE_MAP and rows event zongji builds carries its bytes as `floeRaw`. */
+export async function installRawCapture(): Promise<void> {
+  if (installed) return;
+  const { BinlogEvent } = await zongjiModule<{ BinlogEvent: { prototype: { _readTableId(parser: ZongjiParser): void } } }>('binlog_event.js');
+  const original = BinlogEvent.prototype._readTableId;
+  BinlogEvent.prototype._readTableId = function (this: WithRaw, parser: ZongjiParser) {
+    this.floeRaw = Buffer.from(parser._buffer.subarray(parser._offset - 19, parser._packetEnd));
+    original.call(this, parser);
+  };
+  installed = true;
+}
+
+type RowsEventClass = new (parser: ZongjiParser, options: Record<string, unknown>, zongji: unknown) => { rows: unknown[] };
+
+/** zongji's rows-event decoding alone, on captured bytes: builds its event objects as its stream does. */
+export interface ZongjiReplay {
+  /** Decodes one captured rows event; returns zongji's row images ({before, after} for updates). */
+  decode(raw: Buffer): unknown[];
+}
+
+/**
+ * A replay of zongji's decoding with the table map state of a finished session (`tableMap`, already
+ * adapted by floe's attachExactValueDecoding) and the connection options floe gives it.
+ */
+export async function zongjiReplay(tableMap: Record<string, unknown>, useChecksum: boolean, config: Record<string, unknown>): Promise<ZongjiReplay> {
+  const rows = await zongjiModule<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
+  const { Parser } = await zongjiModule<{ Parser: new () => ZongjiParser }>('reader.js');
+  const fake = { tableMap, useChecksum, connection: { config }, emit: () => false };
+  const classOf = (type: number): RowsEventClass => {
+    switch (type) {
+      case 23:
+      case 30:
+      case 166:
+      case 169:
+        return rows.WriteRows;
+      case 24:
+      case 31:
+      case 167:
+      case 170:
+        return rows.UpdateRows;
+      default:
+        return rows.DeleteRows;
+    }
+  };
+  return {
+    decode(raw) {
+      const parser = new Parser();
+      parser.append(raw);
+      parser._offset = 19;
+      const options = { timestamp: raw.readUInt32LE(0) * 1000, eventType: raw[4], size: raw.length - 19 - (useChecksum ? 4 : 0), nextPosition: raw.readUInt32LE(13) };
+      const Event = classOf(raw[4]);
+      return new Event(parser, options, fake).rows;
+    },
+  };
+}

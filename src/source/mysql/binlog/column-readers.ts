@@ -1,0 +1,490 @@
+/**
+ * One table of per-column readers: for a column's wire type (TABLE_MAP) and floe value kind
+ * (type-mapping.ts), a function that reads the column's value at the cursor and advances it,
+ * producing exactly what binlog-values.ts makes of zongji's value for the same bytes (and so what the
+ * snapshot path produces): bigint for 'long', decimal text for 'unsigned-long' and DECIMAL, days for
+ * DATE, µs bigints for the temporal types, Buffers for binary kinds, null for zero dates.
+ *
+ * Readers are built once per TABLE_MAP (row-decoder.ts compiles a table into an array of them) and
+ * close over the column's metadata; reading a value allocates nothing but the value itself.
+ *
+ * Value encodings (field.cc Field_*::pack / unpack; MySQL "Binary Log" internals, rows event
+ * row images; mysql-binlog-connector-java AbstractRowsEventDataDeserializer; go-mysql
+ * replication/row_event.go decodeValue):
+ * - integers little-endian, 1/2/3/4/8 bytes; FLOAT / DOUBLE IEEE little-endian;
+ * - NEWDECIMAL: decimal2bin (strings/decimal.cc), big-endian groups of 9 digits, sign bit flipped;
+ * - YEAR one byte (0 or year − 1900); DATE 3 bytes little-endian day | month << 5 | year << 9;
+ * - TIME2 / DATETIME2 / TIMESTAMP2 big-endian with the fraction after (my_time.cc *_from_binary);
+ * - VARCHAR / CHAR: length (1 byte if the max byte length < 256, else 2) then bytes; BLOB / TEXT /
+ *   JSON: length of `meta` bytes then bytes; BIT ceil(bits/8) bytes big-endian; ENUM / SET their
+ *   pack length (1–2 / 1–8 bytes) of index / bitmask, little-endian.
+ */
+import type { Value } from '../../../model/values.js';
+import { daysFromCivil } from '../../../model/values.js';
+import { FloeError } from '../../../util/errors.js';
+import { formatInet4, formatInet6, formatUuid } from '../binlog-values.js';
+import { mysqlJsonBinaryToText } from '../mysql-json.js';
+import { snapshotValueConverter, timeOfDay, valueError } from '../snapshot-values.js';
+import type { MappedColumn } from '../type-mapping.js';
+import { T } from './table-map.js';
+
+/** The position in the event (or inflated rows) buffer; one per decode, mutated by the readers. */
+export interface Cursor {
+  buf: Buffer;
+  pos: number;
+}
+
+export type ColumnReader = (c: Cursor) => Value;
+
+/** Buffer's own slice decoders (C++ fast paths; `toString` adds encoding dispatch on every call). */
+interface FastSlices {
+  utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
+}
+
+// MySQL's latin1 is cp1252; zongji decodes it with iconv-lite's cp1252, whose 0x80–0x9F row
+// is below (0xfffd where cp1252 has no character). The rest of the bytes are ISO-8859-1.
+const CP1252_HIGH = [
+  0x20ac, 0xfffd, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0xfffd, 0x17d, 0xfffd,
+  0xfffd, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0xfffd, 0x17e, 0x178,
+];
+
+type TextDecode = (buf: Buffer, start: number, end: number) => string;
+
+const utf8Text: TextDecode = (buf, start, end) => (buf as unknown as FastSlices).utf8Slice(start, end);
+
+const cp1252Text: TextDecode = (buf, start, end) => {
+  let special = false;
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
+    if (b >= 0x80 && b < 0xa0) {
+      special = true;
+      break;
+    }
+  }
+  if (!special) return (buf as unknown as FastSlices).latin1Slice(start, end);
+  let s = '';
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
+    s += String.fromCharCode(b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80] : b);
+  }
+  return s;
+};
+
+/** The text decoder for a column charset, or undefined where floe leaves the column to zongji. */
+export function textDecoder(charset: string | null): TextDecode | undefined {
+  switch (charset) {
+    case 'utf8mb4':
+    case 'utf8mb3':
+    case 'utf8':
+      return utf8Text;
+    case 'latin1':
+      return cp1252Text;
+    default:
+      return undefined;
+  }
+}
+
+function unsupported(column: MappedColumn, what: string): FloeError {
+  return new FloeError(
+    'source.mysql.binlog',
+    'unsupported',
+    `column ${column.qualifiedName} (${column.column.columnType}): floe's row decoder does not read ${what}; expected a column type and charset it decodes (integers, FLOAT/DOUBLE, DECIMAL, BIT, YEAR, DATE, TIME2/DATETIME2/TIMESTAMP2, utf8/utf8mb4/latin1 text, binary strings, ENUM, SET, JSON) — decode the table with zongji instead`,
+  );
+}
+
+function mismatch(column: MappedColumn, wireType: number): FloeError {
+  return new FloeError(
+    'source.mysql.binlog',
+    'invalid-data',
+    `column ${column.qualifiedName} (${column.column.columnType}, mapped as ${column.kind}) is logged with the wire type ${wireType}, which does not carry that kind; the table changed after its schema was captured — re-capture the table`,
+  );
+}
+
+// ---- length-prefixed byte strings -------------------------------------------------------------------
+
+/** Reads a length prefix of `n` bytes (1–4), little-endian, and leaves the cursor on the data. */
+function lengthPrefix(c: Cursor, n: number): number {
+  const b = c.buf;
+  const p = c.pos;
+  let len: number;
+  if (n === 1) len = b[p];
+  else if (n === 2) len = b[p] | (b[p + 1] << 8);
+  else if (n === 3) len = b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
+  else len = b.readUInt32LE(p);
+  c.pos = p + n;
+  return len;
+}
+
+/** Prefix width of a column's length-prefixed value, or 0 if the wire type is not one. */
+function prefixBytes(wireType: number, meta: number): number {
+  switch (wireType) {
+    case T.VARCHAR:
+    case T.VAR_STRING:
+    case T.STRING:
+      return meta > 255 ? 2 : 1;
+    case T.BLOB:
+    case T.TINY_BLOB:
+    case T.MEDIUM_BLOB:
+    case T.LONG_BLOB:
+    case T.JSON:
+      return meta;
+    default:
+      return 0;
+  }
+}
+
+function fixedWidth(bytes: Buffer, width: number): Buffer {
+  // the binlog strips trailing zero bytes of BINARY(n) and of MariaDB's fixed binary types
+  if (bytes.length >= width) return bytes;
+  const out = Buffer.alloc(width);
+  bytes.copy(out);
+  return out;
+}
+
+// ---- binary DECIMAL ------------------------------------------------------------------------------
+
+const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/**
+ * decimal2bin (strings/decimal.cc): the integer digits in groups of 9 (a leading partial group of
+ * DIG_TO_BYTES[intg % 9] bytes), then the fraction digits likewise (a trailing partial group);
+ * each group big-endian, the first byte's top bit flipped, all bytes inverted for negatives.
+ * Produces the value model's canonical text: no leading zeros, exactly `scale` fraction digits,
+ * no negative zero.
+ */
+function decimalReader(precision: number, scale: number): ColumnReader {
+  const intg = precision - scale;
+  const intg0 = Math.floor(intg / 9);
+  const intg0x = intg - intg0 * 9;
+  const frac0 = Math.floor(scale / 9);
+  const frac0x = scale - frac0 * 9;
+  const headBytes = DIG_TO_BYTES[intg0x];
+  const tailBytes = DIG_TO_BYTES[frac0x];
+  const size = headBytes + intg0 * 4 + frac0 * 4 + tailBytes;
+  return (c) => {
+    const b = c.buf;
+    const start = c.pos;
+    c.pos = start + size;
+    const negative = (b[start] & 0x80) === 0;
+    const mask = negative ? 0xff : 0;
+    let p = start;
+    let text = '';
+    let nonZero = false;
+    if (headBytes > 0) {
+      const v = decimalGroup(b, p, headBytes, mask, start);
+      p += headBytes;
+      if (v !== 0) {
+        text = String(v);
+        nonZero = true;
+      }
+    }
+    for (let k = 0; k < intg0; k++, p += 4) {
+      const v = decimalGroup(b, p, 4, mask, start);
+      if (nonZero) text += String(v).padStart(9, '0');
+      else if (v !== 0) {
+        text = String(v);
+        nonZero = true;
+      }
+    }
+    if (!nonZero) text = '0';
+    if (scale > 0) {
+      text += '.';
+      for (let k = 0; k < frac0; k++, p += 4) {
+        const v = decimalGroup(b, p, 4, mask, start);
+        if (v !== 0) nonZero = true;
+        text += String(v).padStart(9, '0');
+      }
+      if (tailBytes > 0) {
+        const v = decimalGroup(b, p, tailBytes, mask, start);
+        if (v !== 0) nonZero = true;
+        text += String(v).padStart(frac0x, '0');
+      }
+    }
+    return negative && nonZero ? '-' + text : text;
+  };
+}
+
+/** One big-endian digit group of `n` bytes, inverted by `mask`, with the sign bit of byte `start` flipped back. */
+function decimalGroup(b: Buffer, p: number, n: number, mask: number, start: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k] ^ 0x80 : b[p + k]) ^ mask);
+  return v;
+}
+
+// ---- temporal *2 formats (sql-common/my_time.cc) -------------------------------------------------
+
+function beUInt(b: Buffer, p: number, n: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) v = v * 256 + b[p + k];
+  return v;
+}
+
+/** Fraction bytes of the *2 formats → µs (1 byte: 1/100 s, 2 bytes: 1/10000 s, 3 bytes: µs). */
+function fraction(b: Buffer, p: number, n: number): number {
+  if (n === 0) return 0;
+  const v = beUInt(b, p, n);
+  return n === 1 ? v * 10000 : n === 2 ? v * 100 : v;
+}
+
+/** DATETIME2 (my_datetime_packed_from_binary): µs since the epoch as UTC wall clock; null for zero dates. */
+function datetime2Reader(fsp: number): ColumnReader {
+  const fracBytes = (fsp + 1) >> 1;
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + 5 + fracBytes;
+    const intPart = beUInt(b, p, 5) - 0x8000000000;
+    const ymd = Math.floor(intPart / 131072);
+    const hms = intPart % 131072;
+    const ym = Math.floor(ymd / 32);
+    const day = ymd % 32;
+    const month = ym % 13;
+    if (month === 0 || day === 0) return null;
+    const seconds = daysFromCivil(Math.floor(ym / 13), month, day) * 86400 + (hms >> 12) * 3600 + ((hms >> 6) & 63) * 60 + (hms & 63);
+    const frac = fraction(b, p + 5, fracBytes);
+    // exact as a double while |seconds| < 9,007,199,254: one BigInt, not three (as binlog-values.ts)
+    if (seconds > -9_007_199_254 && seconds < 9_007_199_254) return BigInt(seconds * 1_000_000 + frac);
+    return BigInt(seconds) * 1_000_000n + BigInt(frac);
+  };
+}
+
+/** TIMESTAMP2 (my_timestamp_from_binary): µs since the epoch; null for the zero timestamp. */
+function timestamp2Reader(fsp: number): ColumnReader {
+  const fracBytes = (fsp + 1) >> 1;
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + 4 + fracBytes;
+    const seconds = b.readUInt32BE(p);
+    const frac = fraction(b, p + 4, fracBytes);
+    if (seconds === 0 && frac === 0) return null;
+    return BigInt(seconds * 1_000_000 + frac);
+  };
+}
+
+/**
+ * TIME2 (my_time_packed_from_binary): 3 bytes of intpart + 0x800000 (intpart = h << 12 | m << 6 | s,
+ * negative for negative times), then the fraction, stored "reversed" for negative values so that the
+ * bytes sort; signed µs.
+ */
+function time2Micros(fsp: number): (c: Cursor) => bigint {
+  const n = (fsp + 1) >> 1;
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + 3 + n;
+    // MY_PACKED_TIME_MAKE(intpart, frac) = intpart << 24 + frac; |packed| < 2^47, exact as a double
+    let packed: number;
+    if (n === 3) {
+      packed = beUInt(b, p, 6) - 0x800000000000;
+    } else {
+      let intPart = beUInt(b, p, 3) - 0x800000;
+      let frac = n === 0 ? 0 : beUInt(b, p + 3, n);
+      if (intPart < 0 && frac !== 0) {
+        intPart += 1;
+        frac -= n === 1 ? 0x100 : 0x10000;
+      }
+      packed = intPart * 16_777_216 + frac * (n === 1 ? 10000 : n === 2 ? 100 : 1);
+    }
+    const negative = packed < 0;
+    const abs = negative ? -packed : packed;
+    const hms = Math.floor(abs / 16_777_216);
+    const micros = abs - hms * 16_777_216;
+    const total = (((hms >> 12) % 1024) * 3600 + ((hms >> 6) % 64) * 60 + (hms % 64)) * 1_000_000 + micros;
+    return BigInt(negative ? -total : total);
+  };
+}
+
+// ---- the table -------------------------------------------------------------------------------------
+
+/**
+ * The reader for one column: `wireType` and `meta` / `meta2` from the TABLE_MAP (table-map.ts),
+ * `labels` the ENUM/SET labels to decode with (the captured ones, or the binlog's own under FULL).
+ */
+export function columnReader(column: MappedColumn, wireType: number, meta: number, meta2: number, labels: readonly string[] | null): ColumnReader {
+  const kind = column.kind;
+  const unsigned = column.column.unsigned;
+  // the existing converter, for the rare values that must fail with the existing message
+  const slow = snapshotValueConverter(column, 'binlog');
+  switch (wireType) {
+    case T.TINY:
+    case T.SHORT:
+    case T.INT24:
+    case T.LONG: {
+      const width = wireType === T.TINY ? 1 : wireType === T.SHORT ? 2 : wireType === T.INT24 ? 3 : 4;
+      const read = unsigned ? (c: Cursor): number => {
+        const v = c.buf.readUIntLE(c.pos, width);
+        c.pos += width;
+        return v;
+      } : (c: Cursor): number => {
+        const v = c.buf.readIntLE(c.pos, width);
+        c.pos += width;
+        return v;
+      };
+      switch (kind) {
+        case 'int':
+          return read;
+        case 'boolean-int':
+          return (c) => {
+            const v = read(c);
+            return v === 0 ? false : v === 1 ? true : slow(v);
+          };
+        case 'long':
+          return (c) => BigInt(read(c));
+        default:
+          throw mismatch(column, wireType);
+      }
+    }
+    case T.LONGLONG:
+      if (kind === 'long') {
+        return unsigned ? (c) => {
+          const v = c.buf.readBigUInt64LE(c.pos);
+          c.pos += 8;
+          return v;
+        } : (c) => {
+          const v = c.buf.readBigInt64LE(c.pos);
+          c.pos += 8;
+          return v;
+        };
+      }
+      if (kind === 'unsigned-long') {
+        return (c) => {
+          const b = c.buf;
+          const low = b.readUInt32LE(c.pos);
+          const high = b.readUInt32LE(c.pos + 4);
+          c.pos += 8;
+          // below 2^53 the double is exact and String() avoids a BigInt
+          return high < 0x200000 ? String(high * 4294967296 + low) : ((BigInt(high) << 32n) | BigInt(low)).toString();
+        };
+      }
+      throw mismatch(column, wireType);
+    case T.FLOAT:
+      if (kind !== 'float') throw mismatch(column, wireType);
+      return (c) => {
+        const v = c.buf.readFloatLE(c.pos);
+        c.pos += 4;
+        return v;
+      };
+    case T.DOUBLE:
+      if (kind !== 'double') throw mismatch(column, wireType);
+      return (c) => {
+        const v = c.buf.readDoubleLE(c.pos);
+        c.pos += 8;
+        return v;
+      };
+    case T.NEWDECIMAL:
+      if (kind !== 'decimal' && kind !== 'decimal-string') throw mismatch(column, wireType);
+      if (meta2 !== column.scale) throw mismatch(column, wireType);
+      return decimalReader(meta, meta2);
+    case T.YEAR:
+      if (kind !== 'year') throw mismatch(column, wireType);
+      return (c) => {
+        const v = c.buf[c.pos++];
+        return v === 0 ? 0 : v + 1900;
+      };
+    case T.DATE:
+      if (kind !== 'date') throw mismatch(column, wireType);
+      return (c) => {
+        const b = c.buf;
+        const p = c.pos;
+        c.pos = p + 3;
+        const v = b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
+        const day = v & 31;
+        const month = (v >> 5) & 15;
+        return month === 0 || day === 0 ? null : daysFromCivil(v >>> 9, month, day);
+      };
+    case T.DATETIME2:
+      if (kind !== 'datetime') throw mismatch(column, wireType);
+      return datetime2Reader(meta);
+    case T.TIMESTAMP2:
+      if (kind !== 'timestamp') throw mismatch(column, wireType);
+      return timestamp2Reader(meta);
+    case T.TIME2: {
+      const micros = time2Micros(meta);
+      if (kind === 'time-micros') return micros;
+      if (kind === 'time') return (c) => timeOfDay(column, micros(c));
+      throw mismatch(column, wireType);
+    }
+    case T.BIT: {
+      const bytes = (meta + 7) >> 3;
+      if (kind === 'boolean-bit') {
+        return (c) => {
+          c.pos += bytes;
+          return c.buf[c.pos - 1] === 1;
+        };
+      }
+      if (kind === 'bit') return (c) => c.buf.subarray(c.pos, (c.pos += bytes));
+      throw mismatch(column, wireType);
+    }
+    case T.ENUM: {
+      if (kind !== 'enum') throw mismatch(column, wireType);
+      const all = labels ?? [];
+      return (c) => {
+        const index = meta === 1 ? c.buf[c.pos] : c.buf.readUIntLE(c.pos, meta);
+        c.pos += meta;
+        if (index === 0) return '';
+        const label = all[index - 1];
+        if (label === undefined) throw valueError(column, `an ENUM index 0..${all.length}`, index, 'binlog');
+        return label;
+      };
+    }
+    case T.SET: {
+      if (kind !== 'set') throw mismatch(column, wireType);
+      const all = labels ?? [];
+      return (c) => {
+        const b = c.buf;
+        const p = c.pos;
+        c.pos = p + meta;
+        const low = b.readUIntLE(p, Math.min(meta, 4));
+        const high = meta > 4 ? b.readUIntLE(p + 4, meta - 4) : 0;
+        if (low === 0 && high === 0) return '';
+        let out = '';
+        let first = true;
+        for (let i = 0; i < meta * 8; i++) {
+          const bit = i < 32 ? (low >>> i) & 1 : (high >>> (i - 32)) & 1;
+          if (bit === 0) continue;
+          const label = all[i];
+          if (label === undefined) throw valueError(column, `a SET bitmask over ${all.length} labels`, (BigInt(high) << 32n) | BigInt(low), 'binlog');
+          out = first ? label : out + ',' + label;
+          first = false;
+        }
+        return out;
+      };
+    }
+  }
+  const prefix = prefixBytes(wireType, meta);
+  if (prefix === 0) throw unsupported(column, `the wire type ${wireType}`);
+  const bytes = (c: Cursor): Buffer => {
+    const len = lengthPrefix(c, prefix);
+    return c.buf.subarray(c.pos, (c.pos += len));
+  };
+  switch (kind) {
+    case 'string':
+    case 'json': {
+      if (kind === 'json' && wireType === T.JSON) return (c) => mysqlJsonBinaryToText(bytes(c));
+      const text = textDecoder(column.column.charset);
+      if (!text) throw unsupported(column, `the character set ${column.column.charset ?? '(none)'}`);
+      return (c) => {
+        const len = lengthPrefix(c, prefix);
+        const start = c.pos;
+        c.pos = start + len;
+        return text(c.buf, start, start + len);
+      };
+    }
+    case 'binary':
+      return bytes;
+    case 'fixed-binary': {
+      const width = column.length;
+      return (c) => fixedWidth(bytes(c), width);
+    }
+    case 'uuid':
+      return (c) => formatUuid(bytes(c));
+    case 'inet4':
+      return (c) => formatInet4(bytes(c));
+    case 'inet6':
+      return (c) => formatInet6(bytes(c));
+    default:
+      throw mismatch(column, wireType);
+  }
+}
