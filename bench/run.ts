@@ -11,6 +11,8 @@
  *      and commits — a partitioned checkpoint writes one file per partition it touches)
  *   4. apply M random updates/deletes (bench/workload.ts)
  *   5. ceiling B: zongji's decode of that binlog range with no sink (`drainRawBinlog`)
+ *   (5b. the row decoders on that range's captured events, in-process: floe's own vs zongji's,
+ *      bench/row-decoder.ts)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
@@ -37,6 +39,7 @@ import { lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
+import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
 import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
 import { diskKeyIndexBench, formatStoreLine, type StoreFigures } from './key-index-stores.js';
 
@@ -62,6 +65,7 @@ export interface BenchResult {
   snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number };
   partitioned: PartitionedSnapshot[];
   cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number };
+  decoder: DecoderFigures;
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
   keyIndex: KeyIndexFigures[];
@@ -226,6 +230,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const rowB: Row = { step: 'ceiling B: zongji decode, no sink', seconds: seconds(ceilingB.elapsedMs), count: ceilingB.count, unit: 'changes', cpuSeconds: ceilingB.cpuMs / 1000, note: `${ceilingB.events} binlog events; bench process` };
     rows.push(rowB);
 
+    log("row decoder: floe's decoder vs zongji on the captured workload events (in-process)");
+    const decoder = await decoderBench(connection, DATABASE, from, to);
+    const decoderRow = (step: string, perSecond: number, note: string, ratio?: number): Row => ({ step, seconds: decoder.changes / perSecond, count: decoder.changes, unit: 'changes', ratio, note });
+    rows.push(decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 3 rounds, bench process`));
+    rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path today"));
+    rows.push(decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio));
+
     log('floe streaming (runPipeline mode run, child process) until the workload is committed');
     const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
     const started = cdc.notifications.find((n) => n.event === 'streaming-started');
@@ -247,6 +258,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes },
       partitioned,
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
+      decoder,
       verified,
       keyIndex,
       diskKeyIndex,
@@ -278,6 +290,7 @@ async function main(): Promise<void> {
     `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
+    formatDecoderFigures(result.decoder),
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),
     ...result.partitioned.map(
