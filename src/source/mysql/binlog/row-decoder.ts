@@ -26,7 +26,7 @@ import type { MappedTable } from '../type-mapping.js';
 import { columnReader, textDecoder, type ColumnReader, type Cursor } from './column-readers.js';
 import { COMMON_HEADER_BYTES, type TableMapEvent } from './table-map.js';
 
-export type RowsEventKind = 'insert' | 'update' | 'delete';
+type RowsEventKind = 'insert' | 'update' | 'delete';
 
 /** Event type code → [kind, v2 post-header, compressed] (log_event.h Log_event_type). */
 const ROWS_EVENTS = new Map<number, readonly [RowsEventKind, boolean, boolean]>([
@@ -43,11 +43,6 @@ const ROWS_EVENTS = new Map<number, readonly [RowsEventKind, boolean, boolean]>(
   [170, ['update', true, true]],
   [171, ['delete', true, true]],
 ]);
-
-/** Whether an event type code is a rows event this decoder reads. */
-export function isRowsEvent(type: number): boolean {
-  return ROWS_EVENTS.has(type);
-}
 
 /** A table compiled for decoding: built once per TABLE_MAP, reused for all its rows events. */
 export interface CompiledTable {
