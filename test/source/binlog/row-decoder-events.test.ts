@@ -62,7 +62,7 @@ function rowsEvent(type: number, n: number, images: (Buffer | null)[][], options
   const present = options.present ?? Array.from({ length: n }, (_, i) => i);
   for (const i of present) bitmap[i >> 3] |= 1 << (i & 7);
   const v2 = type >= 30 && type <= 32;
-  const parts = [Buffer.from([7, 0, 0, 0, 0, 0, 1, 0])];
+  const parts: Buffer[] = [Buffer.from([7, 0, 0, 0, 0, 0, 1, 0])];
   if (v2) {
     const extra = options.extra ?? Buffer.alloc(0);
     const len = Buffer.alloc(2);
