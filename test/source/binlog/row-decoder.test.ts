@@ -149,11 +149,17 @@ const COLUMN_TYPES: fc.Arbitrary<ColumnType>[] = [
 
 interface TableSpec {
   columns: { ddl: string; nullable: boolean; value: fc.Arbitrary<string> }[];
+  /** Generated (VIRTUAL and STORED) and INVISIBLE columns after the others: in the row images too. */
+  extra: boolean;
 }
 
-const tableSpec: fc.Arbitrary<TableSpec> = fc.array(fc.tuple(fc.oneof(...COLUMN_TYPES), fc.boolean()), { minLength: 1, maxLength: 10 }).map((cols) => ({
-  columns: cols.map(([t, nullable]) => ({ ddl: t.ddl, nullable: nullable || t.ddl.includes('NULL DEFAULT NULL'), value: t.value })),
-}));
+const tableSpec: fc.Arbitrary<TableSpec> = fc
+  .tuple(fc.array(fc.tuple(fc.oneof(...COLUMN_TYPES), fc.boolean()), { minLength: 1, maxLength: 10 }), fc.boolean())
+  .map(([cols, extra]) => ({
+    columns: cols.map(([t, nullable]) => ({ ddl: t.ddl, nullable: nullable || t.ddl.includes('NULL DEFAULT NULL'), value: t.value })),
+    extra: extra && isMariaDb,
+  }));
+const EXTRA_COLUMNS = ", gv BIGINT AS (id * 2) VIRTUAL, gs VARCHAR(20) AS (CONCAT(id, 'x')) STORED, hidden INT INVISIBLE DEFAULT 7";
 
 /** A literal for column `c`: NULL now and then where allowed. */
 function literal(c: TableSpec['columns'][number], seed: number): string {
@@ -234,7 +240,7 @@ afterAll(async () => {
 async function crossCheck(count: number, seed: number, session: string[]): Promise<RunResult> {
   const specs = fc.sample(tableSpec, { seed, numRuns: count });
   const names = specs.map(() => `t${tableCounter++}`);
-  const ddl = specs.map((spec, i) => `CREATE TABLE \`${db}\`.${names[i]} (id INT PRIMARY KEY, ${spec.columns.map((c, k) => `c${k} ${c.ddl}${c.nullable ? '' : ' NOT NULL'}`).join(', ')})`);
+  const ddl = specs.map((spec, i) => `CREATE TABLE \`${db}\`.${names[i]} (id INT PRIMARY KEY, ${spec.columns.map((c, k) => `c${k} ${c.ddl}${c.nullable ? '' : ' NOT NULL'}`).join(', ')}${spec.extra ? EXTRA_COLUMNS : ''})`);
   for (const s of ddl) await admin.query(s);
   const client = await connectMysql(sharedMysqlConfig());
   let mapped: Map<string, MappedTable>;
