@@ -9,7 +9,9 @@
  * - zongji + binlog-values: the same, each image then converted by createBinlogRowConverter — what
  *   floe's streaming path does today;
  * - floe: decodeRowsEvent straight into value-model rows (TABLE_MAP compiled once).
- * The first pass checks that floe's rows equal the converted zongji rows.
+ * The first pass checks that floe's rows equal the converted zongji rows. Rates are changes per CPU
+ * second of this process (the median of 5 alternating rounds), so that other load on a shared
+ * machine does not tilt the ratio.
  *
  * `npm run bench` runs it after ceiling B; `node --import tsx bench/row-decoder.ts [--rows N]
  * [--changes M]` runs it alone against a private MariaDB (default 100,000 rows, 200,000 changes).
@@ -88,14 +90,19 @@ async function capture(connection: MysqlConnectionConfig, database: string, from
   return out;
 }
 
+/**
+ * Changes per CPU second of `run` (repeated for at least `minMs` of this process's CPU time): on a
+ * shared machine the process's own CPU time, not the wall clock, is what both decoders are charged.
+ */
 function passRate(changes: number, run: () => void, minMs: number): { perSecond: number; passes: number } {
   let passes = 0;
-  const started = performance.now();
+  const started = process.cpuUsage();
   let elapsed = 0;
   do {
     run();
     passes++;
-    elapsed = performance.now() - started;
+    const d = process.cpuUsage(started);
+    elapsed = (d.user + d.system) / 1000;
   } while (elapsed < minMs);
   return { perSecond: (changes * passes) / (elapsed / 1000), passes };
 }
@@ -128,7 +135,7 @@ export async function decoderBench(connection: MysqlConnectionConfig, database: 
     const ours = decodeRowsEvent(events[i], tables[i], checksum).rows;
     if (JSON.stringify(ours, replacer) !== JSON.stringify(expected, replacer)) throw new Error(`bench: floe's decoder and zongji + binlog-values differ on rows event ${i} of ${events.length}`);
   }
-  const minMs = options.minMsPerRun ?? 1500;
+  const minMs = options.minMsPerRun ?? 2500;
   let sink = 0;
   const zongjiOnly = () => {
     for (let i = 0; i < events.length; i++) sink += replay.decode(events[i]).length;
@@ -152,10 +159,10 @@ export async function decoderBench(connection: MysqlConnectionConfig, database: 
   for (const f of [zongjiOnly, zongjiConverted, floe]) f();
   const results = { zongji: [] as number[], converted: [] as number[], floe: [] as number[] };
   let passes = 0;
-  for (let round = 0; round < 3; round++) {
-    const a = passRate(changes, zongjiOnly, minMs / 3);
-    const b = passRate(changes, zongjiConverted, minMs / 3);
-    const c = passRate(changes, floe, minMs / 3);
+  for (let round = 0; round < 5; round++) {
+    const a = passRate(changes, zongjiOnly, minMs / 5);
+    const b = passRate(changes, zongjiConverted, minMs / 5);
+    const c = passRate(changes, floe, minMs / 5);
     results.zongji.push(a.perSecond);
     results.converted.push(b.perSecond);
     results.floe.push(c.perSecond);

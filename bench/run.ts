@@ -233,7 +233,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     log("row decoder: floe's decoder vs zongji on the captured workload events (in-process)");
     const decoder = await decoderBench(connection, DATABASE, from, to);
     const decoderRow = (step: string, perSecond: number, note: string, ratio?: number): Row => ({ step, seconds: decoder.changes / perSecond, count: decoder.changes, unit: 'changes', ratio, note });
-    rows.push(decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 3 rounds, bench process`));
+    rows.push(decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 5 rounds, per CPU-second of the bench process`));
     rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path today"));
     rows.push(decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio));
 
