@@ -15,6 +15,7 @@
  * - NEWDECIMAL: decimal2bin (strings/decimal.cc), big-endian groups of 9 digits, sign bit flipped;
  * - YEAR one byte (0 or year − 1900); DATE 3 bytes little-endian day | month << 5 | year << 9;
  * - TIME2 / DATETIME2 / TIMESTAMP2 big-endian with the fraction after (my_time.cc *_from_binary);
+ *   the pre-5.6 TIME / DATETIME / TIMESTAMP and MariaDB's hires variants as described below;
  * - VARCHAR / CHAR: length (1 byte if the max byte length < 256, else 2) then bytes; BLOB / TEXT /
  *   JSON: length of `meta` bytes then bytes; BIT ceil(bits/8) bytes big-endian; ENUM / SET their
  *   pack length (1–2 / 1–8 bytes) of index / bitmask, little-endian.
@@ -89,7 +90,7 @@ function unsupported(column: MappedColumn, what: string): FloeError {
   return new FloeError(
     'source.mysql.binlog',
     'unsupported',
-    `column ${column.qualifiedName} (${column.column.columnType}): floe's row decoder does not read ${what}; expected a column type and charset it decodes (integers, FLOAT/DOUBLE, DECIMAL, BIT, YEAR, DATE, TIME2/DATETIME2/TIMESTAMP2, utf8/utf8mb4/latin1 text, binary strings, ENUM, SET, JSON) — decode the table with zongji instead`,
+    `column ${column.qualifiedName} (${column.column.columnType}): floe's row decoder does not read ${what}; expected a column type and charset it decodes (integers, FLOAT/DOUBLE, DECIMAL, BIT, YEAR, DATE, TIME/DATETIME/TIMESTAMP in every format, utf8/utf8mb4/latin1 text, binary strings, ENUM, SET, JSON) — decode the table with zongji instead`,
   );
 }
 
@@ -296,6 +297,100 @@ function time2Micros(fsp: number): (c: Cursor) => bigint {
   };
 }
 
+// ---- pre-5.6 temporal formats, and MariaDB's 5.3 "hires" ones (sql/field.cc) -------------------------
+// MySQL < 5.6.4 and MariaDB with mysql56_temporal_format=OFF log TIME / DATETIME / TIMESTAMP under the
+// classic codes 11 / 12 / 7 without metadata; a MariaDB column with fractional seconds is then in
+// its hires format, told apart only by the column's precision (COLUMN_TYPE 'datetime(3) /* mariadb-5.3
+// */'), which floe captured. Values as zongji's text of them parses in snapshot-values.ts.
+
+/** Classic TIMESTAMP: epoch seconds, 4 bytes little-endian; hires: big-endian, then dec digits big-endian. */
+function classicTimestampReader(dec: number): ColumnReader {
+  const fracBytes = (dec + 1) >> 1;
+  const scale = 10 ** (6 - dec);
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + 4 + fracBytes;
+    const seconds = dec === 0 ? b.readUInt32LE(p) : b.readUInt32BE(p);
+    const frac = fracBytes === 0 ? 0 : beUInt(b, p + 4, fracBytes) * scale;
+    if (seconds === 0 && frac === 0) return null;
+    return BigInt(seconds * 1_000_000 + frac);
+  };
+}
+
+const HIRES_DATETIME_BYTES = [5, 6, 6, 7, 7, 7, 8];
+const HIRES_TIME_BYTES = [3, 4, 4, 5, 5, 5, 6];
+
+/**
+ * Classic DATETIME: YYYYMMDDhhmmss as an 8-byte little-endian integer; hires: a big-endian integer of
+ * ((((year·13 + month)·32 + day)·24 + hour)·60 + minute)·60 + second, times 10^dec, plus the fraction.
+ */
+function classicDatetimeReader(dec: number): ColumnReader {
+  const bytes = dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec];
+  const scale = 10n ** BigInt(dec);
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + bytes;
+    let year: number, month: number, day: number, hour: number, minute: number, second: number;
+    let frac = 0;
+    if (dec === 0) {
+      const v = b.readBigUInt64LE(p);
+      const date = Number(v / 1_000_000n);
+      const time = Number(v % 1_000_000n);
+      year = Math.floor(date / 10000);
+      month = Math.floor(date / 100) % 100;
+      day = date % 100;
+      hour = Math.floor(time / 10000);
+      minute = Math.floor(time / 100) % 100;
+      second = time % 100;
+    } else {
+      let units = 0n;
+      for (let k = 0; k < bytes; k++) units = (units << 8n) | BigInt(b[p + k]);
+      frac = Number(units % scale) * 10 ** (6 - dec);
+      let rest = units / scale;
+      second = Number(rest % 60n);
+      rest /= 60n;
+      minute = Number(rest % 60n);
+      rest /= 60n;
+      hour = Number(rest % 24n);
+      rest /= 24n;
+      day = Number(rest % 32n);
+      rest /= 32n;
+      month = Number(rest % 13n);
+      year = Number(rest / 13n);
+    }
+    if (month === 0 || day === 0) return null;
+    const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+    return BigInt(seconds) * 1_000_000n + BigInt(frac);
+  };
+}
+
+/**
+ * Classic TIME: ±(hh·10000 + mm·100 + ss) as a 3-byte little-endian two's complement; hires: a
+ * big-endian unsigned of the signed total in 10^-dec seconds plus 3020400·10^dec (TIME_MAX + 1 s).
+ * Signed µs. (zongji mis-decodes the classic negative form; floe's path rejects its text.)
+ */
+function classicTimeMicros(dec: number): (c: Cursor) => bigint {
+  const bytes = dec === 0 ? 3 : HIRES_TIME_BYTES[dec];
+  return (c) => {
+    const b = c.buf;
+    const p = c.pos;
+    c.pos = p + bytes;
+    if (dec === 0) {
+      const v = b.readIntLE(p, 3);
+      const a = Math.abs(v);
+      const micros = (Math.floor(a / 10000) * 3600 + (Math.floor(a / 100) % 100) * 60 + (a % 100)) * 1_000_000;
+      return BigInt(v < 0 ? -micros : micros);
+    }
+    const scale = 10 ** dec;
+    const total = beUInt(b, p, bytes) - 3020400 * scale;
+    const a = Math.abs(total);
+    const micros = Math.floor(a / scale) * 1_000_000 + (a % scale) * 10 ** (6 - dec);
+    return BigInt(total < 0 ? -micros : micros);
+  };
+}
+
 // ---- the table -------------------------------------------------------------------------------------
 
 /**
@@ -400,6 +495,18 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
     case T.TIMESTAMP2:
       if (kind !== 'timestamp') throw mismatch(column, wireType);
       return timestamp2Reader(meta);
+    case T.TIMESTAMP:
+      if (kind !== 'timestamp') throw mismatch(column, wireType);
+      return classicTimestampReader(column.column.datetimePrecision ?? 0);
+    case T.DATETIME:
+      if (kind !== 'datetime') throw mismatch(column, wireType);
+      return classicDatetimeReader(column.column.datetimePrecision ?? 0);
+    case T.TIME: {
+      const micros = classicTimeMicros(column.column.datetimePrecision ?? 0);
+      if (kind === 'time-micros') return micros;
+      if (kind === 'time') return (c) => timeOfDay(column, micros(c));
+      throw mismatch(column, wireType);
+    }
     case T.TIME2: {
       const micros = time2Micros(meta);
       if (kind === 'time-micros') return micros;
