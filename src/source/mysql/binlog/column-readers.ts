@@ -561,7 +561,10 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
     }
   }
   const prefix = prefixBytes(wireType, meta);
-  if (prefix === 0) throw unsupported(column, `the wire type ${wireType}`);
+  if (prefix === 0) {
+    const what = wireType === T.BLOB_COMPRESSED || wireType === T.VARCHAR_COMPRESSED ? "MariaDB's COMPRESSED columns" : wireType === T.GEOMETRY ? 'spatial columns' : `the wire type ${wireType}`;
+    throw unsupported(column, what);
+  }
   const bytes = (c: Cursor): Buffer => {
     const len = lengthPrefix(c, prefix);
     return c.buf.subarray(c.pos, (c.pos += len));
