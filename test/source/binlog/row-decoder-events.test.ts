@@ -2,7 +2,8 @@
  * floe's row decoder on synthetic events (no server): the binary temporal and DECIMAL readers
  * against binlog-values.ts / mysql-json.ts on random valid encodings (negative TIME2 fractions, all
  * fractional precisions, DECIMAL group layouts), v2 extra data, partial images, and the refusals —
- * PARTIAL_UPDATE_ROWS, a TABLE_MAP that disagrees with the captured table, a truncated event.
+ * PARTIAL_UPDATE_ROWS, a TABLE_MAP that disagrees with the captured table, a truncated event — and
+ * binlog-values' reading of 64-bit SET bitmasks from bytes.
  * The cross-check against zongji on a real server is row-decoder.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -195,6 +196,18 @@ describe('binary value readers agree with binlog-values.ts on random encodings',
     );
     const mapped = table([column('x', 1, 'decimal', 'decimal(10,2)', { precision: 10, scale: 2 })]);
     expect(decodeOne(mapped, { type: 246, meta: [10, 2] }, [decimalBytes('-0.00', 10, 2), decimalBytes('-12.50', 10, 2), decimalBytes('0.05', 10, 2)])).toEqual(['0.00', '-12.50', '0.05']);
+  });
+});
+
+describe('binlog-values: SETs of 7–8 bytes arrive as raw little-endian bytes', () => {
+  it('decodes members above bit 53 from the bytes, as floe\'s decoder does', () => {
+    const labels = Array.from({ length: 64 }, (_, i) => `m${i}`);
+    const mapped = table([column('s', 1, 'set', `set(${labels.map((l) => `'${l}'`).join(',')})`, { labels })]);
+    const mask = (1n << 63n) | (1n << 54n) | 5n;
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigUInt64LE(mask);
+    expect(createBinlogRowConverter(mapped)({ s: bytes })).toEqual(['m0,m2,m54,m63']);
+    expect(decodeOne(mapped, { type: 254, meta: [248, 8] }, [bytes])).toEqual(['m0,m2,m54,m63']);
   });
 });
 
