@@ -17,6 +17,10 @@
  * MariaDB's compressed rows events (log_bin_compress, types 166–171) keep the header and bitmaps and
  * wrap the rows in one envelope (sql/log_event.cc binlog_buf_uncompress): a byte 0x80 | length-size,
  * the big-endian uncompressed length, then a zlib stream.
+ *
+ * Not yet used by the streaming path (which still decodes with zongji + binlog-values.ts): the
+ * reader gets zongji's decoded images, and zongji decodes rows inside its event constructors. A table
+ * that `compileTable` refuses ('unsupported': other charsets, COMPRESSED columns) stays with zongji.
  */
 import { inflateSync } from 'node:zlib';
 import type { Row } from '../../../model/values.js';
