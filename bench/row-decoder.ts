@@ -16,13 +16,13 @@
  * `npm run bench` runs it after ceiling B; `node --import tsx bench/row-decoder.ts [--rows N]
  * [--changes M]` runs it alone against a private MariaDB (default 100,000 rows, 200,000 changes).
  */
-import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from '../src/source/mysql/binlog-values.js';
-import { BinlogSession } from '../src/source/mysql/binlog-session.js';
+import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from '../src/source/mysql/binlog/binlog-values.js';
+import { BinlogSession } from '../src/source/mysql/binlog/binlog-session.js';
 import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { detectDialect } from '../src/source/mysql/dialect.js';
-import { compareBinlogFiles, type BinlogOffset } from '../src/source/mysql/offset.js';
-import { captureTableSchemas } from '../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../src/source/mysql/type-mapping.js';
+import { compareBinlogFiles, type BinlogOffset } from '../src/source/mysql/offset/offset.js';
+import { captureTableSchemas } from '../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../src/source/mysql/schema/type-mapping.js';
 import { compileTable, decodeRowsEvent, eventTableId, type CompiledTable } from '../src/source/mysql/binlog/row-decoder.js';
 import { parseTableMap } from '../src/source/mysql/binlog/table-map.js';
 import type { Row as ValueRow } from '../src/model/values.js';
@@ -203,7 +203,7 @@ async function main(): Promise<void> {
   const { startMariaDb } = await import('../src/demo/local-mariadb.js');
   const { loadTable } = await import('./dataset.js');
   const { applyWorkload } = await import('./workload.js');
-  const { readWatermark } = await import('../src/source/mysql/watermark.js');
+  const { readWatermark } = await import('../src/source/mysql/snapshot/watermark.js');
   const server = await startMariaDb({ extraArgs: ['--innodb-buffer-pool-size=512M', '--max-allowed-packet=64M', '--local-infile=1', '--binlog-cache-size=4M'] });
   try {
     const connection = { host: server.host, port: server.port, user: server.user, password: server.password };

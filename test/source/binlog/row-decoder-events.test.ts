@@ -8,10 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createBinlogRowConverter } from '../../../src/source/mysql/binlog-values.js';
-import { binaryDecimalToString } from '../../../src/source/mysql/mysql-json.js';
-import type { ColumnSchema, TableSchema } from '../../../src/source/mysql/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/type-mapping.js';
+import { createBinlogRowConverter } from '../../../src/source/mysql/binlog/binlog-values.js';
+import { binaryDecimalToString } from '../../../src/source/mysql/binlog/mysql-json.js';
+import type { ColumnSchema, TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { parseTableMap } from '../../../src/source/mysql/binlog/table-map.js';
 import { compileTable, decodeRowsEvent } from '../../../src/source/mysql/binlog/row-decoder.js';
 import { isFloeError } from '../../../src/util/errors.js';

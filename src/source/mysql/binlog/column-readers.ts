@@ -23,10 +23,10 @@
 import type { Value } from '../../../model/values.js';
 import { daysFromCivil } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
-import { formatInet4, formatInet6, formatUuid } from '../binlog-values.js';
-import { mysqlJsonBinaryToText } from '../mysql-json.js';
-import { snapshotValueConverter, timeOfDay, valueError } from '../snapshot-values.js';
-import type { MappedColumn } from '../type-mapping.js';
+import { formatInet4, formatInet6, formatUuid } from './binlog-values.js';
+import { mysqlJsonBinaryToText } from './mysql-json.js';
+import { snapshotValueConverter, timeOfDay, valueError } from '../snapshot/snapshot-values.js';
+import type { MappedColumn } from '../schema/type-mapping.js';
 import { T } from './table-map.js';
 
 /** The position in the event (or inflated rows) buffer; one per decode, mutated by the readers. */

@@ -25,8 +25,8 @@
 import { inflateSync } from 'node:zlib';
 import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
-import { tableKey } from '../table-schema.js';
-import type { MappedTable } from '../type-mapping.js';
+import { tableKey } from '../schema/table-schema.js';
+import type { MappedTable } from '../schema/type-mapping.js';
 import { columnReader, textDecoder, type ColumnReader, type Cursor } from './column-readers.js';
 import { COMMON_HEADER_BYTES, type TableMapEvent } from './table-map.js';
 
