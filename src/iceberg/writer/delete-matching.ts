@@ -26,7 +26,8 @@ import type { DataFile } from '../spec/data-file.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import type { Schema } from '../spec/schema.js';
-import { isPrimitive, type IcebergType } from '../spec/types.js';
+import type { IcebergType } from '../spec/types.js';
+import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import type { RowLocation } from './positional-data-writer.js';
 import { encodeKey } from './row-key.js';
 import { EqualityDeleteSink } from './equality-delete-sink.js';
@@ -78,7 +79,7 @@ function resolveMatchFields(schema: Schema, names: readonly string[], what = 'de
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${JSON.stringify(name)} is not a top-level field of schema ${schema.schemaId} (fields: ${schema.fields.map((f) => f.name).join(', ')}); is the FK column dropped by a column transform?`);
     }
     const t = schema.fields[pos].type;
-    if (!isPrimitive(t) || t.kind === 'float' || t.kind === 'double' || t.kind === 'unknown') {
+    if (!isEqualityFieldType(t)) {
       throw new FloeError(SUBSYSTEM, 'unsupported', `${what}: field ${name} is ${t.kind}; equality deletes can only match primitive non-float columns (spec "Equality Delete Files")`);
     }
     if (found.includes(pos)) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${name} is named twice`);
