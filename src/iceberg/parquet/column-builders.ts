@@ -14,6 +14,7 @@
 import { FloeError } from '../../util/errors.js';
 import type { IcebergType, NestedField, PrimitiveType } from '../spec/types.js';
 import type { FieldStats } from './field-stats.js';
+import { PRIMITIVE_BEHAVIOUR, type DecimalType } from '../spec/primitive-behaviour.js';
 import { SUBSYSTEM, type ColumnBuilder } from './builders/builder-base.js';
 import { BoolBuilder, FloatBuilder, Int32Builder, Int64Builder } from './builders/numeric-builders.js';
 import { DecimalBuilder } from './builders/decimal-builder.js';
@@ -53,29 +54,20 @@ function builderFor(id: number, type: IcebergType, required: boolean, path: stri
       );
     default: {
       const s = inRepeated ? undefined : stats({ id, type });
-      switch (type.kind) {
+      switch (PRIMITIVE_BEHAVIOUR[type.kind].column) {
         case 'boolean':
           return new BoolBuilder(path, type, required, s);
-        case 'int':
-        case 'date':
+        case 'int32':
           return new Int32Builder(path, type, required, s);
-        case 'long':
-        case 'time':
-        case 'timestamp':
-        case 'timestamptz':
-        case 'timestamp_ns':
-        case 'timestamptz_ns':
+        case 'int64':
           return new Int64Builder(path, type, required, s);
         case 'float':
-        case 'double':
           return new FloatBuilder(path, type, required, s);
         case 'decimal':
-          return new DecimalBuilder(path, type, required, s);
-        case 'uuid':
+          return new DecimalBuilder(path, type as DecimalType, required, s);
         case 'fixed':
           return new FixedBuilder(path, type, required, s);
-        case 'string':
-        case 'binary':
+        case 'variable':
           return new VarBinaryBuilder(path, type, required, s);
         case 'unknown':
           throw new FloeError(SUBSYSTEM, 'internal', `column ${path} is unknown; unknown columns have no builder`);

@@ -13,6 +13,7 @@ import { FloeError } from '../../util/errors.js';
 import type { Row } from '../../model/values.js';
 import { Schema } from '../spec/schema.js';
 import { Types, isPrimitive, type IcebergType, type NestedField } from '../spec/types.js';
+import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import { compareStrings } from '../spec/value-compare.js';
 import { MetricsModes, type MetricsConfig } from './metrics-config.js';
 
@@ -62,7 +63,7 @@ export function equalityDeleteSchema(table: Schema, equalityIds: readonly number
   for (const id of wanted) {
     const f = table.findField(id);
     if (!f) throw new FloeError(SUBSYSTEM, 'invalid-argument', `equality field id ${id} is not in schema ${table.schemaId}`);
-    if (!isPrimitive(f.type) || f.type.kind === 'float' || f.type.kind === 'double' || f.type.kind === 'unknown') {
+    if (!isEqualityFieldType(f.type)) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `equality field ${f.name} (id ${id}) is ${typeDesc(f.type)}; equality deletes need primitive, non-float columns`);
     }
   }

@@ -6,7 +6,9 @@
  * count, exact size, column metrics and split offsets.
  *
  * Stacks like iceberg-rust's `RollingFileWriter → ParquetWriter`: the data, equality-delete and
- * position-delete writers above it differ only in schema, content and metrics config.
+ * position-delete writers above it differ only in schema, content and metrics config. It is the one
+ * place a finished Parquet file becomes a `DataFile` record: the upsert writer's per-row data files
+ * (writer/positional-data-writer.ts) roll through it too, with `writeOne` and the file hooks.
  *
  * Delivery note: files are written before any commit refers to them. A crash or an `abort` leaves
  * them as orphans (never visible to readers); `abort` deletes what it wrote, best effort.
@@ -61,6 +63,12 @@ export interface RollingWriterOptions extends ParquetWriterOptions {
   targetFileSizeBytes?: number;
   /** File names are `<prefix>-<00001>.parquet`; default `00000-0-<uuid>` (Java `OutputFileFactory`). */
   fileNamePrefix?: string;
+  /** `writeOne`: rows between size checks (default 1000, as Java). */
+  sizeCheckRows?: number;
+  /** Called when a new file is begun, before its first row (its path is fixed from then on). */
+  onFileOpened?: (path: string) => void;
+  /** Called when a file is finished and written to storage, with its record. */
+  onFileWritten?: (file: DataFile) => void;
 }
 
 /**
@@ -85,6 +93,7 @@ export class RollingParquetWriter {
   private readonly written: string[] = [];
   private ratio: number | undefined;
   private closed = false;
+  private readonly sizeCheckRows: number;
 
   constructor(
     readonly schema: Schema,
@@ -102,6 +111,7 @@ export class RollingParquetWriter {
     // first file learns its compression ratio from an emitted row group before it must decide to roll.
     this.options = { ...options, content, rowGroupBytes: options.rowGroupBytes ?? Math.min(DEFAULT_ROW_GROUP_BYTES, Math.max(64 * 1024, Math.floor(this.target / 4))) };
     this.prefix = options.fileNamePrefix ?? `00000-0-${randomUUID()}`;
+    this.sizeCheckRows = Math.max(1, options.sizeCheckRows ?? ROWS_PER_SIZE_CHECK);
   }
 
   /** Files finished so far. */
@@ -141,6 +151,46 @@ export class RollingParquetWriter {
     return locations;
   }
 
+  /**
+   * Appends one row without a promise per row: its position in the current file (whose path
+   * `onFileOpened` gave), or — when the row made a batch go to the encoder or the file roll — a
+   * promise of it, to await before the next call. The size is checked every `sizeCheckRows` rows of
+   * a file; a roll begins the next file only with the next row.
+   */
+  writeOne(row: Row): number | Promise<number> {
+    this.ensureOpen();
+    const writer = this.open();
+    const pos = writer.recordCount;
+    const sent = writer.appendOne(row);
+    if (sent) return sent.then(() => this.afterOne(writer, pos));
+    return this.afterOne(writer, pos);
+  }
+
+  private afterOne(writer: ParquetFileWriter, pos: number): number | Promise<number> {
+    if ((pos + 1) % this.sizeCheckRows === 0 && writer.estimatedSize() >= this.target) return this.rollCurrent().then(() => pos);
+    return pos;
+  }
+
+  /** Rows of the open file not yet handed to its encoder, and their Arrow bytes. */
+  get bufferedRows(): number {
+    return this.current?.bufferedRows ?? 0;
+  }
+
+  bufferedBytes(): number {
+    return this.current?.bufferedBytes() ?? 0;
+  }
+
+  /** Hands the open file's buffered rows to its encoder (the file stays open). */
+  async flush(): Promise<void> {
+    await this.current?.flush();
+  }
+
+  /** Finishes the open file now; the next row begins a new one. */
+  async finishFile(): Promise<void> {
+    this.ensureOpen();
+    await this.rollCurrent();
+  }
+
   /** Path of the file being written and the position the next row will get (Java `currentPath`/`currentRows`). */
   nextRowLocation(): { filePath: string; position: number } {
     this.ensureOpen();
@@ -154,6 +204,7 @@ export class RollingParquetWriter {
       this.fileCount++;
       const fileName = `${this.prefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
       this.currentPath = this.options.locations.newDataLocation(fileName, this.options.partitionPath ?? '');
+      this.options.onFileOpened?.(this.currentPath);
     }
     return this.current;
   }
@@ -170,7 +221,9 @@ export class RollingParquetWriter {
     const path = this.currentPath;
     this.written.push(path);
     await this.options.io.write(path, result.bytes);
-    this.done.push(this.describe(path, result));
+    const file = this.describe(path, result);
+    this.done.push(file);
+    this.options.onFileWritten?.(file);
   }
 
   private describe(path: string, r: ParquetFileResult): DataFile {
@@ -216,9 +269,7 @@ export class RollingParquetWriter {
   /** Abandons the writer and deletes the files it wrote (best effort). */
   async abort(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
-    await this.current?.abort();
-    this.current = undefined;
+    await this.abandon();
     for (const path of this.written) {
       try {
         await this.options.io.delete(path);
@@ -226,6 +277,14 @@ export class RollingParquetWriter {
         // Orphan files are invisible to readers; leaving one behind is harmless.
       }
     }
+  }
+
+  /** Abandons the open file only; the files finished stay (the caller decides about them). */
+  async abandon(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.current?.abort();
+    this.current = undefined;
   }
 
   private ensureOpen(): void {

@@ -7,27 +7,21 @@
 import { toHex, type Value } from '../../model/values.js';
 import { toBinary } from '../spec/single-value.js';
 import type { IcebergType } from '../spec/types.js';
+import { behaviourOf } from '../spec/primitive-behaviour.js';
 
 function valueKey(type: IcebergType, v: Value): string {
   if (v === null || v === undefined) return 'n';
-  switch (type.kind) {
+  switch (behaviourOf(type)?.value) {
     case 'string':
       return `s${v as string}`;
     case 'int':
     case 'long':
-    case 'date':
-    case 'time':
-    case 'timestamp':
-    case 'timestamptz':
-    case 'timestamp_ns':
-    case 'timestamptz_ns':
       // One form for the integer family, so that an int column promoted to long still matches keys
       // read with the older type.
       return `i${String(v)}`;
     case 'boolean':
       return v ? 't' : 'f';
     case 'float':
-    case 'double':
       return Number.isNaN(v) ? 'NaN' : `d${toHex(toBinary(type, v))}`;
     default:
       // decimal (unscaled bytes), uuid (16 bytes), fixed/binary (content)

@@ -14,6 +14,7 @@
 import { FloeError } from '../../util/errors.js';
 import { parseDecimal, type Value } from '../../model/values.js';
 import { primitiveToString, type IcebergType } from './types.js';
+import { behaviourOf, type DecimalType } from './primitive-behaviour.js';
 
 function sign(n: number): -1 | 0 | 1 {
   return n < 0 ? -1 : n > 0 ? 1 : 0;
@@ -75,24 +76,17 @@ function toBigint(v: Value): bigint | undefined {
 /** Compares two values of `type`: negative, zero or positive. */
 export function compareValues(type: IcebergType, a: Value, b: Value): -1 | 0 | 1 {
   if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
-  switch (type.kind) {
+  switch (behaviourOf(type)?.value) {
     case 'boolean':
       if (typeof a !== 'boolean' || typeof b !== 'boolean') return mismatch(type, a, b);
       return a === b ? 0 : a ? 1 : -1;
     case 'int':
-    case 'date':
       if (typeof a !== 'number' || typeof b !== 'number') return mismatch(type, a, b);
       return sign(a - b);
     case 'float':
-    case 'double':
       if (typeof a !== 'number' || typeof b !== 'number') return mismatch(type, a, b);
       return compareDoubles(a, b);
-    case 'long':
-    case 'time':
-    case 'timestamp':
-    case 'timestamptz':
-    case 'timestamp_ns':
-    case 'timestamptz_ns': {
+    case 'long': {
       const x = toBigint(a);
       const y = toBigint(b);
       if (x === undefined || y === undefined) return mismatch(type, a, b);
@@ -100,7 +94,7 @@ export function compareValues(type: IcebergType, a: Value, b: Value): -1 | 0 | 1
     }
     case 'decimal':
       if (typeof a !== 'string' || typeof b !== 'string') return mismatch(type, a, b);
-      return compareBigints(parseDecimal(a, type.scale), parseDecimal(b, type.scale));
+      return compareBigints(parseDecimal(a, (type as DecimalType).scale), parseDecimal(b, (type as DecimalType).scale));
     case 'string':
       if (typeof a !== 'string' || typeof b !== 'string') return mismatch(type, a, b);
       return compareStrings(a, b);
@@ -108,8 +102,7 @@ export function compareValues(type: IcebergType, a: Value, b: Value): -1 | 0 | 1
       // Lowercase hex text orders like its 16 big-endian bytes, compared unsigned.
       if (typeof a !== 'string' || typeof b !== 'string') return mismatch(type, a, b);
       return compareStrings(a.toLowerCase(), b.toLowerCase());
-    case 'fixed':
-    case 'binary':
+    case 'bytes':
       if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array)) return mismatch(type, a, b);
       return compareBytes(a, b);
     default:

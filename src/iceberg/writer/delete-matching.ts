@@ -15,7 +15,7 @@
  * Rows written AFTER the matching delete in the same checkpoint are untouched, as in MySQL (a child
  * inserted after its parent was deleted and re-created stays).
  *
- * Equality-delete files are one rolling writer per field set (an equality-delete file has one set
+ * Equality-delete files are one `EqualityDeleteSink` (equality-delete-sink.ts) per field set (an equality-delete file has one set
  * of equality ids). For partitioned tables they are global (unpartitioned spec), like the writer's
  * key deletes.
  */
@@ -23,13 +23,14 @@ import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
-import { equalityDeleteKeyValue, equalityDeleteSchema } from '../parquet/delete-schemas.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
-import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
+import type { LocationProvider } from '../parquet/rolling-writer.js';
 import type { Schema } from '../spec/schema.js';
-import { isPrimitive, type IcebergType } from '../spec/types.js';
+import type { IcebergType } from '../spec/types.js';
+import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import type { RowLocation } from './positional-data-writer.js';
 import { encodeKey } from './row-key.js';
+import { EqualityDeleteSink } from './equality-delete-sink.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -78,7 +79,7 @@ function resolveMatchFields(schema: Schema, names: readonly string[], what = 'de
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${JSON.stringify(name)} is not a top-level field of schema ${schema.schemaId} (fields: ${schema.fields.map((f) => f.name).join(', ')}); is the FK column dropped by a column transform?`);
     }
     const t = schema.fields[pos].type;
-    if (!isPrimitive(t) || t.kind === 'float' || t.kind === 'double' || t.kind === 'unknown') {
+    if (!isEqualityFieldType(t)) {
       throw new FloeError(SUBSYSTEM, 'unsupported', `${what}: field ${name} is ${t.kind}; equality deletes can only match primitive non-float columns (spec "Equality Delete Files")`);
     }
     if (found.includes(pos)) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${name} is named twice`);
@@ -128,7 +129,8 @@ export interface MatchingDeletesOptions {
  */
 export class MatchingDeletes {
   private readonly indexes: { fields: MatchFields; rows: Map<string, RowLocation[]> }[] = [];
-  private readonly writers = new Map<string, { fields: MatchFields; writer: RollingParquetWriter; pending: Row[] }>();
+  /** One equality-delete sink per field set (an equality-delete file has one set of equality ids). */
+  private readonly writers = new Map<string, EqualityDeleteSink>();
   /** Equality deletes written (rows in the delete files). */
   equalityDeletes = 0;
   /** Rows of this checkpoint removed by position. */
@@ -187,52 +189,26 @@ export class MatchingDeletes {
     }
     let w = this.writers.get(fields.key);
     if (!w) {
-      const ids = [...fields.fieldIds];
-      w = {
-        fields,
-        pending: [],
-        writer: new RollingParquetWriter(equalityDeleteSchema(this.schema, ids), {
-          ...this.options.parquet,
-          io: this.options.io,
-          locations: this.options.locations,
-          content: 'equality-deletes',
-          equalityIds: ids,
-          specId: -1, // set at prepare: the unpartitioned spec
-          partition: [],
-          partitionPath: '',
-          keyValueMetadata: { ...this.options.parquet?.keyValueMetadata, ...equalityDeleteKeyValue(ids) },
-          targetFileSizeBytes: this.options.targetFileSizeBytes,
-          fileNamePrefix: `mdel-${this.writers.size}-${this.options.tag}`,
-        }),
-      };
+      const o = this.options;
+      w = new EqualityDeleteSink(this.schema, fields.fieldIds, { io: o.io, locations: o.locations, fileNamePrefix: `mdel-${this.writers.size}-${o.tag}`, targetFileSizeBytes: o.targetFileSizeBytes, parquet: o.parquet });
       this.writers.set(fields.key, w);
     }
-    w.pending.push(values);
     this.equalityDeletes++;
-    if (w.pending.length >= 1000) await this.flush(w);
-  }
-
-  private async flush(w: { writer: RollingParquetWriter; pending: Row[] }): Promise<void> {
-    if (w.pending.length === 0) return;
-    const rows = w.pending;
-    w.pending = [];
-    await w.writer.write(rows);
+    await w.addOne(values);
   }
 
   /** Finishes the equality-delete files (spec id of the caller's choosing: unpartitioned). */
   async close(specId: number): Promise<DataFile[]> {
     const out: DataFile[] = [];
-    for (const w of this.writers.values()) {
-      await this.flush(w);
-      for (const f of await w.writer.close()) out.push({ ...f, specId, partition: [] });
-    }
+    // specId set on the finished files: the unpartitioned spec
+    for (const w of this.writers.values()) out.push(...(await w.close(specId)));
     this.writers.clear();
     for (const ix of this.indexes) ix.rows.clear();
     return out;
   }
 
   async abort(): Promise<void> {
-    for (const w of this.writers.values()) await w.writer.abort();
+    for (const w of this.writers.values()) await w.abort();
     this.writers.clear();
     for (const ix of this.indexes) ix.rows.clear();
   }

@@ -17,6 +17,7 @@
  * anything it cannot follow — a data file it points at no longer live (another writer's rewrite), a
  * different table, key or schema, an unreadable database — answers "rebuild" with the reason.
  *
+ * The database file itself (tables, pragmas, statements, stamp row): key-index-sqlite-file.ts.
  * Tables: `rows(k PRIMARY KEY, file, pos) WITHOUT ROWID` (k: the KeyId — an INTEGER for numeric
  * keys, the canonical TEXT otherwise; the two never compare equal), `files(id, path, deletes)` (the
  * data files rows point at; `deletes` the paths of the delete files that applied to the file when
@@ -24,8 +25,7 @@
  * re-check). DataFile objects are not stored: they are re-resolved by path from the table's live
  * data files at open.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { errorMessage, FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
@@ -37,9 +37,9 @@ import { DELETED_DATA_FILES } from '../table/snapshot-summary.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
 import type { KeyId, TableKey } from './table-key.js';
+import { createIndexDatabase, FORMAT, indexStatements, openIndexDatabase, deletesSignature, signature, sqlKey, type FileRow, type StampRow } from './key-index-sqlite-file.js';
 
 const SUBSYSTEM = 'iceberg.writer';
-const FORMAT = 1;
 /** Rows per transaction while building (one fsync each, bounded WAL). */
 const BUILD_BATCH = 50_000;
 
@@ -61,23 +61,6 @@ export interface CommittedFiles {
   readonly deleteFiles: readonly DataFile[];
 }
 
-type SqlKey = bigint | string;
-/** Numeric KeyIds bound as INTEGER (a varint on disk, not an 8-byte REAL). */
-const sqlKey = (k: KeyId): SqlKey => (typeof k === 'number' ? BigInt(k) : k);
-
-/**
- * Which delete files applied to a data file when the index read it. Compared at replay with the
- * current snapshot's: equal → the file's rows are as indexed; different (or unknown) → re-checked.
- */
-function deletesSignature(task: FileScanTask): string {
-  const d = task.deletes;
-  return signature(d.dv?.file.filePath, d.position.map((r) => r.file.filePath), d.equality.map((r) => r.file.filePath));
-}
-
-function signature(dv: string | undefined, position: readonly string[], equality: readonly string[]): string {
-  return [dv ?? '', ...[...position].sort(), '|', ...[...equality].sort()].join('\n');
-}
-
 export class DiskKeyIndex implements KeyIndex {
   readonly kind = 'disk' as const;
   private readonly filesById = new Map<number, DataFile>();
@@ -85,31 +68,13 @@ export class DiskKeyIndex implements KeyIndex {
   private nextFileId = 1;
   private count = 0;
   private stamped: bigint | undefined;
-  private readonly q: {
-    get: Database.Statement<[SqlKey], { file: number; pos: number }>;
-    insert: Database.Statement<[SqlKey, number, number]>;
-    update: Database.Statement<[number, number, SqlKey]>;
-    del: Database.Statement<[SqlKey]>;
-    delAt: Database.Statement<[SqlKey, number, number]>;
-    addFile: Database.Statement<[number, string, string | null]>;
-    fileDeletes: Database.Statement<[string | null, number]>;
-    stamp: Database.Statement<[string, string, string, number, string, number]>;
-  };
+  private readonly q: ReturnType<typeof indexStatements>;
 
   private constructor(
     private readonly db: Database.Database,
     readonly path: string,
   ) {
-    this.q = {
-      get: db.prepare('SELECT file, pos FROM rows WHERE k = ?'),
-      insert: db.prepare('INSERT OR IGNORE INTO rows (k, file, pos) VALUES (?, ?, ?)'),
-      update: db.prepare('UPDATE rows SET file = ?, pos = ? WHERE k = ?'),
-      del: db.prepare('DELETE FROM rows WHERE k = ?'),
-      delAt: db.prepare('DELETE FROM rows WHERE k = ? AND file = ? AND pos = ?'),
-      addFile: db.prepare('INSERT INTO files (id, path, deletes) VALUES (?, ?, ?)'),
-      fileDeletes: db.prepare('UPDATE files SET deletes = ? WHERE id = ?'),
-      stamp: db.prepare('INSERT OR REPLACE INTO stamp (one, table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format) VALUES (1, ?, ?, ?, ?, ?, ?, ' + FORMAT + ')'),
-    };
+    this.q = indexStatements(db);
   }
 
   get snapshotId(): bigint | undefined {
@@ -122,27 +87,7 @@ export class DiskKeyIndex implements KeyIndex {
 
   /** A new, empty, unstamped database at `path` (whatever was there is removed). */
   static create(path: string): DiskKeyIndex {
-    let db: Database.Database;
-    try {
-      removeDatabase(path);
-      mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path);
-    } catch (e) {
-      throw new FloeError(SUBSYSTEM, 'io', `key index: expected to create ${path} for a table's disk-backed key index, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise iceberg.keyIndex.memoryMaxRows`, { cause: e });
-    }
-    try {
-      db.pragma('journal_mode = WAL');
-      // NORMAL in WAL mode: a power loss may lose the last transactions but never corrupts; the
-      // lake is the truth and an older stamp is replayed
-      db.pragma('synchronous = NORMAL');
-      db.exec(`CREATE TABLE stamp (one INTEGER PRIMARY KEY CHECK (one = 1), table_uuid TEXT NOT NULL, key_field_ids TEXT NOT NULL, key_types TEXT NOT NULL, schema_id INTEGER NOT NULL, snapshot_id TEXT NOT NULL, row_count INTEGER NOT NULL, format INTEGER NOT NULL);
-        CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, deletes TEXT);
-        CREATE TABLE rows (k PRIMARY KEY, file INTEGER NOT NULL, pos INTEGER NOT NULL) WITHOUT ROWID;`);
-    } catch (e) {
-      db.close();
-      throw e;
-    }
-    return new DiskKeyIndex(db, path);
+    return new DiskKeyIndex(createIndexDatabase(path), path);
   }
 
   get(k: KeyId): IndexedRow | undefined {
@@ -303,23 +248,9 @@ export class DiskKeyIndex implements KeyIndex {
   }
 
   /** Opens an existing database and reads its stamp and files (throws when unreadable). */
-  static openExisting(path: string): { index: DiskKeyIndex; stamp: StampRow | undefined; files: { id: number; path: string; deletes: string | null }[] } {
-    const db = new Database(path, { fileMustExist: true });
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      // garbage bytes fail here ("file is not a database"); a damaged page inside a valid file fails
-      // quick_check — reading every page, seconds per GB, worth it before trusting the cache
-      const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
-      const stamp = db.prepare<[], StampRow>('SELECT table_uuid, key_field_ids, key_types, schema_id, snapshot_id, row_count, format FROM stamp').get();
-      const files = db.prepare<[], { id: number; path: string; deletes: string | null }>('SELECT id, path, deletes FROM files').all();
-      const index = new DiskKeyIndex(db, path);
-      return { index, stamp, files };
-    } catch (e) {
-      db.close();
-      throw e;
-    }
+  static openExisting(path: string): { index: DiskKeyIndex; stamp: StampRow | undefined; files: FileRow[] } {
+    const { db, stamp, files } = openIndexDatabase(path);
+    return { index: new DiskKeyIndex(db, path), stamp, files };
   }
 
   /**
@@ -328,7 +259,7 @@ export class DiskKeyIndex implements KeyIndex {
    */
   async catchUp(
     stamp: StampRow,
-    files: readonly { id: number; path: string; deletes: string | null }[],
+    files: readonly FileRow[],
     identity: DiskIndexIdentity,
     head: bigint | undefined,
     live: readonly FileScanTask[],
@@ -410,20 +341,6 @@ export class DiskKeyIndex implements KeyIndex {
     }
     return { replayedFiles: replayed };
   }
-}
-
-export interface StampRow {
-  table_uuid: string;
-  key_field_ids: string;
-  key_types: string;
-  schema_id: number;
-  snapshot_id: string;
-  row_count: number;
-  format: number;
-}
-
-function removeDatabase(path: string): void {
-  for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
 }
 
 /**

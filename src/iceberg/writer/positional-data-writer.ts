@@ -2,20 +2,19 @@
  * Rolling data-file writer for one partition that tells, for every row it accepts, which file and
  * which row position the row will have — what a position delete or deletion vector needs to remove
  * that row later in the same checkpoint (Java `BaseEqualityDeltaWriter.insertedRowMap` keeps the same
- * `PathOffset`). Unlike `RollingParquetWriter`, the path of a file is fixed when the file is opened,
- * so a position is known before the file is finished.
- *
- * Files are rolled at a target size, checked every `sizeCheckRows` rows (Java `RollingFileWriter`
- * checks every 1000); each finished file is written through the FileIO at once, so memory holds at
- * most one file per open partition. Files are not visible to readers until a commit references them.
+ * `PathOffset`). The rolling itself — files rolled at a target size, checked every `sizeCheckRows`
+ * rows (Java `RollingFileWriter` checks every 1000), each finished file written through the FileIO
+ * at once and described as a `DataFile` — is `RollingParquetWriter`'s (parquet/rolling-writer.ts);
+ * this layer keeps a `DataFileHandle` per file, which collects the positions deleted from it. Memory
+ * holds at most one file per open partition. Files are not visible to readers until a commit
+ * references them.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
-import { ParquetFileWriter } from '../parquet/file-writer.js';
-import { type ParquetFileResult, type ParquetWriterOptions } from '../parquet/file-writer-options.js';
-import type { LocationProvider } from '../parquet/rolling-writer.js';
+import { DEFAULT_ROW_GROUP_BYTES, type ParquetWriterOptions } from '../parquet/file-writer-options.js';
+import { RollingParquetWriter, type LocationProvider } from '../parquet/rolling-writer.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
 import type { Schema } from '../spec/schema.js';
 
@@ -70,23 +69,44 @@ export interface PositionalDataWriterOptions {
 }
 
 export class PositionalDataWriter {
-  private current: ParquetFileWriter | undefined;
+  private readonly rolling: RollingParquetWriter;
   private currentHandle: DataFileHandle | undefined;
-  private fileCount = 0;
-  private ratio: number | undefined;
   private closed = false;
-  private readonly sizeCheckRows: number;
   /** Every file finished (written to storage), in order. */
   readonly files: DataFileHandle[] = [];
 
   constructor(
     readonly schema: Schema,
-    private readonly options: PositionalDataWriterOptions,
+    options: PositionalDataWriterOptions,
   ) {
     if (!Number.isInteger(options.targetFileSizeBytes) || options.targetFileSizeBytes <= 0) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `targetFileSizeBytes must be a positive integer, found ${options.targetFileSizeBytes}`);
     }
-    this.sizeCheckRows = Math.max(1, options.sizeCheckRows ?? 1000);
+    const o = options;
+    this.rolling = new RollingParquetWriter(schema, {
+      ...o.parquet,
+      // the file writer's own default, not the rolling writer's quarter of the target
+      rowGroupBytes: o.parquet?.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES,
+      stageRows: o.stageRows ?? o.parquet?.stageRows,
+      io: o.io,
+      locations: o.locations,
+      content: 'data',
+      specId: o.specId,
+      partition: [...o.partition],
+      partitionPath: o.partitionPath,
+      sortOrderId: o.sortOrderId,
+      targetFileSizeBytes: o.targetFileSizeBytes,
+      fileNamePrefix: o.fileNamePrefix,
+      sizeCheckRows: o.sizeCheckRows,
+      onFileOpened: (path) => {
+        this.currentHandle = new DataFileHandle(path, o.specId, [...o.partition], o.partitionPath);
+      },
+      onFileWritten: (file) => {
+        const handle = this.currentHandle!;
+        handle.dataFile = file;
+        this.files.push(handle);
+      },
+    });
   }
 
   /** Appends one row; returns where it will be. */
@@ -100,34 +120,30 @@ export class PositionalDataWriter {
    */
   writeOne(row: Row): RowLocation | Promise<RowLocation> {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer used after close or abort');
-    const writer = this.open();
-    const file = this.currentHandle!;
-    const pos = file.recordCount;
-    const sent = writer.appendOne(row);
-    if (sent) return sent.then(() => this.written(writer, file, pos));
-    return this.written(writer, file, pos);
+    const pos = this.rolling.writeOne(row);
+    // the handle of the row's file: a roll begins the next file only with the next row
+    if (typeof pos === 'number') return this.located(pos);
+    return pos.then((p) => this.located(p));
   }
 
-  private written(writer: ParquetFileWriter, file: DataFileHandle, pos: number): RowLocation | Promise<RowLocation> {
+  private located(pos: number): RowLocation {
+    const file = this.currentHandle!;
     file.recordCount++;
-    if (file.recordCount % this.sizeCheckRows === 0 && writer.estimatedSize() >= this.options.targetFileSizeBytes) {
-      return this.roll().then(() => ({ file, pos }));
-    }
     return { file, pos };
   }
 
   /** Rows of the open file not yet handed to its encoder, and their Arrow bytes. */
   get bufferedRows(): number {
-    return this.current?.bufferedRows ?? 0;
+    return this.rolling.bufferedRows;
   }
 
   bufferedBytes(): number {
-    return this.current?.bufferedBytes() ?? 0;
+    return this.rolling.bufferedBytes();
   }
 
   /** Hands the open file's buffered rows to its encoder (the file stays open). */
   async flush(): Promise<void> {
-    await this.current?.flush();
+    await this.rolling.flush();
   }
 
   /**
@@ -136,64 +152,14 @@ export class PositionalDataWriter {
    */
   async finishFile(): Promise<void> {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer used after close or abort');
-    await this.roll();
-  }
-
-  private open(): ParquetFileWriter {
-    if (!this.current) {
-      const o = this.options;
-      this.current = new ParquetFileWriter(this.schema, { ...o.parquet, expectedCompressionRatio: this.ratio ?? o.parquet?.expectedCompressionRatio, stageRows: o.stageRows ?? o.parquet?.stageRows });
-      this.fileCount++;
-      const name = `${o.fileNamePrefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
-      this.currentHandle = new DataFileHandle(o.locations.newDataLocation(name, o.partitionPath), o.specId, [...o.partition], o.partitionPath);
-    }
-    return this.current;
-  }
-
-  private async roll(): Promise<void> {
-    const writer = this.current;
-    const handle = this.currentHandle;
-    this.current = undefined;
-    this.currentHandle = undefined;
-    if (!writer || !handle) return;
-    if (handle.recordCount === 0) {
-      await writer.abort();
-      return;
-    }
-    const result = await writer.close();
-    this.ratio = result.arrowBytes > 0 ? Number(result.fileSizeInBytes) / result.arrowBytes : undefined;
-    await this.options.io.write(handle.path, result.bytes);
-    handle.dataFile = this.describe(handle, result);
-    this.files.push(handle);
-  }
-
-  private describe(handle: DataFileHandle, r: ParquetFileResult): DataFile {
-    const m = r.metrics;
-    const file: DataFile = {
-      content: 'data',
-      filePath: handle.path,
-      fileFormat: 'PARQUET',
-      specId: handle.specId,
-      partition: [...handle.partition],
-      recordCount: r.recordCount,
-      fileSizeInBytes: r.fileSizeInBytes,
-      columnSizes: m.columnSizes,
-      valueCounts: m.valueCounts,
-      nullValueCounts: m.nullValueCounts,
-      nanValueCounts: m.nanValueCounts,
-      lowerBounds: m.lowerBounds,
-      upperBounds: m.upperBounds,
-      splitOffsets: r.splitOffsets,
-    };
-    if (this.options.sortOrderId !== undefined) file.sortOrderId = this.options.sortOrderId;
-    return file;
+    await this.rolling.finishFile();
   }
 
   /** Finishes the open file; returns every file written. */
   async close(): Promise<DataFileHandle[]> {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'data writer closed twice');
     this.closed = true;
-    await this.roll();
+    await this.rolling.close();
     return this.files;
   }
 
@@ -201,8 +167,7 @@ export class PositionalDataWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.current?.abort();
-    this.current = undefined;
+    await this.rolling.abandon();
     this.currentHandle = undefined;
   }
 }

@@ -19,6 +19,7 @@
 import { FloeError } from '../../util/errors.js';
 import { parseDecimal, toHex, type Value } from '../../model/values.js';
 import type { IcebergType } from '../spec/types.js';
+import { behaviourOf, type DecimalType, type ValueFamily } from '../spec/primitive-behaviour.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -35,27 +36,21 @@ function integerText(type: IcebergType, v: Value, what: string): string {
 
 /** The canonical text of one non-null value (without the type tag). */
 function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string {
-  switch (type.kind) {
+  switch (behaviourOf(type)?.value) {
     case 'boolean':
       if (typeof v !== 'boolean') fail(type, v, what);
       return v ? 't' : 'f';
     case 'int':
-    case 'date':
       if (typeof v !== 'number' || !Number.isInteger(v)) fail(type, v, what);
       return String(v);
     case 'long':
-    case 'time':
-    case 'timestamp':
-    case 'timestamptz':
-    case 'timestamp_ns':
-    case 'timestamptz_ns':
       return integerText(type, v, what);
     case 'decimal':
       if (typeof v !== 'string') fail(type, v, what);
       try {
-        return parseDecimal(v, type.scale).toString();
+        return parseDecimal(v, (type as DecimalType).scale).toString();
       } catch (e) {
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: ${JSON.stringify(v)} is not a decimal with at most ${type.scale} fraction digits`, { cause: e });
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: ${JSON.stringify(v)} is not a decimal with at most ${(type as DecimalType).scale} fraction digits`, { cause: e });
       }
     case 'string':
       if (typeof v !== 'string') fail(type, v, what);
@@ -63,12 +58,10 @@ function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string
     case 'uuid':
       if (typeof v !== 'string') fail(type, v, what);
       return v.toLowerCase();
-    case 'binary':
-    case 'fixed':
+    case 'bytes':
       if (!(v instanceof Uint8Array)) fail(type, v, what);
       return toHex(v);
-    case 'float':
-    case 'double': {
+    case 'float': {
       // Only keyless tables hash float columns (the row is its identity); by bit pattern, NaN normalised.
       if (typeof v !== 'number') fail(type, v, what);
       if (Number.isNaN(v)) return 'NaN';
@@ -90,24 +83,13 @@ function structural(v: unknown): string {
   return JSON.stringify(v);
 }
 
-const TAGS: Partial<Record<IcebergType['kind'], string>> = {
-  boolean: 'z',
-  int: 'i',
-  date: 'i',
-  long: 'l',
-  time: 'l',
-  timestamp: 'l',
-  timestamptz: 'l',
-  timestamp_ns: 'l',
-  timestamptz_ns: 'l',
-  decimal: 'd',
-  string: 's',
-  uuid: 'u',
-  binary: 'b',
-  fixed: 'b',
-  float: 'f',
-  double: 'f',
-};
+/** The type letter of each value family (`unknown` and nested types: 'n'). */
+const FAMILY_TAGS: Partial<Record<ValueFamily, string>> = { boolean: 'z', int: 'i', long: 'l', decimal: 'd', string: 's', uuid: 'u', bytes: 'b', float: 'f' };
+
+function tagOf(type: IcebergType): string {
+  const family = behaviourOf(type)?.value;
+  return (family && FAMILY_TAGS[family]) ?? 'n';
+}
 
 /** Encodes key values of the given types (same length) as one canonical string. */
 export function encodeKey(types: readonly IcebergType[], values: readonly Value[], what = 'key'): string {
@@ -118,12 +100,12 @@ export function encodeKey(types: readonly IcebergType[], values: readonly Value[
     // One non-null value (most primary keys): its tagged text alone. Injective among the keys of one
     // type list — the only keys ever compared with each other — and never equal to the JSON array
     // form below (which starts with '['; a tag is a letter).
-    return (TAGS[types[0].kind] ?? 'n') + canonicalValue(types[0], values[0], what);
+    return tagOf(types[0]) + canonicalValue(types[0], values[0], what);
   }
   const parts: (string | null)[] = new Array(types.length);
   for (let i = 0; i < types.length; i++) {
     const v = values[i];
-    parts[i] = v === null || v === undefined ? null : (TAGS[types[i].kind] ?? 'n') + canonicalValue(types[i], v, what);
+    parts[i] = v === null || v === undefined ? null : tagOf(types[i]) + canonicalValue(types[i], v, what);
   }
   return JSON.stringify(parts);
 }

@@ -1,23 +1,24 @@
 /**
  * The upsert task writer of one table for one checkpoint (Java `BaseTaskWriter.BaseEqualityDeltaWriter`,
- * Flink `BaseDeltaTaskWriter`; docs/iceberg-writer-checklist.md §4.3; docs/design.md §4; docs/seeds/seed-003.txt §4-1): row changes in, Parquet data
- * files, equality-delete files and position deletes / deletion vectors out, ready for ONE row-delta
- * commit.
+ * Flink `BaseDeltaTaskWriter`, iceberg-rust `DeltaWriter`; docs/iceberg-writer-checklist.md §4.3;
+ * docs/design.md §4; docs/seeds/seed-003.txt §4-1): row changes in, Parquet data files,
+ * equality-delete files and position deletes / deletion vectors out, ready for ONE row-delta commit.
  *
- *   insert/update → deleteKey(key) + write(row); an update whose key changed also deleteKey(old key)
- *   delete        → deleteKey(key)
- *   deleteKey(k)  → k written earlier in this checkpoint: remove that row by position (v2 position
- *                   delete, v3 deletion vector); otherwise an equality delete of the key columns.
- *
- * The in-checkpoint map key → (data file, position) is the only per-row state; rows themselves go to
- * Parquet writers that roll at a target size. Once a key has been equality-deleted in this checkpoint
- * its map entry remembers it, so the key is never equality-deleted twice in one commit.
- *
- * Partitioned tables: each partition the checkpoint touches has one data writer for the whole
- * checkpoint, so the rows of all its snapshot chunks and transactions share one file per partition
- * (more only at the target file size, or when the memory bound finishes files early: see
- * `balanceBuffers`); a chunk of keys spread over the table touches nearly every partition, and a
- * file per partition per chunk would be as many files as chunks times partitions.
+ * Made like iceberg-rust's `DeltaWriter`: this writer builds the sinks (change-sinks.ts) — the data
+ * sink (partitioned-data-sink.ts: one rolling file writer per partition), the position-delete / DV
+ * sink (position-delete-sink.ts) and the equality-delete sink (equality-delete-sink.ts) — and
+ * injects them into the writer of its mode, which decides what each change writes:
+ * - `upsert` (keyed tables) and `append-only` (initial snapshot rows into keys that cannot exist yet,
+ *   docs/design.md §2.3): keyed-change-writer.ts. In `append-only` an insert writes no equality
+ *   delete; a key delivered twice within the checkpoint is still de-duplicated by position (the
+ *   later row wins), so a chunk re-read inside one checkpoint does not duplicate rows; updates and
+ *   deletes of keys not written in this checkpoint still write equality deletes (correctness before
+ *   the mode's assumption). Delivery note: rows re-delivered in a LATER checkpoint under this mode
+ *   are duplicated; the caller must only use it for rows that are not in the table (chunks not yet
+ *   committed — progress is read back from the table, docs/design.md §2).
+ * - `append` (tables without a primary key): keyless-change-writer.ts.
+ * `delete-matching` changes (cascade child deletes, delete-matching.ts) apply in every mode. At
+ * `prepare` the sinks are finished into one row delta (prepared-changes.ts).
  *
  * Partitioned tables: equality deletes are GLOBAL — written with an unpartitioned spec that is present
  * in the table's specs (spec "Scan Planning": a delete with an unpartitioned spec applies to every
@@ -25,61 +26,37 @@
  * contain the partition source columns) still deletes the old row. The cost is that every equality
  * delete is checked against every older data file, as Java does for global deletes. Position deletes
  * and DVs go with their data file's partition.
- *
- * Modes:
- * - `upsert` (keyed tables): as above.
- * - `append-only` (initial snapshot rows into keys that cannot exist yet, docs/design.md §2.3): an insert
- *   writes no equality delete. A key delivered twice within the checkpoint is still de-duplicated by
- *   position (the later row wins), so a chunk re-read inside one checkpoint does not duplicate rows.
- *   Updates and deletes of keys not written in this checkpoint still write equality deletes
- *   (correctness before the mode's assumption). Delivery note: rows re-delivered in a LATER
- *   checkpoint under this mode are duplicated; the caller must only use it for rows that are not in
- *   the table (chunks not yet committed — progress is read back from the table, docs/design.md §2).
- * - `append` (tables without a primary key): every insert is appended; the row is its own identity.
- *   A delete (or the old image of an update) removes ONE matching row written in this checkpoint by
- *   position if there is one — MySQL deletes exactly one row per event, even among identical rows.
- *   Otherwise it writes an equality delete of the whole row over every non-float primitive column.
- *   Delivery note: that equality delete removes ALL identical older copies (and rows differing only
- *   in float/double columns, which equality deletes cannot use): for keyless tables with duplicate
- *   rows the lake may hold fewer copies than MySQL. Replays of already-committed inserts duplicate
- *   rows (at-least-once, as every keyless CDC sink: docs/seeds/seed-003.txt §4-3); resuming exactly from the table's
- *   committed offset avoids them.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
-import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
-import { Partitioner, type PartitionKey } from './partitioner.js';
-import { PositionalDataWriter, type DataFileHandle, type RowLocation } from './positional-data-writer.js';
+import { Partitioner } from './partitioner.js';
+import type { DataFileHandle } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
-import { writeCheckpointPositionDeletes, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
-import { TableKey, type KeyId } from './table-key.js';
-import type { KeyIndex, KeyIndexDelta } from './key-index.js';
-import { PositionBitmap } from '../puffin/position-bitmap.js';
+import { TableKey } from './table-key.js';
+import type { KeyIndex } from './key-index.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
+import type { ChangeSinks, ModeWriter } from './change-sinks.js';
+import { PartitionedDataSink } from './partitioned-data-sink.js';
+import { PositionDeleteSink } from './position-delete-sink.js';
+import { KeyedChangeWriter } from './keyed-change-writer.js';
+import { KeylessChangeWriter } from './keyless-change-writer.js';
+import { withRelocation, type PreparedChanges, type PrepareOptions } from './prepared-changes.js';
+import type { WriterStats } from './writer-stats.js';
+
+export type { PreparedChanges, PrepareOptions } from './prepared-changes.js';
+export type { WriterStats } from './writer-stats.js';
 
 const SUBSYSTEM = 'iceberg.writer';
-const TWO_32 = 4294967296;
-/** Partition files closed at the same time at a checkpoint (see `closePartitions`). */
-const CLOSE_CONCURRENCY = 16;
-/** Rows between checks of what the open partition files buffer together (`balanceBuffers`). */
-const BUFFER_CHECK_ROWS = 4096;
 const DEFAULT_ENCODE_AFTER_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
-/**
- * A partition hands its rows to the encoder early only with at least this many: a batch of a few rows
- * would cost a streaming encoder (and its memory in the encoder thread) per partition.
- */
-const MIN_EARLY_BATCH_ROWS = 2048;
-/** Rows a partition file sets aside before appending them to its column builders (`ParquetWriterOptions.stageRows`). */
-const STAGE_ROWS = 16;
 
 export type WriteMode = 'upsert' | 'append-only' | 'append';
 
@@ -127,92 +104,20 @@ export interface TableChangeWriterOptions {
   keyIndex?: KeyIndex;
 }
 
-export interface PrepareOptions {
-  /**
-   * Spec id for the equality deletes of a partitioned table: an unpartitioned spec present in the
-   * table's specs. Default: one found in the metadata; error when there is none.
-   */
-  equalityDeleteSpecId?: number;
-  /**
-   * Deletes already committed for data files this writer position-deletes (v3: they must be merged
-   * into the new DV and replaced). floe only position-deletes files written in the same checkpoint,
-   * which no committed delete can reference, so the committer passes none.
-   */
-  existingDeletes?: ReadonlyMap<string, ExistingDeletes>;
-}
-
-export interface PreparedChanges {
-  dataFiles: DataFile[];
-  /** Equality deletes, position-delete files (v2) or deletion vectors (v3). */
-  deleteFiles: DataFile[];
-  /** Earlier DVs replaced by merged ones (to be marked DELETED). */
-  removedDeleteFiles: DataFile[];
-  /** Every object written for this checkpoint (to delete if it is never committed). */
-  writtenPaths: string[];
-  stats: WriterStats;
-  /** With a key index: how the table's rows move once this commit lands (apply it only then). */
-  indexDelta?: KeyIndexDelta;
-  /** With a key index: data files committed earlier that this commit's DVs delete rows of. */
-  committedTargets?: readonly string[];
-  /**
-   * With a key index: the same changes with the deletes of committed rows located again, through
-   * `index` (built from the table as it is now) — for a commit another writer got in the way of, by
-   * rewriting a data file whose rows this checkpoint deletes (a compaction) or giving it a DV. The
-   * data files stay; the deletion vectors are written anew (their existing deletes from
-   * `existingFor`). `replacedPaths`: the DV files of these prepared changes, which the new ones
-   * replace and no commit may reference.
-   */
-  relocate?: (index: KeyIndex, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
-}
-
-export interface WriterStats {
-  changes: number;
-  rowsWritten: number;
-  positionDeletes: number;
-  equalityDeletes: number;
-  /** Data files dropped before commit because every row in them was deleted again. */
-  droppedDataFiles: number;
-}
-
-
 export class TableChangeWriter {
   readonly mode: WriteMode;
   readonly schema: Schema;
   readonly spec: PartitionSpec;
   readonly formatVersion: number;
-  private readonly key: TableKey;
-  private readonly partitioner: Partitioner;
   private readonly locations: LocationProvider;
   private readonly tag: string;
-  private readonly targetSize: number;
-  private readonly deleteTargetSize: number;
-  private readonly partitions = new Map<PartitionKey, PositionalDataWriter>();
-  /**
-   * Key → where its live row written in this checkpoint is. Kept as two flat collections rather than
-   * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
-   * writes hundreds of thousands (hot path, and what the checkpoint's memory is mostly made of).
-   */
-  private readonly keys = new Map<KeyId, number>();
-  /**
-   * The data files rows of this checkpoint went to; a key's location is packed into one number,
-   * file index × 2^32 + row position, so the map holds no object per row (less for the GC to trace
-   * through a checkpoint of hundreds of thousands of rows).
-   */
-  private readonly rowFiles: DataFileHandle[] = [];
-  /** Keys an equality delete of this checkpoint already covers. */
-  private readonly eqDeleted = new Set<KeyId>();
-  /** DV mode: keys whose committed row this checkpoint deletes (an index entry not to use again). */
-  private readonly indexDeleted = new Set<KeyId>();
-  /** DV mode: data files committed earlier → the positions this checkpoint deletes in them. */
-  private readonly committedDeletes = new Map<string, { file: DataFile; positions: PositionBitmap }>();
-  private readonly keylessRows = new Map<KeyId, RowLocation[]>();
-  private readonly eqDeletes: EqualityDeleteSink;
-  private state: 'open' | 'prepared' | 'aborted' = 'open';
-  private rowsSinceBufferCheck = 0;
-  private readonly encodeAfterBytes: number;
-  private readonly maxBufferedBytes: number;
-  private readonly extraPaths: string[] = [];
+  private readonly sinks: ChangeSinks;
+  private readonly writer: ModeWriter;
+  private readonly keyed: KeyedChangeWriter | undefined;
   private readonly matching: MatchingDeletes;
+  private state: 'open' | 'prepared' | 'aborted' = 'open';
+  /** Every object written at prepare, recorded at once so that a failure part-way lets abort() remove it. */
+  private readonly written: string[] = [];
   readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0 };
 
   constructor(
@@ -230,30 +135,35 @@ export class TableChangeWriter {
     this.spec = spec;
     this.formatVersion = m.formatVersion;
     this.mode = options.mode ?? (schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
-    this.key = this.mode === 'append' ? TableKey.wholeRow(schema) : TableKey.identifier(schema);
-    this.partitioner = new Partitioner(schema, spec);
+    const key = this.mode === 'append' ? TableKey.wholeRow(schema) : TableKey.identifier(schema);
     this.locations = options.locations ?? tableLocations(m);
     this.tag = options.fileNameTag ?? globalThis.crypto.randomUUID();
     const sizes = targetFileSizes(m);
-    this.targetSize = options.targetFileSizeBytes ?? sizes.data;
-    this.deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
-    this.encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
-    this.maxBufferedBytes = Math.max(this.encodeAfterBytes, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
-    this.eqDeletes = new EqualityDeleteSink(schema, this.key.fieldIds, {
-      io: table.io,
-      locations: this.locations,
-      fileNamePrefix: `eq-${this.tag}`,
-      targetFileSizeBytes: this.deleteTargetSize,
-      parquet: options.parquet,
-    });
-    this.matching = new MatchingDeletes(schema, {
-      io: table.io,
-      locations: this.locations,
-      tag: this.tag,
-      targetFileSizeBytes: this.deleteTargetSize,
-      parquet: options.parquet,
-      indexed: options.matchFields,
-    });
+    const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
+    const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
+    const common = { io: table.io, locations: this.locations, parquet: options.parquet };
+    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields });
+    this.sinks = {
+      stats: this.stats,
+      data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
+        ...common,
+        tag: this.tag,
+        targetFileSizeBytes: options.targetFileSizeBytes ?? sizes.data,
+        sizeCheckRows: options.sizeCheckRows,
+        sortOrderId: m.defaultSortOrderId,
+        encodeAfterBytes,
+        maxBufferedBytes: Math.max(encodeAfterBytes, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES),
+        onRow: (row, loc) => this.matching.record(row, loc),
+      }),
+      positions: new PositionDeleteSink(this.stats, { ...common, formatVersion: m.formatVersion, tag: this.tag, targetFileSizeBytes: deleteTargetSize }),
+      equality: new EqualityDeleteSink(schema, key.fieldIds, { ...common, fileNamePrefix: `eq-${this.tag}`, targetFileSizeBytes: deleteTargetSize }),
+    };
+    if (this.mode === 'append') {
+      this.writer = new KeylessChangeWriter(key, this.sinks, m.location);
+    } else {
+      this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex);
+      this.writer = this.keyed;
+    }
   }
 
   /** Whether any change was applied since the writer was created. */
@@ -263,7 +173,7 @@ export class TableChangeWriter {
 
   /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
   committedTargetPaths(): string[] {
-    return [...this.committedDeletes.keys()];
+    return this.sinks.positions.committedTargetPaths();
   }
 
   /** Whether this checkpoint holds equality deletes (a partitioned table then needs an unpartitioned spec). */
@@ -296,244 +206,12 @@ export class TableChangeWriter {
     this.ensureOpen();
     this.stats.changes++;
     if (change.op === 'delete-matching') return this.applyMatching(change);
-    if (this.mode === 'append') return this.applyKeyless(change);
-    switch (change.op) {
-      case 'insert': {
-        const after = this.key.checkRow(change.after, 'insert: after');
-        return this.replace(this.key.keyOfRow(after, 'insert'), after);
-      }
-      case 'update': {
-        const after = this.key.checkRow(change.after, 'update: after');
-        const newKey = this.key.keyOfRow(after, 'update');
-        const oldValues = this.oldKeyValues(change) ?? this.key.valuesOf(after);
-        const oldKey = this.key.encode(oldValues, 'update: key');
-        if (oldKey !== newKey) {
-          const deleted = this.deleteKey(oldKey, oldValues);
-          if (deleted) return deleted.then(() => this.replace(newKey, after));
-        }
-        return this.replace(newKey, after);
-      }
-      case 'delete': {
-        const values = this.oldKeyValues(change);
-        if (!values) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'delete: needs `key` or `before`');
-        return this.deleteKey(this.key.encode(values, 'delete: key'), values);
-      }
-      default:
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `unknown change op ${JSON.stringify((change as { op: unknown }).op)}; expected insert, update or delete`);
-    }
+    return this.writer.step(change);
   }
 
   private async applyMatching(change: RowChange & { op: 'delete-matching' }): Promise<void> {
-    await this.matching.apply(change, (loc) => this.deleteAt(loc));
+    await this.matching.apply(change, (loc) => this.sinks.positions.deleteAt(loc));
     this.stats.equalityDeletes++;
-  }
-
-  private oldKeyValues(change: RowChange): Value[] | undefined {
-    if (change.key !== undefined) return this.key.explicitToSchemaOrder(change.key);
-    if (change.before !== undefined) return this.key.valuesOf(this.key.checkRow(change.before, `${change.op}: before`));
-    return undefined;
-  }
-
-  /**
-   * Removes the live row of key `k`: by position when this checkpoint wrote it; otherwise by an
-   * equality delete of `values` (schema order) unless one was already written for `k` in this
-   * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
-   */
-  /** deleteKey(k) then writeRow(k, row) — closures only on the (rare) asynchronous path. */
-  private replace(k: KeyId, row: Row): Promise<void> | undefined {
-    const deleted = this.deleteKey(k, this.mode === 'upsert' ? this.key.valuesOf(row) : undefined);
-    if (deleted) return deleted.then(() => this.writeRow(k, row));
-    return this.writeRow(k, row);
-  }
-
-  private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
-    const packed = this.keys.get(k);
-    if (packed !== undefined) {
-      this.deletePosition(this.rowFiles[Math.floor(packed / TWO_32)], packed % TWO_32);
-      this.keys.delete(k);
-      return undefined;
-    }
-    const index = this.options.keyIndex;
-    if (index) {
-      // DV mode: the index knows every live row, so a key it lacks has no row to delete
-      if (this.indexDeleted.has(k)) return undefined;
-      const at = index.get(k);
-      if (at) {
-        this.indexDeleted.add(k);
-        let target = this.committedDeletes.get(at.file.filePath);
-        if (!target) this.committedDeletes.set(at.file.filePath, (target = { file: at.file, positions: new PositionBitmap() }));
-        target.positions.add(at.pos);
-        this.stats.positionDeletes++;
-      }
-      return undefined;
-    }
-    if (values === undefined || this.eqDeleted.has(k)) return undefined;
-    const written = this.equalityDelete(values);
-    if (written) {
-      return written.then(() => {
-        this.eqDeleted.add(k);
-      });
-    }
-    this.eqDeleted.add(k);
-    return undefined;
-  }
-
-  private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
-    // deleteKey ran just before, so any earlier row of k is already position-deleted.
-    const loc = this.writeData(row);
-    if (loc instanceof Promise) {
-      return loc.then((l) => {
-        this.keys.set(k, this.pack(l));
-      });
-    }
-    this.keys.set(k, this.pack(loc));
-    return undefined;
-  }
-
-  private async applyKeyless(change: RowChange): Promise<void> {
-    switch (change.op) {
-      case 'insert':
-        return this.appendRow(this.key.checkRow(change.after, 'insert: after'));
-      case 'update':
-        await this.deleteRow(this.key.checkRow(change.before, 'update in a keyless table: before (the row is its own key)'));
-        return this.appendRow(this.key.checkRow(change.after, 'update: after'));
-      case 'delete':
-        return this.deleteRow(this.key.checkRow(change.before, 'delete in a keyless table: before (the row is its own key)'));
-      default:
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `unknown change op ${JSON.stringify((change as { op: unknown }).op)}; expected insert, update or delete`);
-    }
-  }
-
-  private async appendRow(row: Row): Promise<void> {
-    const k = this.key.keyOfRow(row);
-    const loc = await this.writeData(row);
-    const list = this.keylessRows.get(k);
-    if (list) list.push(loc);
-    else this.keylessRows.set(k, [loc]);
-  }
-
-  private async deleteRow(row: Row): Promise<void> {
-    const k = this.key.keyOfRow(row);
-    const list = this.keylessRows.get(k);
-    let loc = list?.pop();
-    // a row a matching delete already removed is not a live copy
-    while (loc && loc.file.deleted?.has(loc.pos)) loc = list!.pop();
-    if (list && list.length === 0) this.keylessRows.delete(k);
-    if (loc) {
-      this.deleteAt(loc);
-      return;
-    }
-    if (this.key.positions.length === 0) {
-      throw new FloeError(SUBSYSTEM, 'unsupported', `cannot delete a row of keyless table ${this.table.metadata.location}: it has no column an equality delete can use (all are float/double or nested); give the table a primary key`);
-    }
-    await this.equalityDelete(this.key.valuesOf(row));
-  }
-
-  private pack(loc: RowLocation): number {
-    // The file's index is kept on its handle: a partitioned table's consecutive rows go to different
-    // files, and looking the file up in `rowFiles` would cost a scan per row.
-    let i = loc.file.rowFileIndex;
-    if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
-    return i * TWO_32 + loc.pos;
-  }
-
-  private deletePosition(file: DataFileHandle, pos: number): void {
-    this.deleteAt({ file, pos });
-  }
-
-  private deleteAt(loc: RowLocation): void {
-    if (loc.file.deleted?.has(loc.pos)) return; // already removed (by a matching delete)
-    loc.file.deletePosition(loc.pos);
-    this.stats.positionDeletes++;
-  }
-
-  private writeData(row: Row): RowLocation | Promise<RowLocation> {
-    const key = this.partitioner.keyOf(row);
-    let writer = this.partitions.get(key);
-    if (!writer) {
-      const part = this.partitioner.partitionOf(row);
-      writer = new PositionalDataWriter(this.schema, {
-        io: this.table.io,
-        locations: this.locations,
-        specId: this.spec.specId,
-        partition: part.values,
-        partitionPath: this.partitioner.pathOf(part.values),
-        fileNamePrefix: `${String(this.partitions.size).padStart(5, '0')}-${this.tag}`,
-        targetFileSizeBytes: this.targetSize,
-        sizeCheckRows: this.options.sizeCheckRows,
-        sortOrderId: this.table.metadata.defaultSortOrderId,
-        parquet: this.options.parquet,
-        // consecutive rows go to different partitions: append them to each file's builders in runs
-        stageRows: this.partitioner.isUnpartitioned ? undefined : STAGE_ROWS,
-      });
-      this.partitions.set(key, writer);
-    }
-    this.stats.rowsWritten++;
-    const loc = writer.writeOne(row);
-    if (loc instanceof Promise) {
-      return loc.then((l) => {
-        this.matching.record(row, l);
-        return l;
-      });
-    }
-    this.matching.record(row, loc);
-    if (++this.rowsSinceBufferCheck >= BUFFER_CHECK_ROWS && this.partitions.size > 1) {
-      this.rowsSinceBufferCheck = 0;
-      const balanced = this.balanceBuffers();
-      if (balanced) return balanced.then(() => loc);
-    }
-    return loc;
-  }
-
-  /**
-   * Keeps the open partition files of a checkpoint within bounds. Each file hands a batch to its
-   * encoder when the batch is full (16,384 rows or 8 MiB by default), which a table with many
-   * partitions rarely reaches: all its rows would wait in memory, and be encoded only at the
-   * checkpoint, one file after another, instead of alongside the source as an unpartitioned table's
-   * are. So, checked every few thousand rows:
-   * - past `encodeAfterBytes` buffered in all, the largest files holding enough rows for a batch of
-   *   their own hand them to their encoders, until half of that is left;
-   * - past `maxBufferedBytes` (many partitions, each with a few rows), the largest files are finished
-   *   now, until half of that is left: more files than one per partition per checkpoint, but bounded
-   *   memory. The rows stay where they are (finished files are committed with the checkpoint; the
-   *   positions handed out stay valid).
-   * Undefined when nothing had to be done.
-   */
-  private balanceBuffers(): Promise<void> | undefined {
-    let total = 0;
-    let batchWorthy = false;
-    for (const w of this.partitions.values()) {
-      total += w.bufferedBytes();
-      if (w.bufferedRows >= MIN_EARLY_BATCH_ROWS) batchWorthy = true;
-    }
-    if (total <= this.encodeAfterBytes || (!batchWorthy && total <= this.maxBufferedBytes)) return undefined;
-    return this.shrinkBuffers(total);
-  }
-
-  private async shrinkBuffers(total: number): Promise<void> {
-    const held = [...this.partitions.values()].map((w) => ({ w, bytes: w.bufferedBytes(), rows: w.bufferedRows })).filter((h) => h.rows > 0);
-    held.sort((a, b) => b.bytes - a.bytes);
-    const early = held.filter((h) => h.rows >= MIN_EARLY_BATCH_ROWS);
-    for (const h of early) {
-      if (total <= this.encodeAfterBytes / 2) break;
-      await h.w.flush();
-      total -= h.bytes;
-      h.rows = 0;
-    }
-    if (total <= this.maxBufferedBytes) return;
-    const finishing: PositionalDataWriter[] = [];
-    for (const h of held) {
-      if (total <= this.maxBufferedBytes / 2) break;
-      if (h.rows === 0) continue;
-      finishing.push(h.w);
-      total -= h.bytes;
-    }
-    await eachConcurrently(finishing, CLOSE_CONCURRENCY, (w) => w.finishFile());
-  }
-
-  private equalityDelete(values: Value[]): Promise<void> | undefined {
-    this.stats.equalityDeletes++;
-    return this.eqDeletes.addOne(values);
   }
 
   /**
@@ -555,21 +233,19 @@ export class TableChangeWriter {
 
   private async finish(options: PrepareOptions): Promise<PreparedChanges> {
     const io = this.table.io;
-    // Every object written is recorded at once, so that a failure part-way lets abort() remove it.
-    const written = this.extraPaths;
-    const handles = await this.closePartitions(written);
+    const written = this.written;
+    const handles = await this.sinks.data.close(written);
 
     const deleteFiles: DataFile[] = [];
-    if (this.eqDeletes.count > 0) {
-      const files = await this.eqDeletes.close(equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId));
-      for (const f of files) {
+    const eqSpecId = () => equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId);
+    if (this.sinks.equality.count > 0) {
+      for (const f of await this.sinks.equality.close(eqSpecId())) {
         written.push(f.filePath);
         deleteFiles.push(f);
       }
     }
     if (!this.matching.isEmpty) {
-      const files = await this.matching.close(equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId));
-      for (const f of files) {
+      for (const f of await this.matching.close(eqSpecId())) {
         written.push(f.filePath);
         deleteFiles.push(f);
       }
@@ -587,93 +263,26 @@ export class TableChangeWriter {
       dataFiles.push(h.dataFile!);
       kept.push(h);
     }
-    const committedTargets = [...this.committedDeletes.values()].map((t) => ({ dataFilePath: t.file.filePath, specId: t.file.specId, partition: t.file.partition, positions: t.positions }));
+    const positions = this.sinks.positions;
     const positionalStart = written.length;
-    const positional = await writeCheckpointPositionDeletes({
-      io,
-      formatVersion: this.formatVersion,
-      locations: this.locations,
-      tag: this.tag,
-      files: kept,
-      committedTargets,
-      existing: options.existingDeletes,
-      targetFileSizeBytes: this.deleteTargetSize,
-      parquet: this.options.parquet,
-      written,
-    });
+    const positional = await positions.write({ files: kept, committedTargets: positions.committedTargets(), existing: options.existingDeletes, written });
     const otherDeletes = [...deleteFiles];
     const positionalPaths = written.slice(positionalStart);
     deleteFiles.push(...positional.deleteFiles);
-    const removed = positional.removed;
-    let indexDelta: KeyIndexDelta | undefined;
-    if (this.options.keyIndex) {
-      const set: [KeyId, DataFile, number][] = [];
-      for (const [k, packed] of this.keys) {
-        const h = this.rowFiles[Math.floor(packed / TWO_32)];
-        set.push([k, h.dataFile!, packed % TWO_32]);
-      }
-      indexDelta = { set, deleted: [...this.indexDeleted] };
-    }
-    this.keys.clear();
-    this.rowFiles.length = 0;
-    this.eqDeleted.clear();
-    this.keylessRows.clear();
-    const targets = [...this.committedDeletes.keys()];
-    this.indexDeleted.clear();
-    this.committedDeletes.clear();
-    const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: removed, writtenPaths: [...written], stats: { ...this.stats } };
+    const indexDelta = this.options.keyIndex ? (this.keyed?.indexDelta() ?? { set: [], deleted: [] }) : undefined;
+    const targets = positions.committedTargetPaths();
+    this.writer.clear();
+    positions.clear();
+    const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: positional.removed, writtenPaths: [...written], stats: { ...this.stats } };
     if (!indexDelta) return prepared;
-    const others = written.filter((p) => !positionalPaths.includes(p));
-    let generation = 0;
-    const relocator = (current: PreparedChanges, currentPaths: string[]): NonNullable<PreparedChanges['relocate']> => async (index, existingFor) => {
-      const found = new Map<string, PositionDeleteTarget>();
-      for (const k of indexDelta.deleted) {
-        const at = index.get(k);
-        if (!at) continue; // no live row of k any more: nothing to delete
-        let t = found.get(at.file.filePath);
-        if (!t) found.set(at.file.filePath, (t = { dataFilePath: at.file.filePath, specId: at.file.specId, partition: at.file.partition, positions: new PositionBitmap() }));
-        t.positions.add(at.pos);
-      }
-      const existing = await existingFor(new Set(found.keys()));
-      const paths: string[] = [];
-      const again = await writeCheckpointPositionDeletes({
-        io,
-        formatVersion: this.formatVersion,
-        locations: this.locations,
-        tag: `${this.tag}-r${++generation}`,
-        files: kept,
-        committedTargets: [...found.values()],
-        existing,
-        targetFileSizeBytes: this.deleteTargetSize,
-        parquet: this.options.parquet,
-        written: paths,
-      });
-      const next: PreparedChanges = { ...current, deleteFiles: [...otherDeletes, ...again.deleteFiles], removedDeleteFiles: again.removed, writtenPaths: [...others, ...paths], committedTargets: [...found.keys()] };
-      next.relocate = relocator(next, paths);
-      return { ...next, replacedPaths: currentPaths };
-    };
-    const withIndex: PreparedChanges = { ...prepared, indexDelta, committedTargets: targets };
-    withIndex.relocate = relocator(withIndex, positionalPaths);
-    return withIndex;
-  }
-
-  /**
-   * Closes every partition's data writer, several at a time: a partitioned checkpoint holds one
-   * open file per partition (thousands for a `day` transform), and closing one is an encoder round
-   * trip and a durable write (fsync of the file and its directory); one after another, their
-   * latencies add up, while side by side the encoder threads and the disk overlap them. Closing does
-   * not add memory: each file's rows are already buffered (in its builders or its encoder). The files
-   * come back in partition order, whatever order they finish in.
-   */
-  private async closePartitions(written: string[]): Promise<DataFileHandle[]> {
-    const writers = [...this.partitions.values()];
-    const closed: DataFileHandle[][] = new Array(writers.length);
-    await eachConcurrently(writers, CLOSE_CONCURRENCY, async (w, i) => {
-      closed[i] = await w.close();
-      // Recorded at once, so that a failure part-way lets abort() remove it.
-      for (const h of closed[i]) written.push(h.path);
+    return withRelocation(prepared, {
+      indexDelta,
+      committedTargets: targets,
+      otherDeletes,
+      otherPaths: written.filter((p) => !positionalPaths.includes(p)),
+      positionalPaths,
+      rewrite: (committedTargets, existing, paths, generation) => positions.write({ files: kept, committedTargets, existing, written: paths, tagSuffix: `-r${generation}` }),
     });
-    return closed.flat();
   }
 
   /**
@@ -683,12 +292,8 @@ export class TableChangeWriter {
   async abort(): Promise<void> {
     if (this.state === 'aborted') return;
     this.state = 'aborted';
-    const paths: string[] = [...this.extraPaths];
-    for (const w of this.partitions.values()) {
-      await w.abort();
-      for (const h of w.files) paths.push(h.path);
-    }
-    await this.eqDeletes.abort();
+    const paths: string[] = [...this.written, ...(await this.sinks.data.abort())];
+    await this.sinks.equality.abort();
     await this.matching.abort();
     for (const p of new Set(paths)) {
       try {
@@ -697,38 +302,11 @@ export class TableChangeWriter {
         // An orphan is invisible to readers; leaving one behind is harmless.
       }
     }
-    this.keys.clear();
-    this.rowFiles.length = 0;
-    this.eqDeleted.clear();
-    this.keylessRows.clear();
-    this.indexDeleted.clear();
-    this.committedDeletes.clear();
+    this.writer.clear();
+    this.sinks.positions.clear();
   }
 
   private ensureOpen(): void {
     if (this.state !== 'open') throw new FloeError(SUBSYSTEM, 'internal', `table writer for ${this.table.metadata.location} used after it was ${this.state}; start a new writer per checkpoint`);
   }
-}
-
-/**
- * `fn` over `items`, at most `limit` at a time. After a failure no new item starts; the first failure
- * is thrown once every started call has settled (none is left running behind the caller's back).
- */
-async function eachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (next < items.length && !failed) {
-      const i = next++;
-      try {
-        await fn(items[i], i);
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
 }

@@ -12,7 +12,8 @@
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { Schema } from '../spec/schema.js';
-import { isPrimitive, type IcebergType } from '../spec/types.js';
+import type { IcebergType } from '../spec/types.js';
+import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import { encodeKey } from './row-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -87,7 +88,7 @@ export class TableKey {
   static wholeRow(schema: Schema): TableKey {
     const positions: number[] = [];
     schema.fields.forEach((f, i) => {
-      if (isPrimitive(f.type) && f.type.kind !== 'float' && f.type.kind !== 'double' && f.type.kind !== 'unknown') positions.push(i);
+      if (isEqualityFieldType(f.type)) positions.push(i);
     });
     return new TableKey(schema, positions, positions.map((_, i) => i), true);
   }

@@ -1,0 +1,77 @@
+/**
+ * The writer of a keyless table's changes in one checkpoint (mode `append`: tables without a primary
+ * key; docs/design.md §4). Every insert is appended; the row is its own identity. A delete (or the
+ * old image of an update) removes ONE matching row written in this checkpoint by position if there
+ * is one — MySQL deletes exactly one row per event, even among identical rows. Otherwise it writes
+ * an equality delete of the whole row over every non-float primitive column.
+ *
+ * Delivery note: that equality delete removes ALL identical older copies (and rows differing only in
+ * float/double columns, which equality deletes cannot use): for keyless tables with duplicate rows
+ * the lake may hold fewer copies than MySQL. Replays of already-committed inserts duplicate rows
+ * (at-least-once, as every keyless CDC sink: docs/seeds/seed-003.txt §4-3); resuming exactly from the
+ * table's committed offset avoids them.
+ */
+import { FloeError } from '../../util/errors.js';
+import type { Row } from '../../model/values.js';
+import type { ChangeSinks, ModeWriter } from './change-sinks.js';
+import type { RowLocation } from './positional-data-writer.js';
+import type { RowChange } from './row-change.js';
+import type { KeyId, TableKey } from './table-key.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+export class KeylessChangeWriter implements ModeWriter {
+  /** Whole-row key → the live copies of the row written in this checkpoint. */
+  private readonly rows = new Map<KeyId, RowLocation[]>();
+
+  constructor(
+    /** `TableKey.wholeRow` of the schema. */
+    private readonly key: TableKey,
+    private readonly sinks: ChangeSinks,
+    private readonly tableLocation: string,
+  ) {}
+
+  async step(change: Exclude<RowChange, { op: 'delete-matching' }>): Promise<void> {
+    switch (change.op) {
+      case 'insert':
+        return this.appendRow(this.key.checkRow(change.after, 'insert: after'));
+      case 'update':
+        await this.deleteRow(this.key.checkRow(change.before, 'update in a keyless table: before (the row is its own key)'));
+        return this.appendRow(this.key.checkRow(change.after, 'update: after'));
+      case 'delete':
+        return this.deleteRow(this.key.checkRow(change.before, 'delete in a keyless table: before (the row is its own key)'));
+      default:
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `unknown change op ${JSON.stringify((change as { op: unknown }).op)}; expected insert, update or delete`);
+    }
+  }
+
+  private async appendRow(row: Row): Promise<void> {
+    const k = this.key.keyOfRow(row);
+    const loc = await this.sinks.data.write(row);
+    const list = this.rows.get(k);
+    if (list) list.push(loc);
+    else this.rows.set(k, [loc]);
+  }
+
+  private async deleteRow(row: Row): Promise<void> {
+    const k = this.key.keyOfRow(row);
+    const list = this.rows.get(k);
+    let loc = list?.pop();
+    // a row a matching delete already removed is not a live copy
+    while (loc && loc.file.deleted?.has(loc.pos)) loc = list!.pop();
+    if (list && list.length === 0) this.rows.delete(k);
+    if (loc) {
+      this.sinks.positions.deleteAt(loc);
+      return;
+    }
+    if (this.key.positions.length === 0) {
+      throw new FloeError(SUBSYSTEM, 'unsupported', `cannot delete a row of keyless table ${this.tableLocation}: it has no column an equality delete can use (all are float/double or nested); give the table a primary key`);
+    }
+    this.sinks.stats.equalityDeletes++;
+    await this.sinks.equality.addOne(this.key.valuesOf(row));
+  }
+
+  clear(): void {
+    this.rows.clear();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The position-delete / deletion-vector sink of one table's checkpoint (iceberg-rust `DeltaWriter`'s
+ * position-delete writer; docs/iceberg-writer-checklist.md §4.3–4.5): the rows this checkpoint
+ * removes by position, and at prepare the files that say so (position-delete-writers.ts: v2
+ * position-delete files, v3 deletion vectors).
+ *
+ * Two kinds of target: rows written earlier in this checkpoint (their positions collect on their
+ * `DataFileHandle`), and — deletion-vector upserts, format v3 — rows committed earlier, located
+ * through the key index (collected here per data file).
+ */
+import type { FileIO } from '../../io/file-io.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
+import type { LocationProvider } from '../parquet/rolling-writer.js';
+import { PositionBitmap } from '../puffin/position-bitmap.js';
+import type { IndexedRow } from './key-index.js';
+import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
+import { writeCheckpointPositionDeletes, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
+import type { WriterStats } from './writer-stats.js';
+
+export interface PositionDeleteSinkOptions {
+  io: FileIO;
+  formatVersion: number;
+  locations: LocationProvider;
+  /** Unique tag of the table writer (file names). */
+  tag: string;
+  targetFileSizeBytes: number;
+  parquet?: ParquetWriterOptions;
+}
+
+export class PositionDeleteSink {
+  /** DV mode: data files committed earlier → the positions this checkpoint deletes in them. */
+  private readonly committed = new Map<string, { file: DataFile; positions: PositionBitmap }>();
+
+  constructor(
+    private readonly stats: WriterStats,
+    private readonly options: PositionDeleteSinkOptions,
+  ) {}
+
+  /** Removes a row written in this checkpoint (nothing when a matching delete already removed it). */
+  deleteAt(loc: RowLocation): void {
+    if (loc.file.deleted?.has(loc.pos)) return;
+    loc.file.deletePosition(loc.pos);
+    this.stats.positionDeletes++;
+  }
+
+  /** DV mode: removes a row committed earlier. */
+  deleteCommitted(at: IndexedRow): void {
+    let target = this.committed.get(at.file.filePath);
+    if (!target) this.committed.set(at.file.filePath, (target = { file: at.file, positions: new PositionBitmap() }));
+    target.positions.add(at.pos);
+    this.stats.positionDeletes++;
+  }
+
+  /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
+  committedTargetPaths(): string[] {
+    return [...this.committed.keys()];
+  }
+
+  /** The committed rows deleted, per data file. */
+  committedTargets(): PositionDeleteTarget[] {
+    return [...this.committed.values()].map((t) => ({ dataFilePath: t.file.filePath, specId: t.file.specId, partition: t.file.partition, positions: t.positions }));
+  }
+
+  /**
+   * Writes the position deletes of `files` (this checkpoint's data files) and of `committedTargets`
+   * (tag suffix: a relocation's files get names of their own); paths go to `written` at once.
+   */
+  write(args: {
+    files: readonly DataFileHandle[];
+    committedTargets: readonly PositionDeleteTarget[];
+    existing: ReadonlyMap<string, ExistingDeletes> | undefined;
+    written: string[];
+    tagSuffix?: string;
+  }): Promise<{ deleteFiles: DataFile[]; removed: DataFile[] }> {
+    const o = this.options;
+    return writeCheckpointPositionDeletes({
+      io: o.io,
+      formatVersion: o.formatVersion,
+      locations: o.locations,
+      tag: `${o.tag}${args.tagSuffix ?? ''}`,
+      files: args.files,
+      committedTargets: args.committedTargets,
+      existing: args.existing,
+      targetFileSizeBytes: o.targetFileSizeBytes,
+      parquet: o.parquet,
+      written: args.written,
+    });
+  }
+
+  clear(): void {
+    this.committed.clear();
+  }
+}
