@@ -15,12 +15,11 @@
  * - NEWDECIMAL: decimal2bin (strings/decimal.cc), big-endian groups of 9 digits, sign bit flipped;
  * - YEAR one byte (0 or year − 1900); DATE 3 bytes little-endian day | month << 5 | year << 9;
  * - TIME2 / DATETIME2 / TIMESTAMP2 big-endian with the fraction after (my_time.cc *_from_binary);
- *   the pre-5.6 TIME / DATETIME / TIMESTAMP and MariaDB's hires variants as described below;
+ *   the pre-5.6 TIME / DATETIME / TIMESTAMP and MariaDB's hires variants (temporal-readers.ts);
  * - VARCHAR / CHAR: length (1 byte if the max byte length < 256, else 2) then bytes; BLOB / TEXT /
  *   JSON: length of `meta` bytes then bytes; BIT ceil(bits/8) bytes big-endian; ENUM / SET their
  *   pack length (1–2 / 1–8 bytes) of index / bitmask, little-endian.
  */
-import type { Value } from '../../../model/values.js';
 import { daysFromCivil } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { formatInet4, formatInet6, formatUuid } from './binlog-values.js';
@@ -29,13 +28,10 @@ import { snapshotValueConverter, timeOfDay, valueError } from '../snapshot/snaps
 import type { MappedColumn } from '../schema/type-mapping.js';
 import { T } from './table-map.js';
 
-/** The position in the event (or inflated rows) buffer; one per decode, mutated by the readers. */
-export interface Cursor {
-  buf: Buffer;
-  pos: number;
-}
+import type { ColumnReader, Cursor } from './row-cursor.js';
+import { decimalReader } from './binary-decimal.js';
+import { datetime2Reader, timestamp2Reader, time2Micros, classicTimestampReader, classicDatetimeReader, classicTimeMicros } from './temporal-readers.js';
 
-export type ColumnReader = (c: Cursor) => Value;
 
 /** Buffer's own slice decoders (C++ fast paths; `toString` adds encoding dispatch on every call). */
 interface FastSlices {
@@ -141,254 +137,6 @@ function fixedWidth(bytes: Buffer, width: number): Buffer {
   const out = Buffer.alloc(width);
   bytes.copy(out);
   return out;
-}
-
-// ---- binary DECIMAL ------------------------------------------------------------------------------
-
-const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
-
-/**
- * decimal2bin (strings/decimal.cc): the integer digits in groups of 9 (a leading partial group of
- * DIG_TO_BYTES[intg % 9] bytes), then the fraction digits likewise (a trailing partial group);
- * each group big-endian, the first byte's top bit flipped, all bytes inverted for negatives.
- * Produces the value model's canonical text: no leading zeros, exactly `scale` fraction digits,
- * no negative zero.
- */
-function decimalReader(precision: number, scale: number): ColumnReader {
-  const intg = precision - scale;
-  const intg0 = Math.floor(intg / 9);
-  const intg0x = intg - intg0 * 9;
-  const frac0 = Math.floor(scale / 9);
-  const frac0x = scale - frac0 * 9;
-  const headBytes = DIG_TO_BYTES[intg0x];
-  const tailBytes = DIG_TO_BYTES[frac0x];
-  const size = headBytes + intg0 * 4 + frac0 * 4 + tailBytes;
-  return (c) => {
-    const b = c.buf;
-    const start = c.pos;
-    c.pos = start + size;
-    const negative = (b[start] & 0x80) === 0;
-    const mask = negative ? 0xff : 0;
-    let p = start;
-    let text = '';
-    let nonZero = false;
-    if (headBytes > 0) {
-      const v = decimalGroup(b, p, headBytes, mask, start);
-      p += headBytes;
-      if (v !== 0) {
-        text = String(v);
-        nonZero = true;
-      }
-    }
-    for (let k = 0; k < intg0; k++, p += 4) {
-      const v = decimalGroup(b, p, 4, mask, start);
-      if (nonZero) text += String(v).padStart(9, '0');
-      else if (v !== 0) {
-        text = String(v);
-        nonZero = true;
-      }
-    }
-    if (!nonZero) text = '0';
-    if (scale > 0) {
-      text += '.';
-      for (let k = 0; k < frac0; k++, p += 4) {
-        const v = decimalGroup(b, p, 4, mask, start);
-        if (v !== 0) nonZero = true;
-        text += String(v).padStart(9, '0');
-      }
-      if (tailBytes > 0) {
-        const v = decimalGroup(b, p, tailBytes, mask, start);
-        if (v !== 0) nonZero = true;
-        text += String(v).padStart(frac0x, '0');
-      }
-    }
-    return negative && nonZero ? '-' + text : text;
-  };
-}
-
-/** One big-endian digit group of `n` bytes, inverted by `mask`, with the sign bit of byte `start` flipped back. */
-function decimalGroup(b: Buffer, p: number, n: number, mask: number, start: number): number {
-  let v = 0;
-  for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k] ^ 0x80 : b[p + k]) ^ mask);
-  return v;
-}
-
-// ---- temporal *2 formats (sql-common/my_time.cc) -------------------------------------------------
-
-function beUInt(b: Buffer, p: number, n: number): number {
-  let v = 0;
-  for (let k = 0; k < n; k++) v = v * 256 + b[p + k];
-  return v;
-}
-
-/** Fraction bytes of the *2 formats → µs (1 byte: 1/100 s, 2 bytes: 1/10000 s, 3 bytes: µs). */
-function fraction(b: Buffer, p: number, n: number): number {
-  if (n === 0) return 0;
-  const v = beUInt(b, p, n);
-  return n === 1 ? v * 10000 : n === 2 ? v * 100 : v;
-}
-
-/** DATETIME2 (my_datetime_packed_from_binary): µs since the epoch as UTC wall clock; null for zero dates. */
-function datetime2Reader(fsp: number): ColumnReader {
-  const fracBytes = (fsp + 1) >> 1;
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + 5 + fracBytes;
-    const intPart = beUInt(b, p, 5) - 0x8000000000;
-    const ymd = Math.floor(intPart / 131072);
-    const hms = intPart % 131072;
-    const ym = Math.floor(ymd / 32);
-    const day = ymd % 32;
-    const month = ym % 13;
-    if (month === 0 || day === 0) return null;
-    const seconds = daysFromCivil(Math.floor(ym / 13), month, day) * 86400 + (hms >> 12) * 3600 + ((hms >> 6) & 63) * 60 + (hms & 63);
-    const frac = fraction(b, p + 5, fracBytes);
-    // exact as a double while |seconds| < 9,007,199,254: one BigInt, not three (as binlog-values.ts)
-    if (seconds > -9_007_199_254 && seconds < 9_007_199_254) return BigInt(seconds * 1_000_000 + frac);
-    return BigInt(seconds) * 1_000_000n + BigInt(frac);
-  };
-}
-
-/** TIMESTAMP2 (my_timestamp_from_binary): µs since the epoch; null for the zero timestamp. */
-function timestamp2Reader(fsp: number): ColumnReader {
-  const fracBytes = (fsp + 1) >> 1;
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + 4 + fracBytes;
-    const seconds = b.readUInt32BE(p);
-    const frac = fraction(b, p + 4, fracBytes);
-    if (seconds === 0 && frac === 0) return null;
-    return BigInt(seconds * 1_000_000 + frac);
-  };
-}
-
-/**
- * TIME2 (my_time_packed_from_binary): 3 bytes of intpart + 0x800000 (intpart = h << 12 | m << 6 | s,
- * negative for negative times), then the fraction, stored "reversed" for negative values so that the
- * bytes sort; signed µs.
- */
-function time2Micros(fsp: number): (c: Cursor) => bigint {
-  const n = (fsp + 1) >> 1;
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + 3 + n;
-    // MY_PACKED_TIME_MAKE(intpart, frac) = intpart << 24 + frac; |packed| < 2^47, exact as a double
-    let packed: number;
-    if (n === 3) {
-      packed = beUInt(b, p, 6) - 0x800000000000;
-    } else {
-      let intPart = beUInt(b, p, 3) - 0x800000;
-      let frac = n === 0 ? 0 : beUInt(b, p + 3, n);
-      if (intPart < 0 && frac !== 0) {
-        intPart += 1;
-        frac -= n === 1 ? 0x100 : 0x10000;
-      }
-      packed = intPart * 16_777_216 + frac * (n === 1 ? 10000 : n === 2 ? 100 : 1);
-    }
-    const negative = packed < 0;
-    const abs = negative ? -packed : packed;
-    const hms = Math.floor(abs / 16_777_216);
-    const micros = abs - hms * 16_777_216;
-    const total = (((hms >> 12) % 1024) * 3600 + ((hms >> 6) % 64) * 60 + (hms % 64)) * 1_000_000 + micros;
-    return BigInt(negative ? -total : total);
-  };
-}
-
-// ---- pre-5.6 temporal formats, and MariaDB's 5.3 "hires" ones (sql/field.cc) -------------------------
-// MySQL < 5.6.4 and MariaDB with mysql56_temporal_format=OFF log TIME / DATETIME / TIMESTAMP under the
-// classic codes 11 / 12 / 7 without metadata; a MariaDB column with fractional seconds is then in
-// its hires format, told apart only by the column's precision (COLUMN_TYPE 'datetime(3) /* mariadb-5.3
-// */'), which floe captured. Values as zongji's text of them parses in snapshot-values.ts.
-
-/** Classic TIMESTAMP: epoch seconds, 4 bytes little-endian; hires: big-endian, then dec digits big-endian. */
-function classicTimestampReader(dec: number): ColumnReader {
-  const fracBytes = (dec + 1) >> 1;
-  const scale = 10 ** (6 - dec);
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + 4 + fracBytes;
-    const seconds = dec === 0 ? b.readUInt32LE(p) : b.readUInt32BE(p);
-    const frac = fracBytes === 0 ? 0 : beUInt(b, p + 4, fracBytes) * scale;
-    if (seconds === 0 && frac === 0) return null;
-    return BigInt(seconds * 1_000_000 + frac);
-  };
-}
-
-const HIRES_DATETIME_BYTES = [5, 6, 6, 7, 7, 7, 8];
-const HIRES_TIME_BYTES = [3, 4, 4, 5, 5, 5, 6];
-
-/**
- * Classic DATETIME: YYYYMMDDhhmmss as an 8-byte little-endian integer; hires: a big-endian integer of
- * ((((year·13 + month)·32 + day)·24 + hour)·60 + minute)·60 + second, times 10^dec, plus the fraction.
- */
-function classicDatetimeReader(dec: number): ColumnReader {
-  const bytes = dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec];
-  const scale = 10n ** BigInt(dec);
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + bytes;
-    let year: number, month: number, day: number, hour: number, minute: number, second: number;
-    let frac = 0;
-    if (dec === 0) {
-      const v = b.readBigUInt64LE(p);
-      const date = Number(v / 1_000_000n);
-      const time = Number(v % 1_000_000n);
-      year = Math.floor(date / 10000);
-      month = Math.floor(date / 100) % 100;
-      day = date % 100;
-      hour = Math.floor(time / 10000);
-      minute = Math.floor(time / 100) % 100;
-      second = time % 100;
-    } else {
-      let units = 0n;
-      for (let k = 0; k < bytes; k++) units = (units << 8n) | BigInt(b[p + k]);
-      frac = Number(units % scale) * 10 ** (6 - dec);
-      let rest = units / scale;
-      second = Number(rest % 60n);
-      rest /= 60n;
-      minute = Number(rest % 60n);
-      rest /= 60n;
-      hour = Number(rest % 24n);
-      rest /= 24n;
-      day = Number(rest % 32n);
-      rest /= 32n;
-      month = Number(rest % 13n);
-      year = Number(rest / 13n);
-    }
-    if (month === 0 || day === 0) return null;
-    const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
-    return BigInt(seconds) * 1_000_000n + BigInt(frac);
-  };
-}
-
-/**
- * Classic TIME: ±(hh·10000 + mm·100 + ss) as a 3-byte little-endian two's complement; hires: a
- * big-endian unsigned of the signed total in 10^-dec seconds plus 3020400·10^dec (TIME_MAX + 1 s).
- * Signed µs. (zongji mis-decodes the classic negative form; floe's path rejects its text.)
- */
-function classicTimeMicros(dec: number): (c: Cursor) => bigint {
-  const bytes = dec === 0 ? 3 : HIRES_TIME_BYTES[dec];
-  return (c) => {
-    const b = c.buf;
-    const p = c.pos;
-    c.pos = p + bytes;
-    if (dec === 0) {
-      const v = b.readIntLE(p, 3);
-      const a = Math.abs(v);
-      const micros = (Math.floor(a / 10000) * 3600 + (Math.floor(a / 100) % 100) * 60 + (a % 100)) * 1_000_000;
-      return BigInt(v < 0 ? -micros : micros);
-    }
-    const scale = 10 ** dec;
-    const total = beUInt(b, p, bytes) - 3020400 * scale;
-    const a = Math.abs(total);
-    const micros = Math.floor(a / scale) * 1_000_000 + (a % scale) * 10 ** (6 - dec);
-    return BigInt(total < 0 ? -micros : micros);
-  };
 }
 
 // ---- the table -------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedTable } from '../schema/type-mapping.js';
-import { columnReader, textDecoder, type ColumnReader, type Cursor } from './column-readers.js';
+import { columnReader, textDecoder } from './column-readers.js';
+import type { ColumnReader, Cursor } from './row-cursor.js';
 import { COMMON_HEADER_BYTES, type TableMapEvent } from './table-map.js';
 
 type RowsEventKind = 'insert' | 'update' | 'delete';

@@ -1,0 +1,73 @@
+/**
+ * DECIMAL as the binlog carries it (NEWDECIMAL, strings/decimal.cc decimal2bin), read into the value
+ * model's canonical decimal text — one of the binlog column readers (column-readers.ts).
+ */
+import type { ColumnReader } from './row-cursor.js';
+
+const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/**
+ * decimal2bin (strings/decimal.cc): the integer digits in groups of 9 (a leading partial group of
+ * DIG_TO_BYTES[intg % 9] bytes), then the fraction digits likewise (a trailing partial group);
+ * each group big-endian, the first byte's top bit flipped, all bytes inverted for negatives.
+ * Produces the value model's canonical text: no leading zeros, exactly `scale` fraction digits,
+ * no negative zero.
+ */
+export function decimalReader(precision: number, scale: number): ColumnReader {
+  const intg = precision - scale;
+  const intg0 = Math.floor(intg / 9);
+  const intg0x = intg - intg0 * 9;
+  const frac0 = Math.floor(scale / 9);
+  const frac0x = scale - frac0 * 9;
+  const headBytes = DIG_TO_BYTES[intg0x];
+  const tailBytes = DIG_TO_BYTES[frac0x];
+  const size = headBytes + intg0 * 4 + frac0 * 4 + tailBytes;
+  return (c) => {
+    const b = c.buf;
+    const start = c.pos;
+    c.pos = start + size;
+    const negative = (b[start] & 0x80) === 0;
+    const mask = negative ? 0xff : 0;
+    let p = start;
+    let text = '';
+    let nonZero = false;
+    if (headBytes > 0) {
+      const v = decimalGroup(b, p, headBytes, mask, start);
+      p += headBytes;
+      if (v !== 0) {
+        text = String(v);
+        nonZero = true;
+      }
+    }
+    for (let k = 0; k < intg0; k++, p += 4) {
+      const v = decimalGroup(b, p, 4, mask, start);
+      if (nonZero) text += String(v).padStart(9, '0');
+      else if (v !== 0) {
+        text = String(v);
+        nonZero = true;
+      }
+    }
+    if (!nonZero) text = '0';
+    if (scale > 0) {
+      text += '.';
+      for (let k = 0; k < frac0; k++, p += 4) {
+        const v = decimalGroup(b, p, 4, mask, start);
+        if (v !== 0) nonZero = true;
+        text += String(v).padStart(9, '0');
+      }
+      if (tailBytes > 0) {
+        const v = decimalGroup(b, p, tailBytes, mask, start);
+        if (v !== 0) nonZero = true;
+        text += String(v).padStart(frac0x, '0');
+      }
+    }
+    return negative && nonZero ? '-' + text : text;
+  };
+}
+
+/** One big-endian digit group of `n` bytes, inverted by `mask`, with the sign bit of byte `start` flipped back. */
+function decimalGroup(b: Buffer, p: number, n: number, mask: number, start: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k] ^ 0x80 : b[p + k]) ^ mask);
+  return v;
+}
