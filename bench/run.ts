@@ -14,6 +14,9 @@
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
+ *   (3c, 6b. the peers, bench/peers/peers.ts: Debezium's embedded engine snapshots the table right
+ *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
+ *      consumed after floe's CDC phase; built before anything is measured; --no-peers skips them)
  *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
  *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts
  *
@@ -35,6 +38,7 @@ import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
+import { Peers, peersSummary, type PeerContext, type PeersResult } from './peers/peers.js';
 
 const JOB_ID = 'bench';
 
@@ -61,6 +65,8 @@ export interface BenchResult {
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
   keyIndex: KeyIndexFigures[];
+  /** Debezium (and Flink CDC where it builds) on the same table and binlog range, or why not. */
+  peers: PeersResult;
 }
 
 function log(message: string): void {
@@ -93,13 +99,13 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
   };
 }
 
-async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: BinlogOffset; version: string }> {
+async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: BinlogOffset; version: string; flavor: 'mysql' | 'mariadb' }> {
   const client = await connectMysql(c);
   try {
     const dialect = await detectDialect(client);
     const identity = await readServerIdentity(client, dialect.flavor);
     const [v] = await client.query<{ v: string }>('SELECT VERSION() AS v');
-    return { offset: await readWatermark(client, dialect, identity), version: `${dialect.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${String(v.v)}` };
+    return { offset: await readWatermark(client, dialect, identity), version: `${dialect.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${String(v.v)}`, flavor: dialect.flavor };
   } finally {
     await client.close();
   }
@@ -128,6 +134,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s`);
       keyIndex = keyIndexBench(o.keyIndexKeys, o.seed);
     }
+    const peers = new Peers(log);
+    await peers.prepare(o.peers);
     let connection: MysqlConnectionConfig;
     if (o.mysqlUrl) connection = parseUrl(o.mysqlUrl);
     else {
@@ -138,7 +146,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       });
       connection = { host: server.host, port: server.port, user: server.user, password: server.password };
     }
-    const { version } = await serverPosition(connection);
+    const { version, flavor } = await serverPosition(connection);
+    const peerContext: PeerContext = { connection, database: DATABASE, flavor, timeoutMs: Math.max(120_000, o.rows, o.changes * 2) };
     const machine = describeMachine(version);
     log(`machine: ${machineLine(machine)}`);
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
@@ -188,6 +197,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       }
     }
 
+    rows.push(...(await peers.snapshots(peerContext, o.rows, rate(snapRow)!, rate(rowA)!)));
+
     const from = (await serverPosition(connection)).offset;
     log(`applying ${o.changes} random updates/deletes`);
     const work = await applyWorkload(connection, DATABASE, o.rows, o.changes, o.seed);
@@ -219,6 +230,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
     }
 
+    rows.push(...(await peers.streaming(peerContext, from, o.changes, rate(cdcRow)!, rate(rowB)!)));
+
     const { jsonFile: _jsonFile, ...shown } = o;
     return {
       options: shown,
@@ -229,6 +242,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
       verified,
       keyIndex,
+      peers: peers.result,
     };
   } finally {
     if (o.keep) log(`kept: warehouse ${warehouse}${server ? `, MariaDB data under ${join(warehouseRoot, 'mariadb')}` : ''}`);
@@ -258,6 +272,7 @@ async function main(): Promise<void> {
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
+    ...[peersSummary(result.peers)].filter((l): l is string => l !== undefined),
     ...result.partitioned.map(
       (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,
     ),
