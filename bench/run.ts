@@ -38,7 +38,7 @@ import { parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
-import { Peers, peersSummary, type PeerContext, type PeersResult } from './peers/peers.js';
+import { Peers, peersSummary, type PeerContext, type PeerPhase, type PeersResult } from './peers/peers.js';
 
 const JOB_ID = 'bench';
 
@@ -251,6 +251,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   }
 }
 
+/** ", 2.31× Debezium" beside a ceiling ratio, when the peer was measured. */
+function vsPeer(phase: PeerPhase | undefined): string {
+  return phase ? `, ${phase.floeRatio.toFixed(2)}× Debezium` : '';
+}
+
 async function main(): Promise<void> {
   let o: BenchOptions;
   try {
@@ -268,8 +273,8 @@ async function main(): Promise<void> {
     '',
     formatTable(result.rows),
     '',
-    `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
-      `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
+    `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A${vsPeer(result.peers.debezium?.snapshot)}), ` +
+      `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B${vsPeer(result.peers.debezium?.streaming)}), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...[peersSummary(result.peers)].filter((l): l is string => l !== undefined),
