@@ -16,9 +16,9 @@ export interface PeerRun {
   count: number;
   /** First record to the last expected one: the rate's window. */
   windowMs: number;
-  /** JVM start (engine start) to the first record: connecting, schema reading, locks. */
+  /** Engine start to the first record: connecting, schema reading, locks. */
   startToFirstMs: number;
-  /** The whole harness, JVM start to the engine stopped. */
+  /** The whole harness, engine start to the engine stopped. */
   totalMs: number;
   /** CPU of the JVM (all threads) within the window. */
   windowCpuMs: number;

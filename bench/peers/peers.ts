@@ -89,7 +89,7 @@ export class Peers {
       ratio: phase.ratioToCeiling,
       cpuSeconds: run.windowCpuMs / 1000,
       peakRssBytes: run.peakRssBytes,
-      note: `floe / ${LABEL[peer]} ${phase.floeRatio.toFixed(2)}; ${run.connector.replace(/^.*\./, '')} ${run.version}, embedded engine, no-op consumer; first to last record (JVM start to first ${(run.startToFirstMs / 1000).toFixed(1)} s)`,
+      note: `floe / ${LABEL[peer]} ${phase.floeRatio.toFixed(2)}; ${run.connector.replace(/^.*\./, '')} ${run.version}, embedded engine, no-op consumer; first to last record (engine start to first ${(run.startToFirstMs / 1000).toFixed(1)} s)`,
     };
     return { phase, row };
   }
