@@ -18,6 +18,8 @@
  *   --key-index-keys K   keys in the key-index micro-benchmarks (bench/key-index.ts, memory; and floe's
  *                     disk index, bench/key-index-stores.ts; 0 skips both)
  *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
+ *   --no-peers        skip the peers (bench/peers/: Debezium's embedded engine; Flink CDC where it builds),
+ *                     otherwise measured after floe's phases when java and mvn are on PATH
  *   --json FILE       also write the results as JSON to FILE
  *   --keep            keep the warehouse and the server's data directory (printed at the end)
  *   --verify          scan the lake after each phase and compare it with MySQL (on by default up to 100,000 rows)
@@ -35,12 +37,14 @@ export interface BenchOptions {
   partitions: string[];
   /** Keys of the key-index micro-benchmark (0: not run). */
   keyIndexKeys: number;
+  /** Measure the peers (bench/peers/) in the same run. */
+  peers: boolean;
   jsonFile?: string;
   keep: boolean;
   verify: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--key-index-keys K] [--json FILE] [--keep] [--verify|--no-verify]';
+const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--key-index-keys K] [--no-peers] [--json FILE] [--keep] [--verify|--no-verify]';
 
 function count(text: string, what: string): number {
   const n = Number(text.replace(/[_,]/g, ''));
@@ -61,6 +65,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     commitIntervalMs: 1000,
     partitions: env.FLOE_BENCH_PARTITIONS !== undefined ? env.FLOE_BENCH_PARTITIONS.split(';').map((x) => x.trim()).filter(Boolean) : [...DEFAULT_PARTITIONS],
     keyIndexKeys: count(env.FLOE_BENCH_KEY_INDEX_KEYS ?? '1000000', 'FLOE_BENCH_KEY_INDEX_KEYS'),
+    peers: true,
     keep: false,
     verify: false,
   };
@@ -107,6 +112,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
         break;
       case '--key-index-keys':
         o.keyIndexKeys = count(value(), '--key-index-keys');
+        break;
+      case '--no-peers':
+        o.peers = false;
         break;
       case '--json':
         o.jsonFile = value();

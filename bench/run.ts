@@ -16,6 +16,9 @@
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
+ *   (3c, 6b. the peers, bench/peers/peers.ts: Debezium's embedded engine snapshots the table right
+ *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
+ *      consumed after floe's CDC phase; built before anything is measured; --no-peers skips them)
  *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
  *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts;
  *      then the disk index, floe's SQLite store (key-index-sqlite.ts, bench/key-index-stores.ts):
@@ -42,6 +45,7 @@ import { applyWorkload } from './workload.js';
 import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
 import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
 import { diskKeyIndexBench, formatStoreLine, type StoreFigures } from './key-index-stores.js';
+import { Peers, peersSummary, type PeerContext, type PeerPhase, type PeersResult } from './peers/peers.js';
 
 const JOB_ID = 'bench';
 
@@ -71,6 +75,8 @@ export interface BenchResult {
   keyIndex: KeyIndexFigures[];
   /** The disk key index, floe's SQLite store, with as many keys (empty with --key-index-keys 0). */
   diskKeyIndex: StoreFigures[];
+  /** Debezium (and Flink CDC where it builds) on the same table and binlog range, or why not. */
+  peers: PeersResult;
 }
 
 function log(message: string): void {
@@ -103,13 +109,13 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
   };
 }
 
-async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: BinlogOffset; version: string }> {
+async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: BinlogOffset; version: string; flavor: 'mysql' | 'mariadb' }> {
   const client = await connectMysql(c);
   try {
     const dialect = await detectDialect(client);
     const identity = await readServerIdentity(client, dialect.flavor);
     const [v] = await client.query<{ v: string }>('SELECT VERSION() AS v');
-    return { offset: await readWatermark(client, dialect, identity), version: `${dialect.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${String(v.v)}` };
+    return { offset: await readWatermark(client, dialect, identity), version: `${dialect.flavor === 'mariadb' ? 'MariaDB' : 'MySQL'} ${String(v.v)}`, flavor: dialect.flavor };
   } finally {
     await client.close();
   }
@@ -143,6 +149,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`disk key index (SQLite): ${o.keyIndexKeys} keys, bytes per key on disk and lookups/s`);
       diskKeyIndex = await diskKeyIndexBench(o.keyIndexKeys, o.seed);
     }
+    const peers = new Peers(log);
+    await peers.prepare(o.peers);
     let connection: MysqlConnectionConfig;
     if (o.mysqlUrl) connection = parseUrl(o.mysqlUrl);
     else {
@@ -153,7 +161,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       });
       connection = { host: server.host, port: server.port, user: server.user, password: server.password };
     }
-    const { version } = await serverPosition(connection);
+    const { version, flavor } = await serverPosition(connection);
+    const peerContext: PeerContext = { connection, database: DATABASE, flavor, timeoutMs: Math.max(120_000, o.rows, o.changes * 2) };
     const machine = describeMachine(version);
     log(`machine: ${machineLine(machine)}`);
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
@@ -212,6 +221,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       }
     }
 
+    rows.push(...(await peers.snapshots(peerContext, o.rows, rate(snapRow)!, rate(rowA)!)));
+
     const from = (await serverPosition(connection)).offset;
     log(`applying ${o.changes} random updates/deletes`);
     const work = await applyWorkload(connection, DATABASE, o.rows, o.changes, o.seed);
@@ -250,6 +261,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
     }
 
+    rows.push(...(await peers.streaming(peerContext, from, o.changes, rate(cdcRow)!, rate(rowB)!)));
+
     const { jsonFile: _jsonFile, ...shown } = o;
     return {
       options: shown,
@@ -262,12 +275,18 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       verified,
       keyIndex,
       diskKeyIndex,
+      peers: peers.result,
     };
   } finally {
     if (o.keep) log(`kept: warehouse ${warehouse}${server ? `, MariaDB data under ${join(warehouseRoot, 'mariadb')}` : ''}`);
     await server?.stop().catch(() => {});
     if (!o.keep) await rm(warehouseRoot, { recursive: true, force: true });
   }
+}
+
+/** ", 2.31× Debezium" beside a ceiling ratio, when the peer was measured. */
+function vsPeer(phase: PeerPhase | undefined): string {
+  return phase ? `, ${phase.floeRatio.toFixed(2)}× Debezium` : '';
 }
 
 async function main(): Promise<void> {
@@ -287,12 +306,13 @@ async function main(): Promise<void> {
     '',
     formatTable(result.rows),
     '',
-    `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A), ` +
-      `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B), ` +
+    `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A${vsPeer(result.peers.debezium?.snapshot)}), ` +
+      `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B${vsPeer(result.peers.debezium?.streaming)}), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
     formatDecoderFigures(result.decoder),
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),
+    ...[peersSummary(result.peers)].filter((l): l is string => l !== undefined),
     ...result.partitioned.map(
       (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,
     ),

@@ -2,7 +2,8 @@
  * `npm run bench` cannot rot: the benchmark script runs end to end with tiny sizes against the test
  * server (its own database), floe snapshotting and streaming in child processes, the lake verified
  * against MySQL after each phase, and every figure present in its JSON output. No timing assertions:
- * the figures are only checked to be there and positive.
+ * the figures are only checked to be there and positive. The peers are skipped here (--no-peers):
+ * test/bench/debezium-peer.test.ts runs Debezium's harness.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ describe('npm run bench', () => {
     delete env.FLOE_BENCH_MYSQL_URL;
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--key-index-keys', '20000', '--json', json],
+      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--key-index-keys', '20000', '--no-peers', '--json', json],
       { cwd: join(import.meta.dirname, '..', '..'), env, maxBuffer: 1 << 24, timeout: 170_000 },
     );
     expect(stdout).toMatch(/floe snapshot/);
@@ -62,6 +63,11 @@ describe('npm run bench', () => {
       for (const v of [k.heapBytesPerKey, k.lookupsPerSecond, k.buildSeconds, k.dataFiles]) expect(v).toBeGreaterThan(0);
       expect(counts[`key index lookups, ${k.key} key`]).toBe(20000);
     }
+    expect(result.peers.skipped.map((s) => [s.peer, s.reason])).toEqual([
+      ['debezium', '--no-peers'],
+      ['flink-cdc', '--no-peers'],
+    ]);
+    expect(stdout).toMatch(/peer Debezium skipped: --no-peers/);
     expect(stdout).toMatch(/key index, BIGINT key: 20,000 keys in 1 files, \d+ heap bytes\/key, [\d,]+ lookups\/s/);
     // the disk index beside it: floe's SQLite store, bytes per key on disk and lookups/s
     expect(result.diskKeyIndex.map((d) => `${d.store} ${d.key}`)).toEqual(['sqlite BIGINT', 'sqlite (BIGINT, VARCHAR)']);

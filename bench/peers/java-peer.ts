@@ -1,0 +1,84 @@
+/**
+ * A benchmark peer is a small Java harness (bench/peers/<name>/) built by bench/peers/install into
+ * $FLOE_PEERS_HOME (~/.cache/floe-peers) and run as `java -cp classes:lib/* <main> key=value…`; it
+ * prints one JSON line of figures on stdout. This module builds one (once per bench run; a no-op when
+ * its stamp matches) and runs it. A missing java/mvn or a failed build is a reason to skip the peer,
+ * not an error of the bench.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const INSTALL = join(import.meta.dirname, 'install');
+
+export type PeerName = 'debezium' | 'flink-cdc';
+
+export type PeerBuild = { ok: true; classPath: string } | { ok: false; reason: string };
+
+function peersHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.FLOE_PEERS_HOME || join(homedir(), '.cache', 'floe-peers');
+}
+
+async function onPath(tool: string): Promise<boolean> {
+  try {
+    await run('sh', ['-c', `command -v ${tool}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds (or finds built) the peer's harness; the reason says what to install when it cannot. */
+export async function buildPeer(name: PeerName, env: NodeJS.ProcessEnv = process.env): Promise<PeerBuild> {
+  for (const tool of ['java', 'mvn']) {
+    if (!(await onPath(tool))) return { ok: false, reason: `${tool} not found on PATH (install a JDK 17+ and Maven: apt-get install openjdk-17-jdk-headless maven)` };
+  }
+  try {
+    // the first build downloads the harness's dependencies from Maven Central (minutes); later ones are no-ops
+    await run('bash', [INSTALL, name], { env, maxBuffer: 1 << 24, timeout: 1_200_000 });
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    const detail = (err.stderr ?? err.message).trim().split('\n').pop()?.replace(/^peers: /, '') ?? '';
+    return { ok: false, reason: `bench/peers/install ${name} failed: ${detail}` };
+  }
+  const home = join(peersHome(env), name);
+  return { ok: true, classPath: `${join(home, 'classes')}:${join(home, 'lib', '*')}` };
+}
+
+export interface HarnessOutput {
+  /** The harness's JSON line. */
+  figures: Record<string, unknown>;
+  /** Its stderr's last lines (Debezium's and Flink's warnings), for an error message. */
+  stderrTail: string;
+}
+
+/** Runs `mainClass` with `args` (key=value) and returns its JSON line; throws when it prints none. */
+export async function runHarness(build: Extract<PeerBuild, { ok: true }>, mainClass: string, args: Record<string, string | number>, timeoutMs: number): Promise<HarnessOutput> {
+  const argv = [
+    // a fixed heap: the JVM's default (a quarter of the machine's memory) would make the RSS figure the JVM's whim
+    '-Xms512m',
+    '-Xmx2g',
+    '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+    '-Djava.util.logging.config.file=/dev/null',
+    '-cp',
+    build.classPath,
+    mainClass,
+    ...Object.entries(args).map(([k, v]) => `${k}=${v}`),
+  ];
+  const child = spawn('java', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 60_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => clearTimeout(timer));
+  const stderrTail = stderr.trim().split('\n').slice(-5).join('\n');
+  const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  if (!line) throw new Error(`bench: the ${mainClass} harness printed no figures (exit ${code}); its stderr ends with:\n${stderrTail}`);
+  return { figures: JSON.parse(line) as Record<string, unknown>, stderrTail };
+}

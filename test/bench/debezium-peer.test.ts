@@ -1,0 +1,72 @@
+/**
+ * The Debezium peer of `npm run bench` (bench/peers/) cannot rot: its harness is built (a no-op once
+ * bench/peers/install has run: .ci/run builds it before the suite) and run once at a tiny size
+ * against the test server: its initial snapshot of a 200-row table and its streaming of the 100 row
+ * changes applied after the offset it is given. It must count exactly those (it goes on consuming
+ * for 3 s after the expected count, so one record too many fails too). Skipped only where java
+ * or mvn is missing (the bench skips the peer there too).
+ */
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { loadTable } from '../../bench/dataset.js';
+import { debeziumSnapshot, debeziumStreaming, type DebeziumTarget } from '../../bench/peers/debezium.js';
+import { buildPeer } from '../../bench/peers/java-peer.js';
+import { applyWorkload } from '../../bench/workload.js';
+import { connectMysql } from '../../src/source/mysql/client.js';
+import { detectDialect } from '../../src/source/mysql/dialect.js';
+import { readServerIdentity, readWatermark } from '../../src/source/mysql/snapshot/watermark.js';
+import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+
+function missingTool(): string | undefined {
+  for (const tool of ['java', 'mvn']) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      return tool;
+    }
+  }
+  return undefined;
+}
+
+const missing = missingTool();
+if (missing) console.warn(`debezium-peer.test.ts skipped: ${missing} is not on PATH (install a JDK 17+ and Maven)`);
+
+describe.skipIf(missing !== undefined)('bench peer: Debezium embedded', () => {
+  it('snapshots 200 rows and streams 100 changes from the given offset, counting each exactly once', async () => {
+    const build = await buildPeer('debezium');
+    if (!build.ok) throw new Error(`the Debezium harness did not build: ${build.reason}`);
+    const connection = sharedMysqlConfig();
+    const database = await createTestDatabase('peer');
+    const client = await connectMysql(connection);
+    let flavor: 'mysql' | 'mariadb';
+    try {
+      flavor = (await detectDialect(client)).flavor;
+    } finally {
+      await client.close();
+    }
+    const target: DebeziumTarget = { connection, database, flavor, timeoutMs: 60_000, settleMs: 3000 };
+
+    await loadTable(connection, database, 200, 1);
+    const snapshot = await debeziumSnapshot(build, target, 200);
+    expect(snapshot.count).toBe(200);
+    expect(snapshot.connector).toBe(flavor === 'mariadb' ? 'io.debezium.connector.mariadb.MariaDbConnector' : 'io.debezium.connector.mysql.MySqlConnector');
+
+    const c = await connectMysql(connection);
+    let from;
+    try {
+      const dialect = await detectDialect(c);
+      from = await readWatermark(c, dialect, await readServerIdentity(c, dialect.flavor));
+    } finally {
+      await c.close();
+    }
+    const work = await applyWorkload(connection, database, 200, 100, 1);
+    expect(work.updates + work.deletes).toBe(100);
+    const streaming = await debeziumStreaming(build, target, from, 100);
+    expect(streaming.count).toBe(100);
+    for (const run of [snapshot, streaming]) {
+      expect(run.windowMs).toBeGreaterThanOrEqual(0);
+      expect(run.totalMs).toBeGreaterThan(0);
+      expect(run.peakRssBytes).toBeGreaterThan(0);
+    }
+  }, 240_000);
+});
