@@ -18,11 +18,14 @@
  *    network failures): never delete a written file; reload and look for the snapshot id — if it is
  *    there the commit landed, else retry as after a conflict.
  *
+ * Steps 3-5 are the shared commit loop (commit-engine.ts `commitWithRetry`); this module plans each
+ * attempt's snapshot and owns the manifests it writes (commit-workspace.ts).
+ *
  * Files written for attempts that did not land are deleted after the commit succeeds, fails for good,
  * or is skipped — except once an outcome was unknown: then everything stays (orphans are harmless;
  * a file a landed commit refers to is not).
  */
-import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import { errorMessage, FloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
 import type { DataFile, ManifestEntry } from '../spec/data-file.js';
 import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
@@ -31,8 +34,9 @@ import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-upda
 import { newSnapshotId, snapshotById } from '../spec/snapshot-ids.js';
 import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
-import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
-import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
+import type { CatalogTable } from './catalog-table.js';
+import { commitWithRetry, type CommitPlan } from './commit-engine.js';
+import type { RetryPolicy } from './commit-retry.js';
 import { CommitWorkspace, manifestFormatVersion, specOf } from './commit-workspace.js';
 import { ConcurrentDVCheck } from './concurrent-dv-check.js';
 import { ManifestFilter } from './manifest-filter.js';
@@ -41,9 +45,6 @@ import { readSnapshotManifests } from './manifest-io.js';
 import { COMPUTED_SUMMARY_KEYS, snapshotSummary, SnapshotSummaryBuilder } from './snapshot-summary.js';
 
 const SUBSYSTEM = 'iceberg.commit';
-
-/** Catalog errors that guarantee the commit did not land (thrown before the pointer swap). */
-const DEFINITE_REFUSALS = new Set<string>(['commit-conflict', 'invalid-argument', 'unsupported']);
 
 export type SnapshotOperation = 'append' | 'replace' | 'overwrite' | 'delete';
 
@@ -163,174 +164,163 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
   const warn = options.warn ?? defaultWarn;
   const decide = async (m: TableMetadata): Promise<CommitDecision> => (options.validate ? await options.validate(m) : 'proceed');
 
-  let current = table;
-  if ((await decide(current.metadata)) === 'skip') return { status: 'skipped', table: current, attempts: 0 };
-  const formatVersion = manifestFormatVersion(current.metadata);
-  checkFiles(changes, current.metadata);
-  const policy = retryPolicy(current.metadata, options.retry);
+  if ((await decide(table.metadata)) === 'skip') return { status: 'skipped', table, attempts: 0 };
+  const formatVersion = manifestFormatVersion(table.metadata);
+  checkFiles(changes, table.metadata);
   const snapshotId = newSnapshotId();
-  const ws = new CommitWorkspace(current.io, current.metadata, snapshotId);
-  const added = [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])];
-  const started = Date.now();
-  let attempts = 0;
-  let unknownOutcome = false;
+  const ws = new CommitWorkspace(table.io, table.metadata, snapshotId);
+  const subject = `snapshot ${snapshotId}`;
 
-  /** After an unknown outcome: did our snapshot land? */
-  const landed = (m: TableMetadata): Snapshot | undefined => (unknownOutcome ? snapshotById(m, snapshotId) : undefined);
-  const foundCommitted = (t: CatalogTable, s: Snapshot): CommittedSnapshot => ({ status: 'committed', snapshot: s, table: t, attempts });
-
+  let plan: SnapshotPlanner;
   try {
-    const newData = await writeNewManifests(ws, current.metadata, 'data', changes.addedDataFiles ?? []);
-    const newDeletes = await writeNewManifests(ws, current.metadata, 'deletes', changes.addedDeleteFiles ?? []);
-    const rewrite = changes.manifestRewrite;
-    if (rewrite && (added.length > 0 || (changes.removedFiles?.length ?? 0) > 0)) {
-      throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a manifest rewrite adds and removes no file; commit file changes in a snapshot of their own');
-    }
-    const rewritten: ManifestFile[] = [];
-    for (const g of rewrite?.groups ?? []) rewritten.push(await ws.writeManifest(current.metadata, g.specId, g.content, g.entries));
-    const replacedPaths = new Set((rewrite?.replaced ?? []).map((m) => m.path));
-    await failpoint('after-manifests');
-    await scoped('after-manifests');
-    const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
-    const dataMerger = new ManifestMerger(ws, 'data');
-    const deleteMerger = new ManifestMerger(ws, 'deletes');
-    const dvCheck = new ConcurrentDVCheck(current.io, changes.addedDeleteFiles ?? [], current.metadata.refs[MAIN_BRANCH]?.snapshotId);
-
-    let removedNow: DataFile[] = [];
-    let rewriteSummary: Record<string, string> = {};
-    for (;;) {
-      attempts++;
-      const base = current.metadata;
-      if (base.formatVersion !== formatVersion) {
-        throw new FloeError(SUBSYSTEM, 'commit-conflict', `the table was upgraded from format v${formatVersion} to v${base.formatVersion} during the commit; write the files again for v${base.formatVersion}`, { retryable: false });
-      }
-      const parentId = base.refs[MAIN_BRANCH]?.snapshotId;
-      const parent = parentId === undefined ? undefined : snapshotById(base, parentId);
-      if (parentId !== undefined && !parent) throw new FloeError(SUBSYSTEM, 'invalid-data', `branch main points at snapshot ${parentId}, which the table's metadata does not have`);
-      if (attempts > 1) await dvCheck.validate(base);
-      const parentManifests = parent ? await readSnapshotManifests(current.io, parent) : [];
-      let data: ManifestFile[];
-      let deletes: ManifestFile[];
-      if (rewrite) {
-        // Java BaseRewriteManifests.validateDeletedManifests: the replaced manifests must all still be
-        // in the snapshot this attempt commits on; manifests other writers added meanwhile are kept.
-        const present = new Set(parentManifests.map((m) => m.path));
-        const missing = [...replacedPaths].filter((p) => !present.has(p));
-        if (missing.length > 0) {
-          throw new FloeError(SUBSYSTEM, 'commit-conflict', `manifest rewrite of ${current.identifier.name}: ${missing.length} manifest(s) it replaces are no longer in the current snapshot (e.g. ${missing[0]}); another writer changed them — plan the rewrite again`, { retryable: false });
-        }
-        const kept = parentManifests.filter((m) => !replacedPaths.has(m.path));
-        // Java's RewriteManifests summary keys (SnapshotSummary.*_MANIFESTS_*, ENTRIES_PROCESSED)
-        rewriteSummary = {
-          'manifests-created': String(rewritten.length),
-          'manifests-kept': String(kept.length),
-          'manifests-replaced': String(replacedPaths.size),
-          'entries-processed': String((rewrite.groups).reduce((n, g) => n + g.entries.length, 0)),
-        };
-        data = [...rewritten.filter((m) => m.content === 'data'), ...kept.filter((m) => m.content === 'data')];
-        deletes = [...rewritten.filter((m) => m.content === 'deletes'), ...kept.filter((m) => m.content === 'deletes')];
-      } else {
-        const filtered = await filter.filter(base, parentManifests);
-        removedNow = filtered.removed;
-        data = await dataMerger.merge(base, [...newData, ...filtered.manifests.filter((m) => m.content === 'data')]);
-        deletes = await deleteMerger.merge(base, [...newDeletes, ...filtered.manifests.filter((m) => m.content === 'deletes')]);
-      }
-
-      const sequenceNumber = base.lastSequenceNumber + 1n;
-      const list = writeManifestList({
-        formatVersion,
-        snapshotId,
-        parentSnapshotId: parent?.snapshotId,
-        sequenceNumber,
-        firstRowId: formatVersion >= 3 ? (base.nextRowId ?? 0n) : undefined,
-        manifests: [...data, ...deletes],
-      });
-      const listPath = await ws.writeManifestList(attempts, list.bytes);
-      await failpoint('after-manifest-list');
-      await scoped('after-manifest-list');
-
-      const summaryChanges = new SnapshotSummaryBuilder();
-      for (const f of added) summaryChanges.addedFile(f);
-      for (const f of removedNow) summaryChanges.removedFile(f);
-      const now = options.nowMs ? options.nowMs() : BigInt(Date.now());
-      const snapshot: Snapshot = {
-        snapshotId,
-        sequenceNumber,
-        // Keep timestamps monotonic along the branch (DuckDB PR #333: Spark "lost" rows otherwise).
-        timestampMs: parent && parent.timestampMs > now ? parent.timestampMs : now,
-        manifestList: listPath,
-        summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, { ...options.summary, ...rewriteSummary }),
-        schemaId: base.currentSchemaId,
-      };
-      if (parent) snapshot.parentSnapshotId = parent.snapshotId;
-      if (formatVersion >= 3) {
-        snapshot.firstRowId = base.nextRowId ?? 0n;
-        snapshot.addedRows = list.addedRows ?? 0n;
-      }
-      const requirements: TableRequirement[] = [
-        { type: 'assert-table-uuid', uuid: base.tableUuid },
-        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: parentId ?? null },
-      ];
-      const updates: MetadataUpdate[] = [
-        { action: 'add-snapshot', snapshot },
-        { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
-      ];
-      if (options.properties) updates.push({ action: 'set-properties', updates: options.properties(snapshotId) });
-
-      let failure: FloeError;
-      let swapped = false;
-      await scoped('before-catalog-swap');
-      try {
-        const loaded = await current.catalog.commitTable(current.identifier, requirements, updates);
-        swapped = true;
-        // Inside the try on purpose: a crash-like throw here is an unknown outcome (reload and look), so
-        // the landed commit's manifests are never cleaned up as if it had failed.
-        await scoped('after-catalog-swap');
-        const committedTable = catalogTable(current.catalog, loaded);
-        if (!unknownOutcome) await ws.cleanUp(new Set([listPath, ...list.manifests.map((m) => m.path)]), warn);
-        return { status: 'committed', snapshot: snapshotById(loaded.metadata, snapshotId) ?? snapshot, table: committedTable, attempts };
-      } catch (e) {
-        // Only a definite refusal proves that nothing landed: a conflict, or a request the catalog
-        // rejects before writing anything (invalid / unsupported). Everything else — storage or
-        // network errors, a crash-like throw right after the pointer swap, a bug — may have landed,
-        // so it counts as an unknown outcome: files kept, reload and look, never deleted.
-        // Once the catalog answered, the commit landed whatever fails after it: never a refusal.
-        if (swapped) failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} was committed, then ${errorMessage(e)}; reloading to confirm it`, { cause: e, retryable: false });
-        else if (isFloeError(e) && DEFINITE_REFUSALS.has(e.kind)) failure = e;
-        else if (isFloeError(e, 'commit-state-unknown')) failure = e;
-        else failure = new FloeError(SUBSYSTEM, 'commit-state-unknown', `commit of snapshot ${snapshotId} failed without a definite answer: ${errorMessage(e)}`, { cause: e, retryable: false });
-      }
-
-      if (failure.kind === 'commit-state-unknown') unknownOutcome = true;
-      const retryable = failure.kind === 'commit-state-unknown' || (failure.kind === 'commit-conflict' && failure.retryable);
-      const exhausted = attempts > policy.numRetries || Date.now() - started >= policy.totalTimeoutMs;
-      if (!retryable || exhausted) {
-        if (unknownOutcome) {
-          // One last look: the attempt whose outcome was unknown may have landed after all.
-          const again = await reloadTable(current);
-          const s = landed(again.metadata);
-          if (s) return foundCommitted(again, s);
-          throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} of ${current.identifier.name}: an attempt's outcome was unknown and the last attempt failed (${errorMessage(failure)}); the snapshot is not in the table now, but the unknown attempt may still land — its files were kept; reload and look for snapshot ${snapshotId} or the checkpoint before retrying`, { cause: failure, retryable: false });
-        }
-        if (retryable) {
-          throw new FloeError(SUBSYSTEM, 'commit-conflict', `gave up committing snapshot ${snapshotId} after ${attempts} attempt(s) (commit.retry.num-retries = ${policy.numRetries}): ${errorMessage(failure)}`, { cause: failure, retryable: true });
-        }
-        throw failure;
-      }
-      await sleep(backoffDelayMs(policy, attempts));
-      current = await reloadTable(current);
-      const s = landed(current.metadata);
-      if (s) return foundCommitted(current, s);
-      if ((await decide(current.metadata)) === 'skip') {
-        if (!unknownOutcome) await ws.cleanUp(new Set(), warn);
-        return { status: 'skipped', table: current, attempts };
-      }
-    }
+    plan = await snapshotPlanner(table, changes, options, ws, snapshotId, formatVersion, scoped);
   } catch (e) {
-    if (!unknownOutcome) await ws.cleanUp(new Set(), warn);
-    else if (!isFloeError(e, 'commit-state-unknown')) {
-      throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId}: an attempt's outcome was unknown, then ${errorMessage(e)}; files were kept — reload and look for snapshot ${snapshotId} before retrying`, { cause: e, retryable: false });
-    }
+    await ws.cleanUp(new Set(), warn);
     throw e;
   }
+  const result = await commitWithRetry(table, {
+    subject,
+    retry: options.retry,
+    // the snapshot id stays the same on every attempt: after an unknown outcome, look for it
+    landed: (m) => snapshotById(m, snapshotId) !== undefined,
+    plan: async (current, attempt) => (attempt > 1 && (await decide(current.metadata)) === 'skip' ? 'skip' : plan(current, attempt)),
+    beforeSwap: () => scoped('before-catalog-swap'),
+    afterSwap: () => scoped('after-catalog-swap'),
+    discard: () => ws.cleanUp(new Set(), warn),
+    gaveUp: (failure, attempts, policy, unknown) =>
+      unknown
+        ? new FloeError(SUBSYSTEM, 'commit-state-unknown', `snapshot ${snapshotId} of ${table.identifier.name}: an attempt's outcome was unknown and the last attempt failed (${errorMessage(failure)}); the snapshot is not in the table now, but the unknown attempt may still land — its files were kept; reload and look for snapshot ${snapshotId} or the checkpoint before retrying`, { cause: failure, retryable: false })
+        : new FloeError(SUBSYSTEM, 'commit-conflict', `gave up committing snapshot ${snapshotId} after ${attempts} attempt(s) (commit.retry.num-retries = ${policy.numRetries}): ${errorMessage(failure)}`, { cause: failure, retryable: true }),
+  });
+  switch (result.status) {
+    case 'skipped':
+      return { status: 'skipped', table: result.table, attempts: result.attempts };
+    case 'found':
+      return { status: 'committed', snapshot: snapshotById(result.table.metadata, snapshotId)!, table: result.table, attempts: result.attempts };
+    case 'committed': {
+      const { snapshot, keep } = result.plan;
+      if (!result.uncertain) await ws.cleanUp(keep, warn);
+      return { status: 'committed', snapshot: snapshotById(result.table.metadata, snapshotId) ?? snapshot, table: result.table, attempts: result.attempts };
+    }
+  }
+}
+
+interface SnapshotAttempt extends CommitPlan {
+  snapshot: Snapshot;
+  /** The files of this attempt that the snapshot refers to (the others of the workspace can go). */
+  keep: Set<string>;
+}
+
+type SnapshotPlanner = (current: CatalogTable, attempt: number) => Promise<SnapshotAttempt>;
+
+/**
+ * Writes what every attempt shares (the new manifests: steps 1-2 of the module header) and returns
+ * the planner of one attempt on top of the table as it is then (step 3).
+ */
+async function snapshotPlanner(
+  table: CatalogTable,
+  changes: SnapshotChanges,
+  options: CommitOptions,
+  ws: CommitWorkspace,
+  snapshotId: bigint,
+  formatVersion: ReturnType<typeof manifestFormatVersion>,
+  scoped: (step: string) => Promise<void>,
+): Promise<SnapshotPlanner> {
+  const added = [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])];
+  const newData = await writeNewManifests(ws, table.metadata, 'data', changes.addedDataFiles ?? []);
+  const newDeletes = await writeNewManifests(ws, table.metadata, 'deletes', changes.addedDeleteFiles ?? []);
+  const rewrite = changes.manifestRewrite;
+  if (rewrite && (added.length > 0 || (changes.removedFiles?.length ?? 0) > 0)) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a manifest rewrite adds and removes no file; commit file changes in a snapshot of their own');
+  }
+  const rewritten: ManifestFile[] = [];
+  for (const g of rewrite?.groups ?? []) rewritten.push(await ws.writeManifest(table.metadata, g.specId, g.content, g.entries));
+  const replacedPaths = new Set((rewrite?.replaced ?? []).map((m) => m.path));
+  await failpoint('after-manifests');
+  await scoped('after-manifests');
+  const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
+  const dataMerger = new ManifestMerger(ws, 'data');
+  const deleteMerger = new ManifestMerger(ws, 'deletes');
+  const dvCheck = new ConcurrentDVCheck(table.io, changes.addedDeleteFiles ?? [], table.metadata.refs[MAIN_BRANCH]?.snapshotId);
+
+  return async (current, attempt) => {
+    const base = current.metadata;
+    if (base.formatVersion !== formatVersion) {
+      throw new FloeError(SUBSYSTEM, 'commit-conflict', `the table was upgraded from format v${formatVersion} to v${base.formatVersion} during the commit; write the files again for v${base.formatVersion}`, { retryable: false });
+    }
+    const parentId = base.refs[MAIN_BRANCH]?.snapshotId;
+    const parent = parentId === undefined ? undefined : snapshotById(base, parentId);
+    if (parentId !== undefined && !parent) throw new FloeError(SUBSYSTEM, 'invalid-data', `branch main points at snapshot ${parentId}, which the table's metadata does not have`);
+    if (attempt > 1) await dvCheck.validate(base);
+    const parentManifests = parent ? await readSnapshotManifests(current.io, parent) : [];
+    let data: ManifestFile[];
+    let deletes: ManifestFile[];
+    let removedNow: DataFile[] = [];
+    let rewriteSummary: Record<string, string> = {};
+    if (rewrite) {
+      // Java BaseRewriteManifests.validateDeletedManifests: the replaced manifests must all still be
+      // in the snapshot this attempt commits on; manifests other writers added meanwhile are kept.
+      const present = new Set(parentManifests.map((m) => m.path));
+      const missing = [...replacedPaths].filter((p) => !present.has(p));
+      if (missing.length > 0) {
+        throw new FloeError(SUBSYSTEM, 'commit-conflict', `manifest rewrite of ${current.identifier.name}: ${missing.length} manifest(s) it replaces are no longer in the current snapshot (e.g. ${missing[0]}); another writer changed them — plan the rewrite again`, { retryable: false });
+      }
+      const kept = parentManifests.filter((m) => !replacedPaths.has(m.path));
+      // Java's RewriteManifests summary keys (SnapshotSummary.*_MANIFESTS_*, ENTRIES_PROCESSED)
+      rewriteSummary = {
+        'manifests-created': String(rewritten.length),
+        'manifests-kept': String(kept.length),
+        'manifests-replaced': String(replacedPaths.size),
+        'entries-processed': String((rewrite.groups).reduce((n, g) => n + g.entries.length, 0)),
+      };
+      data = [...rewritten.filter((m) => m.content === 'data'), ...kept.filter((m) => m.content === 'data')];
+      deletes = [...rewritten.filter((m) => m.content === 'deletes'), ...kept.filter((m) => m.content === 'deletes')];
+    } else {
+      const filtered = await filter.filter(base, parentManifests);
+      removedNow = filtered.removed;
+      data = await dataMerger.merge(base, [...newData, ...filtered.manifests.filter((m) => m.content === 'data')]);
+      deletes = await deleteMerger.merge(base, [...newDeletes, ...filtered.manifests.filter((m) => m.content === 'deletes')]);
+    }
+    const sequenceNumber = base.lastSequenceNumber + 1n;
+    const list = writeManifestList({
+      formatVersion,
+      snapshotId,
+      parentSnapshotId: parent?.snapshotId,
+      sequenceNumber,
+      firstRowId: formatVersion >= 3 ? (base.nextRowId ?? 0n) : undefined,
+      manifests: [...data, ...deletes],
+    });
+    const listPath = await ws.writeManifestList(attempt, list.bytes);
+    await failpoint('after-manifest-list');
+    await scoped('after-manifest-list');
+
+    const summaryChanges = new SnapshotSummaryBuilder();
+    for (const f of added) summaryChanges.addedFile(f);
+    for (const f of removedNow) summaryChanges.removedFile(f);
+    const now = options.nowMs ? options.nowMs() : BigInt(Date.now());
+    const snapshot: Snapshot = {
+      snapshotId,
+      sequenceNumber,
+      // Keep timestamps monotonic along the branch (DuckDB PR #333: Spark "lost" rows otherwise).
+      timestampMs: parent && parent.timestampMs > now ? parent.timestampMs : now,
+      manifestList: listPath,
+      summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, { ...options.summary, ...rewriteSummary }),
+      schemaId: base.currentSchemaId,
+    };
+    if (parent) snapshot.parentSnapshotId = parent.snapshotId;
+    if (formatVersion >= 3) {
+      snapshot.firstRowId = base.nextRowId ?? 0n;
+      snapshot.addedRows = list.addedRows ?? 0n;
+    }
+    const requirements: TableRequirement[] = [
+      { type: 'assert-table-uuid', uuid: base.tableUuid },
+      { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: parentId ?? null },
+    ];
+    const updates: MetadataUpdate[] = [
+      { action: 'add-snapshot', snapshot },
+      { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
+    ];
+    if (options.properties) updates.push({ action: 'set-properties', updates: options.properties(snapshotId) });
+    return { requirements, updates, snapshot, keep: new Set([listPath, ...list.manifests.map((m) => m.path)]) };
+  };
 }

@@ -1,52 +1,44 @@
 /**
- * Metadata-only commits (no snapshot) with reload-and-retry on conflict: schema evolution through
- * `schema-update.ts`, and the unpartitioned spec that global equality deletes need.
+ * Metadata-only commits (no snapshot) with reload-and-retry on conflict (the shared loop of
+ * commit-engine.ts): schema evolution through `schema-update.ts`, and the unpartitioned spec that
+ * global equality deletes need.
  */
-import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
-import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
+import { errorMessage, FloeError } from '../../util/errors.js';
+import type { MetadataUpdate } from '../metadata/metadata-updates.js';
 import type { PartitionSpec } from '../spec/partition.js';
 import { evolveSchema, type SchemaChange } from '../spec/schema-update.js';
 import { sameSchema } from '../spec/spec-compatibility.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
-import { catalogTable, reloadTable, type CatalogTable } from './catalog-table.js';
-import { backoffDelayMs, retryPolicy, sleep, type RetryPolicy } from './commit-retry.js';
+import type { CatalogTable } from './catalog-table.js';
+import { commitWithRetry, type CommitPlan } from './commit-engine.js';
+import type { RetryPolicy } from './commit-retry.js';
 
 const SUBSYSTEM = 'iceberg.commit';
 
-interface Planned {
-  requirements: TableRequirement[];
-  updates: MetadataUpdate[];
+interface Planned extends CommitPlan {
   /** Whether reloaded metadata already shows this change (after an unknown outcome). */
   landed: (m: TableMetadata) => boolean;
 }
 
 /**
  * Commits the change `plan` derives from the current metadata (undefined = nothing to do), re-deriving
- * it from reloaded metadata after a conflict. After an unknown outcome the reloaded metadata is first
- * checked for the change itself (`landed`).
+ * it from reloaded metadata after a conflict (commit-engine.ts). After an unknown outcome the reloaded
+ * metadata is first checked for the change itself (`landed`).
  */
 async function commitMetadataChange(table: CatalogTable, plan: (m: TableMetadata) => Planned | undefined, retry: Partial<RetryPolicy> = {}): Promise<CatalogTable> {
-  const policy = retryPolicy(table.metadata, retry);
-  let current = table;
-  let previous: Planned | undefined;
-  for (let attempt = 1; ; attempt++) {
-    if (previous?.landed(current.metadata)) return current;
-    const planned = plan(current.metadata);
-    if (!planned) return current;
-    previous = undefined;
-    try {
-      return catalogTable(current.catalog, await current.catalog.commitTable(current.identifier, planned.requirements, planned.updates));
-    } catch (e) {
-      const retryable = isFloeError(e, 'commit-state-unknown') || (isFloeError(e, 'commit-conflict') && e.retryable);
-      if (!retryable) throw e;
-      if (attempt > policy.numRetries) {
-        throw new FloeError(SUBSYSTEM, isFloeError(e, 'commit-state-unknown') ? 'commit-state-unknown' : 'commit-conflict', `gave up a metadata change to ${current.identifier.name} after ${attempt} attempt(s): ${errorMessage(e)}`, { cause: e, retryable: false });
-      }
-      if (isFloeError(e, 'commit-state-unknown')) previous = planned;
-      await sleep(backoffDelayMs(policy, attempt));
-      current = await reloadTable(current);
-    }
-  }
+  let last: Planned | undefined;
+  const result = await commitWithRetry(table, {
+    subject: `a metadata change to ${table.identifier.name}`,
+    retry,
+    plan: (current) => {
+      last = plan(current.metadata);
+      return last ?? 'skip';
+    },
+    landed: (m) => last?.landed(m) ?? false,
+    gaveUp: (failure, attempts, _policy, unknown) =>
+      new FloeError(SUBSYSTEM, unknown ? 'commit-state-unknown' : 'commit-conflict', `gave up a metadata change to ${table.identifier.name} after ${attempts} attempt(s): ${errorMessage(failure)}`, { cause: failure, retryable: false }),
+  });
+  return result.table;
 }
 
 /**
