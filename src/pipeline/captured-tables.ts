@@ -7,7 +7,7 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { CheckpointCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
+import { TableCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
 import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';
@@ -44,10 +44,10 @@ export class CapturedTables {
       identifier: t.mapping.identifier,
       io: t.ready.table.io,
       location: t.ready.table.metadata.location,
-      committer: new CheckpointCommitter({
+      committer: new TableCommitter({
         catalog,
+        identifier: t.mapping.identifier,
         jobId: config.job.id,
-        emptyCommitInterval: 0,
         upsertDeletes: config.iceberg.upsertDeletes,
         keyIndexMaxRows: config.iceberg.keyIndexMaxRows,
         keyIndex: { stateDir: config.stateDir, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows },

@@ -1,9 +1,14 @@
 /**
- * Checkpoints: the pipeline's unit of durability (docs/design.md §4). Changes routed to tables are buffered by
- * one `CheckpointCommitter` per table (src/iceberg/writer/); a checkpoint commits, for every table
- * that needs it, ONE Iceberg snapshot stamped with the job id, the checkpoint id and that table's own
- * progress (`floe.source-offset`, state.ts). One committer per table, because each table's stamp is
- * its own: its phase, its chunks, its offset.
+ * The checkpoint coordinator: the pipeline's unit of durability (docs/design.md §4). Changes routed to
+ * tables are buffered by one `TableCommitter` per table (src/iceberg/writer/table-committer.ts); a
+ * checkpoint commits, for every table that needs it, ONE Iceberg snapshot stamped with the job id, the
+ * checkpoint id and that table's own progress (`floe.source-offset`, state.ts). One committer per
+ * table, because each table's stamp is its own: its phase, its chunks, its offset.
+ *
+ * Every decision about WHEN and WHETHER a table commits is made here, and only here — the committers
+ * have no policy (they commit what they are asked to, replay-safe): the checkpoint interval and the
+ * buffered-changes ceiling (`due`), the writer modes (`ensureModes`), each table's pending count,
+ * and the idle counting (`checkpointsSinceCommit`, `lastCommitMs`) below.
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions) — and checkpoints every `commit.intervalMs`, when the changes
@@ -23,11 +28,12 @@
  * phase switched), and idle streaming tables whose offset advanced — these at most every
  * `idleCheckpoints` checkpoints or when their last commit is `idleMaxMs` old, and at a clean stop —
  * so that a quiet table's offset advances too and a restart does not read a long (perhaps purged)
- * stretch of binlog. That empty commit is the writer's stamps-only snapshot (`commitEmpty`).
+ * stretch of binlog. That empty commit is the committer's stamps-only snapshot (a commit with nothing
+ * buffered).
  */
 import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 import type { Snapshot } from '../iceberg/spec/table-metadata.js';
-import { CheckpointCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
+import { TableCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
@@ -44,7 +50,7 @@ export interface CheckpointTable {
   readonly identifier: TableIdentifier;
   readonly io: FileIO;
   readonly location: string;
-  readonly committer: CheckpointCommitter;
+  readonly committer: TableCommitter;
   /** Writer options besides the mode, asked whenever a writer is opened (e.g. cascade match fields). */
   readonly writerOptions: () => TableChangeWriterOptions;
   /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
@@ -153,7 +159,7 @@ export class Checkpointer {
     const busy = switching.find(([t]) => t.pending > 0);
     if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].mode} to ${busy[1]} writes`);
     for (const [t, mode] of switching) {
-      await t.committer.openTable(t.identifier, { ...t.writerOptions(), mode });
+      await t.committer.open({ ...t.writerOptions(), mode });
       t.mode = mode;
     }
   }
@@ -161,7 +167,7 @@ export class Checkpointer {
   /** Buffers changes of one table (its mode set with `ensureModes`). */
   async write(table: CheckpointTable, changes: readonly RowChange[]): Promise<void> {
     if (changes.length === 0) return;
-    await table.committer.write(table.identifier, changes);
+    await table.committer.write(changes);
     table.pending += changes.length;
     this.buffered += changes.length;
   }
@@ -239,27 +245,28 @@ export class Checkpointer {
   private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress): Promise<CommittedTable> {
     const started = this.now();
     // A table that never had a writer (only progress to record) must be known to its committer.
-    if (table.mode === undefined) await table.committer.openTable(table.identifier, table.writerOptions());
-    const { summary, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
+    if (table.mode === undefined) await table.committer.open(table.writerOptions());
+    // the table's whole progress summary (phase, offset, snapshot chunks), stamped as floe.source-offset
+    const { summary: progressText, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
       io: table.io,
       tableLocation: table.location,
       sourceKey: table.key,
       checkpointId: id,
     });
-    let outcome;
+    let result;
     try {
-      outcome = await table.committer.commitCheckpoint(id, summary, { commitEmpty: true });
+      // no changes buffered: a stamps-only snapshot (the coordinator decided the table commits)
+      result = await table.committer.commit(id, progressText);
     } catch (e) {
       throw new FloeError(SUBSYSTEM, 'internal', `checkpoint ${id} of ${table.key} failed: ${errorMessage(e)}`, { cause: e, retryable: false });
     }
-    const result = outcome.tables[0];
-    if (!result || result.status !== 'committed') {
+    if (result.status !== 'committed') {
       // Our ids are above everything the job committed when this process started: only another
       // process running the same job can have committed this one. Its changes would be dropped here.
       throw new FloeError(
         SUBSYSTEM,
         'commit-conflict',
-        `checkpoint ${id} of ${table.key}: the table already holds checkpoint ${id} of this job (status ${result?.status ?? 'none'}); is another floe process running with the same job.id? Stop it; this process stops without committing`,
+        `checkpoint ${id} of ${table.key}: the table already holds checkpoint ${id} of this job (status ${result.status}); is another floe process running with the same job.id? Stop it; this process stops without committing`,
         { retryable: false },
       );
     }

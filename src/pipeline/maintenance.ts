@@ -50,7 +50,7 @@ export interface MaintenanceOptions {
   /**
    * Called right after each of floe's maintenance commits lands (the compaction, with what it moved;
    * the manifest rewrite), before the next step: `floe run` brings its writer's key index to the new
-   * snapshot (checkpoint-committer.ts `followMaintenance`), so its next checkpoint does not take
+   * snapshot (table-committer.ts `followMaintenance`), so its next checkpoint does not take
    * them for another writer's.
    */
   readonly onCommit?: (table: CatalogTable, compaction?: CompactionCommit) => Promise<void> | void;

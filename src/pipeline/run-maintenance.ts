@@ -39,7 +39,7 @@ export class RunMaintenance {
         // each of its commits is followed by the table's writer: its key index moves to the
         // compacted files (a restart would otherwise take floe's own compaction for another writer's)
         const follow = async (table: CatalogTable, compaction?: CompactionCommit): Promise<void> => {
-          await t.committer.followMaintenance(t.identifier, table, compaction);
+          await t.committer.followMaintenance(table, compaction);
         };
         const { report, result } = await maintainTable(await loadCatalogTable(catalog, t.identifier), { ...options, onCommit: follow }, this.logger);
         if (report.expiredSnapshots > 0 || (report.orphanFiles ?? 0) > 0 || (report.manifests?.replaced ?? 0) > 0 || (report.compaction?.rewrittenDataFiles ?? 0) > 0) this.logger.info('maintenance: data files compacted, old snapshots expired, manifests rewritten, orphan files removed', { ...report, table: t.key });

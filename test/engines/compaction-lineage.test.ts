@@ -18,7 +18,7 @@ import { planScan } from '../../src/iceberg/scan/scan-plan.js';
 import { scanTable } from '../../src/iceberg/scan/table-scan.js';
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, type CatalogTable } from '../../src/iceberg/table/index.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../src/iceberg/writer/index.js';
 import type { Row } from '../../src/model/values.js';
 import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
 import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines, sparkSql } from './support/engines.js';
@@ -47,13 +47,13 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
 
   it('Spark and PyIceberg read the compacted table as floe does; Spark sees each row keep its _row_id and _last_updated_sequence_number', async () => {
     const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-v3c' });
-    await c.openTable(t0.identifier);
-    await c.write(t0.identifier, Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-    await c.commitCheckpoint(1n, '{}');
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3c' });
+    await c.open();
+    await c.write(Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+    await c.commit(1n, '{}');
     for (let k = 2; k <= 8; k++) {
-      await c.write(t0.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
-      await c.commitCheckpoint(BigInt(k), '{}');
+      await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
+      await c.commit(BigInt(k), '{}');
     }
     const before = await loadCatalogTable(w.catalog, t0.identifier);
     const lineageBefore = await floeLineage(before);
@@ -81,12 +81,12 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
 
   it('small files bin-packed: Spark and PyIceberg read the same rows, Spark the same _row_id and _last_updated_sequence_number', async () => {
     const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-v3s' });
-    await c.openTable(t0.identifier);
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3s' });
+    await c.open();
     let id = 0n;
     for (let k = 1; k <= 8; k++) {
-      await c.write(t0.identifier, [0, 1, 2].map((g) => insert(row(id++, g, `s${k}-${g}`))));
-      await c.commitCheckpoint(BigInt(k), '{}');
+      await c.write([0, 1, 2].map((g) => insert(row(id++, g, `s${k}-${g}`))));
+      await c.commit(BigInt(k), '{}');
     }
     c.close();
     const before = await loadCatalogTable(w.catalog, t0.identifier);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CheckpointCommitter } from '../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../iceberg/writer/change-stream.js';
 import { BY_GROUP, localPath, newTable, prng, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
 import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines } from './support/engines.js';
@@ -43,10 +43,10 @@ describe.skipIf(missing.length > 0 && !required)('upsert model in deletion-vecto
       const id = created.identifier;
       const stateDir = join(stateRoot, String(seed));
       const jobId = `model-${seed}`;
-      const open = () => new CheckpointCommitter({ catalog: w.catalog, jobId, writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, keyIndex: { stateDir, memoryMaxRows: 10 } });
+      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId, writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, keyIndex: { stateDir, memoryMaxRows: 10 } });
       const indexFile = () => join(stateDir, jobId, `${created.metadata.tableUuid}.keyindex.sqlite`);
       let committer = open();
-      await committer.openTable(id);
+      await committer.open();
       const checkpoints = cutCheckpoints(rand, generateChanges(rand, 700, 200), 120);
       const model: Model = new Map();
       const restarts = { kept: 0, deleted: 0, corrupted: 0 };
@@ -73,12 +73,12 @@ describe.skipIf(missing.length > 0 && !required)('upsert model in deletion-vecto
           }
           restarts[kind]++;
           committer = open();
-          await committer.openTable(id);
+          await committer.open();
         }
-        await committer.write(id, batch);
+        await committer.write(batch);
         for (const change of batch) applyToModel(model, change);
-        const out = await committer.commitCheckpoint(++cp, JSON.stringify({ pos: Number(cp) }));
-        expect(out.tables[0].status).toBe('committed');
+        const out = await committer.commit(++cp, JSON.stringify({ pos: Number(cp) }));
+        expect(out.status).toBe('committed');
         await expectTableEquals(await loadCatalogTable(w.catalog, id), model, `after checkpoint ${cp}`);
         if (cp % 4n === 0n) await engineCheck(`after checkpoint ${cp}`);
       }

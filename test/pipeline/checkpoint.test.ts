@@ -13,7 +13,7 @@ import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { Schema } from '../../src/iceberg/spec/schema.js';
 import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { Types } from '../../src/iceberg/spec/types.js';
-import { CheckpointCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
 import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
@@ -42,7 +42,7 @@ async function table(name: string, working: TableProgress | undefined, skipUntil
     identifier,
     io: t.io,
     location: t.metadata.location,
-    committer: new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 }),
+    committer: new TableCommitter({ catalog, identifier, jobId: JOB }),
     writerOptions: () => ({}),
     mode: undefined,
     pending: 0,
@@ -144,9 +144,9 @@ describe('checkpointer', () => {
 
   it('refuses a checkpoint id the table already holds from this job (another process)', async () => {
     const t = await table('twice', { phase: 'streaming', offset: at(10) });
-    const other = new CheckpointCommitter({ catalog, jobId: JOB });
-    await other.openTable(t.identifier);
-    await other.commitCheckpoint(5n, '{"v":1,"phase":"streaming","offset":{"file":"binlog.000001","pos":99,"serverId":1}}', { commitEmpty: true });
+    const other = new TableCommitter({ identifier: t.identifier, catalog, jobId: JOB });
+    await other.open();
+    await other.commit(5n, '{"v":1,"phase":"streaming","offset":{"file":"binlog.000001","pos":99,"serverId":1}}');
     const k = new Checkpointer(5n, options, silentLogger, undefined);
     k.add(t);
     k.advance(at(10));

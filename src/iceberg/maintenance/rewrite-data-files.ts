@@ -7,7 +7,7 @@
  * `min-file-size-bytes`) are rewritten in the same commit too, whether or not a delete applies to
  * them, into files rolled at the table's `write.target-file-size-bytes`; `applyDeletes: false`
  * rewrites only those (their deletes applied and dropped like any rewritten file's). The result
- * says what the commit moved (`commit`), for floe's writer to follow (checkpoint-committer.ts). Afterwards the table has no live equality delete (floe's v2
+ * says what the commit moved (`commit`), for floe's writer to follow (key-index-lifecycle.ts). Afterwards the table has no live equality delete (floe's v2
  * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
  * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
  *
@@ -70,7 +70,7 @@ export interface RewriteOptions {
   smallFiles?: SmallFileOptions;
 }
 
-/** What floe's own compaction changed, for the writer's key index (checkpoint-committer.ts). */
+/** What floe's own compaction changed, for the writer's key index (key-index-lifecycle.ts). */
 export interface CompactionCommit {
   readonly snapshotId: bigint;
   readonly parentSnapshotId: bigint | undefined;

@@ -77,7 +77,7 @@ export type CommitLoopResult<P extends CommitPlan> =
  * Reloads the table and asks `landed` whether it shows a commit whose outcome was unknown: the table
  * when it does, undefined when it does not (yet — an unknown attempt may still land).
  */
-async function resolveUnknownOutcome(table: CatalogTable, landed: (metadata: TableMetadata) => boolean): Promise<CatalogTable | undefined> {
+export async function resolveUnknownOutcome(table: CatalogTable, landed: (metadata: TableMetadata) => boolean): Promise<CatalogTable | undefined> {
   const now = await reloadTable(table);
   return landed(now.metadata) ? now : undefined;
 }

@@ -4,7 +4,9 @@
  *   floe.job-id                       the pipeline's stable identity
  *   floe.checkpoint-id                the checkpoint this snapshot commits
  *   floe.max-committed-checkpoint-id  the highest checkpoint id of this job in the table, this one included
- *   floe.source-offset                opaque JSON: where the source stands once this table holds the checkpoint
+ *   floe.source-offset                opaque JSON: the table's progress once it holds the checkpoint — its
+ *                                     whole progress summary (pipeline/state.ts: phase, offset, snapshot
+ *                                     chunks), passed in as `progress`; the key keeps its historical name
  *
  * and `lastCommitted` reads them back from the table itself by walking the ancestors of `main` from
  * the current snapshot, newest first; the newest snapshot of the job wins (flink-cdc
@@ -42,9 +44,9 @@ function lastCheckpointProperty(jobId: string): string {
   return `floe.job.${jobId}.last-checkpoint`;
 }
 
-/** The table property a checkpoint commit sets beside its snapshot (`snapshotId`). */
-export function checkpointProperties(jobId: string, checkpointId: bigint, maxCommitted: bigint, sourceOffset: string, snapshotId: bigint): Record<string, string> {
-  const stamp = { 'checkpoint-id': checkpointId.toString(), 'max-committed-checkpoint-id': maxCommitted.toString(), 'snapshot-id': snapshotId.toString(), 'source-offset': sourceOffset };
+/** The table property a checkpoint commit sets beside its snapshot (`snapshotId`); `progress` as in the summary. */
+export function checkpointProperties(jobId: string, checkpointId: bigint, maxCommitted: bigint, progress: string, snapshotId: bigint): Record<string, string> {
+  const stamp = { 'checkpoint-id': checkpointId.toString(), 'max-committed-checkpoint-id': maxCommitted.toString(), 'snapshot-id': snapshotId.toString(), 'source-offset': progress };
   return { [lastCheckpointProperty(jobId)]: JSON.stringify(stamp) };
 }
 
@@ -68,13 +70,13 @@ function fromProperty(m: TableMetadata, jobId: string): CommittedCheckpoint | un
   return { checkpointId: max > checkpoint ? max : checkpoint, snapshotCheckpointId: checkpoint, sourceOffset: stamp['source-offset'] as string, snapshotId };
 }
 
-/** The summary properties of a checkpoint commit. */
-export function checkpointSummary(jobId: string, checkpointId: bigint, maxCommitted: bigint, sourceOffset: string): Record<string, string> {
+/** The summary properties of a checkpoint commit; `progress`: the table's progress summary (`floe.source-offset`). */
+export function checkpointSummary(jobId: string, checkpointId: bigint, maxCommitted: bigint, progress: string): Record<string, string> {
   return {
     [JOB_ID_KEY]: jobId,
     [CHECKPOINT_ID_KEY]: checkpointId.toString(),
     [MAX_COMMITTED_CHECKPOINT_ID_KEY]: maxCommitted.toString(),
-    [SOURCE_OFFSET_KEY]: sourceOffset,
+    [SOURCE_OFFSET_KEY]: progress,
   };
 }
 

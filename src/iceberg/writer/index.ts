@@ -4,8 +4,9 @@
  * - `RowChange` (+ `insert`/`update`/`remove`/`removeKey` helpers): one row change of one table.
  * - `TableChangeWriter`: one table's changes of one checkpoint → data files, equality deletes, position
  *   deletes (v2) or deletion vectors (v3), for one row-delta commit.
- * - `CheckpointCommitter`: buffers changes of many tables and commits one stamped snapshot per table
- *   per checkpoint, replay-safe.
+ * - `TableCommitter`: buffers one table's changes and commits them as one stamped snapshot per
+ *   checkpoint, replay-safe (its key index: key-index-lifecycle.ts; DVs planned again: dv-replan.ts).
+ *   When to commit is not its call: the checkpoint coordinator (src/pipeline/checkpoint.ts) decides.
  * - `lastCommitted(table, jobId)`: where a job stands in a table, read from the table itself.
  */
 export { insert, remove, removeKey, update,   type RowChange } from './row-change.js';
@@ -19,13 +20,7 @@ export {
   
   
 } from './table-change-writer.js';
-export {
-  CheckpointCommitter,
-  
-  
-  
-  
-} from './checkpoint-committer.js';
+export { TableCommitter, type TableCommitOutcome, type TableCommitterOptions } from './table-committer.js';
 export {
   CHECKPOINT_ID_KEY,
   JOB_ID_KEY,

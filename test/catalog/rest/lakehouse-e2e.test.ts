@@ -14,7 +14,7 @@ import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { createTable, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { daysFromCivil, type Row } from '../../../src/model/values.js';
 import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../../support/s3-server.js';
 import { freshPostgresSchema, freshSqliteFile, postgresStatus, type TestSqlDatabase } from '../sql/sql-test-databases.js';
@@ -56,16 +56,16 @@ async function lakehouseRoundTrip(db: TestSqlDatabase, s3: TestS3Server, formatV
     const id = { namespace: ['shop'], name: 'orders' };
     await createTable(sql, id, { schema, formatVersion });
 
-    const writer = new CheckpointCommitter({ catalog: sql, jobId: 'e2e' });
-    await writer.write(id, [
+    const writer = new TableCommitter({ identifier: id, catalog: sql, jobId: 'e2e' });
+    await writer.write([
       insert(order(1n, 'ada', '12.50', 1, 'first')),
       insert(order(2n, 'bob', '7.00', 2, null)),
       insert(order(3n, 'cy', '1234567890.99', 3, 'big')),
       insert(order(9_007_199_254_740_993n, 'huge key', '0.01', 4, 'beyond 2^53')),
     ]);
-    await writer.commitCheckpoint(1n, '{"gtid":"e2e:1-4"}');
-    await writer.write(id, [update(order(2n, 'bob', '8.00', 2, 'paid')), removeKey([3n]), insert(order(4n, 'dee', '3.30', 5, null)), update(order(4n, 'dee', '3.40', 5, 'twice in one checkpoint'))]);
-    await writer.commitCheckpoint(2n, '{"gtid":"e2e:1-9"}');
+    await writer.commit(1n, '{"gtid":"e2e:1-4"}');
+    await writer.write([update(order(2n, 'bob', '8.00', 2, 'paid')), removeKey([3n]), insert(order(4n, 'dee', '3.30', 5, null)), update(order(4n, 'dee', '3.40', 5, 'twice in one checkpoint'))]);
+    await writer.commit(2n, '{"gtid":"e2e:1-9"}');
 
     const expected = [
       order(1n, 'ada', '12.50', 1, 'first'),
@@ -84,11 +84,11 @@ async function lakehouseRoundTrip(db: TestSqlDatabase, s3: TestS3Server, formatV
     expect(canonical(await readTableRows(viaRest))).toEqual(canonical(expected));
 
     // A checkpoint committed through the REST client lands in the SQL catalog.
-    const restWriter = new CheckpointCommitter({ catalog: rest, jobId: 'e2e' });
-    expect(await restWriter.openTable(id)).toMatchObject({ checkpointId: 2n });
-    await restWriter.write(id, [removeKey([1n]), insert(order(5n, 'eve', '99.99', 6, null))]);
-    const outcome = await restWriter.commitCheckpoint(3n, '{"gtid":"e2e:1-12"}');
-    expect(outcome.tables.map((t) => t.status)).toEqual(['committed']);
+    const restWriter = new TableCommitter({ identifier: id, catalog: rest, jobId: 'e2e' });
+    expect(await restWriter.open()).toMatchObject({ checkpointId: 2n });
+    await restWriter.write([removeKey([1n]), insert(order(5n, 'eve', '99.99', 6, null))]);
+    const outcome = await restWriter.commit(3n, '{"gtid":"e2e:1-12"}');
+    expect([outcome].map((t) => t.status)).toEqual(['committed']);
     const after = await loadCatalogTable(sql, id);
     expect(after.metadataLocation).toMatch(/\/00003-/);
     expect(canonical(await readTableRows(after))).toEqual(canonical([...expected.slice(1), order(5n, 'eve', '99.99', 6, null)]));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
@@ -45,13 +45,13 @@ async function reachable(t: CatalogTable): Promise<Set<string>> {
 
 async function churn(formatVersion: 2 | 3, name: string): Promise<CatalogTable> {
   const t = await newTable(w, { formatVersion, spec: formatVersion === 3 ? BY_GROUP : undefined, name });
-  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-x' });
-  await c.openTable(t.identifier);
-  await c.write(t.identifier, Array.from({ length: 20 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-  await c.commitCheckpoint(1n, '{"p":1}');
+  const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-x' });
+  await c.open();
+  await c.write(Array.from({ length: 20 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commit(1n, '{"p":1}');
   for (let k = 2; k <= 8; k++) {
-    await c.write(t.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
-    await c.commitCheckpoint(BigInt(k), `{"p":${k}}`);
+    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
+    await c.commit(BigInt(k), `{"p":${k}}`);
   }
   return loadCatalogTable(w.catalog, t.identifier);
 }

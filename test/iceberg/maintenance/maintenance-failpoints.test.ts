@@ -16,7 +16,7 @@ import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orpha
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints, failpointTriggered } from '../../../src/util/failpoints.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
@@ -39,13 +39,13 @@ let tables = 0;
 /** 8 checkpoints of upserts: v2 leaves equality + position deletes, v3 (partitioned) deletion vectors. */
 async function churn(formatVersion: 2 | 3): Promise<CatalogTable> {
   const t = await newTable(w, { formatVersion, spec: formatVersion === 3 ? BY_GROUP : undefined, name: `fp${++tables}` });
-  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-fp' });
-  await c.openTable(t.identifier);
-  await c.write(t.identifier, Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-  await c.commitCheckpoint(1n, '{"p":1}');
+  const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-fp' });
+  await c.open();
+  await c.write(Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commit(1n, '{"p":1}');
   for (let k = 2; k <= 8; k++) {
-    await c.write(t.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
-    await c.commitCheckpoint(BigInt(k), `{"p":${k}}`);
+    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
+    await c.commit(BigInt(k), `{"p":${k}}`);
   }
   return loadCatalogTable(w.catalog, t.identifier);
 }
@@ -148,10 +148,10 @@ describe('a crash inside snapshot expiry', () => {
 
   it('a plan made on metadata another commit has passed is made again (the commit asserts main), so exactly retainLast stay', async () => {
     const stale = await churn(2);
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-fp' });
-    await c.openTable(stale.identifier);
-    await c.write(stale.identifier, [update(row(3n, 1, 'late'))]);
-    await c.commitCheckpoint(9n, '{"p":9}');
+    const c = new TableCommitter({ identifier: stale.identifier, catalog: w.catalog, jobId: 'job-fp' });
+    await c.open();
+    await c.write([update(row(3n, 1, 'late'))]);
+    await c.commit(9n, '{"p":9}');
     const before = await rows(await loadCatalogTable(w.catalog, stale.identifier));
     const r = await expireSnapshots(stale, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 });
     const now = await expectIntact(stale, before);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, insert, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, update } from '../../../src/iceberg/writer/index.js';
 import { encodeTableProgress } from '../../../src/pipeline/state.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
@@ -36,17 +36,17 @@ function plant(file: string, ageMs: number): string {
 describe('removeOrphanFiles', () => {
   it('deletes old unreferenced files only, keeps what the metadata and the stamps reach', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-o' });
-    await c.openTable(t0.identifier);
-    await c.write(t0.identifier, [insert(row(1n, 'a')), insert(row(2n, 'b'))]);
-    await c.commitCheckpoint(1n, '{"v":1,"phase":"streaming","offset":{}}');
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-o' });
+    await c.open();
+    await c.write([insert(row(1n, 'a')), insert(row(2n, 'b'))]);
+    await c.commit(1n, '{"v":1,"phase":"streaming","offset":{}}');
     // a snapshot in progress: its stamp names a progress object (and that one its plan)
     const { summary, progress } = await encodeTableProgress(
       { phase: 'snapshot', snapshot: { chunks: ['c0'], finished: new Map(), rows: 0 } },
       { io: t0.io, tableLocation: t0.metadata.location, sourceKey: 'db.t', checkpointId: 2n },
     );
-    await c.write(t0.identifier, [update(row(1n, 'a2'))]);
-    await c.commitCheckpoint(2n, summary);
+    await c.write([update(row(1n, 'a2'))]);
+    await c.commit(2n, summary);
     const t = await loadCatalogTable(w.catalog, t0.identifier);
     const root = localPath(t.metadata.location);
     const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
@@ -47,13 +47,13 @@ describe('rewriteDataFilesWithDeletes', () => {
   for (const partitioned of [false, true]) {
     it(`v2 ${partitioned ? 'partitioned' : 'unpartitioned'}: applies every delete, leaves none, reads the same`, async () => {
       const t0 = await newTable(w, { formatVersion: 2, spec: partitioned ? BY_GROUP : undefined });
-      const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-r' });
-      await c.openTable(t0.identifier);
-      await c.write(t0.identifier, Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-      await c.commitCheckpoint(1n, '{}');
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-r' });
+      await c.open();
+      await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+      await c.commit(1n, '{}');
       for (let k = 2; k <= 6; k++) {
-        await c.write(t0.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
-        await c.commitCheckpoint(BigInt(k), '{}');
+        await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
+        await c.commit(BigInt(k), '{}');
       }
       const t = await loadCatalogTable(w.catalog, t0.identifier);
       expect(await liveDeleteFiles(t)).toBeGreaterThan(0);
@@ -72,10 +72,10 @@ describe('rewriteDataFilesWithDeletes', () => {
       expect((await icebirdRows(after.metadata.location)).length).toBe(before.length);
 
       // the writer goes on: its upserts apply to the rewritten rows
-      const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-r' });
-      await again.openTable(t.identifier);
-      await again.write(t.identifier, [update(row(0n, 0, 'after compaction')), removeKey([1n])]);
-      await again.commitCheckpoint(7n, '{}');
+      const again = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-r' });
+      await again.open();
+      await again.write([update(row(0n, 0, 'after compaction')), removeKey([1n])]);
+      await again.commit(7n, '{}');
       const rows = (await lakeTableRows(w.catalog, t.identifier)).rows;
       expect(rows.length).toBe(before.length - 1);
       expect(rows.some((x) => x.includes('"after compaction"'))).toBe(true);
@@ -104,13 +104,13 @@ describe('rewriteDataFilesWithDeletes', () => {
   for (const partitioned of [false, true]) {
     it(`v3 ${partitioned ? 'partitioned' : 'unpartitioned'}: DV upserts compacted, rows and row lineage unchanged, upserts go on`, async () => {
       const t0 = await newTable(w, { formatVersion: 3, spec: partitioned ? BY_GROUP : undefined });
-      const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-v3' });
-      await c.openTable(t0.identifier);
-      await c.write(t0.identifier, Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-      await c.commitCheckpoint(1n, '{}');
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3' });
+      await c.open();
+      await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+      await c.commit(1n, '{}');
       for (let k = 2; k <= 6; k++) {
-        await c.write(t0.identifier, [update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
-        await c.commitCheckpoint(BigInt(k), '{}');
+        await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
+        await c.commit(BigInt(k), '{}');
       }
       const t = await loadCatalogTable(w.catalog, t0.identifier);
       expect(await liveDvs(t)).toBeGreaterThan(0);
@@ -164,13 +164,13 @@ describe('rewriteDataFilesWithDeletes', () => {
 
       // the committer that was open across the compaction: its index points at the rewritten files,
       // so its DVs are relocated onto the new ones
-      await c.write(t.identifier, [update(row(0n, 0, 'after compaction')), removeKey([1n]), update(row(7n, 1, 'seven'))]);
-      await c.commitCheckpoint(7n, '{}');
+      await c.write([update(row(0n, 0, 'after compaction')), removeKey([1n]), update(row(7n, 1, 'seven'))]);
+      await c.commit(7n, '{}');
       // and a fresh one builds its index from the compacted table
-      const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-v3' });
-      await again.openTable(t.identifier);
-      await again.write(t.identifier, [update(row(8n, 2, 'eight')), removeKey([9n])]);
-      await again.commitCheckpoint(8n, '{}');
+      const again = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-v3' });
+      await again.open();
+      await again.write([update(row(8n, 2, 'eight')), removeKey([9n])]);
+      await again.commit(8n, '{}');
       const last = await loadCatalogTable(w.catalog, t.identifier);
       const rows = (await lakeTableRows(w.catalog, t.identifier)).rows;
       expect(rows.length).toBe(before.length - 2);
@@ -200,13 +200,13 @@ describe('rewriteDataFilesWithDeletes', () => {
       { id: 3, name: 'name', required: false, type: Types.string },
     ]);
     const t0 = await newTable(w, { formatVersion: 3, schema });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-k' });
-    await c.openTable(t0.identifier);
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-k' });
+    await c.open();
     const k = (id: number, name: string): Row => [BigInt(id), id % 2, name];
-    await c.write(t0.identifier, Array.from({ length: 20 }, (_, i) => insert(k(i, `k${i}`))));
-    await c.commitCheckpoint(1n, '{}');
-    await c.write(t0.identifier, [{ op: 'delete', before: k(3, 'k3') }, { op: 'update', before: k(4, 'k4'), after: k(4, 'k4b') }, insert(k(30, 'k30'))]);
-    await c.commitCheckpoint(2n, '{}');
+    await c.write(Array.from({ length: 20 }, (_, i) => insert(k(i, `k${i}`))));
+    await c.commit(1n, '{}');
+    await c.write([{ op: 'delete', before: k(3, 'k3') }, { op: 'update', before: k(4, 'k4'), after: k(4, 'k4b') }, insert(k(30, 'k30'))]);
+    await c.commit(2n, '{}');
     const t = await loadCatalogTable(w.catalog, t0.identifier);
     expect(await liveDeleteFiles(t)).toBeGreaterThan(0);
     const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
@@ -221,13 +221,13 @@ describe('rewriteDataFilesWithDeletes', () => {
 
   it('maintenance: a v3 table compacts when its live DVs reach minDeleteFiles or its deleted rows reach minDeletedRowsRatio', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
-    await c.openTable(t0.identifier);
-    await c.write(t0.identifier, Array.from({ length: 100 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-    await c.commitCheckpoint(1n, '{}');
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-m' });
+    await c.open();
+    await c.write(Array.from({ length: 100 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+    await c.commit(1n, '{}');
     // 5 of 100 rows deleted, in one DV on the one data file
-    await c.write(t0.identifier, [removeKey([1n]), removeKey([2n]), update(row(3n, 0, 'u3')), update(row(4n, 0, 'u4')), removeKey([5n])]);
-    await c.commitCheckpoint(2n, '{}');
+    await c.write([removeKey([1n]), removeKey([2n]), update(row(3n, 0, 'u3')), update(row(4n, 0, 'u4')), removeKey([5n])]);
+    await c.commit(2n, '{}');
     const t = await loadCatalogTable(w.catalog, t0.identifier);
     const summary = currentSnapshot(t.metadata)!.summary;
     expect(summary['total-delete-files']).toBe('1');

@@ -15,7 +15,7 @@ import type { ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { contentFileKey } from '../../../src/iceberg/table/manifest-filter.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
@@ -44,16 +44,16 @@ async function manifestCount(t: CatalogTable): Promise<number> {
 }
 
 /** A keyed table with 40 rows and `commits` more checkpoints of updates, deletes and inserts. */
-async function churnedTable(formatVersion: 2 | 3, partitioned: boolean, commits: number, name?: string): Promise<{ t: CatalogTable; c: CheckpointCommitter }> {
+async function churnedTable(formatVersion: 2 | 3, partitioned: boolean, commits: number, name?: string): Promise<{ t: CatalogTable; c: TableCommitter }> {
   const t0 = await newTable(w, { formatVersion, spec: partitioned ? BY_GROUP : undefined, properties: NO_MERGE, ...(name ? { name } : {}) });
-  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
-  await c.openTable(t0.identifier);
-  await c.write(t0.identifier, Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-  await c.commitCheckpoint(1n, '{}');
+  const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-m' });
+  await c.open();
+  await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commit(1n, '{}');
   for (let k = 2; k <= commits + 1; k++) {
-    await c.write(t0.identifier, [update(row(BigInt(k % 40), (k + 1) % 3, `u${k}`)), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
-    if (k % 5 === 0) await c.write(t0.identifier, [removeKey([BigInt(100 + k - 1)])]);
-    await c.commitCheckpoint(BigInt(k), '{}');
+    await c.write([update(row(BigInt(k % 40), (k + 1) % 3, `u${k}`)), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
+    if (k % 5 === 0) await c.write([removeKey([BigInt(100 + k - 1)])]);
+    await c.commit(BigInt(k), '{}');
   }
   return { t: await loadCatalogTable(w.catalog, t0.identifier), c };
 }
@@ -117,8 +117,8 @@ describe('rewriteManifests', () => {
       if (formatVersion === 2) expect((await icebirdRows(after.metadata.location)).length).toBe(rows.length);
 
       // the writer goes on upserting; v3 upserts stay DVs
-      await c.write(t.identifier, [update(row(3n, 1, 'after rewrite')), removeKey([4n])]);
-      await c.commitCheckpoint(1000n, '{}');
+      await c.write([update(row(3n, 1, 'after rewrite')), removeKey([4n])]);
+      await c.commit(1000n, '{}');
       const next = await loadCatalogTable(w.catalog, t.identifier);
       const final = (await lakeTableRows(w.catalog, t.identifier)).rows;
       expect(final.length).toBe(rows.length - 1);
@@ -159,8 +159,8 @@ describe('rewriteManifests', () => {
   it('keeps a concurrent append and gives up when another writer rewrote the same manifests', async () => {
     const { t, c } = await churnedTable(3, false, 15);
     // another commit lands after `t` was loaded: only adds manifests (merging is off)
-    await c.write(t.identifier, [insert(row(999n, 1, 'concurrent'))]);
-    await c.commitCheckpoint(500n, '{}');
+    await c.write([insert(row(999n, 1, 'concurrent'))]);
+    await c.commit(500n, '{}');
     const r = await rewriteManifests(t, { minManifests: 10 });
     expect(r.skipped).toBeUndefined();
     const after = await loadCatalogTable(w.catalog, t.identifier);

@@ -18,7 +18,7 @@ import { rewriteDataFiles } from '../../../src/iceberg/maintenance/rewrite-data-
 import { planSmallFileGroups } from '../../../src/iceberg/maintenance/small-file-groups.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
@@ -56,14 +56,14 @@ async function lineageByKey(t: CatalogTable): Promise<Map<string, [unknown, unkn
 }
 
 /** `commits` insert-only checkpoints (v3: DV upserts, which delete nothing for new keys); commit i inserts one row into each group of `groupsAt(i)`. */
-async function smallCommits(t0: CatalogTable, job: string, commits: number, groupsAt: (i: number) => number[]): Promise<CheckpointCommitter> {
-  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: job });
+async function smallCommits(t0: CatalogTable, job: string, commits: number, groupsAt: (i: number) => number[]): Promise<TableCommitter> {
+  const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: job });
   // v2 upserts delete by key (an equality delete per commit): appends make a v2 table without deletes
-  await c.openTable(t0.identifier, t0.metadata.formatVersion === 2 ? { mode: 'append' } : {});
+  await c.open(t0.metadata.formatVersion === 2 ? { mode: 'append' } : {});
   let id = 0n;
   for (let i = 1; i <= commits; i++) {
-    await c.write(t0.identifier, groupsAt(i).map((g) => insert(row(id++, g, `r${id}`))));
-    await c.commitCheckpoint(BigInt(i), '{}');
+    await c.write(groupsAt(i).map((g) => insert(row(id++, g, `r${id}`))));
+    await c.commit(BigInt(i), '{}');
   }
   return c;
 }
@@ -140,8 +140,8 @@ describe('compaction of small files', () => {
   it('v3: small files with deletion vectors are rewritten with the deletes applied, their DVs dropped', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
     const c = await smallCommits(t0, 'job-small-dv', 8, () => [0, 1]);
-    await c.write(t0.identifier, [update(row(0n, 0, 'zero')), removeKey([3n]), removeKey([5n])]);
-    await c.commitCheckpoint(9n, '{}');
+    await c.write([update(row(0n, 0, 'zero')), removeKey([3n]), removeKey([5n])]);
+    await c.commit(9n, '{}');
     c.close();
     const t = await loadCatalogTable(w.catalog, t0.identifier);
     expect(await liveDeleteFiles(t)).toBeGreaterThan(0);
@@ -164,24 +164,24 @@ describe("floe's writer follows its own compaction", () => {
       try {
         const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
         const warnings: string[] = [];
-        const options = { catalog: w.catalog, jobId: `job-follow-${disk}`, warn: (m: string) => warnings.push(m), ...(stateDir ? { keyIndex: { stateDir, memoryMaxRows: 1 } } : {}) };
-        const c = new CheckpointCommitter(options);
-        await c.openTable(t0.identifier);
+        const options = { catalog: w.catalog, identifier: t0.identifier, jobId: `job-follow-${disk}`, warn: (m: string) => warnings.push(m), ...(stateDir ? { keyIndex: { stateDir, memoryMaxRows: 1 } } : {}) };
+        const c = new TableCommitter(options);
+        await c.open();
         let id = 0n;
         for (let i = 1; i <= 8; i++) {
           // inserts and, from the second commit on, an update and a delete of rows committed earlier (DVs)
           const changes = [insert(row(id++, 0, `a${i}`)), insert(row(id++, 1, `b${i}`))];
           if (i > 1) changes.push(update(row(BigInt(2 * (i - 2)), 0, `u${i}`)));
           if (i > 2 && i % 2 === 0) changes.push(removeKey([BigInt(2 * (i - 2) + 1)]));
-          await c.write(t0.identifier, changes);
-          await c.commitCheckpoint(BigInt(i), '{}');
+          await c.write(changes);
+          await c.commit(BigInt(i), '{}');
         }
         expect(c.keyIndexLoads[disk ? 'builtOnDisk' : 'built'] + c.keyIndexLoads.spilled).toBeGreaterThan(0);
         const loads = { ...c.keyIndexLoads };
         const t = await loadCatalogTable(w.catalog, t0.identifier);
         const filesBefore = await dataFiles(t);
         let followed: string | undefined;
-        const m = await maintainTable(t, { compactMinDeleteFiles: 1, compactSmallFiles: {}, manifests: { minCount: 1 }, olderThanMs: 0, retainLast: 1, onCommit: async (table, compaction) => void (followed = await c.followMaintenance(t0.identifier, table, compaction)) }, silentLogger);
+        const m = await maintainTable(t, { compactMinDeleteFiles: 1, compactSmallFiles: {}, manifests: { minCount: 1 }, olderThanMs: 0, retainLast: 1, onCommit: async (table, compaction) => void (followed = await c.followMaintenance(table, compaction)) }, silentLogger);
         expect(m.report.compaction!.rewrittenDataFiles).toBe(filesBefore);
         expect(m.report.manifests?.replaced ?? 0).toBeGreaterThan(0);
         expect(m.report.expiredSnapshots).toBeGreaterThan(0);
@@ -189,9 +189,9 @@ describe("floe's writer follows its own compaction", () => {
         expect(c.keyIndexLoads.followed).toBe(1);
 
         // the next checkpoint deletes rows of the compacted files: DVs on the new files, no warning
-        await c.write(t0.identifier, [update(row(1n, 1, 'one')), removeKey([2n]), update(row(14n, 1, 'moved'))]);
-        const out = await c.commitCheckpoint(9n, '{}');
-        expect(out.tables[0].status).toBe('committed');
+        await c.write([update(row(1n, 1, 'one')), removeKey([2n]), update(row(14n, 1, 'moved'))]);
+        const out = await c.commit(9n, '{}');
+        expect(out.status).toBe('committed');
         expect(warnings).toEqual([]);
         expect({ ...c.keyIndexLoads, followed: 0 }).toEqual({ ...loads, followed: 0 });
         const now = await loadCatalogTable(w.catalog, t0.identifier);
@@ -204,10 +204,10 @@ describe("floe's writer follows its own compaction", () => {
 
         if (disk) {
           // a restart: the disk index is stamped with floe's last commit, its files all live: reused
-          const restarted = new CheckpointCommitter(options);
-          await restarted.openTable(t0.identifier);
-          await restarted.write(t0.identifier, [update(row(15n, 0, 'fifteen'))]);
-          await restarted.commitCheckpoint(10n, '{}');
+          const restarted = new TableCommitter(options);
+          await restarted.open();
+          await restarted.write([update(row(15n, 0, 'fifteen'))]);
+          await restarted.commit(10n, '{}');
           expect(restarted.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, reused: 1 });
           expect(warnings).toEqual([]);
           restarted.close();
@@ -223,15 +223,15 @@ describe("floe's writer follows its own compaction", () => {
     try {
       const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
       const warnings: string[] = [];
-      const options = { catalog: w.catalog, jobId: 'job-follow-kill', warn: (m: string) => warnings.push(m), keyIndex: { stateDir, memoryMaxRows: 0 } };
-      const c = new CheckpointCommitter(options);
-      await c.openTable(t0.identifier);
+      const options = { catalog: w.catalog, identifier: t0.identifier, jobId: 'job-follow-kill', warn: (m: string) => warnings.push(m), keyIndex: { stateDir, memoryMaxRows: 0 } };
+      const c = new TableCommitter(options);
+      await c.open();
       let id = 0n;
       for (let i = 1; i <= 7; i++) {
         const changes = [insert(row(id++, 0, `a${i}`)), insert(row(id++, 1, `b${i}`))];
         if (i > 1) changes.push(update(row(BigInt(2 * (i - 2)), 1, `u${i}`)));
-        await c.write(t0.identifier, changes);
-        await c.commitCheckpoint(BigInt(i), '{}');
+        await c.write(changes);
+        await c.commit(BigInt(i), '{}');
       }
       c.close(); // the disk index stays stamped with checkpoint 7's snapshot
       const t = await loadCatalogTable(w.catalog, t0.identifier);
@@ -239,11 +239,11 @@ describe("floe's writer follows its own compaction", () => {
       expect(m.report.compaction!.rewrittenDataFiles).toBeGreaterThan(5);
       const before = (await lakeTableRows(w.catalog, t0.identifier)).rows.length;
 
-      const restarted = new CheckpointCommitter(options);
-      await restarted.openTable(t0.identifier);
+      const restarted = new TableCommitter(options);
+      await restarted.open();
       // every key the index had moved (and 0, 2, 4 moved twice: updated, then compacted)
-      await restarted.write(t0.identifier, [update(row(0n, 0, 'zero')), update(row(3n, 0, 'three')), removeKey([4n]), removeKey([13n])]);
-      await restarted.commitCheckpoint(8n, '{}');
+      await restarted.write([update(row(0n, 0, 'zero')), update(row(3n, 0, 'three')), removeKey([4n]), removeKey([13n])]);
+      await restarted.commit(8n, '{}');
       expect(restarted.keyIndexLoads).toMatchObject({ built: 0, builtOnDisk: 0, replayed: 1 });
       expect(warnings).toEqual([]);
       const rows = (await lakeTableRows(w.catalog, t0.identifier)).rows;
@@ -260,16 +260,16 @@ describe("floe's writer follows its own compaction", () => {
   it('a compaction the writer is not told about is still taken for another writer and its deletes located again', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
     const warnings: string[] = [];
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-foreign', warn: (m) => warnings.push(m) });
-    await c.openTable(t0.identifier);
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-foreign', warn: (m) => warnings.push(m) });
+    await c.open();
     for (let i = 1; i <= 6; i++) {
-      await c.write(t0.identifier, [insert(row(BigInt(i), 0, `r${i}`))]);
-      await c.commitCheckpoint(BigInt(i), '{}');
+      await c.write([insert(row(BigInt(i), 0, `r${i}`))]);
+      await c.commit(BigInt(i), '{}');
     }
     const r = await rewriteDataFiles(await loadCatalogTable(w.catalog, t0.identifier), { applyDeletes: false, smallFiles: {} });
     expect(r.rewrittenDataFiles).toBe(6);
-    await c.write(t0.identifier, [update(row(1n, 0, 'one')), removeKey([2n])]);
-    await c.commitCheckpoint(7n, '{}');
+    await c.write([update(row(1n, 0, 'one')), removeKey([2n])]);
+    await c.commit(7n, '{}');
     expect(warnings.some((x) => /another writer/.test(x))).toBe(true);
     const rows = (await lakeTableRows(w.catalog, t0.identifier)).rows;
     expect(rows).toHaveLength(5);

@@ -15,7 +15,7 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
 import { DiskKeyIndex, openDiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
-import { CheckpointCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { TableKey, type KeyId } from '../../../src/iceberg/writer/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
@@ -131,12 +131,12 @@ interface Run {
   infos: string[];
 }
 
-function committer(run: Run, jobId = 'job-disk'): CheckpointCommitter {
-  return new CheckpointCommitter({ catalog: w.catalog, jobId, keyIndex: { stateDir: run.stateDir, memoryMaxRows: 10 }, warn: (m) => run.warnings.push(m), info: (m) => run.infos.push(m) });
+function committer(run: Run, jobId = 'job-disk'): TableCommitter {
+  return new TableCommitter({ identifier: run.id, catalog: w.catalog, jobId, keyIndex: { stateDir: run.stateDir, memoryMaxRows: 10 }, warn: (m) => run.warnings.push(m), info: (m) => run.infos.push(m) });
 }
 
 /** A checkpoint of seeded random inserts, updates and deletes, mirrored in the model. */
-async function randomCheckpoint(c: CheckpointCommitter, run: Run, rnd: () => number, changes = 12): Promise<void> {
+async function randomCheckpoint(c: TableCommitter, run: Run, rnd: () => number, changes = 12): Promise<void> {
   const batch = [];
   for (let i = 0; i < changes; i++) {
     const k = BigInt(Math.floor(rnd() * 60));
@@ -149,8 +149,8 @@ async function randomCheckpoint(c: CheckpointCommitter, run: Run, rnd: () => num
       run.model.set(k, name);
     }
   }
-  await c.write(run.id, batch);
-  expect((await c.commitCheckpoint(++run.checkpoint, '{}')).tables[0].status).toBe('committed');
+  await c.write(batch);
+  expect((await c.commit(++run.checkpoint, '{}')).status).toBe('committed');
 }
 
 async function expectModel(run: Run): Promise<void> {
@@ -190,12 +190,12 @@ function dbFile(run: Run, uuid: string, jobId = 'job-disk'): string {
   return path.join(run.stateDir, jobId, `${uuid}.keyindex.sqlite`);
 }
 
-describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
+describe('TableCommitter with a disk key index (memoryMaxRows 10)', () => {
   it('upserts through the disk index, and a restart reuses, replays or rebuilds it as the state on disk demands', async () => {
     const run = await newRun();
     const rnd = prng(7);
     let c = committer(run);
-    await c.openTable(run.id);
+    await c.open();
     for (let i = 0; i < 4; i++) await randomCheckpoint(c, run, rnd);
     await expectModel(run);
     // more than 10 live rows: the index went to disk (spilled from memory or built there)
@@ -236,14 +236,14 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
 
     // stale by a few commits (another process of the job without a state dir committed them):
     // the next start replays them — no rebuild
-    const other = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-disk' });
+    const other = new TableCommitter({ identifier: run.id, catalog: w.catalog, jobId: 'job-disk' });
     const stampedAt = (await loadCatalogTable(w.catalog, run.id)).metadata.currentSnapshotId;
     // small commits, so that they touch fewer files than the table has; one a pure delete (its
     // key must leave the index, not linger pointing at a deleted row)
     const gone = [...run.model.keys()][0];
-    await other.write(run.id, [removeKey([gone])]);
+    await other.write([removeKey([gone])]);
     run.model.delete(gone);
-    expect((await other.commitCheckpoint(++run.checkpoint, '{}')).tables[0].status).toBe('committed');
+    expect((await other.commit(++run.checkpoint, '{}')).status).toBe('committed');
     for (let i = 0; i < 2; i++) await randomCheckpoint(other, run, rnd, 1);
     c = committer(run);
     await randomCheckpoint(c, run, rnd);
@@ -304,9 +304,9 @@ describe('CheckpointCommitter with a disk key index (memoryMaxRows 10)', () => {
 
     c = committer(run);
     // update every key, so that any stale entry would aim a DV at the removed file
-    await c.write(run.id, [...run.model.keys()].map((k) => update(row(k, 1, `u${k}`))));
+    await c.write([...run.model.keys()].map((k) => update(row(k, 1, `u${k}`))));
     for (const k of run.model.keys()) run.model.set(k, `u${k}`);
-    const snap = (await c.commitCheckpoint(++run.checkpoint, '{}')).tables[0].snapshot!;
+    const snap = (await c.commit(++run.checkpoint, '{}')).snapshot!;
     expect(run.warnings.join('\n')).toMatch(new RegExp(`data file ${dataFile.filePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} it points at is no longer live`));
     expect(c.keyIndexLoads).toMatchObject({ reused: 0, replayed: 0 });
     expect(c.keyIndexLoads.built + c.keyIndexLoads.builtOnDisk).toBe(1);

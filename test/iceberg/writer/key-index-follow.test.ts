@@ -23,7 +23,7 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { indexStillMatches } from '../../../src/iceberg/writer/key-index.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { newTable, tempWarehouse, type Warehouse } from './support.js';
@@ -40,13 +40,13 @@ const row = (id: bigint, name: string): Row => [id, 1, name, '1.00', enc.encode(
 describe('key index across a manifest rewrite', () => {
   it('is kept, not rebuilt, and the upserts after it delete the right rows', async () => {
     const t0 = await newTable(w, { formatVersion: 3, properties: { 'commit.manifest-merge.enabled': 'false' } });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-f' });
-    await c.openTable(t0.identifier);
-    await c.write(t0.identifier, Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), `r${i}`))));
-    await c.commitCheckpoint(1n, '{}');
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-f' });
+    await c.open();
+    await c.write(Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), `r${i}`))));
+    await c.commit(1n, '{}');
     for (let k = 2; k <= 8; k++) {
-      await c.write(t0.identifier, [update(row(BigInt(k), `u${k}`))]);
-      await c.commitCheckpoint(BigInt(k), '{}');
+      await c.write([update(row(BigInt(k), `u${k}`))]);
+      await c.commit(BigInt(k), '{}');
     }
     const beforeRewrite = built.count;
     expect(beforeRewrite).toBe(1); // built once, then followed floe's own commits
@@ -54,8 +54,8 @@ describe('key index across a manifest rewrite', () => {
     const r = await rewriteManifests(await loadCatalogTable(w.catalog, t0.identifier), { minManifests: 2 });
     expect(r.skipped).toBeUndefined();
     for (let k = 9; k <= 11; k++) {
-      await c.write(t0.identifier, [update(row(BigInt(k), `after${k}`)), removeKey([BigInt(k + 10)])]);
-      await c.commitCheckpoint(BigInt(k), '{}');
+      await c.write([update(row(BigInt(k), `after${k}`)), removeKey([BigInt(k + 10)])]);
+      await c.commit(BigInt(k), '{}');
     }
     expect(built.count).toBe(beforeRewrite);
     const rows = (await lakeTableRows(w.catalog, t0.identifier)).rows;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { buildKeyIndex } from '../../../src/iceberg/writer/key-index.js';
 import { TableKey } from '../../../src/iceberg/writer/table-key.js';
-import { CheckpointCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from './support.js';
@@ -26,12 +26,12 @@ describe('buildKeyIndex', () => {
   for (const formatVersion of [2, 3] as const) {
     it(`v${formatVersion}: indexes exactly the live rows, at their file and position`, async () => {
       const t0 = await newTable(w, { formatVersion, spec: BY_GROUP });
-      const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-k' });
-      await c.openTable(t0.identifier);
-      await c.write(t0.identifier, Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-      await c.commitCheckpoint(1n, '{}');
-      await c.write(t0.identifier, [update(row(3n, 1, 'moved')), removeKey([4n]), insert(row(100n, 2, 'new')), update(row(5n, 2, 'five'))]);
-      await c.commitCheckpoint(2n, '{}');
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-k' });
+      await c.open();
+      await c.write(Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+      await c.commit(1n, '{}');
+      await c.write([update(row(3n, 1, 'moved')), removeKey([4n]), insert(row(100n, 2, 'new')), update(row(5n, 2, 'five'))]);
+      await c.commit(2n, '{}');
       const t = await loadCatalogTable(w.catalog, t0.identifier);
       const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
       const key = TableKey.identifier(schema);

@@ -23,7 +23,7 @@ import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/cat
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, lastCommitted, type RowChange } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted, type RowChange, type TableCommitOutcome, type TableCommitterOptions } from '../../../src/iceberg/writer/index.js';
 import { FloeError } from '../../../src/util/errors.js';
 import { armFailpoint, disarmFailpoints, failpoint, failpointTriggered, type FailPointName } from '../../../src/util/failpoints.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from './change-stream.js';
@@ -135,14 +135,20 @@ async function createTables(catalog: Catalog): Promise<TableIdentifier[]> {
  * Delivers checkpoints as the pipeline would: each table gets the changes after its own committed
  * position (`from`), then every checkpoint is committed with its end position as the source offset.
  */
-async function deliver(committer: CheckpointCommitter, tables: TableIdentifier[], changes: RowChange[], checkpoints: Checkpoint[], from: number[]): Promise<void> {
+async function deliver(committers: TableCommitter[], changes: RowChange[], checkpoints: Checkpoint[], from: number[]): Promise<void> {
   for (const cp of checkpoints) {
-    for (const [t, id] of tables.entries()) {
+    for (const [t, committer] of committers.entries()) {
       const slice = changes.slice(Math.max(cp.start, from[t]), cp.end);
-      if (slice.length > 0) await committer.write(id, slice);
+      if (slice.length > 0) await committer.write(slice);
     }
-    await committer.commitCheckpoint(cp.id, JSON.stringify({ pos: cp.end }));
+    // only the tables with changes commit (a coordinator that never commits idle tables)
+    for (const committer of committers) if (committer.hasChanges) await committer.commit(cp.id, JSON.stringify({ pos: cp.end }));
   }
+}
+
+/** One committer per table, as the pipeline keeps them. */
+function committersFor(catalog: Catalog, tables: TableIdentifier[], options: Partial<TableCommitterOptions> = {}): TableCommitter[] {
+  return tables.map((identifier) => new TableCommitter({ catalog, identifier, jobId: JOB, ...options }));
 }
 
 function checkpointsOf(rand: () => number, changes: RowChange[], start: number, firstId: bigint, maxSize: number): Checkpoint[] {
@@ -153,16 +159,16 @@ function checkpointsOf(rand: () => number, changes: RowChange[], start: number, 
   return out;
 }
 
-async function resumePoint(catalog: Catalog, tables: TableIdentifier[]): Promise<{ committer: CheckpointCommitter; from: number[]; lastIds: bigint[] }> {
-  const committer = new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 });
+async function resumePoint(catalog: Catalog, tables: TableIdentifier[]): Promise<{ committers: TableCommitter[]; from: number[]; lastIds: bigint[] }> {
+  const committers = committersFor(catalog, tables);
   const from: number[] = [];
   const lastIds: bigint[] = [];
-  for (const id of tables) {
-    const last = await committer.openTable(id);
+  for (const committer of committers) {
+    const last = await committer.open();
     from.push(last ? (JSON.parse(last.sourceOffset) as { pos: number }).pos : 0);
     lastIds.push(last?.checkpointId ?? 0n);
   }
-  return { committer, from, lastIds };
+  return { committers, from, lastIds };
 }
 
 async function expectConverged(catalog: Catalog, tables: TableIdentifier[], model: Model, what: string): Promise<string[][]> {
@@ -199,8 +205,8 @@ describe('replay after a crash at each failure point', () => {
       const plan = checkpointsOf(rand, changes, 0, 1n, 30);
       const crashAt = Math.min(plan.length - 2, 2 + Math.floor(rand() * (plan.length - 3))); // 0-based index of the failing checkpoint
 
-      const first = new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 });
-      await deliver(first, tables, changes, plan.slice(0, crashAt), [0, 0]);
+      const first = committersFor(catalog, tables);
+      await deliver(first, changes, plan.slice(0, crashAt), [0, 0]);
       // Points at or after the catalog call: the process dies there — a frozen promise is that crash
       // in-process (a throw there is an outcome the caller cannot know, which the committer resolves by
       // reloading; see the unknown-outcome test below). In the filesystem catalog creating v<N> is the
@@ -208,17 +214,17 @@ describe('replay after a crash at each failure point', () => {
       const landed = s.point === 'after-catalog-swap' || (s.point === 'after-metadata-file' && s.catalog === 'filesystem');
       if (s.point === 'after-catalog-swap' || s.point === 'after-metadata-file') {
         armFailpoint(s.point, { after: s.crashTable, action: 'hang' });
-        const pending = deliver(first, tables, changes, [plan[crashAt]], [0, 0]);
+        const pending = deliver(first, changes, [plan[crashAt]], [0, 0]);
         if (landed) await untilCommitted(catalog, tables[s.crashTable], plan[crashAt].id, pending);
         else await untilTriggered(s.point, pending);
       } else {
         armFailpoint(s.point, { after: s.crashTable });
-        await expect(deliver(first, tables, changes, [plan[crashAt]], [0, 0])).rejects.toThrow(new RegExp(`failpoint ${s.point}`));
+        await expect(deliver(first, changes, [plan[crashAt]], [0, 0])).rejects.toThrow(new RegExp(`failpoint ${s.point}`));
       }
       disarmFailpoints();
 
       // Restart: where does each table stand?
-      const { committer, from, lastIds } = await resumePoint(catalog, tables);
+      const { committers, from, lastIds } = await resumePoint(catalog, tables);
       const expectedIds = tables.map((_, t) => (t < s.crashTable || (t === s.crashTable && landed) ? plan[crashAt].id : plan[crashAt - 1].id));
       expect(lastIds).toEqual(expectedIds);
       expect(from).toEqual(expectedIds.map((id) => plan[Number(id) - 1].end));
@@ -228,11 +234,11 @@ describe('replay after a crash at each failure point', () => {
         // The same cut and ids from the slowest table's position, delivered to EVERY table unfiltered:
         // a table that already holds a re-delivered checkpoint must skip it.
         const rest = plan.filter((cp) => cp.end > resumeFrom);
-        await deliver(committer, tables, changes, rest, tables.map(() => resumeFrom));
+        await deliver(committers, changes, rest, tables.map(() => resumeFrom));
       } else {
         // A different cut with new ids; each table gets the changes after its own position (pipeline).
         const next = lastIds.reduce((a, b) => (a > b ? a : b)) + 1n;
-        await deliver(committer, tables, changes, checkpointsOf(rand, changes, resumeFrom, next, 45), from);
+        await deliver(committers, changes, checkpointsOf(rand, changes, resumeFrom, next, 45), from);
       }
 
       const chains = await expectConverged(catalog, tables, model, title);
@@ -247,13 +253,14 @@ describe('delivering the whole stream twice', () => {
     const tables = await createTables(catalog);
     const { changes, model, rand } = streamFor(77);
     const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 }), tables, changes, plan, [0, 0]);
+    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
     const before = await Promise.all(tables.map(async (id) => (await loadCatalogTable(catalog, id)).metadata.snapshots.length));
 
-    const again = new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 });
+    const again = committersFor(catalog, tables);
     for (const cp of plan) {
-      for (const id of tables) await again.write(id, changes.slice(cp.start, cp.end));
-      const out = await again.commitCheckpoint(cp.id, JSON.stringify({ pos: cp.end }));
+      for (const c of again) await c.write(changes.slice(cp.start, cp.end));
+      const out = { tables: [] as TableCommitOutcome[] };
+      for (const c of again) out.tables.push(await c.commit(cp.id, JSON.stringify({ pos: cp.end })));
       expect(out.tables.map((t) => t.status)).toEqual(['already-committed', 'already-committed']);
     }
     const after = await Promise.all(tables.map(async (id) => (await loadCatalogTable(catalog, id)).metadata.snapshots.length));
@@ -266,9 +273,9 @@ describe('delivering the whole stream twice', () => {
     const tables = await createTables(catalog);
     const { changes, model, rand } = streamFor(78);
     const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 }), tables, changes, plan, [0, 0]);
+    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
     const replay = checkpointsOf(rand, changes, 0, plan[plan.length - 1].id + 1n, 80);
-    await deliver(new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0 }), tables, changes, replay, [0, 0]);
+    await deliver(committersFor(catalog, tables), changes, replay, [0, 0]);
     const chains = await expectConverged(catalog, tables, model, 'new ids twice');
     for (const chain of chains) expect(chain).toEqual([...plan, ...replay].map((cp) => String(cp.id)));
   });
@@ -295,10 +302,10 @@ describe('a commit whose outcome is unknown', () => {
     const tables = await createTables(catalog);
     const { changes, model, rand } = streamFor(79);
     const plan = checkpointsOf(rand, changes, 0, 1n, 60);
-    const committer = new CheckpointCommitter({ catalog, jobId: JOB, emptyCommitInterval: 0, retry: { minWaitMs: 1, maxWaitMs: 2 } });
+    const committers = committersFor(catalog, tables, { retry: { minWaitMs: 1, maxWaitMs: 2 } });
     for (const [i, cp] of plan.entries()) {
       if (i % 2 === 1) failNext = 1;
-      await deliver(committer, tables, changes, [cp], [0, 0]);
+      await deliver(committers, changes, [cp], [0, 0]);
     }
     const chains = await expectConverged(base, tables, model, 'unknown outcomes');
     for (const chain of chains) expect(chain).toEqual(plan.map((cp) => String(cp.id)));

@@ -13,7 +13,7 @@ import { readTableRows, scanTable } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { CheckpointCommitter, TableChangeWriter, findExistingDeletes, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, TableChangeWriter, findExistingDeletes, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, rowText, type Model } from './change-stream.js';
 import { icebirdRows } from './icebird-read.js';
 import { BY_GROUP, keyedSchema, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
@@ -90,9 +90,9 @@ describe('upsert writer against a reference model', () => {
       const created = await newTable(w, { formatVersion: c.formatVersion, spec: c.partitioned ? BY_GROUP : undefined, schema: c.stringKey ? stringKeyedSchema() : undefined });
       const id = created.identifier;
       // Small files and size checks so that rolling happens inside a checkpoint.
-      const open = () => new CheckpointCommitter({ catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}) });
+      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}) });
       let committer = open();
-      await committer.openTable(id);
+      await committer.open();
       const generated = generateChanges(rand, 900, 250);
       const changes = c.stringKey ? generated.map(withStringKey) : generated;
       const checkpoints = cutCheckpoints(rand, changes, 150);
@@ -101,12 +101,12 @@ describe('upsert writer against a reference model', () => {
       for (const batch of checkpoints) {
         if (c.restarts && rand() < 0.3) {
           committer = open(); // as after a restart: nothing in memory, the index comes from the lake
-          await committer.openTable(id);
+          await committer.open();
         }
-        await committer.write(id, batch);
+        await committer.write(batch);
         for (const change of batch) applyToModel(model, change);
-        const out = await committer.commitCheckpoint(++cp, JSON.stringify({ pos: Number(cp) }));
-        expect(out.tables[0].status).toBe('committed');
+        const out = await committer.commit(++cp, JSON.stringify({ pos: Number(cp) }));
+        expect(out.status).toBe('committed');
         const table = await loadCatalogTable(w.catalog, id);
         await expectTableEquals(table, model, `after checkpoint ${cp}`);
         // The acceptance asks for both readers after every commit (icebird on the v2 tables).
@@ -126,21 +126,21 @@ describe('upsert writer against a reference model', () => {
   it('an UPDATE that moves a row to another partition deletes the old row (global equality delete; v3 default: a DV on the old file)', async () => {
     for (const [formatVersion, deletes] of [[2, 'equality'], [3, 'equality'], [3, 'deletion-vectors']] as const) {
       const created = await newTable(w, { formatVersion, spec: BY_GROUP });
-      const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'move', upsertDeletes: deletes });
       const id = created.identifier;
+      const committer = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'move', upsertDeletes: deletes });
       const model: Model = new Map();
       const first = [
         { op: 'insert' as const, after: [1n, 0, 'in 0', '1.00', null] },
         { op: 'insert' as const, after: [2n, 0, 'stays', '2.00', null] },
       ];
-      await committer.write(id, first);
+      await committer.write(first);
       first.forEach((ch) => applyToModel(model, ch));
-      await committer.commitCheckpoint(1n, '"1"');
+      await committer.commit(1n, '"1"');
       // Checkpoint 2 moves key 1 from partition grp=0 to grp=3: the old row is in an older data file.
       const move = update([1n, 3, 'in 3', '1.00', null]);
-      await committer.write(id, move);
+      await committer.write(move);
       applyToModel(model, move);
-      await committer.commitCheckpoint(2n, '"2"');
+      await committer.commit(2n, '"2"');
       const table = await loadCatalogTable(w.catalog, id);
       await expectTableEquals(table, model, `v${formatVersion} after the move`);
       if (formatVersion === 2) expect(await icebirdView(table.metadata.location)).toEqual(modelView(model));
@@ -168,10 +168,10 @@ describe('upsert writer against a reference model', () => {
     expect(prepared.deleteFiles.filter((f) => f.content === 'position-deletes').every((f) => f.fileFormat === 'PUFFIN')).toBe(true);
     expect(prepared.deleteFiles.some((f) => f.fileFormat === 'PUFFIN')).toBe(true);
     // And through commits: the audit rejects any Parquet position-delete entry in a v3 table.
-    const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'v3' });
+    const committer = new TableCommitter({ identifier: table.identifier, catalog: w.catalog, jobId: 'v3' });
     for (let cp = 1n; cp <= 3n; cp++) {
-      for (let i = 0; i < 100; i++) await committer.write(table.identifier, { op: 'insert', after: [BigInt(i % 17), i % 4, `c${cp}-${i}`, null, null] });
-      await committer.commitCheckpoint(cp, '"x"');
+      for (let i = 0; i < 100; i++) await committer.write({ op: 'insert', after: [BigInt(i % 17), i % 4, `c${cp}-${i}`, null, null] });
+      await committer.commit(cp, '"x"');
     }
     await auditTable(await loadCatalogTable(w.catalog, table.identifier), 'v3');
     await writer.abort();
@@ -182,10 +182,10 @@ describe('a new deletion vector for a data file that already has one', () => {
   it('merges the earlier DV (and marks it DELETED) so the snapshot keeps one DV per data file', async () => {
     const created = await newTable(w, { formatVersion: 3 });
     const id = created.identifier;
-    const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'merge' });
+    const committer = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'merge' });
     const rows = Array.from({ length: 10 }, (_, i) => [BigInt(i), 0, `r${i}`, null, null]);
-    await committer.write(id, rows.map((after) => ({ op: 'insert' as const, after })));
-    await committer.commitCheckpoint(1n, '"1"');
+    await committer.write(rows.map((after) => ({ op: 'insert' as const, after })));
+    await committer.commit(1n, '"1"');
     let table = await loadCatalogTable(w.catalog, id);
     const [dataFile] = (await scanTable(table)).tasks.map((t) => t.file);
 
@@ -237,18 +237,18 @@ describe('exact keys end to end', () => {
     );
     for (const formatVersion of [2, 3] as const) {
       const created = await newTable(w, { formatVersion, schema });
-      const committer = new CheckpointCommitter({ catalog: w.catalog, jobId: 'exact' });
+      const committer = new TableCommitter({ identifier: created.identifier, catalog: w.catalog, jobId: 'exact' });
       const max = '18446744073709551615';
-      await committer.write(created.identifier, [
+      await committer.write([
         insert([max, Uint8Array.of(0, 255), 'first']),
         insert(['18446744073709551614', Uint8Array.of(0, 255), 'neighbour']),
         // Same key, new objects: supersedes 'first' within the checkpoint (position delete / DV).
         update([max, new Uint8Array([0, 255]), 'second']),
       ]);
-      await committer.commitCheckpoint(1n, '"1"');
+      await committer.commit(1n, '"1"');
       // Next checkpoint: delete by an explicit key in identifier-field order (b, u).
-      await committer.write(created.identifier, removeKey([Uint8Array.of(0, 255), '18446744073709551614']));
-      await committer.commitCheckpoint(2n, '"2"');
+      await committer.write(removeKey([Uint8Array.of(0, 255), '18446744073709551614']));
+      await committer.commit(2n, '"2"');
       const rows = await readTableRows(await loadCatalogTable(w.catalog, created.identifier));
       expect(rows.map(rowText)).toEqual([rowText([max, Uint8Array.of(0, 255), 'second'])]);
     }

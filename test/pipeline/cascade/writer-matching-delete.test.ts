@@ -15,7 +15,7 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import { CheckpointCommitter, deleteMatching, insert, remove, update, type RowChange } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, deleteMatching, insert, remove, update, type RowChange } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from '../../iceberg/writer/icebird-read.js';
 import { localPath, newTable, tempWarehouse, type Warehouse } from '../../iceberg/writer/support.js';
@@ -48,9 +48,9 @@ async function liveRows(id: TableIdentifier): Promise<string[]> {
 
 async function run(formatVersion: 2 | 3): Promise<TableIdentifier> {
   const t = await newTable(w, { formatVersion, schema: childSchema() });
-  const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
-  await c.write(t.identifier, [insert(r(1, 10, 'a')), insert(r(2, 10, 'b')), insert(r(3, 20, 'c')), insert(r(7, null, 'orphan'))]);
-  await c.commitCheckpoint(1n, '{}');
+  const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+  await c.write([insert(r(1, 10, 'a')), insert(r(2, 10, 'b')), insert(r(3, 20, 'c')), insert(r(7, null, 'orphan'))]);
+  await c.commit(1n, '{}');
   const changes: RowChange[] = [
     insert(r(4, 10, 'd')), // same checkpoint, before the cascade: removed by position
     insert(r(5, 20, 'e')),
@@ -60,9 +60,9 @@ async function run(formatVersion: 2 | 3): Promise<TableIdentifier> {
     deleteMatching(['pid'], [10]), // parent 10 deleted
     insert(r(6, 10, 'f')), // parent 10 re-created, child attached after the delete: stays
   ];
-  await c.write(t.identifier, changes);
-  const out = await c.commitCheckpoint(2n, '{}');
-  expect(out.tables[0].status).toBe('committed');
+  await c.write(changes);
+  const out = await c.commit(2n, '{}');
+  expect(out.status).toBe('committed');
   return t.identifier;
 }
 
@@ -94,32 +94,32 @@ describe('matching deletes in the upsert writer', () => {
 
   it('keyless child tables: matched rows removed; a later delete of an identical row removes a live copy', async () => {
     const t = await newTable(w, { formatVersion: 2, schema: childSchema(false) });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
-    await c.write(t.identifier, [insert(r(1, 10, 'x')), insert(r(1, 30, 'y')), insert(r(1, 30, 'y'))]);
-    await c.commitCheckpoint(1n, '{}');
-    await c.write(t.identifier, [
+    const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await c.write([insert(r(1, 10, 'x')), insert(r(1, 30, 'y')), insert(r(1, 30, 'y'))]);
+    await c.commit(1n, '{}');
+    await c.write([
       insert(r(2, 10, 'z')),
       insert(r(1, 30, 'y')), // a third identical copy, this checkpoint
       deleteMatching(['pid'], [10]),
       remove(r(1, 30, 'y')), // MySQL deletes one copy: the one of this checkpoint, by position
     ]);
-    await c.commitCheckpoint(2n, '{}');
+    await c.commit(2n, '{}');
     expect(await liveRows(t.identifier)).toEqual(['1:30:y', '1:30:y']);
   });
 
   it('refuses a matching delete on fields the writer was not told to index, naming them', async () => {
     const t = await newTable(w, { formatVersion: 2, schema: childSchema() });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade' });
-    await expect(c.write(t.identifier, [insert(r(1, 10, 'a')), deleteMatching(['pid'], [10])])).rejects.toThrow(/does not index these fields.*matchFields including \[pid\]/);
+    const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'cascade' });
+    await expect(c.write([insert(r(1, 10, 'a')), deleteMatching(['pid'], [10])])).rejects.toThrow(/does not index these fields.*matchFields including \[pid\]/);
   });
 
   it('takes its values from a projected row and refuses float fields and nulls', async () => {
     const t = await newTable(w, { formatVersion: 3, schema: childSchema() });
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
-    await c.write(t.identifier, [insert(r(1, 10, 'a')), insert(r(2, 11, 'b')), { op: 'delete-matching', fields: ['pid'], row: [null, 11, null] }]);
-    await c.commitCheckpoint(1n, '{}');
+    const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await c.write([insert(r(1, 10, 'a')), insert(r(2, 11, 'b')), { op: 'delete-matching', fields: ['pid'], row: [null, 11, null] }]);
+    await c.commit(1n, '{}');
     expect(await liveRows(t.identifier)).toEqual(['1:10:a']);
-    const c2 = new CheckpointCommitter({ catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
-    await expect(c2.write(t.identifier, [deleteMatching(['pid'], [null])])).rejects.toThrow(/value of pid is null/);
+    const c2 = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'cascade', writer: { matchFields: [['pid']] } });
+    await expect(c2.write([deleteMatching(['pid'], [null])])).rejects.toThrow(/value of pid is null/);
   });
 });

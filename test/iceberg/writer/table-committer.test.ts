@@ -1,7 +1,7 @@
 /**
- * Checkpoint commits through the real filesystem catalog: stamps in the snapshot summary, lastCommitted
- * read back from the table, skipping a checkpoint already committed (by this or another process of the
- * job), empty checkpoints, and the table read back by icebird.
+ * One table's checkpoint commits (table-committer.ts) through the real filesystem catalog: stamps in the
+ * snapshot summary, lastCommitted read back from the table, skipping a checkpoint already committed (by
+ * this or another process of the job), stamps-only commits, and the table read back by icebird.
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { CheckpointCommitter, insert, lastCommitted, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, insert, lastCommitted, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from './icebird-read.js';
@@ -39,14 +39,14 @@ function sortedNames(rows: Record<string, unknown>[]): [bigint, string][] {
 describe('checkpoint commits', () => {
   it('commits one stamped snapshot per checkpoint and reads the stamps back with lastCommitted', async () => {
     const id = await table();
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-a' });
-    expect(await c.openTable(id)).toBeUndefined();
-    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
-    const first = await c.commitCheckpoint(1n, '{"gtid":"x:1-10"}');
-    expect(first.tables.map((t) => t.status)).toEqual(['committed']);
-    await c.write(id, [update(row(1n, 1, 'a2')), removeKey([2n]), insert(row(3n, 2, 'c'))]);
-    const second = await c.commitCheckpoint(2n, '{"gtid":"x:1-20"}');
-    const snap = second.tables[0].snapshot!;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-a' });
+    expect(await c.open()).toBeUndefined();
+    await c.write([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    const first = await c.commit(1n, '{"gtid":"x:1-10"}');
+    expect([first].map((t) => t.status)).toEqual(['committed']);
+    await c.write([update(row(1n, 1, 'a2')), removeKey([2n]), insert(row(3n, 2, 'c'))]);
+    const second = await c.commit(2n, '{"gtid":"x:1-20"}');
+    const snap = second.snapshot!;
     expect(snap.summary).toMatchObject({
       operation: 'overwrite',
       'floe.job-id': 'job-a',
@@ -57,7 +57,7 @@ describe('checkpoint commits', () => {
     const loaded = await loadCatalogTable(w.catalog, id);
     expect(lastCommitted(loaded, 'job-a')).toEqual({ checkpointId: 2n, snapshotCheckpointId: 2n, sourceOffset: '{"gtid":"x:1-20"}', snapshotId: snap.snapshotId });
     expect(lastCommitted(loaded, 'another-job')).toBeUndefined();
-    expect(await c.lastCommitted(id)).toMatchObject({ checkpointId: 2n });
+    expect(await c.lastCommitted()).toMatchObject({ checkpointId: 2n });
     expect(sortedNames(await icebirdRows(loaded.metadata.location))).toEqual([
       [1n, 'a2'],
       [3n, 'c'],
@@ -66,12 +66,12 @@ describe('checkpoint commits', () => {
 
   it('finds its last checkpoint after another engine compacted the table and expired every older snapshot', async () => {
     const id = await table(3);
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
-    await c.openTable(id);
-    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
-    await c.commitCheckpoint(1n, '{"gtid":"x:1-10"}');
-    await c.write(id, [update(row(1n, 1, 'a2'))]);
-    const second = (await c.commitCheckpoint(2n, '{"gtid":"x:1-20"}')).tables[0].snapshot!;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-m' });
+    await c.open();
+    await c.write([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    await c.commit(1n, '{"gtid":"x:1-10"}');
+    await c.write([update(row(1n, 1, 'a2'))]);
+    const second = (await c.commit(2n, '{"gtid":"x:1-20"}')).snapshot!;
     // another engine: a snapshot without floe's summary (a rewrite), then expiry down to it alone
     let t = await loadCatalogTable(w.catalog, id);
     const foreign = (await commitRowDelta(t, {}, { summary: { 'engine': 'other' } })).table;
@@ -82,12 +82,12 @@ describe('checkpoint commits', () => {
     expect(t.metadata.snapshots[0].summary['floe.job-id']).toBeUndefined();
     expect(lastCommitted(t, 'job-m')).toEqual({ checkpointId: 2n, snapshotCheckpointId: 2n, sourceOffset: '{"gtid":"x:1-20"}', snapshotId: second.snapshotId });
     // and the job goes on from there: checkpoint 2 is not committed again, 3 is
-    const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-m' });
-    await again.openTable(id);
-    await again.write(id, [insert(row(9n, 1, 'z'))]);
-    expect((await again.commitCheckpoint(2n, '{"gtid":"x:1-20"}')).tables[0].status).toBe('already-committed');
-    await again.write(id, [insert(row(9n, 1, 'z'))]);
-    expect((await again.commitCheckpoint(3n, '{"gtid":"x:1-30"}')).tables[0].status).toBe('committed');
+    const again = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-m' });
+    await again.open();
+    await again.write([insert(row(9n, 1, 'z'))]);
+    expect((await again.commit(2n, '{"gtid":"x:1-20"}')).status).toBe('already-committed');
+    await again.write([insert(row(9n, 1, 'z'))]);
+    expect((await again.commit(3n, '{"gtid":"x:1-30"}')).status).toBe('committed');
     expect(lastCommitted(await loadCatalogTable(w.catalog, id), 'job-m')).toMatchObject({ checkpointId: 3n, sourceOffset: '{"gtid":"x:1-30"}' });
   });
 
@@ -116,37 +116,37 @@ describe('checkpoint commits', () => {
 
   it('v3 deletion-vector upserts: no equality delete; a compaction by another writer of a file the checkpoint deletes from — the deletes are located again in the compacted table', async () => {
     const id = await table(3);
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv' });
-    await c.openTable(id);
-    await c.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(3n, 1, 'c'))]);
-    await c.commitCheckpoint(1n, '{"p":1}');
-    await c.write(id, [update(row(2n, 1, 'b2'))]);
-    const second = (await c.commitCheckpoint(2n, '{"p":2}')).tables[0].snapshot!;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-dv' });
+    await c.open();
+    await c.write([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(3n, 1, 'c'))]);
+    await c.commit(1n, '{"p":1}');
+    await c.write([update(row(2n, 1, 'b2'))]);
+    const second = (await c.commit(2n, '{"p":2}')).snapshot!;
     expect(second.summary['added-dvs']).toBe('1');
     expect(second.summary['added-equality-delete-files']).toBeUndefined();
 
     // the next checkpoint deletes a row of the first data file (located through the key index) …
-    await c.write(id, [update(row(1n, 1, 'a2'))]);
+    await c.write([update(row(1n, 1, 'a2'))]);
     // … while another writer compacts that file away: its live rows (a, c) rewritten to a new file
     await compact(id, 3n, [row(1n, 1, 'a'), row(3n, 1, 'c')]);
-    const third = await c.commitCheckpoint(3n, '{"p":3}');
-    expect(third.tables[0].status).toBe('committed');
-    expect(third.tables[0].snapshot!.summary['added-equality-delete-files']).toBeUndefined();
+    const third = await c.commit(3n, '{"p":3}');
+    expect(third.status).toBe('committed');
+    expect(third.snapshot!.summary['added-equality-delete-files']).toBeUndefined();
     expect(await namesAndPuffins(id)).toEqual({ names: ['"a2"', '"b2"', '"c"'], unreferencedPuffins: [] });
     // and the committer goes on: the rebuilt index follows
-    await c.write(id, [update(row(3n, 1, 'c2')), removeKey([2n])]);
-    expect((await c.commitCheckpoint(4n, '{"p":4}')).tables[0].status).toBe('committed');
+    await c.write([update(row(3n, 1, 'c2')), removeKey([2n])]);
+    expect((await c.commit(4n, '{"p":4}')).status).toBe('committed');
     expect((await namesAndPuffins(id)).names).toEqual(['"a2"', '"c2"']);
   });
 
   it('v3: a commit retried on top of another writer\'s compaction of an untouched file leaves no stale key index behind', async () => {
     const id = await table(3);
-    const c0 = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-dv2' });
-    await c0.openTable(id);
-    await c0.write(id, [insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
-    await c0.commitCheckpoint(1n, '{"p":1}');
-    await c0.write(id, [insert(row(3n, 1, 'c')), insert(row(4n, 1, 'd')), insert(row(5n, 1, 'e'))]);
-    await c0.commitCheckpoint(2n, '{"p":2}');
+    const c0 = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-dv2' });
+    await c0.open();
+    await c0.write([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b'))]);
+    await c0.commit(1n, '{"p":1}');
+    await c0.write([insert(row(3n, 1, 'c')), insert(row(4n, 1, 'd')), insert(row(5n, 1, 'e'))]);
+    await c0.commit(2n, '{"p":2}');
     // checkpoint 3 deletes from the second file; just before its commit request lands, another writer
     // compacts the first file (not one of checkpoint 3's targets): the commit is retried on top of it
     let raced = false;
@@ -164,28 +164,28 @@ describe('checkpoint commits', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const c = new CheckpointCommitter({ catalog: hooked, jobId: 'job-dv2', retry: { minWaitMs: 1, maxWaitMs: 2 } });
-    await c.openTable(id);
-    await c.write(id, [update(row(3n, 1, 'c2'))]);
-    expect((await c.commitCheckpoint(3n, '{"p":3}')).tables[0].status).toBe('committed');
+    const c = new TableCommitter({ identifier: id, catalog: hooked, jobId: 'job-dv2', retry: { minWaitMs: 1, maxWaitMs: 2 } });
+    await c.open();
+    await c.write([update(row(3n, 1, 'c2'))]);
+    expect((await c.commit(3n, '{"p":3}')).status).toBe('committed');
     expect(raced).toBe(true);
     const t = await loadCatalogTable(w.catalog, id);
     expect(currentSnapshot(t.metadata)!.parentSnapshotId).toBe(t.metadata.snapshots.find((s) => s.summary.engine === 'compaction')!.snapshotId);
     // checkpoint 4 deletes a row of the compacted file: through an index of the table as it is
-    await c.write(id, [update(row(1n, 1, 'a2'))]);
-    expect((await c.commitCheckpoint(4n, '{"p":4}')).tables[0].status).toBe('committed');
+    await c.write([update(row(1n, 1, 'a2'))]);
+    expect((await c.commit(4n, '{"p":4}')).status).toBe('committed');
     expect(await namesAndPuffins(id)).toEqual({ names: ['"a2"', '"b"', '"c2"', '"d"', '"e"'], unreferencedPuffins: [] });
   });
 
   it('v3: a table with more rows than keyIndexMaxRows upserts with equality deletes, and says so', async () => {
     const id = await table(3);
     const warnings: string[] = [];
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-big', keyIndexMaxRows: 5, warn: (m) => warnings.push(m) });
-    await c.openTable(id);
-    await c.write(id, Array.from({ length: 10 }, (_, i) => insert(row(BigInt(i), 1, `r${i}`))));
-    await c.commitCheckpoint(1n, '{}');
-    await c.write(id, [update(row(3n, 1, 'r3b'))]);
-    const snap = (await c.commitCheckpoint(2n, '{}')).tables[0].snapshot!;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-big', keyIndexMaxRows: 5, warn: (m) => warnings.push(m) });
+    await c.open();
+    await c.write(Array.from({ length: 10 }, (_, i) => insert(row(BigInt(i), 1, `r${i}`))));
+    await c.commit(1n, '{}');
+    await c.write([update(row(3n, 1, 'r3b'))]);
+    const snap = (await c.commit(2n, '{}')).snapshot!;
     expect(snap.summary['added-equality-delete-files']).toBe('1');
     expect(warnings.join('\n')).toMatch(/holds 10 records, more than iceberg.keyIndexMaxRows \(5\).*equality deletes instead of deletion vectors/);
     expect((await lakeTableRows(w.catalog, id)).rows.filter((r) => r.includes('"r3b"'))).toHaveLength(1);
@@ -193,19 +193,19 @@ describe('checkpoint commits', () => {
 
   it('skips a checkpoint the table already holds, and deletes the files written for it', async () => {
     const id = await table();
-    const first = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-b' });
-    await first.write(id, insert(row(1n, 1, 'a')));
-    await first.commitCheckpoint(7n, '"o7"');
+    const first = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-b' });
+    await first.write(insert(row(1n, 1, 'a')));
+    await first.commit(7n, '"o7"');
     const snapshots = (await loadCatalogTable(w.catalog, id)).metadata.snapshots.length;
 
     // A restarted process re-delivers checkpoint 7 (and an older one).
     for (const cp of [7n, 5n]) {
       // Tiny files: every row is written to storage at once, so dropping the checkpoint has files to delete.
-      const again = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-b', writer: { targetFileSizeBytes: 1, sizeCheckRows: 1 } });
-      expect(await again.openTable(id)).toMatchObject({ checkpointId: 7n, sourceOffset: '"o7"' });
-      await again.write(id, [insert(row(1n, 1, 'a')), insert(row(9n, 1, 'not in checkpoint 7'))]);
-      const out = await again.commitCheckpoint(cp, '"replayed"');
-      expect(out.tables[0].status).toBe('already-committed');
+      const again = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-b', writer: { targetFileSizeBytes: 1, sizeCheckRows: 1 } });
+      expect(await again.open()).toMatchObject({ checkpointId: 7n, sourceOffset: '"o7"' });
+      await again.write([insert(row(1n, 1, 'a')), insert(row(9n, 1, 'not in checkpoint 7'))]);
+      const out = await again.commit(cp, '"replayed"');
+      expect(out.status).toBe('already-committed');
     }
     const after = await loadCatalogTable(w.catalog, id);
     expect(after.metadata.snapshots.length).toBe(snapshots);
@@ -217,7 +217,7 @@ describe('checkpoint commits', () => {
 
   it('validates again after a conflict: another process of the job committing the same checkpoint first wins', async () => {
     const id = await table();
-    const a = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-c' });
+    const a = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-c' });
     // b's catalog lets a commit checkpoint 3 just before b's first commit request: b has passed its
     // pre-check, loses the race, reloads, and its validate callback must see checkpoint 3 and skip.
     let raced = false;
@@ -227,8 +227,8 @@ describe('checkpoint commits', () => {
           return async (...args: Parameters<typeof target.commitTable>) => {
             if (!raced) {
               raced = true;
-              await a.write(id, insert(row(1n, 1, 'from a')));
-              expect((await a.commitCheckpoint(3n, '"a"')).tables[0].status).toBe('committed');
+              await a.write(insert(row(1n, 1, 'from a')));
+              expect((await a.commit(3n, '"a"')).status).toBe('committed');
             }
             return target.commitTable(...args);
           };
@@ -236,33 +236,33 @@ describe('checkpoint commits', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const b = new CheckpointCommitter({ catalog: hooked, jobId: 'job-c', retry: { minWaitMs: 1, maxWaitMs: 2 } });
-    await a.openTable(id);
-    await b.write(id, insert(row(1n, 1, 'from b')));
-    const rb = await b.commitCheckpoint(3n, '"b"');
+    const b = new TableCommitter({ identifier: id, catalog: hooked, jobId: 'job-c', retry: { minWaitMs: 1, maxWaitMs: 2 } });
+    await a.open();
+    await b.write(insert(row(1n, 1, 'from b')));
+    const rb = await b.commit(3n, '"b"');
     expect(raced).toBe(true);
-    expect(rb.tables[0].status).toBe('already-committed');
+    expect(rb.status).toBe('already-committed');
     const t = await loadCatalogTable(w.catalog, id);
     expect(t.metadata.snapshots.map((s) => s.summary['floe.checkpoint-id'])).toEqual(['3']);
     expect(sortedNames(await icebirdRows(t.metadata.location))).toEqual([[1n, 'from a']]);
   });
 
-  it('commits an empty stamped snapshot for an idle table every N checkpoints, or when asked', async () => {
+  it('commits a stamps-only snapshot when asked with nothing buffered, and nothing when not asked (when: the coordinator, pipeline/checkpoint.ts)', async () => {
     const busy = await table();
     const idle = await table();
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-d', emptyCommitInterval: 3 });
-    await c.openTable(busy);
-    await c.openTable(idle);
-    const statuses: string[] = [];
+    const b = new TableCommitter({ identifier: busy, catalog: w.catalog, jobId: 'job-d' });
+    const i = new TableCommitter({ identifier: idle, catalog: w.catalog, jobId: 'job-d' });
+    await b.open();
+    await i.open();
     for (let cp = 1n; cp <= 6n; cp++) {
-      await c.write(busy, insert(row(cp, 1, `r${cp}`)));
-      const out = await c.commitCheckpoint(cp, `{"pos":${cp}}`);
-      statuses.push(out.tables.find((t) => t.identifier.name === idle.name)!.status);
+      await b.write(insert(row(cp, 1, `r${cp}`)));
+      expect((await b.commit(cp, `{"pos":${cp}}`)).status).toBe('committed');
     }
-    expect(statuses).toEqual(['no-changes', 'no-changes', 'committed', 'no-changes', 'no-changes', 'committed']);
-    expect(await c.lastCommitted(idle)).toMatchObject({ checkpointId: 6n, sourceOffset: '{"pos":6}' });
-    const forced = await c.commitCheckpoint(7n, '{"pos":7}', { commitEmpty: true });
-    expect(forced.tables.map((t) => t.status)).toEqual(['committed', 'committed']);
+    expect(i.hasChanges).toBe(false);
+    expect(await i.lastCommitted()).toBeUndefined();
+    const forced = [await b.commit(7n, '{"pos":7}'), await i.commit(7n, '{"pos":7}')];
+    expect(forced.map((t) => t.status)).toEqual(['committed', 'committed']);
+    expect(await i.lastCommitted()).toMatchObject({ checkpointId: 7n, sourceOffset: '{"pos":7}' });
     const t = await loadCatalogTable(w.catalog, idle);
     const summary = currentSnapshot(t.metadata)!.summary;
     expect(summary).toMatchObject({ operation: 'append', 'floe.checkpoint-id': '7', 'total-records': '0' });
@@ -271,10 +271,10 @@ describe('checkpoint commits', () => {
 
   it('refuses further use after a failed commit (restart as after a crash)', async () => {
     const id = await table();
-    const c = new CheckpointCommitter({ catalog: w.catalog, jobId: 'job-e' });
-    await c.write(id, insert(row(1n, 1, 'a')));
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-e' });
+    await c.write(insert(row(1n, 1, 'a')));
     armFailpoint('after-manifests');
-    await expect(c.commitCheckpoint(1n, '"x"')).rejects.toThrow(/failpoint after-manifests/);
-    await expect(c.write(id, insert(row(2n, 1, 'b')))).rejects.toThrow(/failed earlier/);
+    await expect(c.commit(1n, '"x"')).rejects.toThrow(/failpoint after-manifests/);
+    await expect(c.write(insert(row(2n, 1, 'b')))).rejects.toThrow(/failed earlier/);
   });
 });

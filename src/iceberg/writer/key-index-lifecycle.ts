@@ -1,0 +1,284 @@
+/**
+ * The life of one table's key index across checkpoints (docs/design.md §4a; docs/key-index-store.md):
+ * the index that lets deletion-vector upserts into a format-v3 keyed table find the committed row a
+ * change replaces (key-index.ts, in memory; key-index-sqlite.ts, on disk), kept by the table's
+ * committer (table-committer.ts) from one checkpoint to the next.
+ *
+ * - whether a writer gets one at all: only DV upserts (format v3, a key, not append mode, the
+ *   table no larger than `keyIndexMaxRows` — beyond it equality deletes, with a warning);
+ * - where it comes from: kept while the table's head is the snapshot it matches (floe's own last
+ *   commit, or a manifest rewrite on top of it), else the persisted disk index caught up with the
+ *   commits since its stamp, else built from the lake (on disk past `memoryMaxRows`);
+ * - what a commit does to it: the commit that landed straight on top of the index's snapshot moves
+ *   it to the new snapshot (failpoint `key-index-before-apply`); anything else — another writer's
+ *   commit in between, a skipped or unresolved commit — drops it, to be rebuilt when next needed;
+ * - floe's own maintenance between checkpoints: followed (`follow`), so that a compaction is not
+ *   taken for another writer's (failpoint `key-index-before-follow-compaction`).
+ */
+import { join } from 'node:path';
+import { errorMessage } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
+import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
+import type { TableIdentifier } from '../metadata/catalog.js';
+import { identifierToString } from '../metadata/catalog.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { Schema } from '../spec/schema.js';
+import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
+import type { CatalogTable, CommitResult } from '../table/index.js';
+import { buildKeyIndex, indexStillMatches, keyReader, type KeyIndex } from './key-index.js';
+import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
+import type { PreparedChanges, WriteMode } from './table-change-writer.js';
+import { TableKey, type KeyId } from './table-key.js';
+
+export interface KeyIndexOptions {
+  /**
+   * How upserts into format-v3 keyed tables delete the rows they replace: 'deletion-vectors'
+   * (default) keeps a key index per table (key-index.ts) and writes DVs only, never an equality
+   * delete; 'equality' writes equality deletes as format v2 must.
+   */
+  upsertDeletes?: 'deletion-vectors' | 'equality';
+  /**
+   * The ceiling of the key index: a table with more rows than this (the current snapshot's
+   * `total-records`) uses equality deletes instead, with a warning. Default 10 million without a
+   * `keyIndex.stateDir` (the index then lives in memory only, about 100 bytes per live row), 1
+   * billion with one (beyond `memoryMaxRows` it lives on disk).
+   */
+  keyIndexMaxRows?: number;
+  keyIndex?: {
+    /**
+     * Where disk-backed indexes persist: `<stateDir>/<job id>/<table uuid>.keyindex.sqlite`.
+     * Without it every index lives in memory and is rebuilt from the lake at each start.
+     */
+    stateDir?: string;
+    /** With a state dir: a table's index stays in memory up to this many rows, on disk beyond (default 2 million). */
+    memoryMaxRows?: number;
+  };
+  warn?: (message: string) => void;
+  /** Progress of index builds and replays. */
+  info?: (message: string) => void;
+}
+
+/** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
+export interface KeyIndexLoads {
+  built: number;
+  builtOnDisk: number;
+  reused: number;
+  replayed: number;
+  spilled: number;
+  followed: number;
+}
+
+export class KeyIndexLifecycle {
+  readonly loads: KeyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
+  private index: KeyIndex | undefined;
+  /** The schema the index keys were encoded with (a schema change rebuilds it). */
+  private schemaId: number | undefined;
+  private tooLargeWarned = false;
+  private readonly name: string;
+
+  constructor(
+    identifier: TableIdentifier,
+    private readonly jobId: string,
+    private readonly options: KeyIndexOptions,
+  ) {
+    this.name = identifierToString(identifier);
+  }
+
+  /** The index as it is now (undefined until needed, or after a doubt). */
+  get current(): KeyIndex | undefined {
+    return this.index;
+  }
+
+  /** The schema id the index was built with. */
+  get indexSchemaId(): number | undefined {
+    return this.schemaId;
+  }
+
+  /**
+   * The key index for a writer of `table` in `mode`, when its upserts use deletion vectors: kept
+   * across checkpoints while the table's head is the snapshot it matches (floe's own last commit),
+   * rebuilt from the table otherwise (first use, a restart, another writer's commit).
+   */
+  async forWriter(table: CatalogTable, mode: WriteMode | undefined): Promise<{ keyIndex?: KeyIndex }> {
+    const m = table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    const effective = mode ?? (schema && schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
+    if ((this.options.upsertDeletes ?? 'deletion-vectors') !== 'deletion-vectors' || m.formatVersion < 3 || effective === 'append' || !schema || schema.identifierFieldIds.length === 0) {
+      this.drop();
+      return {};
+    }
+    const head = currentSnapshot(m)?.snapshotId;
+    const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
+    const limit = this.options.keyIndexMaxRows ?? (this.options.keyIndex?.stateDir ? 1_000_000_000 : 10_000_000);
+    if (records > limit) {
+      // Delivery note: correctness is the same; the table gets equality deletes (slower reads,
+      // unreadable by PyIceberg) until the index can live on disk.
+      if (!this.tooLargeWarned) this.options.warn?.(`${this.name} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for a key index: its upserts write equality deletes instead of deletion vectors`);
+      this.tooLargeWarned = true;
+      this.drop();
+      return {};
+    }
+    // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
+    // (an empty delta re-stamps it: on disk, too)
+    if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply({ set: [], deleted: [] }, head);
+    if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) await this.load(table, schema);
+    return { keyIndex: this.index };
+  }
+
+  /**
+   * The index of `table` as it is now: the persisted one when it still matches (replaying what was
+   * committed since its stamp), else built from the lake — on disk when the table has more rows than
+   * the memory budget.
+   */
+  async load(table: CatalogTable, schema: Schema): Promise<KeyIndex> {
+    this.drop();
+    const m = table.metadata;
+    const name = this.name;
+    const key = TableKey.identifier(schema);
+    const identity = diskIdentity(m.tableUuid, key, schema);
+    const path = this.diskPath(table);
+    let index: KeyIndex | undefined;
+    if (path) {
+      const opened = await openDiskKeyIndex(path, table, key, identity);
+      if (opened.index) {
+        index = opened.index;
+        this.loads[opened.how]++;
+        if (opened.how === 'replayed') this.options.info?.(`${name}: key index ${path} caught up with snapshot ${String(index.snapshotId)} (${opened.replayedFiles} data file(s) read)`);
+      } else if (!opened.missing) this.options.warn?.(`${name}: key index ${path} cannot be used: ${opened.why}; rebuilding it from the lake`);
+    }
+    if (!index) {
+      const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
+      const started = Date.now();
+      let lastReport = started;
+      const progress = (done: number, total: number, rows: number): void => {
+        const now = Date.now();
+        if (done === total || now - lastReport >= 10_000) {
+          lastReport = now;
+          this.options.info?.(`${name}: building the key index from the lake: ${done}/${total} data files, ${rows} rows, ${((now - started) / 1000).toFixed(1)} s`);
+        }
+      };
+      if (path && records > this.memoryMaxRows()) {
+        index = await DiskKeyIndex.build(path, identity, currentSnapshot(m)?.snapshotId, async (set, fileRead) => {
+          await buildKeyIndex(table, key, { into: { set, fileRead }, progress });
+        });
+        this.loads.builtOnDisk++;
+      } else {
+        index = await buildKeyIndex(table, key, { progress });
+        this.loads.built++;
+      }
+    }
+    this.index = index;
+    this.schemaId = m.currentSchemaId;
+    return index;
+  }
+
+  /** Forgets the index (a disk one stays on disk, stamped with the snapshot it matches). */
+  drop(): void {
+    this.index?.close();
+    this.index = undefined;
+  }
+
+  /**
+   * The index follows the commit that landed — when the commit went straight on top of the
+   * snapshot the index matches. A commit retried on top of another writer's snapshot (one that
+   * did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
+   * behind that writer's changes, and a skipped one in doubt: rebuilt.
+   * Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
+   */
+  async afterCommit(result: CommitResult, prepared: PreparedChanges | undefined): Promise<void> {
+    const index = this.index;
+    if (!index) return;
+    if (result.status === 'committed' && indexStillMatches(result.table.metadata, index.snapshotId, result.snapshot.parentSnapshotId)) {
+      // a kill here leaves a disk index stamped with the parent: the next start replays this commit
+      await failpoint('key-index-before-apply');
+      index.apply(prepared?.indexDelta ?? { set: [], deleted: [] }, result.snapshot.snapshotId, prepared);
+      await this.spillIfLarge(result.table);
+    } else this.drop();
+  }
+
+  /**
+   * floe's own maintenance committed to the table between two checkpoints: `table` is the table as
+   * that commit left it, `compaction` what a compaction moved (maintenance/rewrite-data-files.ts).
+   * The index is brought to the new snapshot — for a compaction by reading the key columns of just
+   * the new files (no delete applies to them: they have the commit's sequence number) — so the next
+   * checkpoint writes its DVs against the new files directly, instead of taking the compaction for
+   * another writer's (committed-dv-targets.ts) and locating its deletes again. Only when the index
+   * matched the snapshot the commit went on top of (nothing but manifest rewrites between): a
+   * commit of another writer in between is left to the usual detection (the index is rebuilt).
+   */
+  async follow(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
+    const index = this.index;
+    if (!index) return 'none';
+    const m = table.metadata;
+    const head = currentSnapshot(m)?.snapshotId;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    const base = compaction ? compaction.parentSnapshotId : head;
+    if (!schema || this.schemaId !== m.currentSchemaId || !indexStillMatches(m, index.snapshotId, base)) {
+      this.drop();
+      return 'dropped';
+    }
+    if (!compaction) {
+      if (index.snapshotId !== head) index.apply({ set: [], deleted: [] }, head); // a manifest rewrite moves no row
+      return 'followed';
+    }
+    const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));
+    const sequenceNumber = snapshotById(m, compaction.snapshotId)?.sequenceNumber ?? 0n;
+    const reader = keyReader(table, TableKey.identifier(schema), schema);
+    const moved: [KeyId, DataFile, number][] = [];
+    let consistent = true;
+    try {
+      for (const file of compaction.addedDataFiles) {
+        await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
+          // every row of a new file was a live row of a removed one, indexed there (and only once)
+          const at = index.get(k);
+          if (!at || !removed.has(at.file.filePath)) consistent = false;
+          moved.push([k, file, pos]);
+        });
+      }
+    } catch (e) {
+      // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
+      this.options.warn?.(`${this.name}: could not read the key columns of the files floe's compaction wrote (${errorMessage(e)}); the key index is rebuilt from the lake`);
+      this.drop();
+      return 'dropped';
+    }
+    if (!consistent) {
+      this.options.warn?.(`${this.name}: the key index did not hold the rows floe's compaction moved as expected; rebuilding it from the lake`);
+      this.drop();
+      return 'dropped';
+    }
+    await failpoint('key-index-before-follow-compaction');
+    index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
+    this.loads.followed++;
+    return 'followed';
+  }
+
+  private diskPath(table: CatalogTable): string | undefined {
+    const dir = this.options.keyIndex?.stateDir;
+    return dir ? join(dir, this.jobId, `${table.metadata.tableUuid}.keyindex.sqlite`) : undefined;
+  }
+
+  private memoryMaxRows(): number {
+    return this.options.keyIndex?.memoryMaxRows ?? 2_000_000;
+  }
+
+  /** A memory index grown past the budget moves to disk (stamped with the snapshot it matches). */
+  private async spillIfLarge(table: CatalogTable): Promise<void> {
+    const mem = this.index;
+    const path = this.diskPath(table);
+    if (!mem || mem.kind !== 'memory' || !path || mem.size <= this.memoryMaxRows()) return;
+    const m = table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === this.schemaId);
+    if (!schema) return;
+    const identity = diskIdentity(m.tableUuid, TableKey.identifier(schema), schema);
+    this.index = await DiskKeyIndex.build(path, identity, mem.snapshotId, async (set) => {
+      for (const [k, file, pos] of mem.entries()) set(k, file, pos);
+    });
+    mem.close();
+    this.loads.spilled++;
+    this.options.info?.(`${this.name}: key index of ${mem.size} rows moved to disk (${path})`);
+  }
+}
+
+function diskIdentity(tableUuid: string, key: TableKey, schema: Schema): DiskIndexIdentity {
+  return { tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
+}

@@ -1,0 +1,318 @@
+/**
+ * Replay-safe checkpoint commits to ONE table (docs/design.md §4; flink-cdc `IcebergWriter` +
+ * `IcebergCommitter`; docs/seeds/seed-003.txt §4-1): the table's changes are buffered by a
+ * `TableChangeWriter`, and `commit(checkpointId, progress)` turns the buffer into ONE snapshot stamped
+ * with the job id, the checkpoint id and the table's progress (checkpoint-stamps.ts) — a stamps-only
+ * snapshot when nothing is buffered.
+ *
+ * This committer has no policy: WHEN a table commits (intervals, buffered counts, idle tables, mode
+ * switches) is the checkpoint coordinator's decision (src/pipeline/checkpoint.ts). It only makes each
+ * commit it is asked for safe.
+ *
+ * Replay safety — a checkpoint is never committed twice to a table:
+ * - before writing the checkpoint's delete files, the table is reloaded and its ancestry read; if
+ *   this job already committed this checkpoint id or a later one, the buffered changes are dropped
+ *   (their files were never referenced, so they are deleted);
+ * - the commit's `validate` callback repeats the check after every reload (conflict, unknown outcome),
+ *   and the commit is skipped if another process of the job got there first;
+ * - a commit whose outcome stays unknown is resolved by reloading and looking for the checkpoint id
+ *   (table/commit-engine.ts `resolveUnknownOutcome`); if it is not there the error is raised and NO
+ *   file is deleted (one of them may yet be referenced).
+ * A deletion-vector checkpoint whose targets another writer rewrote is planned again (dv-replan.ts);
+ * the table's key index lives in key-index-lifecycle.ts.
+ *
+ * Contract with the caller (the coordinator):
+ * - checkpoint ids increase; after a restart they continue above `lastCommitted`, or a re-used id must
+ *   carry exactly the changes it carried before (a deterministic cut). A skipped checkpoint's changes
+ *   are dropped: that is only right because the table already holds them (delivery note: re-using an
+ *   id for DIFFERENT changes would lose them).
+ * - after `commit` (or a rejected `write`) throws, the instance is unusable: restart as after a crash
+ *   (a fresh instance, resuming from `lastCommitted`).
+ */
+import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
+import { identifierToString } from '../metadata/catalog.js';
+import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import type { Snapshot } from '../spec/table-metadata.js';
+import { snapshotById } from '../spec/snapshot-ids.js';
+import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, resolveUnknownOutcome, type CatalogTable, type CommitResult, type RetryPolicy } from '../table/index.js';
+import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
+import type { RowChange } from './row-change.js';
+import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
+import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
+import { findExistingDeletes } from './existing-deletes.js';
+import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
+import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from './key-index-lifecycle.js';
+import { MAX_RELOCATIONS, replanDeletes } from './dv-replan.js';
+import { deleteUnreferenced } from './unreferenced-files.js';
+
+const SUBSYSTEM = 'iceberg.writer';
+
+export interface TableCommitterOptions extends KeyIndexOptions {
+  catalog: Catalog;
+  /** The table this committer commits to. */
+  identifier: TableIdentifier;
+  /** The pipeline's stable identity (`floe.job-id`). */
+  jobId: string;
+  /** Defaults for the table's writer (the mode and others per `open`). */
+  writer?: TableChangeWriterOptions;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface TableCommitOutcome {
+  identifier: TableIdentifier;
+  /**
+   * 'committed': a snapshot with this checkpoint was committed (or found, for an unknown outcome
+   * that landed). 'already-committed': the table already held this checkpoint (or a later one) of
+   * this job; the buffered changes were dropped.
+   */
+  status: 'committed' | 'already-committed';
+  snapshot?: Snapshot;
+  stats?: WriterStats;
+}
+
+export class TableCommitter {
+  readonly jobId: string;
+  readonly identifier: TableIdentifier;
+  private table: CatalogTable | undefined;
+  private writerOptions: TableChangeWriterOptions;
+  private writer: TableChangeWriter | undefined;
+  private readonly keys: KeyIndexLifecycle;
+  private failed: unknown;
+  private busy = false;
+
+  constructor(private readonly options: TableCommitterOptions) {
+    if (!options.jobId) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a checkpoint committer needs a non-empty jobId (floe.job-id)');
+    this.jobId = options.jobId;
+    this.identifier = options.identifier;
+    this.writerOptions = { ...options.writer };
+    this.keys = new KeyIndexLifecycle(options.identifier, options.jobId, options);
+  }
+
+  /** How the key index was obtained (tests and logs: a kept index must not be rebuilt). */
+  get keyIndexLoads(): KeyIndexLoads {
+    return this.keys.loads;
+  }
+
+  /** Whether changes are buffered for the next commit. */
+  get hasChanges(): boolean {
+    return this.writer !== undefined && !this.writer.isEmpty;
+  }
+
+  /**
+   * (Re)loads the table; `options` override the writer defaults, e.g. `{mode: 'append-only'}` for
+   * snapshot chunks. Nothing may be buffered. Returns where the job stands in the table.
+   */
+  async open(options: TableChangeWriterOptions = {}): Promise<CommittedCheckpoint | undefined> {
+    this.ensureUsable();
+    if (this.hasChanges) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `table ${identifierToString(this.identifier)} has uncommitted changes; commit the checkpoint before re-opening it`);
+    }
+    const table = await loadCatalogTable(this.options.catalog, this.identifier);
+    this.table = table;
+    this.writerOptions = { ...this.options.writer, ...options };
+    this.writer = undefined;
+    this.keys.drop();
+    return lastCommitted(table.metadata, this.jobId);
+  }
+
+  /** Where the job stands in the table, read from the table as the catalog has it now. */
+  async lastCommitted(): Promise<CommittedCheckpoint | undefined> {
+    const table = await loadCatalogTable(this.options.catalog, this.identifier);
+    return lastCommitted(table.metadata, this.jobId);
+  }
+
+  /** Buffers changes for the next commit (opening the table with the defaults if it was not). */
+  async write(changes: RowChange | Iterable<RowChange>): Promise<void> {
+    this.ensureUsable();
+    const table = this.table ?? (await this.loaded());
+    this.writer ??= new TableChangeWriter(table, { ...this.writerOptions, ...(await this.keys.forWriter(table, this.writerOptions.mode)) });
+    try {
+      if (isRowChange(changes)) await this.writer.apply(changes);
+      else await this.writer.applyAll(changes);
+    } catch (e) {
+      // A rejected change leaves the checkpoint incomplete: it must not be committed.
+      this.failed = e;
+      throw e;
+    }
+  }
+
+  /**
+   * Commits the buffered changes (none: a stamps-only snapshot) as one snapshot stamped with
+   * `checkpointId` and `progress` — the table's whole progress summary (opaque JSON text), stored as
+   * `floe.source-offset`.
+   */
+  async commit(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+    this.ensureUsable();
+    if (typeof checkpointId !== 'bigint' || checkpointId < 0n) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `checkpoint id must be a non-negative bigint, found ${String(checkpointId)}`);
+    }
+    if (typeof progress !== 'string') throw new FloeError(SUBSYSTEM, 'invalid-argument', `progress must be JSON text, found ${typeof progress}`);
+    if (!this.table) await this.loaded();
+    this.busy = true;
+    try {
+      return await this.commitBuffered(checkpointId, progress);
+    } catch (e) {
+      this.failed = e;
+      throw e;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async commitBuffered(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+    const writer = this.writer;
+    this.writer = undefined;
+    const hasChanges = writer !== undefined && !writer.isEmpty;
+    const outcome = (status: TableCommitOutcome['status'], snapshot?: Snapshot, stats?: WriterStats): TableCommitOutcome => ({ identifier: this.identifier, status, snapshot, stats });
+
+    // Replay check on the table as it is now, before writing anything more.
+    let table = await reloadTable(this.table!);
+    this.table = table;
+    if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) {
+      await writer?.abort(); // never committed: its files are unreferenced
+      this.keys.drop(); // another process committed: the index no longer knows the table
+      return outcome('already-committed');
+    }
+
+    let equalityDeleteSpecId: number | undefined;
+    if (writer?.needsUnpartitionedSpec) {
+      try {
+        const ensured = await ensureUnpartitionedSpec(table, this.options.retry);
+        table = ensured.table;
+        this.table = table;
+        equalityDeleteSpecId = ensured.spec.specId;
+      } catch (e) {
+        await writer.abort();
+        throw e;
+      }
+    }
+    let prepared: PreparedChanges | undefined;
+    let dvTargets = new Set(writer?.committedTargetPaths() ?? []);
+    if (writer && hasChanges) {
+      try {
+        // the deletes of these files now, to merge into the new DVs (one DV per data file)
+        const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets) : undefined;
+        prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
+      } catch (e) {
+        this.keys.drop();
+        await writer.abort();
+        throw e;
+      }
+    }
+    if (writer && !hasChanges) await writer.abort();
+
+    let result: CommitResult;
+    for (let relocations = 0; ; relocations++) {
+      try {
+        result = await this.commitPrepared(table, prepared, dvTargets, checkpointId, progress);
+        break;
+      } catch (e) {
+        if (isDvTargetConflict(e) && prepared?.relocate && relocations < MAX_RELOCATIONS) {
+          // Nothing of this attempt landed (a definite conflict): the deletes are located again in
+          // the table as it is now and the commit planned anew.
+          this.options.warn?.(`${identifierToString(this.identifier)}: ${errorMessage(e)}; locating the checkpoint's deletes again`);
+          const replanned = await replanDeletes(this.table!, this.identifier, this.keys, prepared, { jobId: this.jobId, checkpointId }, this.options.warn);
+          this.table = replanned.table;
+          if (replanned.prepared === 'already-committed') {
+            await deleteUnreferenced(table, prepared.writtenPaths, this.options.warn);
+            return outcome('already-committed');
+          }
+          table = replanned.table;
+          prepared = replanned.prepared;
+          dvTargets = new Set(prepared.committedTargets ?? []);
+          continue;
+        }
+        this.keys.drop(); // whatever happened, the index no longer knows the table's state
+        // a DV-target conflict is a definite refusal (an unknown outcome before it would have made
+        // it one): nothing references this checkpoint's files
+        if (isDvTargetConflict(e) && prepared) await deleteUnreferenced(table, prepared.writtenPaths, this.options.warn);
+        if (isFloeError(e, 'commit-state-unknown')) {
+          // Resolve by looking for the checkpoint in the table; keep every file either way.
+          const now = await resolveUnknownOutcome(this.table!, (m) => isCheckpointCommitted(m, this.jobId, checkpointId));
+          if (now) {
+            this.table = now;
+            return outcome('committed', snapshotById(now.metadata, lastCommitted(now.metadata, this.jobId)!.snapshotId), prepared?.stats);
+          }
+          throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `checkpoint ${checkpointId} of job ${this.jobId} to ${identifierToString(this.identifier)}: the commit's outcome is unknown and the table does not show it (yet); its files were kept. Restart and resume from lastCommitted: ${errorMessage(e)}`, { cause: e });
+        }
+        // Delivery note: the files stay as orphans — after a failed attempt a catalog may still
+        // reference them if its error hid a landed commit; deleting them is never worth that risk.
+        throw e;
+      }
+    }
+    this.table = result.table;
+    await this.keys.afterCommit(result, prepared);
+    if (result.status === 'skipped') {
+      // Skipped before any attempt was sent: our files were never referenced. After attempts, keep
+      // them (an attempt's outcome may have been unknown).
+      if (result.attempts === 0 && prepared) await deleteUnreferenced(table, prepared.writtenPaths, this.options.warn);
+      return outcome('already-committed');
+    }
+    return outcome('committed', result.snapshot, prepared?.stats);
+  }
+
+  /** One row-delta commit of the prepared changes, stamped, with the replay check in `validate`. */
+  private commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefined, dvTargets: ReadonlySet<string>, checkpointId: bigint, progress: string): Promise<CommitResult> {
+    const previous = lastCommitted(table.metadata, this.jobId);
+    const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
+    const planned = this.keys.current?.snapshotId;
+    return commitRowDelta(
+      table,
+      { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
+      {
+        summary: checkpointSummary(this.jobId, checkpointId, maxCommitted, progress),
+        properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, progress, snapshotId),
+        // asked before the first attempt too (snapshot-producer.ts), on the table as loaded here
+        validate: async (current) => {
+          if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
+          // DVs on files committed earlier: no other writer may have removed them since the index
+          await validateTargetsUntouched(table.io, current, planned, dvTargets);
+          return 'proceed';
+        },
+        retry: this.options.retry,
+        warn: this.options.warn,
+      },
+    );
+  }
+
+  /**
+   * floe's own maintenance committed to the table between two checkpoints (`floe run` runs it right
+   * after a checkpoint, so nothing of this committer's is in flight): `table` is the table as that
+   * commit left it, `compaction` what a compaction moved. The key index follows it
+   * (key-index-lifecycle.ts `follow`). Returns what became of the index.
+   */
+  async followMaintenance(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
+    this.ensureUsable();
+    if (!this.table || this.hasChanges) return 'none'; // changes buffered: validated at commit as any
+    this.table = table;
+    return this.keys.follow(table, compaction);
+  }
+
+  /** Closes the key index (a disk one stays on disk for the next start). */
+  close(): void {
+    this.keys.drop();
+  }
+
+  /** Drops the buffered changes and the files written for them (nothing was committed). */
+  async abort(): Promise<void> {
+    const w = this.writer;
+    this.writer = undefined;
+    await w?.abort();
+  }
+
+  private async loaded(): Promise<CatalogTable> {
+    await this.open(this.writerOptions);
+    return this.table!;
+  }
+
+  private ensureUsable(): void {
+    if (this.busy) throw new FloeError(SUBSYSTEM, 'internal', 'checkpoint committer used while a checkpoint commit is running; await commit first');
+    if (this.failed !== undefined) {
+      throw new FloeError(SUBSYSTEM, 'internal', `this checkpoint committer failed earlier (${errorMessage(this.failed)}); start a new one and resume from lastCommitted`, { cause: this.failed });
+    }
+  }
+}
+
+function isRowChange(x: RowChange | Iterable<RowChange>): x is RowChange {
+  return typeof (x as RowChange).op === 'string';
+}
