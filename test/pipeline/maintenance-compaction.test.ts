@@ -1,7 +1,7 @@
 /**
  * `floe run` compacting its own v3 tables on its schedule while it streams updates and deletes
  * (deletion-vector upserts): the checkpoints after each compaction write their DVs against the
- * compacted files directly — floe's writer followed its own commit (checkpoint-committer.ts
+ * compacted files directly — floe's writer followed its own commit (table-committer.ts
  * `followMaintenance`) — so floe's log has no "another writer" warning and no index rebuild, the
  * lake equals MySQL and no equality delete was ever written. With the key index on disk
  * (`iceberg.keyIndex.memoryMaxRows` 0, under `stateDir`) too, and across a restart right after a

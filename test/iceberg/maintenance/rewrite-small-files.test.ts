@@ -5,7 +5,7 @@
  * same (floe's reader), v3 row lineage the same — and nothing is done in a partition below
  * `minInputFiles`. Deletes on the small files are applied and their DVs dropped.
  *
- * And floe's writer follows its own compaction (checkpoint-committer.ts `followMaintenance`): its
+ * And floe's writer follows its own compaction (table-committer.ts `followMaintenance`): its
  * key index, in memory and on disk, moves to the new files, the next checkpoint writes its DVs there
  * without a warning or a rebuild, and a restart finds the disk index stamped with the compaction
  * (reused, not rebuilt). A compaction it is not told about is still another writer's.
