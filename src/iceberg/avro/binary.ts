@@ -167,7 +167,7 @@ export class AvroReader {
 
   readBoolean(): boolean {
     if (this.pos >= this.end) this.eof('a boolean', 1);
-    const b = this.buf[this.pos++];
+    const b = this.buf[this.pos++]!;
     if (b > 1) throw new FloeError(SUBSYSTEM, 'invalid-data', `invalid Avro boolean byte ${b} at offset ${this.pos - 1}; expected 0 or 1`);
     return b === 1;
   }
@@ -177,7 +177,7 @@ export class AvroReader {
     let shift = 0;
     for (let i = 0; i < 5; i++) {
       if (this.pos >= this.end) this.eof('an int', 1);
-      const b = this.buf[this.pos++];
+      const b = this.buf[this.pos++]!;
       result |= (b & 0x7f) << shift;
       if ((b & 0x80) === 0) return (result >>> 1) ^ -(result & 1);
       shift += 7;
@@ -192,7 +192,7 @@ export class AvroReader {
     let i = 0;
     for (; i < 4; i++) {
       if (this.pos >= this.end) this.eof('a long', 1);
-      const b = this.buf[this.pos++];
+      const b = this.buf[this.pos++]!;
       lo |= (b & 0x7f) << shift;
       if ((b & 0x80) === 0) {
         return BigInt((lo >>> 1) ^ -(lo & 1));
@@ -203,7 +203,7 @@ export class AvroReader {
     let bshift = 28n;
     for (; i < 10; i++) {
       if (this.pos >= this.end) this.eof('a long', 1);
-      const b = this.buf[this.pos++];
+      const b = this.buf[this.pos++]!;
       z |= BigInt(b & 0x7f) << bshift;
       if ((b & 0x80) === 0) {
         z &= MASK_64;

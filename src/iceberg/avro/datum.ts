@@ -172,7 +172,7 @@ function buildEncoder(t: AvroSchema, path: string, cache: Map<AvroSchema, DatumE
         if (v === null || typeof v !== 'object') throw mismatch(path || t.name, `a record ${t.name} object`, v);
         const o = v as Record<string, unknown>;
         for (let i = 0; i < n; i++) {
-          const f = fields[i];
+          const f = fields[i]!;
           f.encode(w, o[f.name]);
         }
       };
@@ -307,9 +307,9 @@ function buildDecoder(t: AvroSchema, cache: Map<AvroSchema, DatumDecoder>): Datu
       impl = (r) => {
         const o: Record<string, unknown> = {};
         for (let i = 0; i < n; i++) {
-          const v = decoders[i](r);
+          const v = decoders[i]!(r);
           if (hasProto && names[i] === '__proto__') Object.defineProperty(o, '__proto__', { value: v, enumerable: true, writable: true, configurable: true });
-          else o[names[i]] = v;
+          else o[names[i]!] = v;
         }
         return o;
       };

@@ -45,9 +45,10 @@ function isValidAvroName(name: string): boolean {
 function sanitizeAvroName(name: string): string {
   if (name.length === 0) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'empty field name; Avro names must be non-empty');
   const one = (c: string): string => (/[0-9]/.test(c) ? `_${c}` : `_x${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  let out = /[A-Za-z_]/.test(name[0]) ? name[0] : one(name[0]);
+  const first = name[0]!;
+  let out = /[A-Za-z_]/.test(first) ? first : one(first);
   for (let i = 1; i < name.length; i++) {
-    const c = name[i];
+    const c = name[i]!;
     out += /[A-Za-z0-9_]/.test(c) ? c : one(c);
   }
   return out;

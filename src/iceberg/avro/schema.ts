@@ -93,8 +93,9 @@ export function optional(t: AvroSchema): AvroUnion {
 /** The non-null branch of an optional union, or the schema itself. */
 export function unwrapOptional(t: AvroSchema): AvroSchema {
   if (t.type === 'union' && t.branches.length === 2) {
-    if (t.branches[0].type === 'null') return t.branches[1];
-    if (t.branches[1].type === 'null') return t.branches[0];
+    const [a, b] = t.branches as [AvroSchema, AvroSchema];
+    if (a.type === 'null') return b;
+    if (b.type === 'null') return a;
   }
   return t;
 }

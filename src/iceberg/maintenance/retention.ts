@@ -150,7 +150,7 @@ export function planRetention(metadata: TableMetadata, policy: RetentionPolicy):
     keep(id);
     for (const ancestry of branchAncestries) {
       const at = ancestry.findIndex((s) => s.snapshotId === id);
-      for (let i = 0; i < at; i++) keep(ancestry[i].snapshotId);
+      for (let i = 0; i < at; i++) keep(ancestry[i]!.snapshotId);
     }
   }
 

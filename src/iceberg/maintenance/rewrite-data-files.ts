@@ -232,8 +232,8 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
   };
   try {
     for (let i = 0; i < ordered.length; i++) {
-      const task = ordered[i];
-      if (i > 0 && partitionOf(task.file) !== partitionOf(ordered[i - 1].file)) await finishAll();
+      const task = ordered[i]!;
+      if (i > 0 && partitionOf(task.file) !== partitionOf(ordered[i - 1]!.file)) await finishAll();
       for await (const rows of readTask(task, ctx)) {
         const byPartition = new Map<PartitionKey, Row[]>();
         for (const row of rows) {

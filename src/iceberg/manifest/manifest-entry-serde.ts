@@ -50,7 +50,7 @@ export function dataFileToRecord(file: DataFile, formatVersion: ManifestFormatVe
   }
   const partition: Record<string, unknown> = {};
   partitionType.fields.forEach((f, i) => {
-    partition[avroFieldName(f.name)] = toAvroValue(f.type as PrimitiveType, file.partition[i], `${where}: partition field ${f.name}`);
+    partition[avroFieldName(f.name)] = toAvroValue(f.type as PrimitiveType, file.partition[i]!, `${where}: partition field ${f.name}`);
   });
   const isPositionDelete = file.content === 'position-deletes';
   const record: Record<string, unknown> = {

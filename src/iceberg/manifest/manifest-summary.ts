@@ -34,7 +34,7 @@ export class PartitionSummaryBuilder {
   update(partition: readonly Value[]): void {
     this.count++;
     for (let i = 0; i < this.fields.length; i++) {
-      const f = this.fields[i];
+      const f = this.fields[i]!;
       const v = partition[i] ?? null;
       if (v === null) {
         f.containsNull = true;

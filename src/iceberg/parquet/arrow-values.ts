@@ -54,7 +54,7 @@ function isValidFn(data: arrow.Data): (i: number) => boolean {
   const bitmap = data.nullBitmap;
   if (!bitmap || bitmap.length === 0 || data.nullCount === 0) return () => true;
   const offset = data.offset;
-  return (i) => ((bitmap[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 1;
+  return (i) => ((bitmap[(offset + i) >> 3]! >> ((offset + i) & 7)) & 1) === 1;
 }
 
 function mismatch(path: string, target: IcebergType, file: arrow.DataType): never {
@@ -82,9 +82,9 @@ function floorDiv(a: bigint, b: bigint): bigint {
 }
 
 function int64At(values: BigInt64Array | Int32Array, i: number): bigint {
-  if (values instanceof BigInt64Array) return values[i];
+  if (values instanceof BigInt64Array) return values[i]!;
   // Older arrow-js layouts keep 64-bit values as pairs of 32-bit words.
-  return (BigInt(values[2 * i + 1]) << 32n) | BigInt(values[2 * i] >>> 0);
+  return (BigInt(values[2 * i + 1]!) << 32n) | BigInt(values[2 * i]! >>> 0);
 }
 
 function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
@@ -92,7 +92,7 @@ function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
   if (len <= 24) {
     let ascii = true;
     for (let k = start; k < end; k++) {
-      if (bytes[k] >= 0x80) {
+      if (bytes[k]! >= 0x80) {
         ascii = false;
         break;
       }
@@ -112,14 +112,14 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
       return (data) => {
         const bits = data.values as Uint8Array;
         const o = data.offset;
-        return withNulls(data, (i) => ((bits[(o + i) >> 3] >> ((o + i) & 7)) & 1) === 1);
+        return withNulls(data, (i) => ((bits[(o + i) >> 3]! >> ((o + i) & 7)) & 1) === 1);
       };
     case 'int':
       if (t !== arrow.Type.Int || (file as arrow.Int).bitWidth > 32 || ((file as arrow.Int).bitWidth === 32 && !(file as arrow.Int).isSigned)) mismatch(path, target, file);
       return (data) => {
         const v = data.values as Int32Array;
         const o = data.offset;
-        return withNulls(data, (i) => v[o + i]);
+        return withNulls(data, (i) => v[o + i]!);
       };
     case 'long':
       if (t !== arrow.Type.Int) mismatch(path, target, file);
@@ -138,7 +138,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
       return (data) => {
         const v = data.values as Int32Array;
         const o = data.offset;
-        return withNulls(data, (i) => BigInt(v[o + i]));
+        return withNulls(data, (i) => BigInt(v[o + i]!));
       };
     case 'float':
     case 'double':
@@ -147,7 +147,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
       return (data) => {
         const v = data.values as Float32Array | Float64Array;
         const o = data.offset;
-        return withNulls(data, (i) => v[o + i]);
+        return withNulls(data, (i) => v[o + i]!);
       };
     case 'decimal': {
       if (t !== arrow.Type.Decimal) mismatch(path, target, file);
@@ -162,7 +162,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
         return withNulls(data, (i) => {
           const base = (o + i) * words;
           let x = 0n;
-          for (let w = words - 1; w >= 0; w--) x = (x << 32n) | BigInt(v[base + w]);
+          for (let w = words - 1; w >= 0; w--) x = (x << 32n) | BigInt(v[base + w]!);
           return formatDecimal(BigInt.asIntN(Number(bits), x), scale);
         });
       };
@@ -172,7 +172,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
         return (data) => {
           const v = data.values as Int32Array;
           const o = data.offset;
-          return withNulls(data, (i) => v[o + i]);
+          return withNulls(data, (i) => v[o + i]!);
         };
       }
       if (t === arrow.Type.Date) {
@@ -192,7 +192,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
         const o = data.offset;
         const wide = tt.bitWidth === 64;
         return withNulls(data, (i) => {
-          const raw = wide ? int64At(v, o + i) : BigInt((v as Int32Array)[o + i]);
+          const raw = wide ? int64At(v, o + i) : BigInt((v as Int32Array)[o + i]!);
           return div === 1n ? raw * mul : floorDiv(raw, div);
         });
       };
@@ -208,7 +208,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
         return (data) => {
           const v = data.values as Int32Array;
           const o = data.offset;
-          return withNulls(data, (i) => BigInt(v[o + i]) * perDay);
+          return withNulls(data, (i) => BigInt(v[o + i]!) * perDay);
         };
       }
       if (t !== arrow.Type.Timestamp) mismatch(path, target, file);
@@ -230,7 +230,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
           const o = data.offset;
           const large = offs instanceof BigInt64Array;
           return withNulls(data, (i) =>
-            large ? decodeUtf8(bytes, Number(offs[o + i]), Number(offs[o + i + 1])) : decodeUtf8(bytes, (offs as Int32Array)[o + i], (offs as Int32Array)[o + i + 1]),
+            large ? decodeUtf8(bytes, Number(offs[o + i]), Number(offs[o + i + 1])) : decodeUtf8(bytes, (offs as Int32Array)[o + i]!, (offs as Int32Array)[o + i + 1]!),
           );
         };
       }
@@ -272,10 +272,10 @@ export function columnConverter(target: IcebergType, file: arrow.DataType, path:
     const dict = file as arrow.Dictionary;
     const inner = columnConverter(target, dict.dictionary, path, match);
     return (data) => {
-      const dictValues = inner(data.dictionary!.data[0]);
+      const dictValues = inner(data.dictionary!.data[0]!);
       const idx = data.values as Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | BigInt64Array;
       const o = data.offset;
-      return withNulls(data, (i) => dictValues[Number(idx[o + i])]);
+      return withNulls(data, (i) => dictValues[Number(idx[o + i])]!);
     };
   }
   switch (target.kind) {
@@ -289,34 +289,34 @@ export function columnConverter(target: IcebergType, file: arrow.DataType, path:
         return { index: fileChildren.indexOf(fileChild), constant: null, convert: columnConverter(f.type, fileChild.type, childPath, match) };
       });
       return (data) => {
-        const columns = plan.map((p) => (p.convert ? p.convert(data.children[p.index]) : undefined));
+        const columns = plan.map((p) => (p.convert ? p.convert(data.children[p.index]!) : undefined));
         return withNulls(data, (i) => plan.map((p, c) => (columns[c] ? columns[c]![i] : p.constant)) as unknown as Value);
       };
     }
     case 'list': {
       if (file.typeId !== arrow.Type.List && file.typeId !== arrow.Type.LargeList) mismatch(path, target, file);
-      const element = columnConverter(target.element, (file as arrow.List).children[0].type, `${path}.element`, match);
+      const element = columnConverter(target.element, (file as arrow.List).children[0]!.type, `${path}.element`, match);
       return (data) => {
         const offs = data.valueOffsets as Int32Array | BigInt64Array;
         const o = data.offset;
-        const values = element(data.children[0]);
+        const values = element(data.children[0]!);
         return withNulls(data, (i) => values.slice(Number(offs[o + i]), Number(offs[o + i + 1])) as unknown as Value);
       };
     }
     case 'map': {
       if (file.typeId !== arrow.Type.Map) mismatch(path, target, file);
-      const entries = (file as arrow.Map_).children[0].type as arrow.Struct;
-      const key = columnConverter(target.keyType, entries.children[0].type, `${path}.key`, match);
-      const value = columnConverter(target.valueType, entries.children[1].type, `${path}.value`, match);
+      const entries = (file as arrow.Map_).children[0]!.type as arrow.Struct;
+      const key = columnConverter(target.keyType, entries.children[0]!.type, `${path}.key`, match);
+      const value = columnConverter(target.valueType, entries.children[1]!.type, `${path}.value`, match);
       return (data) => {
         const offs = data.valueOffsets as Int32Array;
         const o = data.offset;
-        const entryData = data.children[0];
-        const keys = key(entryData.children[0]);
-        const values = value(entryData.children[1]);
+        const entryData = data.children[0]!;
+        const keys = key(entryData.children[0]!);
+        const values = value(entryData.children[1]!);
         return withNulls(data, (i) => {
           const pairs: Array<[Value, Value]> = [];
-          for (let k = offs[o + i]; k < offs[o + i + 1]; k++) pairs.push([keys[k], values[k]]);
+          for (let k = offs[o + i]!; k < offs[o + i + 1]!; k++) pairs.push([keys[k]!, values[k]!]);
           return pairs as unknown as Value;
         });
       };

@@ -39,7 +39,7 @@ export function truncateStringMax(s: string, length: number): string | null {
   if (cps.length <= length) return s;
   const prefix = cps.slice(0, length);
   for (let i = length - 1; i >= 0; i--) {
-    let next = prefix[i] + 1;
+    let next = prefix[i]! + 1;
     if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
     if (next <= MAX_CODE_POINT) {
       prefix[i] = next;
@@ -60,7 +60,7 @@ export function truncateBinaryMax(b: Uint8Array, length: number): Uint8Array | n
   for (let i = length - 1; i >= 0; i--) {
     if (b[i] !== 0xff) {
       const out = b.slice(0, i + 1);
-      out[i] += 1;
+      out[i]! += 1;
       return out;
     }
   }

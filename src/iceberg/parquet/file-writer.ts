@@ -195,7 +195,7 @@ export class ParquetFileWriter {
     if (this.staged.length === 0) return;
     const rows = this.staged;
     this.staged = [];
-    for (let i = 0; i < rows.length; i++) this.appendRow(rows[i]);
+    for (let i = 0; i < rows.length; i++) this.appendRow(rows[i]!);
   }
 
   /**
@@ -211,7 +211,7 @@ export class ParquetFileWriter {
     const n = columns[0]?.length ?? 0;
     for (const [i, c] of columns.entries()) {
       if (c.length !== n) {
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: column ${this.schema.fields[i].name} has ${c.length} values, the first column ${n}`);
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `column batch: column ${this.schema.fields[i]!.name} has ${c.length} values, the first column ${n}`);
       }
     }
     let start = 0;
@@ -220,8 +220,8 @@ export class ParquetFileWriter {
       const end = Math.min(n, start + room);
       try {
         for (let b = 0; b < this.builders.length; b++) {
-          const builder = this.builders[b];
-          const column = columns[this.positions[b]];
+          const builder = this.builders[b]!;
+          const column = columns[this.positions[b]!]!;
           for (let r = start; r < end; r++) builder.append(column[r]);
         }
       } catch (e) {
@@ -238,7 +238,7 @@ export class ParquetFileWriter {
     const builders = this.builders;
     const positions = this.positions;
     try {
-      for (let b = 0; b < builders.length; b++) builders[b].append(row[positions[b]]);
+      for (let b = 0; b < builders.length; b++) builders[b]!.append(row[positions[b]!]);
     } catch (e) {
       this.failure = e;
       throw e;
@@ -299,7 +299,7 @@ export class ParquetFileWriter {
     const last = this.buffered > 0 || this.rawSent === 0 ? this.takeBatch(true) : undefined;
     const chunks = await encoder.finish(last);
     if (last) this.afterBatch();
-    const bytes = chunks.length === 1 ? chunks[0] : concatBytes(chunks);
+    const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
     const footer = summarizeFooter(bytes);
     if (footer.numRows !== BigInt(this.rowsWritten)) {
       // parquet-wasm drops batches arrow-rs rejects without reporting it (encoder.ts).

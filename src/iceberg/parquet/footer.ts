@@ -105,7 +105,7 @@ export function summarizeFooter(bytes: Uint8Array): FooterSummary {
   if (n < 12 || bytes[n - 4] !== 0x50 || bytes[n - 3] !== 0x41 || bytes[n - 2] !== 0x52 || bytes[n - 1] !== 0x31) {
     throw new FloeError(SUBSYSTEM, 'invalid-data', `not a Parquet file (${n} bytes): no PAR1 magic at the end`);
   }
-  const length = bytes[n - 8] | (bytes[n - 7] << 8) | (bytes[n - 6] << 16) | (bytes[n - 5] << 24);
+  const length = bytes[n - 8]! | (bytes[n - 7]! << 8) | (bytes[n - 6]! << 16) | (bytes[n - 5]! << 24);
   if (length <= 0 || length > n - 12) throw new FloeError(SUBSYSTEM, 'invalid-data', `Parquet footer length ${length} does not fit a file of ${n} bytes`);
   try {
     return readFileMetaData(new CompactReader(bytes, n - 8 - length, n - 8));
@@ -141,7 +141,7 @@ class CompactReader {
 
   byte(): number {
     if (this.pos >= this.end) throw new Error('footer ends early');
-    return this.bytes[this.pos++];
+    return this.bytes[this.pos++]!;
   }
 
   /** An unsigned varint, as a number (exact below 2^53: offsets and sizes of any real file). */
@@ -276,7 +276,7 @@ function readFileMetaData(r: CompactReader): FooterSummary {
     for (let c = 0; c < rg.sizes.length; c++) {
       const id = leaves[c]?.fieldId;
       if (id === undefined) continue;
-      columnSizes.set(id, (columnSizes.get(id) ?? 0n) + BigInt(rg.sizes[c]));
+      columnSizes.set(id, (columnSizes.get(id) ?? 0n) + BigInt(rg.sizes[c]!));
     }
   }
   const splitOffsets = rowGroups.flatMap((rg) => (rg.start === undefined ? [] : [BigInt(rg.start)]));

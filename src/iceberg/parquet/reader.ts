@@ -175,7 +175,7 @@ function convertBatch(plan: readonly TopLevelPlan[], batch: arrow.RecordBatch, n
     if (!p.convert || p.column === undefined) return undefined;
     const index = batch.schema.fields.findIndex((f) => f.name === p.column);
     if (index < 0) throw new FloeError(SUBSYSTEM, 'internal', `${name}: column ${p.column} missing from a read batch`);
-    return p.convert(batch.data.children[index]);
+    return p.convert(batch.data.children[index]!);
   });
   const rows = new Array<Row>(n);
   const width = plan.length;
@@ -183,7 +183,7 @@ function convertBatch(plan: readonly TopLevelPlan[], batch: arrow.RecordBatch, n
     const row = new Array<Value>(width);
     for (let c = 0; c < width; c++) {
       const col = columns[c];
-      row[c] = col ? col[i] : plan[c].constant;
+      row[c] = col ? col[i]! : plan[c]!.constant;
     }
     rows[i] = row;
   }

@@ -208,6 +208,7 @@ export class WorkerEncoderPool {
       return t;
     }
     let best = this.threads[0];
+    if (!best) throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder pool has no thread to pick (pool size ${this.size})`);
     for (const t of this.threads) if (t.files.size < best.files.size) best = t;
     return best;
   }

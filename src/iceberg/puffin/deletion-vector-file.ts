@@ -78,10 +78,10 @@ export function writeDeletionVectorPuffin(
     bytes,
     fileSizeInBytes: BigInt(bytes.length),
     vectors: metas.map((m, i) => ({
-      referencedDataFile: inputs[i].referencedDataFile,
+      referencedDataFile: inputs[i]!.referencedDataFile,
       offset: m.offset,
       length: m.length,
-      cardinality: blobs[i].cardinality,
+      cardinality: blobs[i]!.cardinality,
     })),
   };
 }

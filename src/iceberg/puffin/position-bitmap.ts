@@ -42,7 +42,7 @@ function mergeSorted(a: Uint32Array, added: Set<number>): Uint32Array {
   let k = 0;
   let last = -1;
   while (i < a.length || j < pending.length) {
-    const v = j >= pending.length || (i < a.length && a[i] <= pending[j]) ? a[i++] : pending[j++];
+    const v = j >= pending.length || (i < a.length && a[i]! <= pending[j]!) ? a[i++]! : pending[j++]!;
     if (v !== last) {
       out[k++] = v;
       last = v;
@@ -58,15 +58,15 @@ function mergeSortedArrays(a: Uint32Array, b: Uint32Array): Uint32Array {
   let j = 0;
   let k = 0;
   while (i < a.length && j < b.length) {
-    if (a[i] < b[j]) out[k++] = a[i++];
-    else if (a[i] > b[j]) out[k++] = b[j++];
+    if (a[i]! < b[j]!) out[k++] = a[i++]!;
+    else if (a[i]! > b[j]!) out[k++] = b[j++]!;
     else {
-      out[k++] = a[i++];
+      out[k++] = a[i++]!;
       j++;
     }
   }
-  while (i < a.length) out[k++] = a[i++];
-  while (j < b.length) out[k++] = b[j++];
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
   return k === out.length ? out : out.slice(0, k);
 }
 
@@ -123,7 +123,7 @@ export class PositionBitmap {
     let hi = a.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const v = a[mid];
+      const v = a[mid]!;
       if (v === low) return true;
       if (v < low) lo = mid + 1;
       else hi = mid - 1;
@@ -173,7 +173,7 @@ export class PositionBitmap {
   *positions(): Generator<bigint> {
     for (const [key, low] of this.keyed()) {
       const high = BigInt(key) << 32n;
-      for (let i = 0; i < low.length; i++) yield high | BigInt(low[i]);
+      for (let i = 0; i < low.length; i++) yield high | BigInt(low[i]!);
     }
   }
 

@@ -110,7 +110,7 @@ export function readPuffinFooter(bytes: Uint8Array, what = 'Puffin file'): Puffi
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const payloadSize = view.getInt32(bytes.length - FOOTER_STRUCT_SIZE, true);
   const flags = bytes.subarray(bytes.length - 8, bytes.length - 4);
-  if ((flags[0] & 1) !== 0) fail(what, 'footer payload is LZ4-compressed, which floe does not read');
+  if ((flags[0]! & 1) !== 0) fail(what, 'footer payload is LZ4-compressed, which floe does not read');
   const footerStart = bytes.length - FOOTER_STRUCT_SIZE - payloadSize - 4;
   if (payloadSize < 0 || footerStart < 4) fail(what, `footer payload size ${payloadSize} does not fit the file`);
   if (!hasMagicAt(bytes, footerStart)) fail(what, `no footer magic at offset ${footerStart}`);

@@ -33,9 +33,9 @@ function containersOf(values: Uint32Array): Container[] {
   const out: Container[] = [];
   let i = 0;
   while (i < values.length) {
-    const key = values[i] >>> 16;
+    const key = values[i]! >>> 16;
     let j = i + 1;
-    while (j < values.length && values[j] >>> 16 === key) j++;
+    while (j < values.length && values[j]! >>> 16 === key) j++;
     out.push({ key, start: i, end: j });
     i = j;
   }
@@ -61,7 +61,7 @@ export function roaring32Size(values: Uint32Array): number {
  */
 export function writeRoaring32(values: Uint32Array, out: Uint8Array, offset: number): number {
   for (let i = 1; i < values.length; i++) {
-    if (values[i] <= values[i - 1]) throw new FloeError(SUBSYSTEM, 'internal', `roaring values must be sorted and unique, found ${values[i - 1]} then ${values[i]}`);
+    if (values[i]! <= values[i - 1]!) throw new FloeError(SUBSYSTEM, 'internal', `roaring values must be sorted and unique, found ${values[i - 1]} then ${values[i]}`);
   }
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const cs = containersOf(values);
@@ -86,14 +86,14 @@ export function writeRoaring32(values: Uint32Array, out: Uint8Array, offset: num
     const card = c.end - c.start;
     if (card <= ARRAY_CONTAINER_MAX) {
       for (let i = c.start; i < c.end; i++) {
-        view.setUint16(p, values[i] & 0xffff, true);
+        view.setUint16(p, values[i]! & 0xffff, true);
         p += 2;
       }
     } else {
       out.fill(0, p, p + BITMAP_BYTES);
       for (let i = c.start; i < c.end; i++) {
-        const low = values[i] & 0xffff;
-        out[p + (low >>> 3)] |= 1 << (low & 7);
+        const low = values[i]! & 0xffff;
+        out[p + (low >>> 3)]! |= 1 << (low & 7);
       }
       p += BITMAP_BYTES;
     }
@@ -141,8 +141,8 @@ export function deserializeRoaring32(bytes: Uint8Array, offset: number, limit = 
   for (let i = 0; i < n; i++) {
     keys[i] = view.getUint16(p, true);
     cards[i] = view.getUint16(p + 2, true) + 1;
-    total += cards[i];
-    if (i > 0 && keys[i] <= keys[i - 1]) throw corrupt(offset, `container keys not ascending (${keys[i - 1]} then ${keys[i]})`);
+    total += cards[i]!;
+    if (i > 0 && keys[i]! <= keys[i - 1]!) throw corrupt(offset, `container keys not ascending (${keys[i - 1]} then ${keys[i]})`);
     p += 4;
   }
   if (!runBitset || n >= NO_OFFSET_THRESHOLD) {
@@ -152,9 +152,9 @@ export function deserializeRoaring32(bytes: Uint8Array, offset: number, limit = 
   const values = new Uint32Array(total);
   let k = 0;
   for (let i = 0; i < n; i++) {
-    const high = keys[i] * 65536;
-    const card = cards[i];
-    const isRun = runBitset !== undefined && (runBitset[i >>> 3] & (1 << (i & 7))) !== 0;
+    const high = keys[i]! * 65536;
+    const card = cards[i]!;
+    const isRun = runBitset !== undefined && (runBitset[i >>> 3]! & (1 << (i & 7))) !== 0;
     if (isRun) {
       need(p, 2, 'a run count');
       const runs = view.getUint16(p, true);
@@ -187,7 +187,7 @@ export function deserializeRoaring32(bytes: Uint8Array, offset: number, limit = 
       need(p, BITMAP_BYTES, 'a bitmap container');
       let seen = 0;
       for (let b = 0; b < BITMAP_BYTES; b++) {
-        let byte = bytes[p + b];
+        let byte = bytes[p + b]!;
         while (byte !== 0) {
           const bit = 31 - Math.clz32(byte & -byte);
           if (seen >= card) throw corrupt(offset, `bitmap container holds more than the declared cardinality ${card}`);

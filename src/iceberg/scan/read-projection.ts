@@ -22,7 +22,7 @@ interface FieldPath {
 
 function findPath(fields: readonly NestedField[], id: number): { indices: number[]; type: IcebergType } | undefined {
   for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
+    const f = fields[i]!;
     if (f.id === id) return { indices: [i], type: f.type };
     if (f.type.kind === 'struct') {
       const inner = findPath(f.type.fields, id);
@@ -63,10 +63,10 @@ export class ReadProjection {
     if (path) return path;
     const inOutput = findPath(this.fields, id);
     if (inOutput) {
-      path = { top: inOutput.indices[0], nested: inOutput.indices.slice(1), type: inOutput.type };
+      path = { top: inOutput.indices[0]!, nested: inOutput.indices.slice(1), type: inOutput.type };
     } else {
       const source = schemaWithFields(this.outputSchema, this.schemas, [id]);
-      const pruned = equalityDeleteSchema(source, [id]).fields[0];
+      const pruned = equalityDeleteSchema(source, [id]).fields[0]!;
       this.fields.push(pruned);
       const inner = findPath([pruned], id)!;
       path = { top: this.fields.length - 1, nested: inner.indices.slice(1), type: inner.type };

@@ -108,7 +108,7 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
     if (row[seqAt] === null) row[seqAt] = task.sequenceNumber;
   };
   for await (const batch of batches) {
-    if (lineage) for (let i = 0; i < batch.rows.length; i++) inherit(batch.rows[i], batch.firstPosition + i);
+    if (lineage) for (let i = 0; i < batch.rows.length; i++) inherit(batch.rows[i]!, batch.firstPosition + i);
     if (!anyDeletes) {
       yield { rows: trim ? batch.rows.map((r) => r.slice(0, width)) : batch.rows, firstPosition: batch.firstPosition };
       continue;
@@ -119,7 +119,7 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
       const pos = batch.firstPosition + i;
       if (dv?.has(pos)) continue;
       if (positionSets.some((s) => s.has(pos))) continue;
-      const row = batch.rows[i];
+      const row = batch.rows[i]!;
       if (equality.some(({ set, accessors }) => set.keys.has(tupleKey(set.types, accessors.map((a) => a(row)))))) continue;
       out.push(trim ? row.slice(0, width) : row);
       positions.push(pos);

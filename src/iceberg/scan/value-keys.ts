@@ -31,6 +31,6 @@ function valueKey(type: IcebergType, v: Value): string {
 
 /** A key for a tuple of values of the given types (same types → same key iff the values are equal). */
 export function tupleKey(types: readonly IcebergType[], values: readonly Value[]): string {
-  if (types.length === 1) return valueKey(types[0], values[0] ?? null);
+  if (types.length === 1) return valueKey(types[0]!, values[0] ?? null);
   return JSON.stringify(types.map((t, i) => valueKey(t, values[i] ?? null)));
 }

@@ -35,15 +35,15 @@ export function murmur3Hash32(bytes: Uint8Array, seed = 0): number {
   const len = bytes.length;
   const blocks = len & ~3;
   for (let i = 0; i < blocks; i += 4) {
-    const k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
+    const k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
     h = mixH1(h, mixK1(k));
   }
   const tail = len & 3;
   if (tail > 0) {
     let k = 0;
-    if (tail === 3) k ^= bytes[blocks + 2] << 16;
-    if (tail >= 2) k ^= bytes[blocks + 1] << 8;
-    k ^= bytes[blocks];
+    if (tail === 3) k ^= bytes[blocks + 2]! << 16;
+    if (tail >= 2) k ^= bytes[blocks + 1]! << 8;
+    k ^= bytes[blocks]!;
     h ^= mixK1(k);
   }
   return fmix(h, len);

@@ -81,20 +81,20 @@ function parseTerm(term: string): { transform: Transform; column: string } {
     if (/[()\s,]/.test(term)) throw bad(term, 'not a column name or a transform call');
     return { transform: { kind: 'identity' }, column: term };
   }
-  const kind = ALIASES[call[1].toLowerCase()];
+  const kind = ALIASES[call[1]!.toLowerCase()];
   if (!kind) throw bad(term, `unknown transform ${call[1]}`);
-  const args = call[2].split(',').map((a) => a.trim());
+  const args = call[2]!.split(',').map((a) => a.trim());
   if (kind === 'bucket' || kind === 'truncate') {
     if (args.length !== 2) throw bad(term, `${kind} takes a number and a column`);
-    const numberIndex = /^\d+$/.test(args[0]) ? 0 : /^\d+$/.test(args[1]) ? 1 : -1;
+    const numberIndex = /^\d+$/.test(args[0]!) ? 0 : /^\d+$/.test(args[1]!) ? 1 : -1;
     if (numberIndex < 0) throw bad(term, `${kind} needs a positive integer argument`);
     const n = Number(args[numberIndex]);
     if (!Number.isSafeInteger(n) || n <= 0 || n > 2_147_483_647) throw bad(term, `${kind} width must be between 1 and 2147483647, found ${args[numberIndex]}`);
-    const column = args[1 - numberIndex];
+    const column = args[1 - numberIndex]!;
     return { transform: kind === 'bucket' ? { kind, n } : { kind, width: n }, column };
   }
   if (args.length !== 1 || args[0] === '') throw bad(term, `${kind} takes exactly one column`);
-  return { transform: { kind } as Transform, column: args[0] };
+  return { transform: { kind } as Transform, column: args[0]! };
 }
 
 /**

@@ -127,8 +127,9 @@ function locate(root: StructType, path: string): { parent: StructType; field: Ne
     const head = parts.slice(0, i).join('.');
     const index = struct.fields.findIndex((f) => f.name === head);
     if (index < 0) continue;
-    if (i === parts.length) return { parent: struct, field: struct.fields[index], index };
-    const next = struct.fields[index].type;
+    const field = struct.fields[index]!;
+    if (i === parts.length) return { parent: struct, field, index };
+    const next = field.type;
     if (next.kind !== 'struct') return undefined;
     const rest = locate(next, parts.slice(i).join('.'));
     if (rest) return rest;

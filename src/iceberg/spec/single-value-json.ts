@@ -148,13 +148,13 @@ function parseTimestampText(t: PrimitiveType, text: string, withZone: boolean, d
   // (offset required); reading either the other way would shift values silently.
   if (withZone && !zone) return fail(t, 'a zone offset such as +00:00', text);
   if (!withZone && zone) return fail(t, 'no zone offset (timestamp without time zone)', text);
-  const days = parseIsoDate(t, m[1]);
+  const days = parseIsoDate(t, m[1]!);
   const unitsPerSecond = 10n ** BigInt(digits);
-  let units = BigInt(days) * 86_400n * unitsPerSecond + parseTimeOfDay(t, m[2], digits);
+  let units = BigInt(days) * 86_400n * unitsPerSecond + parseTimeOfDay(t, m[2]!, digits);
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1n : 1n;
     const [hh, mm, ss] = zone.slice(1).split(':').map(Number);
-    units -= sign * BigInt(hh * 3600 + mm * 60 + (ss ?? 0)) * unitsPerSecond;
+    units -= sign * BigInt(hh! * 3600 + mm! * 60 + (ss ?? 0)) * unitsPerSecond;
   }
   return units;
 }

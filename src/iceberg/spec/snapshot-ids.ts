@@ -15,8 +15,8 @@ export function newSnapshotId(): bigint {
   for (;;) {
     const bytes = new Uint8Array(16);
     globalThis.crypto.getRandomValues(bytes);
-    bytes[6] = (bytes[6] & 0x0f) | 0x40; // UUID version 4
-    bytes[8] = (bytes[8] & 0x3f) | 0x80; // IETF variant
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40; // UUID version 4
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80; // IETF variant
     const view = new DataView(bytes.buffer);
     const id = (view.getBigUint64(0) ^ view.getBigUint64(8)) & LONG_MAX;
     if (id !== 0n) return id;

@@ -49,7 +49,7 @@ export function specsCompatible(a: PartitionSpec, b: PartitionSpec): boolean {
   return (
     a.fields.length === b.fields.length &&
     a.fields.every((f, i) => {
-      const g = b.fields[i];
+      const g = b.fields[i]!;
       return f.sourceId === g.sourceId && f.name === g.name && transformToString(f.transform) === transformToString(g.transform);
     })
   );
@@ -60,7 +60,7 @@ export function sameSortOrder(a: SortOrder, b: SortOrder): boolean {
   return (
     a.fields.length === b.fields.length &&
     a.fields.every((f, i) => {
-      const g = b.fields[i];
+      const g = b.fields[i]!;
       return f.sourceId === g.sourceId && f.transform === g.transform && f.direction === g.direction && f.nullOrder === g.nullOrder;
     })
   );

@@ -110,7 +110,7 @@ export function validateTableMetadata(m: TableMetadata, options: { forWrite?: bo
 
 function checkSortedLog(name: string, timestamps: bigint[], lastUpdatedMs: bigint): void {
   for (let i = 1; i < timestamps.length; i++) {
-    if (timestamps[i] - timestamps[i - 1] < -ONE_MINUTE_MS) {
+    if (timestamps[i]! - timestamps[i - 1]! < -ONE_MINUTE_MS) {
       throw invalid(`${name} is not sorted: entry ${i} has timestamp-ms ${timestamps[i]}, before entry ${i - 1} at ${timestamps[i - 1]}`);
     }
   }

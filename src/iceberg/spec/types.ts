@@ -64,27 +64,27 @@ export function isPrimitive(t: IcebergType): t is PrimitiveType {
   return t.kind !== 'struct' && t.kind !== 'list' && t.kind !== 'map';
 }
 
-const SIMPLE: Record<string, PrimitiveType> = Object.fromEntries(
-  (
-    [
-      'boolean',
-      'int',
-      'long',
-      'float',
-      'double',
-      'date',
-      'time',
-      'timestamp',
-      'timestamptz',
-      'timestamp_ns',
-      'timestamptz_ns',
-      'string',
-      'uuid',
-      'binary',
-      'unknown',
-    ] as const
-  ).map((k) => [k, Object.freeze({ kind: k }) as PrimitiveType]),
-);
+const SIMPLE_KINDS = [
+  'boolean',
+  'int',
+  'long',
+  'float',
+  'double',
+  'date',
+  'time',
+  'timestamp',
+  'timestamptz',
+  'timestamp_ns',
+  'timestamptz_ns',
+  'string',
+  'uuid',
+  'binary',
+  'unknown',
+] as const;
+const SIMPLE = Object.fromEntries(SIMPLE_KINDS.map((k) => [k, Object.freeze({ kind: k }) as PrimitiveType])) as Record<
+  (typeof SIMPLE_KINDS)[number],
+  PrimitiveType
+>;
 
 export const Types = {
   boolean: SIMPLE.boolean,
@@ -131,7 +131,7 @@ export function primitiveToString(t: PrimitiveType): string {
 /** Parses a primitive type string as written in metadata JSON (whitespace-tolerant, as Java). */
 export function parsePrimitive(text: string): PrimitiveType {
   const s = text.trim().toLowerCase();
-  const simple = SIMPLE[s];
+  const simple = (SIMPLE as Record<string, PrimitiveType | undefined>)[s];
   if (simple) return simple;
   let m = /^decimal\s*\(\s*(\d+)\s*,\s*(-?\d+)\s*\)$/.exec(s);
   if (m) return { kind: 'decimal', precision: Number(m[1]), scale: Number(m[2]) };
@@ -173,7 +173,7 @@ export function typesEqual(a: IcebergType, b: IcebergType): boolean {
       return (
         a.fields.length === o.fields.length &&
         a.fields.every((f, i) => {
-          const g = o.fields[i];
+          const g = o.fields[i]!;
           return f.id === g.id && f.name === g.name && f.required === g.required && typesEqual(f.type, g.type);
         })
       );

@@ -53,7 +53,7 @@ export function compareStrings(a: string, b: string): -1 | 0 | 1 {
 export function compareBytes(a: Uint8Array, b: Uint8Array): -1 | 0 | 1 {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   }
   return sign(a.length - b.length);
 }

@@ -51,13 +51,14 @@ export function packEnd<T>(items: readonly T[], weight: (item: T) => number, tar
   let current: T[] = [];
   let currentWeight = 0;
   for (let i = items.length - 1; i >= 0; i--) {
-    const w = weight(items[i]);
+    const item = items[i]!;
+    const w = weight(item);
     if (current.length > 0 && currentWeight + w > target) {
       bins.push(current);
       current = [];
       currentWeight = 0;
     }
-    current.push(items[i]);
+    current.push(item);
     currentWeight += w;
   }
   if (current.length > 0) bins.push(current);
@@ -79,7 +80,7 @@ export class ManifestMerger {
   async merge(metadata: TableMetadata, manifests: readonly ManifestFile[]): Promise<ManifestFile[]> {
     const policy = mergePolicy(metadata);
     if (!policy.enabled || manifests.length === 0) return [...manifests];
-    const first = manifests[0];
+    const first = manifests[0]!;
     const groups = new Map<number, ManifestFile[]>();
     for (const m of manifests) {
       const g = groups.get(m.specId);

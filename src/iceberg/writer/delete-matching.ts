@@ -78,7 +78,7 @@ function resolveMatchFields(schema: Schema, names: readonly string[], what = 'de
     if (pos < 0) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: field ${JSON.stringify(name)} is not a top-level field of schema ${schema.schemaId} (fields: ${schema.fields.map((f) => f.name).join(', ')}); is the FK column dropped by a column transform?`);
     }
-    const t = schema.fields[pos].type;
+    const t = schema.fields[pos]!.type;
     if (!isEqualityFieldType(t)) {
       throw new FloeError(SUBSYSTEM, 'unsupported', `${what}: field ${name} is ${t.kind}; equality deletes can only match primitive non-float columns (spec "Equality Delete Files")`);
     }
@@ -87,8 +87,9 @@ function resolveMatchFields(schema: Schema, names: readonly string[], what = 'de
   }
   const order = found.map((pos, i) => ({ pos, i })).sort((a, b) => a.pos - b.pos);
   const positions = order.map((o) => o.pos);
-  const fieldIds = positions.map((p) => schema.fields[p].id);
-  return { key: fieldIds.join(','), positions, fieldIds, types: positions.map((p) => schema.fields[p].type), names: positions.map((p) => schema.fields[p].name) };
+  const fields = positions.map((p) => schema.fields[p]!);
+  const fieldIds = fields.map((f) => f.id);
+  return { key: fieldIds.join(','), positions, fieldIds, types: fields.map((f) => f.type), names: fields.map((f) => f.name) };
 }
 
 /** Values of a MatchingDelete reordered to the schema order of its resolved fields. */
@@ -102,10 +103,11 @@ function valuesInSchemaOrder(change: MatchingDelete, m: MatchFields, schema: Sch
     throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: ${change.fields.length} field(s) but ${values?.length ?? 'no'} value(s)`);
   }
   return m.positions.map((pos) => {
-    const i = change.fields.findIndex((n) => n === schema.fields[pos].name || n.toLowerCase() === schema.fields[pos].name.toLowerCase());
+    const name = schema.fields[pos]!.name;
+    const i = change.fields.findIndex((n) => n === name || n.toLowerCase() === name.toLowerCase());
     const v = row !== undefined ? row[pos] : values![i];
     if (v === null || v === undefined) {
-      throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: value of ${schema.fields[pos].name} is null; a matching delete needs non-null values (a null FK references nothing)`);
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `delete-matching: value of ${name} is null; a matching delete needs non-null values (a null FK references nothing)`);
     }
     return v;
   });

@@ -87,7 +87,7 @@ export class MemoryKeyIndex implements KeyIndex {
   get(k: KeyId): IndexedRow | undefined {
     const packed = this.rows.get(k);
     if (packed === undefined) return undefined;
-    return { file: this.files[Math.floor(packed / TWO_32)], pos: packed % TWO_32 };
+    return { file: this.files[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 };
   }
 
   set(k: KeyId, file: DataFile, pos: number): void {
@@ -123,7 +123,7 @@ export class MemoryKeyIndex implements KeyIndex {
   }
 
   *entries(): Iterable<readonly [KeyId, DataFile, number]> {
-    for (const [k, packed] of this.rows) yield [k, this.files[Math.floor(packed / TWO_32)], packed % TWO_32];
+    for (const [k, packed] of this.rows) yield [k, this.files[Math.floor(packed / TWO_32)]!, packed % TWO_32];
   }
 
   close(): void {}
@@ -207,7 +207,7 @@ export function keyReader(table: { io: FileIO; metadata: TableMetadata }, key: T
   async function read(task: FileScanTask, each: (k: KeyId, pos: number) => void): Promise<void> {
     for await (const batch of readTaskPositions(task, ctx)) {
       const rows: Row[] = batch.rows;
-      for (let i = 0; i < rows.length; i++) each(key.encode(rows[i], 'indexed key'), batch.positions ? batch.positions[i] : batch.firstPosition + i);
+      for (let i = 0; i < rows.length; i++) each(key.encode(rows[i]!, 'indexed key'), batch.positions ? batch.positions[i]! : batch.firstPosition + i);
     }
   }
   return {

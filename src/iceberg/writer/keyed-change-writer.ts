@@ -99,7 +99,7 @@ export class KeyedChangeWriter implements ModeWriter {
   private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
     const packed = this.keys.get(k);
     if (packed !== undefined) {
-      this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)], pos: packed % TWO_32 });
+      this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 });
       this.keys.delete(k);
       return undefined;
     }
@@ -150,7 +150,7 @@ export class KeyedChangeWriter implements ModeWriter {
   indexDelta(): KeyIndexDelta {
     const set: KeyIndexDelta['set'][number][] = [];
     for (const [k, packed] of this.keys) {
-      const h = this.rowFiles[Math.floor(packed / TWO_32)];
+      const h = this.rowFiles[Math.floor(packed / TWO_32)]!;
       set.push([k, h.dataFile!, packed % TWO_32]);
     }
     return { set, deleted: [...this.indexDeleted] };

@@ -188,7 +188,7 @@ async function eachConcurrently<T>(items: readonly T[], limit: number, fn: (item
     while (next < items.length && !failed) {
       const i = next++;
       try {
-        await fn(items[i], i);
+        await fn(items[i]!, i);
       } catch (e) {
         failed = true;
         throw e;

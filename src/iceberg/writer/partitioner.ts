@@ -55,9 +55,10 @@ export class Partitioner {
       if (index < 0) {
         throw new FloeError(SUBSYSTEM, 'unsupported', `partition field ${pf.name} has source column ${pf.sourceId}, which is not a top-level column of schema ${schema.schemaId}; floe partitions by top-level columns only`);
       }
-      const source = schema.fields[index].type;
+      const sourceField = schema.fields[index]!;
+      const source = sourceField.type;
       if (!isPrimitive(source)) {
-        throw new FloeError(SUBSYSTEM, 'unsupported', `partition field ${pf.name}: source column ${schema.fields[index].name} is a ${source.kind}`);
+        throw new FloeError(SUBSYSTEM, 'unsupported', `partition field ${pf.name}: source column ${sourceField.name} is a ${source.kind}`);
       }
       this.positions.push(index);
       this.fns.push(transformFunction(pf.transform, source));
@@ -65,7 +66,7 @@ export class Partitioner {
       this.transforms.push(pf.transform);
       this.names.push(pf.name);
     }
-    const only = this.resultTypes.length === 1 ? this.resultTypes[0].kind : undefined;
+    const only = this.resultTypes.length === 1 ? this.resultTypes[0]!.kind : undefined;
     this.integerField = only === 'int' || only === 'date' ? this.fns[0] : undefined;
     this.integerPosition = this.positions[0] ?? -1;
   }
@@ -79,7 +80,7 @@ export class Partitioner {
       return v === null ? 'null' : (v as number);
     }
     if (this.positions.length === 0) return '';
-    return encodeKey(this.resultTypes, this.positions.map((p, i) => this.fns[i](row[p] ?? null)), 'partition');
+    return encodeKey(this.resultTypes, this.positions.map((p, i) => this.fns[i]!(row[p] ?? null)), 'partition');
   }
 
   get isUnpartitioned(): boolean {
@@ -89,7 +90,7 @@ export class Partitioner {
   /** The partition of a row (per row: no directory name, which only a new partition needs). */
   partitionOf(row: Row): PartitionOf {
     if (this.positions.length === 0) return this.unpartitioned;
-    const values = this.positions.map((p, i) => this.fns[i](row[p] ?? null));
+    const values = this.positions.map((p, i) => this.fns[i]!(row[p] ?? null));
     return { values, key: this.integerField ? (values[0] === null ? 'null' : (values[0] as number)) : encodeKey(this.resultTypes, values, 'partition') };
   }
 
@@ -97,7 +98,7 @@ export class Partitioner {
   pathOf(values: readonly Value[]): string {
     if (this.positions.length === 0) return '';
     return values
-      .map((v, i) => `${escape(this.names[i])}=${escape(humanString(this.transforms[i], this.resultTypes[i], v))}`)
+      .map((v, i) => `${escape(this.names[i]!)}=${escape(humanString(this.transforms[i]!, this.resultTypes[i]!, v))}`)
       .join('/');
   }
 }
@@ -151,6 +152,6 @@ function humanString(transform: Transform, type: PrimitiveType, v: Value): strin
 
 function base64(bytes: Uint8Array): string {
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]!);
   return btoa(s);
 }

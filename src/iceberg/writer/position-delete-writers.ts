@@ -62,8 +62,7 @@ async function writePositionDeleteFile(args: {
 }): Promise<WrittenDeletes> {
   const { targets } = args;
   if (targets.length === 0) return { deleteFiles: [], removed: [], paths: [] };
-  const specId = targets[0].specId;
-  const partition = targets[0].partition;
+  const { specId, partition } = targets[0]!;
   for (const t of targets) {
     if (t.specId !== specId || t.partition.length !== partition.length) {
       throw new FloeError(SUBSYSTEM, 'internal', `position deletes of one file must target one partition; ${t.dataFilePath} has spec ${t.specId}, expected ${specId}`);
@@ -114,7 +113,7 @@ export async function writeDeletionVectors(args: {
   const puffin = writeDeletionVectorPuffin(inputs);
   await args.io.write(args.puffinPath, puffin.bytes);
   const deleteFiles = puffin.vectors.map((vector, i) =>
-    deletionVectorFile({ puffinPath: args.puffinPath, fileSizeInBytes: puffin.fileSizeInBytes, vector, specId: live[i].specId, partition: [...live[i].partition] }),
+    deletionVectorFile({ puffinPath: args.puffinPath, fileSizeInBytes: puffin.fileSizeInBytes, vector, specId: live[i]!.specId, partition: [...live[i]!.partition] }),
   );
   return { deleteFiles, removed, paths: [args.puffinPath] };
 }

@@ -100,12 +100,12 @@ export function encodeKey(types: readonly IcebergType[], values: readonly Value[
     // One non-null value (most primary keys): its tagged text alone. Injective among the keys of one
     // type list — the only keys ever compared with each other — and never equal to the JSON array
     // form below (which starts with '['; a tag is a letter).
-    return tagOf(types[0]) + canonicalValue(types[0], values[0], what);
+    return tagOf(types[0]!) + canonicalValue(types[0]!, values[0], what);
   }
   const parts: (string | null)[] = new Array(types.length);
   for (let i = 0; i < types.length; i++) {
     const v = values[i];
-    parts[i] = v === null || v === undefined ? null : tagOf(types[i]) + canonicalValue(types[i], v, what);
+    parts[i] = v === null || v === undefined ? null : tagOf(types[i]!) + canonicalValue(types[i]!, v, what);
   }
   return JSON.stringify(parts);
 }

@@ -59,11 +59,12 @@ export class TableKey {
   ) {
     this.positions = positions;
     this.explicitOrder = explicitOrder;
-    this.fieldIds = positions.map((p) => schema.fields[p].id);
-    this.types = positions.map((p) => schema.fields[p].type);
+    const keyFields = positions.map((p) => schema.fields[p]!);
+    this.fieldIds = keyFields.map((f) => f.id);
+    this.types = keyFields.map((f) => f.type);
     this.rowTypes = schema.fields.map((f) => f.type);
     this.width = schema.fields.length;
-    const only = !keyless && this.types.length === 1 ? this.types[0].kind : undefined;
+    const only = !keyless && this.types.length === 1 ? this.types[0]!.kind : undefined;
     this.numeric = only === undefined ? undefined : INT_KINDS.has(only) ? 'int' : LONG_KINDS.has(only) ? 'long' : undefined;
   }
 
@@ -109,7 +110,8 @@ export class TableKey {
   keyOfRow(row: Row, what = 'row'): KeyId {
     if (this.keyless) return encodeKey(this.rowTypes, row, what);
     if (this.numeric !== undefined) {
-      const id = numericKeyId(this.numeric, row[this.positions[0]]);
+      // numeric is only set for a single-field key
+      const id = numericKeyId(this.numeric, row[this.positions[0]!]);
       if (id !== undefined) return id;
     }
     const values = this.valuesOf(row);
@@ -122,7 +124,7 @@ export class TableKey {
     if (key.length !== this.positions.length) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected ${this.positions.length} identifier value(s) (fields ${this.schema.identifierFieldIds.join(', ')}), found ${key.length}`);
     }
-    return this.explicitOrder.map((i) => key[i]);
+    return this.explicitOrder.map((i) => key[i]!);
   }
 
   /** Identity of schema-ordered key values (the same as `keyOfRow` of a row with them). */
@@ -138,7 +140,9 @@ export class TableKey {
   private checkNotNull(values: readonly Value[], what: string): void {
     for (let i = 0; i < values.length; i++) {
       if (values[i] === null || values[i] === undefined) {
-        throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: identifier field ${this.schema.fields[this.positions[i]].name} is null; identifier fields are required`);
+        const field = this.schema.fields[this.positions[i] ?? -1];
+        if (!field) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected ${this.positions.length} key value(s), found ${values.length}`);
+        throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: identifier field ${field.name} is null; identifier fields are required`);
       }
     }
   }

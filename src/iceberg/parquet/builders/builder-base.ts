@@ -56,7 +56,7 @@ class Validity {
       if (this.bits) next.set(this.bits);
       this.bits = next;
     }
-    this.bits[byte] &= ~(1 << (index & 7));
+    this.bits[byte]! &= ~(1 << (index & 7));
     this.nullCount++;
   }
 
@@ -69,7 +69,7 @@ class Validity {
       nullBitmap.set(this.bits.subarray(0, Math.min(size, this.bits.length)));
       // Bits past `length` are ignored by Arrow; keep them zero all the same.
       const tail = length & 7;
-      if (tail !== 0) nullBitmap[size - 1] &= (1 << tail) - 1;
+      if (tail !== 0) nullBitmap[size - 1]! &= (1 << tail) - 1;
     }
     const out = { nullBitmap, nullCount: this.nullCount };
     this.bits = undefined;

@@ -29,7 +29,7 @@ export class StructBuilder extends BaseBuilder {
   protected appendValue(v: unknown): void {
     const fields = (this.type as { fields: NestedField[] }).fields;
     if (!Array.isArray(v) || v.length !== fields.length) badValue(this.path, this.type, `an array of ${fields.length} field values in field order`, v);
-    for (let c = 0; c < this.children.length; c++) this.children[c].append(v[this.positions[c]]);
+    for (let c = 0; c < this.children.length; c++) this.children[c]!.append(v[this.positions[c]!]);
     this.length++;
   }
 
@@ -152,7 +152,7 @@ export class MapBuilder extends BaseBuilder {
     const valueOffsets = this.offsets.subarray(0, n + 1);
     const v = this.takeValidity();
     const mapType = this.arrowDataType as arrow.Map_;
-    const entryType = mapType.children[0].type as arrow.Struct;
+    const entryType = mapType.children[0]!.type as arrow.Struct;
     const child = arrow.makeData({ type: entryType, length: this.entries, nullCount: 0, children: [this.key.finish(last), this.value.finish(last)] });
     this.offsets = new Int32Array(last ? 1 : INITIAL_SLOTS + 1);
     this.entries = 0;

@@ -21,7 +21,7 @@ export class BoolBuilder extends PrimitiveBuilder {
     if (typeof v !== 'boolean') badValue(this.path, this.type, 'a boolean', v);
     const i = this.length;
     if ((i >> 3) >= this.bits.length) this.bits = grow(this.bits, (i >> 3) + 1);
-    if (v) this.bits[i >> 3] |= 1 << (i & 7);
+    if (v) this.bits[i >> 3]! |= 1 << (i & 7);
     const s = this.stats;
     if (s) {
       s.valueCount++;
