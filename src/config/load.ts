@@ -67,7 +67,7 @@ function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: readonly Pr
         );
       }
       const [whole, name, fallback] = m;
-      const v = env[name];
+      const v = env[name!];
       if (v !== undefined && v !== '') out += v;
       else if (fallback !== undefined) out += fallback;
       else throw configError(`${pathText(path)}: environment variable ${name} is not set; export it or use \${${name}:-default}`);

@@ -90,7 +90,7 @@ export function parseTime(text: string): bigint {
   const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
   if (!m) throw new RangeError(`not a time: ${JSON.stringify(text)}`);
   const frac = BigInt((m[4] ?? '').padEnd(6, '0') || '0');
-  return (BigInt(m[1]) * 3600n + BigInt(m[2]) * 60n + BigInt(m[3])) * 1_000_000n + frac;
+  return (BigInt(m[1]!) * 3600n + BigInt(m[2]!) * 60n + BigInt(m[3]!)) * 1_000_000n + frac;
 }
 
 /** "2024-02-29T12:34:56.123456" for microseconds since the epoch (no zone suffix). */
@@ -128,7 +128,7 @@ export function formatTimestampNs(nanos: bigint): string {
 export function parseTimestamp(text: string): bigint {
   const m = /^([+-]?\d{4,6}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/.exec(text);
   if (!m) throw new RangeError(`not a timestamp: ${JSON.stringify(text)}`);
-  let micros = BigInt(parseDate(m[1])) * MICROS_PER_DAY + parseTime(m[2]);
+  let micros = BigInt(parseDate(m[1]!)) * MICROS_PER_DAY + parseTime(m[2]!);
   const zone = m[3];
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1n : 1n;
@@ -189,7 +189,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 
 export function toHex(bytes: Uint8Array): string {
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]];
+  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!]!;
   return s;
 }
 

@@ -45,7 +45,7 @@ export function cascadeWriterChange(change: CascadeDeleteChange, project: (row: 
     if (at < 0) {
       throw new FloeError('pipeline.cascade', 'internal', `cascade ${change.cause.constraints.join(' > ')}: ${tableKey(change.table)} has no column ${name} (columns: ${sourceColumns.join(', ')})`);
     }
-    sparse[at] = change.values[i];
+    sparse[at] = change.values[i]!;
   });
   return { op: 'delete-matching', fields: change.columns, row: project(sparse) };
 }

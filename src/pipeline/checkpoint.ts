@@ -200,7 +200,7 @@ export class Checkpointer {
       let failed = false;
       const worker = async () => {
         while (next < work.length && !failed) {
-          const item = work[next++];
+          const item = work[next++]!;
           try {
             committed.push(await this.commitTable(id, item.table, item.progress));
           } catch (e) {

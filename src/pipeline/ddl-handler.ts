@@ -88,7 +88,7 @@ export function capturedTablesIn(statement: string, defaultDatabase: string, cap
   const re = new RegExp(`${ident}(?:\\s*\\.\\s*${ident})?`, 'g');
   const found = new Set<string>();
   for (const m of text.matchAll(re)) {
-    const first = (m[1] ?? m[2]).replace(/``/g, '`');
+    const first = (m[1] ?? m[2]!).replace(/``/g, '`');
     const second = m[3] ?? m[4];
     const candidates = second !== undefined ? [`${first}.${second.replace(/``/g, '`')}`] : [`${defaultDatabase}.${first}`];
     // A qualified pair may also be table.column of an unqualified table.

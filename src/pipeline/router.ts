@@ -71,7 +71,7 @@ export class Router {
     // read after the mode switch: a checkpoint it made records where the plan object went
     const snapshot = c.working!.snapshot!;
     const changes: WriterChange[] = new Array(e.rows.length);
-    for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]) };
+    for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]!) };
     await this.checkpointer.write(c, changes);
     const finished = new Map(snapshot.finished);
     finished.set(e.chunk.id, serializeOffset(e.highWatermark));

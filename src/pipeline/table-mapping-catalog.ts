@@ -192,7 +192,7 @@ function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row
         out[i] = null;
         continue;
       }
-      const v = row[c.sourceIndex];
+      const v = row[c.sourceIndex]!;
       out[i] = c.transform ? c.transform(v) : v;
     }
     return out;

@@ -155,7 +155,7 @@ class Parser {
     let out = t.slice(start, i);
     this.pos = i;
     while (this.pos < t.length) {
-      const c = t[this.pos];
+      const c = t[this.pos]!;
       if (c === '"') {
         this.pos++;
         return out;

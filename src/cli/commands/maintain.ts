@@ -26,7 +26,7 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 export function parseDuration(text: string, option: string): number {
   const m = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(text);
   if (!m) throw new FloeError('cli', 'invalid-argument', `${option}: expected a duration such as 0s, 90m, 12h or 3d, found ${JSON.stringify(text)}`);
-  return Number(m[1]) * UNITS[m[2]];
+  return Number(m[1]) * UNITS[m[2]!]!;
 }
 
 export function registerMaintain(program: Command, setExit: (code: ExitCodeValue) => void): void {
@@ -79,7 +79,7 @@ async function tablesToMaintain(catalog: Catalog, jobId: string, only: string | 
   if (only !== undefined) {
     const parts = only.split('.');
     if (parts.length < 2 || parts.some((p) => p === '')) throw new FloeError('cli', 'invalid-argument', `--table: expected namespace.name, found ${JSON.stringify(only)}`);
-    const id = { namespace: parts.slice(0, -1), name: parts[parts.length - 1] };
+    const id = { namespace: parts.slice(0, -1), name: parts[parts.length - 1]! };
     if (!(await catalog.tableExists(id))) throw new FloeError('cli', 'not-found', `--table ${only}: no such table in the catalog`);
     return [id];
   }

@@ -51,16 +51,16 @@ export function parseGrants(lines: readonly string[]): GrantSet {
   for (const line of lines) {
     const m = GRANT_RE.exec(line);
     if (m) {
-      const privileges = new Set(privilegeList(m[1]));
-      const db = m[2];
-      const table = m[3];
+      const privileges = new Set(privilegeList(m[1]!));
+      const db = m[2]!;
+      const table = m[3]!;
       if (db === '*' && table === '*') privileges.forEach((p) => set.global.add(p));
       else if (table === '*') set.databases.push({ pattern: unquote(db), privileges });
       else set.tables.push({ database: unquote(db), table: unquote(table), privileges });
       continue;
     }
     const r = ROLE_RE.exec(line);
-    if (r && !/\sON\s/i.test(r[1])) set.roles.push(...r[1].split(',').map((s) => s.trim()).filter((s) => s !== ''));
+    if (r && !/\sON\s/i.test(r[1]!)) set.roles.push(...r[1]!.split(',').map((s) => s.trim()).filter((s) => s !== ''));
   }
   return set;
 }
@@ -69,9 +69,9 @@ export function parseGrants(lines: readonly string[]): GrantSet {
 export function grantPatternMatches(pattern: string, database: string): boolean {
   let source = '^';
   for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
+    const c = pattern[i]!;
     if (c === '\\' && i + 1 < pattern.length) {
-      source += pattern[++i].replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+      source += pattern[++i]!.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
     } else if (c === '%') source += '.*';
     else if (c === '_') source += '.';
     else source += c.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');

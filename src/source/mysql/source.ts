@@ -237,7 +237,7 @@ export class MySqlSource {
             for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
-          const comparator: KeyComparator = createKeyComparator(chunks.length ? chunkKeyColumns(m, chunks[0]) : [], weigher);
+          const comparator: KeyComparator = createKeyComparator(chunks.length ? chunkKeyColumns(m, chunks[0]!) : [], weigher);
           snapshotTables.push({ table: m, chunks, comparator });
           total += chunks.length;
         }
@@ -260,7 +260,7 @@ export class MySqlSource {
           resumeOffset = caughtUp;
           // the remaining chunks are read with the definitions the DDLs left
           for (let i = 0; i < snapshotTables.length; i++) {
-            const t = snapshotTables[i];
+            const t = snapshotTables[i]!;
             const key = tableKey(t.table.schema.id);
             const now = this.mapped.get(key);
             if (!now) throw new FloeError(SUBSYSTEM, 'not-found', `table ${key} stopped being captured during the catch-up (dropped or renamed); restart floe`);

@@ -19,14 +19,14 @@ export function decimalReader(precision: number, scale: number): ColumnReader {
   const intg0x = intg - intg0 * 9;
   const frac0 = Math.floor(scale / 9);
   const frac0x = scale - frac0 * 9;
-  const headBytes = DIG_TO_BYTES[intg0x];
-  const tailBytes = DIG_TO_BYTES[frac0x];
+  const headBytes = DIG_TO_BYTES[intg0x]!;
+  const tailBytes = DIG_TO_BYTES[frac0x]!;
   const size = headBytes + intg0 * 4 + frac0 * 4 + tailBytes;
   return (c) => {
     const b = c.buf;
     const start = c.pos;
     c.pos = start + size;
-    const negative = (b[start] & 0x80) === 0;
+    const negative = (b[start]! & 0x80) === 0;
     const mask = negative ? 0xff : 0;
     let p = start;
     let text = '';
@@ -68,6 +68,6 @@ export function decimalReader(precision: number, scale: number): ColumnReader {
 /** One big-endian digit group of `n` bytes, inverted by `mask`, with the sign bit of byte `start` flipped back. */
 function decimalGroup(b: Buffer, p: number, n: number, mask: number, start: number): number {
   let v = 0;
-  for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k] ^ 0x80 : b[p + k]) ^ mask);
+  for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k]! ^ 0x80 : b[p + k]!) ^ mask);
   return v;
 }

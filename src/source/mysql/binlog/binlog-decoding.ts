@@ -84,7 +84,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
       const expected = this.unverified.get(key);
       if (expected) {
         const names = expected.columns.map((c) => c.column.name);
-        if (names.length !== logged.length || names.some((n, i) => n.toLowerCase() !== logged[i].toLowerCase())) {
+        if (names.length !== logged.length || names.some((n, i) => n.toLowerCase() !== logged[i]!.toLowerCase())) {
           throw new FloeError(
             'source.mysql',
             'invalid-data',

@@ -61,7 +61,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   }
 
   private take(): T {
-    const item = this.items[this.head];
+    const item = this.items[this.head] as T;
     this.items[this.head] = undefined as T;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.items.length) {

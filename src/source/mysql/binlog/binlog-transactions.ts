@@ -88,7 +88,7 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
   let lastLogged: readonly string[] | undefined;
   let decode: ReturnType<BinlogDecoding['decoderFor']>;
   for (let i = 0; i < t.raw.length; i++) {
-    const c = t.raw[i];
+    const c = t.raw[i]!;
     if (c.table !== lastTable || c.logged !== lastLogged) {
       decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: i });
       lastTable = c.table;

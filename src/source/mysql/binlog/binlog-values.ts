@@ -160,9 +160,9 @@ export function createBinlogRowConverter(table: MappedTable): (row: Record<strin
   return (row) => {
     const out: Row = new Array(n);
     for (let i = 0; i < n; i++) {
-      const v = row[names[i]];
+      const v = row[names[i]!];
       if (v === undefined) {
-        if (!(names[i] in row)) {
+        if (!(names[i]! in row)) {
           throw new FloeError(
             'source.mysql',
             'invalid-data',
@@ -170,10 +170,10 @@ export function createBinlogRowConverter(table: MappedTable): (row: Record<strin
           );
         }
         // zongji yields undefined for an ENUM's empty value when not adapted; fall through to the converter
-        out[i] = converters[i](undefined);
+        out[i] = converters[i]!(undefined);
         continue;
       }
-      out[i] = v === null ? null : converters[i](v);
+      out[i] = v === null ? null : converters[i]!(v);
     }
     return out;
   };
@@ -211,7 +211,7 @@ function binlogValueConverter(column: MappedColumn): ValueConverter {
       return (raw) => {
         if (typeof raw === 'string') return raw;
         let bits = 0n;
-        if (raw instanceof Uint8Array) for (let i = raw.length - 1; i >= 0; i--) bits = (bits << 8n) | BigInt(raw[i]);
+        if (raw instanceof Uint8Array) for (let i = raw.length - 1; i >= 0; i--) bits = (bits << 8n) | BigInt(raw[i]!);
         else bits = toBigInt(column, raw, p);
         const parts: string[] = [];
         for (let i = 0; bits > 0n; i++, bits >>= 1n) {
@@ -228,7 +228,7 @@ function binlogValueConverter(column: MappedColumn): ValueConverter {
       return (raw) => (raw instanceof Uint8Array ? mysqlJsonBinaryToText(raw) : fromSnapshot(raw));
     case 'year':
       return (raw) => {
-        if (raw instanceof Uint8Array) return raw[0] === 0 ? 0 : raw[0] + 1900;
+        if (raw instanceof Uint8Array) return raw[0] === 0 ? 0 : raw[0]! + 1900;
         const y = toInteger(column, raw, p);
         return y === 1900 ? 0 : y; // unadapted zongji reads YEAR 0000 as 1900 (not a valid YEAR)
       };
@@ -280,11 +280,11 @@ export function formatInet6(raw: Uint8Array): string {
   if (b.subarray(0, 10).every((x) => x === 0)) {
     const v4 = formatInet4(b.subarray(12));
     if (b[10] === 0xff && b[11] === 0xff) return `::ffff:${v4}`;
-    const low32 = ((b[12] << 24) >>> 0) + (b[13] << 16) + (b[14] << 8) + b[15];
+    const low32 = ((b[12]! << 24) >>> 0) + (b[13]! << 16) + (b[14]! << 8) + b[15]!;
     if (b[10] === 0 && b[11] === 0 && low32 > 1) return `::${v4}`;
   }
   const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((b[i] << 8) | b[i + 1]);
+  for (let i = 0; i < 16; i += 2) groups.push((b[i]! << 8) | b[i + 1]!);
   let bestStart = -1;
   let bestLength = 1;
   for (let i = 0; i < 8; ) {
@@ -309,7 +309,7 @@ export function formatInet6(raw: Uint8Array): string {
 
 function readUIntBE(bytes: Uint8Array, start: number, length: number): number {
   let v = 0;
-  for (let i = start; i < start + length; i++) v = v * 256 + bytes[i];
+  for (let i = start; i < start + length; i++) v = v * 256 + bytes[i]!;
   return v;
 }
 
@@ -324,7 +324,7 @@ function fraction(bytes: Uint8Array, start: number): number {
 /** DATE: 3 bytes little-endian, day | month << 5 | year << 9. Null for zero dates. */
 function decodeBinlogDate(column: MappedColumn, bytes: Uint8Array): number | null {
   if (bytes.length !== 3) throw valueError(column, 'a 3-byte binlog DATE', bytes, 'binlog');
-  const v = bytes[0] | (bytes[1] << 8) | (bytes[2] << 16);
+  const v = bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16);
   const day = v & 31;
   const month = (v >> 5) & 15;
   const year = v >>> 9;

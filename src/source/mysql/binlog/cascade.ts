@@ -76,7 +76,7 @@ export class CascadeExpander {
     if (this.byTrigger.size === 0) return t;
     let out: TransactionChange[] | undefined;
     for (let i = 0; i < t.changes.length; i++) {
-      const c = t.changes[i];
+      const c = t.changes[i]!;
       if (c.op !== 'delete' || !c.before || c.noForeignKeyChecks) {
         out?.push(c);
         continue;

@@ -53,7 +53,7 @@ const utf8Text: TextDecode = (buf, start, end) => (buf as unknown as FastSlices)
 const cp1252Text: TextDecode = (buf, start, end) => {
   let special = false;
   for (let i = start; i < end; i++) {
-    const b = buf[i];
+    const b = buf[i]!;
     if (b >= 0x80 && b < 0xa0) {
       special = true;
       break;
@@ -62,8 +62,8 @@ const cp1252Text: TextDecode = (buf, start, end) => {
   if (!special) return (buf as unknown as FastSlices).latin1Slice(start, end);
   let s = '';
   for (let i = start; i < end; i++) {
-    const b = buf[i];
-    s += String.fromCharCode(b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80] : b);
+    const b = buf[i]!;
+    s += String.fromCharCode(b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80]! : b);
   }
   return s;
 };
@@ -105,9 +105,9 @@ function lengthPrefix(c: Cursor, n: number): number {
   const b = c.buf;
   const p = c.pos;
   let len: number;
-  if (n === 1) len = b[p];
-  else if (n === 2) len = b[p] | (b[p + 1] << 8);
-  else if (n === 3) len = b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
+  if (n === 1) len = b[p]!;
+  else if (n === 2) len = b[p]! | (b[p + 1]! << 8);
+  else if (n === 3) len = b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
   else len = b.readUInt32LE(p);
   c.pos = p + n;
   return len;
@@ -223,7 +223,7 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
     case T.YEAR:
       if (kind !== 'year') throw mismatch(column, wireType);
       return (c) => {
-        const v = c.buf[c.pos++];
+        const v = c.buf[c.pos++]!;
         return v === 0 ? 0 : v + 1900;
       };
     case T.DATE:
@@ -232,7 +232,7 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
         const b = c.buf;
         const p = c.pos;
         c.pos = p + 3;
-        const v = b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
+        const v = b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
         const day = v & 31;
         const month = (v >> 5) & 15;
         return month === 0 || day === 0 ? null : daysFromCivil(v >>> 9, month, day);
@@ -276,7 +276,7 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
       if (kind !== 'enum') throw mismatch(column, wireType);
       const all = labels ?? [];
       return (c) => {
-        const index = meta === 1 ? c.buf[c.pos] : c.buf.readUIntLE(c.pos, meta);
+        const index = meta === 1 ? c.buf[c.pos]! : c.buf.readUIntLE(c.pos, meta);
         c.pos += meta;
         if (index === 0) return '';
         const label = all[index - 1];

@@ -55,7 +55,7 @@ export function mysqlJsonBinaryToText(bytes: Uint8Array): string {
   if (bytes.length === 0) return 'null';
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: string[] = [];
-  writeValue(bytes, view, bytes[0], 1, bytes.length - 1, out);
+  writeValue(bytes, view, bytes[0]!, 1, bytes.length - 1, out);
   return out.join('');
 }
 
@@ -71,7 +71,7 @@ function writeValue(bytes: Uint8Array, view: DataView, type: number, pos: number
       writeContainer(bytes, view, pos, type === LARGE_ARRAY, false, out);
       return;
     case LITERAL:
-      out.push(literal(bytes[pos]));
+      out.push(literal(bytes[pos]!));
       return;
     case INT16:
       out.push(String(view.getInt16(pos, true)));
@@ -100,7 +100,7 @@ function writeValue(bytes: Uint8Array, view: DataView, type: number, pos: number
       return;
     }
     case OPAQUE: {
-      const fieldType = bytes[pos];
+      const fieldType = bytes[pos]!;
       const [length, start] = readVarLength(bytes, pos + 1);
       out.push(opaqueText(fieldType, bytes.subarray(start, start + length)));
       return;
@@ -136,7 +136,7 @@ function writeContainer(bytes: Uint8Array, view: DataView, base: number, large: 
       out.push(quoteJsonString(utf8.decode(bytes.subarray(base + keyOffset, base + keyOffset + keyLength))), ': ');
     }
     const entry = valuesAt + i * valueEntrySize;
-    const type = bytes[entry];
+    const type = bytes[entry]!;
     if (isInlined(type, large)) {
       writeValue(bytes, view, type, entry + 1, word, out);
     } else {
@@ -187,7 +187,7 @@ function mySqlGcvt(x: number): string {
   const negative = x < 0 || Object.is(x, -0);
   let width = WIDTH;
   if (x < 0) width--; // as in my_gcvt: only a true negative narrows the field (−0 < 0 is false)
-  const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
+  const [mantissa, exponent] = Math.abs(x).toExponential().split('e') as [string, string];
   const digits = mantissa.replace('.', '');
   const len = x === 0 ? 1 : digits.length;
   let decpt = x === 0 ? 1 : Number(exponent) + 1;
@@ -235,7 +235,7 @@ function opaqueText(fieldType: number, data: Uint8Array): string {
 /** Opaque DECIMAL: precision byte, scale byte, then MySQL's binary decimal (decimal2bin). */
 function decimalFromJsonOpaque(data: Uint8Array): string {
   if (data.length < 2) fail('opaque decimal shorter than 2 bytes');
-  return binaryDecimalToString(data.subarray(2), data[0], data[1]);
+  return binaryDecimalToString(data.subarray(2), data[0]!, data[1]!);
 }
 
 const DIG_PER_DEC = 9;
@@ -248,26 +248,26 @@ export function binaryDecimalToString(bin: Uint8Array, precision: number, scale:
   const frac0 = Math.floor(scale / DIG_PER_DEC);
   const intg0x = intg - intg0 * DIG_PER_DEC;
   const frac0x = scale - frac0 * DIG_PER_DEC;
-  const size = intg0 * 4 + DIG_TO_BYTES[intg0x] + frac0 * 4 + DIG_TO_BYTES[frac0x];
+  const size = intg0 * 4 + DIG_TO_BYTES[intg0x]! + frac0 * 4 + DIG_TO_BYTES[frac0x]!;
   if (bin.length < size) fail(`decimal(${precision},${scale}) needs ${size} bytes, found ${bin.length}`);
   const buf = Buffer.from(bin.subarray(0, size));
-  const positive = (buf[0] & 0x80) !== 0;
-  buf[0] ^= 0x80;
+  const positive = (buf[0]! & 0x80) !== 0;
+  buf[0]! ^= 0x80;
   const mask = positive ? 0 : 0xff;
-  if (mask) for (let i = 0; i < size; i++) buf[i] ^= mask;
+  if (mask) for (let i = 0; i < size; i++) buf[i]! ^= mask;
   let pos = 0;
   const readUInt = (n: number): number => {
     let v = 0;
-    for (let i = 0; i < n; i++) v = v * 256 + buf[pos + i];
+    for (let i = 0; i < n; i++) v = v * 256 + buf[pos + i]!;
     pos += n;
     return v;
   };
   let intDigits = '';
-  if (intg0x > 0) intDigits += String(readUInt(DIG_TO_BYTES[intg0x]));
+  if (intg0x > 0) intDigits += String(readUInt(DIG_TO_BYTES[intg0x]!));
   for (let i = 0; i < intg0; i++) intDigits += String(readUInt(4)).padStart(9, '0');
   let fracDigits = '';
   for (let i = 0; i < frac0; i++) fracDigits += String(readUInt(4)).padStart(9, '0');
-  if (frac0x > 0) fracDigits += String(readUInt(DIG_TO_BYTES[frac0x])).padStart(frac0x, '0');
+  if (frac0x > 0) fracDigits += String(readUInt(DIG_TO_BYTES[frac0x]!)).padStart(frac0x, '0');
   intDigits = intDigits.replace(/^0+/, '') || '0';
   const negative = !positive && (/[1-9]/.test(intDigits) || /[1-9]/.test(fracDigits));
   return (negative ? '-' : '') + intDigits + (scale > 0 ? '.' + fracDigits : '');

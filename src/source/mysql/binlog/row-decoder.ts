@@ -79,7 +79,7 @@ export function compileTable(map: TableMapEvent, mapped: MappedTable): CompiledT
   const columns = mapped.columns;
   const names = columns.map((c) => c.column.name);
   const logged = map.columnNames;
-  if (map.types.length !== columns.length || (logged && logged.some((n, i) => n.toLowerCase() !== names[i].toLowerCase()))) {
+  if (map.types.length !== columns.length || (logged && logged.some((n, i) => n.toLowerCase() !== names[i]!.toLowerCase()))) {
     throw new FloeError(
       'source.mysql.binlog',
       'invalid-data',
@@ -96,7 +96,7 @@ export function compileTable(map: TableMapEvent, mapped: MappedTable): CompiledT
       const decoded = fromBinlog.map((b) => (text ? text(Buffer.from(b.buffer, b.byteOffset, b.byteLength), 0, b.byteLength) : Buffer.from(b).toString('utf8')));
       if (decoded.some((l, j) => l !== labels![j])) labels = decoded;
     }
-    return columnReader(c, map.types[i], map.meta[i], map.meta2[i], labels);
+    return columnReader(c, map.types[i]!, map.meta[i]!, map.meta2[i]!, labels);
   });
   return { tableId: map.tableId, mapped, readers };
 }
@@ -112,7 +112,7 @@ function corrupt(table: CompiledTable, what: string): FloeError {
 
 /** Decodes one rows event; `event` is the whole event from its common header, `checksumBytes` 0 or 4. */
 export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumBytes: number): DecodedRows {
-  const type = event[4];
+  const type = event[4]!;
   const layout = ROWS_EVENTS.get(type);
   if (!layout) {
     throw new FloeError(
@@ -129,7 +129,7 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
   const flags = event.readUInt16LE(p + 6);
   p += 8;
   if (v2) p += event.readUInt16LE(p); // extra data, its length counting its own 2 bytes
-  let width = event[p++];
+  let width = event[p++]!;
   if (width >= 0xfb) {
     if (width !== 0xfc) throw corrupt(table, `column count prefix 0x${width.toString(16)}`);
     width = event.readUInt16LE(p);
@@ -145,7 +145,7 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
   if (kind === 'update') p += bitmapBytes;
   let buf = event;
   if (compressed) {
-    const header = event[p];
+    const header = event[p]!;
     const lengthBytes = header & 0x07;
     if ((header & 0xf0) !== 0x80 || lengthBytes < 1 || lengthBytes > 4) throw corrupt(table, `compressed rows header 0x${header.toString(16)}`);
     const expected = event.readUIntBE(p + 1, lengthBytes);
@@ -174,13 +174,13 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
 }
 
 function allSet(bitmap: Uint8Array, n: number): boolean {
-  for (let i = 0; i < n; i++) if ((bitmap[i >> 3] & (1 << (i & 7))) === 0) return false;
+  for (let i = 0; i < n; i++) if ((bitmap[i >> 3]! & (1 << (i & 7))) === 0) return false;
   return true;
 }
 
 function popCount(bitmap: Uint8Array): number {
   let k = 0;
-  for (let i = 0; i < bitmap.length; i++) for (let v = bitmap[i]; v !== 0; v &= v - 1) k++;
+  for (let i = 0; i < bitmap.length; i++) for (let v = bitmap[i]!; v !== 0; v &= v - 1) k++;
   return k;
 }
 
@@ -191,7 +191,7 @@ function readFull(c: Cursor, readers: readonly ColumnReader[]): Row {
   const nulls = c.pos;
   c.pos += (n + 7) >> 3;
   const row: Row = new Array(n);
-  for (let i = 0; i < n; i++) row[i] = (buf[nulls + (i >> 3)] & (1 << (i & 7))) !== 0 ? null : readers[i](c);
+  for (let i = 0; i < n; i++) row[i] = (buf[nulls + (i >> 3)]! & (1 << (i & 7))) !== 0 ? null : readers[i]!(c);
   if (c.pos > buf.length) throw new RangeError(`offset ${c.pos} beyond ${buf.length}`);
   return row;
 }
@@ -204,11 +204,11 @@ function readPartial(c: Cursor, readers: readonly ColumnReader[], present: Uint8
   c.pos += (count + 7) >> 3;
   const row: Row = new Array(n);
   for (let i = 0, k = 0; i < n; i++) {
-    if ((present[i >> 3] & (1 << (i & 7))) === 0) {
+    if ((present[i >> 3]! & (1 << (i & 7))) === 0) {
       row[i] = null;
       continue;
     }
-    row[i] = (buf[nulls + (k >> 3)] & (1 << (k & 7))) !== 0 ? null : readers[i](c);
+    row[i] = (buf[nulls + (k >> 3)]! & (1 << (k & 7))) !== 0 ? null : readers[i]!(c);
     k++;
   }
   if (c.pos > buf.length) throw new RangeError(`offset ${c.pos} beyond ${buf.length}`);

@@ -36,7 +36,7 @@ export async function resolveStartOffset(client: MysqlClient, dialect: ServerDia
     case 'earliest': {
       const files = await listBinlogFiles(client);
       if (files.length === 0) throw new FloeError(SUBSYSTEM, 'source', 'SHOW BINARY LOGS returned no file: expected the binary log to be enabled (log_bin)');
-      return { file: files[0].name, position: 4, ...identity };
+      return { file: files[0]!.name, position: 4, ...identity };
     }
     case 'file':
       return { file: start.file, position: start.position, ...identity };

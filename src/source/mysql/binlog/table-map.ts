@@ -96,7 +96,7 @@ class Reader {
 
   u8(what: string): number {
     this.need(1, what);
-    return this.buf[this.pos++];
+    return this.buf[this.pos++]!;
   }
 
   lenenc(what: string): number {

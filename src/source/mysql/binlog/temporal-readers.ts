@@ -11,7 +11,7 @@ import type { ColumnReader, Cursor } from './row-cursor.js';
 
 function beUInt(b: Buffer, p: number, n: number): number {
   let v = 0;
-  for (let k = 0; k < n; k++) v = v * 256 + b[p + k];
+  for (let k = 0; k < n; k++) v = v * 256 + b[p + k]!;
   return v;
 }
 
@@ -120,7 +120,7 @@ const HIRES_TIME_BYTES = [3, 4, 4, 5, 5, 5, 6];
  * ((((year·13 + month)·32 + day)·24 + hour)·60 + minute)·60 + second, times 10^dec, plus the fraction.
  */
 export function classicDatetimeReader(dec: number): ColumnReader {
-  const bytes = dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec];
+  const bytes = dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec]!;
   const scale = 10n ** BigInt(dec);
   return (c) => {
     const b = c.buf;
@@ -140,7 +140,7 @@ export function classicDatetimeReader(dec: number): ColumnReader {
       second = time % 100;
     } else {
       let units = 0n;
-      for (let k = 0; k < bytes; k++) units = (units << 8n) | BigInt(b[p + k]);
+      for (let k = 0; k < bytes; k++) units = (units << 8n) | BigInt(b[p + k]!);
       frac = Number(units % scale) * 10 ** (6 - dec);
       let rest = units / scale;
       second = Number(rest % 60n);
@@ -166,7 +166,7 @@ export function classicDatetimeReader(dec: number): ColumnReader {
  * Signed µs. (zongji mis-decodes the classic negative form; floe's path rejects its text.)
  */
 export function classicTimeMicros(dec: number): (c: Cursor) => bigint {
-  const bytes = dec === 0 ? 3 : HIRES_TIME_BYTES[dec];
+  const bytes = dec === 0 ? 3 : HIRES_TIME_BYTES[dec]!;
   return (c) => {
     const b = c.buf;
     const p = c.pos;

@@ -165,8 +165,8 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
         const column = derive(a.column);
         if (at >= 0) {
           if (a.ifNotExists) notes.push(`ADD COLUMN IF NOT EXISTS ${a.column.name}: the column exists, nothing to do`);
-          else if (list[at].column.columnType === column.columnType) notes.push(`ADD COLUMN ${a.column.name}: the column already exists with type ${column.columnType} (the DDL was applied before; replay)`);
-          else throw new FloeError(SUBSYSTEM, 'invalid-data', `${what}: ADD COLUMN ${a.column.name} ${column.columnType}, but the table already has ${a.column.name} ${list[at].column.columnType}; the captured schema does not match the binlog: re-snapshot the table`);
+          else if (list[at]!.column.columnType === column.columnType) notes.push(`ADD COLUMN ${a.column.name}: the column already exists with type ${column.columnType} (the DDL was applied before; replay)`);
+          else throw new FloeError(SUBSYSTEM, 'invalid-data', `${what}: ADD COLUMN ${a.column.name} ${column.columnType}, but the table already has ${a.column.name} ${list[at]!.column.columnType}; the captured schema does not match the binlog: re-snapshot the table`);
           break;
         }
         place({ column, definition: a.column }, a.position, list.length);
@@ -182,7 +182,7 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
           notes.push(`DROP COLUMN ${a.name}: no such column (${a.ifExists ? 'IF EXISTS' : 'already dropped; replay'})`);
           break;
         }
-        const [gone] = list.splice(at, 1);
+        const gone = list.splice(at, 1)[0]!;
         if (primaryKey.some((k) => sameColumnName(k, gone.column.name))) {
           primaryKey = primaryKey.filter((k) => !sameColumnName(k, gone.column.name));
           primaryKeyChanged = true;
@@ -199,7 +199,7 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
           throw new FloeError(SUBSYSTEM, 'invalid-data', `${what}: RENAME COLUMN ${a.from}, but the table has no such column (columns: ${list.map((x) => x.column.name).join(', ')}); re-snapshot the table`);
         }
         primaryKey = primaryKey.map((k) => (sameColumnName(k, a.from) ? a.to : k));
-        list[at] = { ...list[at], column: { ...list[at].column, name: a.to } };
+        list[at] = { ...list[at]!, column: { ...list[at]!.column, name: a.to } };
         break;
       }
       case 'change-column':
@@ -217,13 +217,13 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
           }
           throw new FloeError(SUBSYSTEM, 'invalid-data', `${what}: ${a.kind === 'change-column' ? 'CHANGE' : 'MODIFY'} COLUMN ${from}, but the table has no such column (columns: ${list.map((x) => x.column.name).join(', ')}); re-snapshot the table`);
         }
-        const old = list[at];
+        const old = list[at]!;
         const column = derive(a.column);
         const nextPk = primaryKey.map((k) => (sameColumnName(k, old.column.name) ? a.column.name : k));
         const inPk = nextPk.some((k) => sameColumnName(k, a.column.name));
         // the key stays NOT NULL whatever the definition says
         const fixed: ColumnSchema = inPk ? { ...column, nullable: false, default: column.default.kind === 'null' ? { kind: 'none' } : column.default } : column;
-        if (a.column.primaryKey && !(primaryKey.length === 1 && sameColumnName(primaryKey[0], old.column.name))) {
+        if (a.column.primaryKey && !(primaryKey.length === 1 && sameColumnName(primaryKey[0]!, old.column.name))) {
           primaryKeyChanged = true;
           primaryKey = [a.column.name];
         } else primaryKey = nextPk;
@@ -235,7 +235,7 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
       case 'alter-column-default': {
         const at = find(a.name);
         if (at < 0) throw new FloeError(SUBSYSTEM, 'invalid-data', `${what}: ALTER COLUMN ${a.name}, but the table has no such column; re-snapshot the table`);
-        const c = list[at].column;
+        const c = list[at]!.column;
         const dflt = a.default === undefined ? { kind: 'none' as const } : columnDefault(a.default, c);
         list[at] = { ...list[at], column: { ...c, default: dflt } };
         break;
@@ -248,7 +248,7 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
         primaryKeyChanged = true;
         for (const k of primaryKey) {
           const at = find(k);
-          if (at >= 0) list[at] = { ...list[at], column: { ...list[at].column, nullable: false } };
+          if (at >= 0) list[at] = { ...list[at]!, column: { ...list[at]!.column, nullable: false } };
         }
         break;
       case 'drop-primary-key':
@@ -270,20 +270,20 @@ function alterTable(before: TableSchema, actions: readonly AlterAction[], ctx: A
   for (const c of before.columns) if (!list.some((w) => w.original === c)) changes.push({ kind: 'drop', column: c });
   for (const w of list) {
     if (!w.original) continue;
-    const now = columns[list.indexOf(w)];
+    const now = columns[list.indexOf(w)]!;
     if (w.original.name !== now.name) changes.push({ kind: 'rename', from: w.original, to: now });
   }
   for (const w of list) {
     if (!w.original) continue;
-    const now = columns[list.indexOf(w)];
+    const now = columns[list.indexOf(w)]!;
     if (columnDiffers(w.original, now)) changes.push({ kind: 'modify', before: w.original, after: now });
   }
-  for (const w of list) if (!w.original) changes.push({ kind: 'add', column: columns[list.indexOf(w)], ...(w.definition ? { definition: w.definition } : {}) });
+  for (const w of list) if (!w.original) changes.push({ kind: 'add', column: columns[list.indexOf(w)]!, ...(w.definition ? { definition: w.definition } : {}) });
   return { kind: 'alter', table: before.id, before, after, changes, primaryKeyChanged, ...(renamedTo ? { renamedTo } : {}), unsupported, notes, mentioned: [...mentioned], renames };
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => sameColumnName(x, b[i]));
+  return a.length === b.length && a.every((x, i) => sameColumnName(x, b[i]!));
 }
 
 /** Whether anything but the name and ordinal differs. */

@@ -55,7 +55,7 @@ export function parseColumnDefinition(c: DdlCursor): ColumnDefinition {
       const s = c.peek().start;
       c.next();
       if (c.isPunct('(')) c.balanced();
-      onUpdate = c.sql.slice(s, c.tokens[c.i - 1].end);
+      onUpdate = c.sql.slice(s, c.tokens[c.i - 1]!.end);
     } else if (c.acceptWord('invisible')) invisible = true;
     else if (c.acceptWord('visible')) invisible = false;
     else if (c.isWord('check') || (c.isWord('constraint') && (c.isWord('check', 1) || c.isWord('check', 2)))) {
@@ -88,7 +88,7 @@ export function parseColumnDefinition(c: DdlCursor): ColumnDefinition {
       c.next();
       if (c.acceptPunct('=')) c.next();
       else if (c.isPunct('(')) c.balanced();
-      else if (['column_format', 'storage', 'srid'].includes(c.tokens[c.i - 1].text.toLowerCase())) c.next();
+      else if (['column_format', 'storage', 'srid'].includes(c.tokens[c.i - 1]!.text.toLowerCase())) c.next();
     }
   }
   return {
@@ -231,7 +231,7 @@ export function parseDefaultValue(c: DdlCursor): DefaultSpec {
         c.acceptWord('for');
         c.tableName();
       }
-      return { kind: 'expression', expression: c.sql.slice(s, c.tokens[c.i - 1].end) };
+      return { kind: 'expression', expression: c.sql.slice(s, c.tokens[c.i - 1]!.end) };
     }
   }
   throw c.error('expected a default value (literal, NULL or expression)');

@@ -99,12 +99,12 @@ function normalizeDataType(t: DataTypeSpec, flavor: ServerFlavor, what: string):
   if (name === 'serial') {
     return { ...base, dataType: 'bigint', columnType: flavor === 'mariadb' ? 'bigint(20) unsigned' : 'bigint unsigned', unsigned: true, precision: 20, scale: 0, serial: true };
   }
-  if (INTEGER_ALIASES[name]) {
-    const dataType = INTEGER_ALIASES[name];
-    const precision = dataType === 'bigint' && t.unsigned ? 20 : INTEGER_PRECISION[dataType];
+  const dataType = INTEGER_ALIASES[name];
+  if (dataType) {
+    const precision = dataType === 'bigint' && t.unsigned ? 20 : INTEGER_PRECISION[dataType]!;
     let width: string;
     if (t.args.length > 0) width = `(${int(t.args[0], what)})`;
-    else if (flavor === 'mariadb' || t.zerofill) width = `(${INTEGER_WIDTH[dataType][t.unsigned ? 1 : 0]})`;
+    else if (flavor === 'mariadb' || t.zerofill) width = `(${INTEGER_WIDTH[dataType]![t.unsigned ? 1 : 0]})`;
     else width = '';
     return { ...base, dataType, columnType: dataType + width + suffix, precision, scale: 0 };
   }
@@ -146,7 +146,7 @@ function normalizeDataType(t: DataTypeSpec, flavor: ServerFlavor, what: string):
   const text = TEXT_SIZES.find(([n]) => n === name);
   if (text) {
     if (binaryCharset) {
-      const blob = BLOB_SIZES[TEXT_SIZES.indexOf(text)];
+      const blob = BLOB_SIZES[TEXT_SIZES.indexOf(text)]!;
       return { ...base, dataType: blob[0], columnType: blob[0], maxLength: blob[1], charset: null, collation: null };
     }
     return { ...base, dataType: text[0], columnType: text[0], maxLength: text[1] };
@@ -176,7 +176,7 @@ function normalizeDataType(t: DataTypeSpec, flavor: ServerFlavor, what: string):
 
 function sizedType(sizes: [string, number][], bytes: number): string {
   for (const [n, max] of sizes) if (bytes <= max) return n;
-  return sizes[sizes.length - 1][0];
+  return sizes[sizes.length - 1]![0];
 }
 
 /** The ColumnSchema information_schema would report for a parsed column definition. */

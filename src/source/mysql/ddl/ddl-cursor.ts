@@ -21,7 +21,7 @@ export class DdlCursor {
   }
 
   peek(offset = 0): Token {
-    return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)];
+    return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)]!;
   }
 
   next(): Token {
@@ -36,7 +36,7 @@ export class DdlCursor {
   }
 
   acceptWord(...words: string[]): boolean {
-    for (let k = 0; k < words.length; k++) if (!this.isWord(words[k], k)) return false;
+    for (let k = 0; k < words.length; k++) if (!this.isWord(words[k]!, k)) return false;
     this.i += words.length;
     return true;
   }
@@ -113,7 +113,7 @@ export class DdlCursor {
     while (!this.atEnd() && !this.isPunct(',') && !this.isPunct(')')) {
       if (this.isPunct('(')) {
         this.balanced();
-        end = this.tokens[this.i - 1].end;
+        end = this.tokens[this.i - 1]!.end;
       } else end = this.next().end;
     }
     return this.sql.slice(start, end).trim();

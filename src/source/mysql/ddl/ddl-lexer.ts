@@ -66,7 +66,7 @@ export function tokenize(sql: string): Token[] {
     out.push({ kind, text, start, end: i, ...extra });
   };
   while (i < n) {
-    const c = sql[i];
+    const c = sql[i]!;
     // whitespace
     if (/\s/.test(c)) {
       i++;
@@ -77,7 +77,7 @@ export function tokenize(sql: string): Token[] {
       while (i < n && sql[i] !== '\n') i++;
       continue;
     }
-    if (c === '-' && sql[i + 1] === '-' && (i + 2 >= n || /\s/.test(sql[i + 2]))) {
+    if (c === '-' && sql[i + 1] === '-' && (i + 2 >= n || /\s/.test(sql[i + 2]!))) {
       while (i < n && sql[i] !== '\n') i++;
       continue;
     }
@@ -139,8 +139,8 @@ export function tokenize(sql: string): Token[] {
     }
     if (c === '0' && (sql[i + 1] === 'x' || sql[i + 1] === 'X') && /[0-9a-fA-F]/.test(sql[i + 2] ?? '')) {
       let j = i + 2;
-      while (j < n && /[0-9a-fA-F]/.test(sql[j])) j++;
-      if (j >= n || !isIdentPart(sql[j])) {
+      while (j < n && /[0-9a-fA-F]/.test(sql[j]!)) j++;
+      if (j >= n || !isIdentPart(sql[j]!)) {
         const hex = sql.slice(i + 2, j);
         i = j;
         push('hex', hex, start, { bytes: hexBytes(hex.length % 2 ? '0' + hex : hex) });
@@ -149,8 +149,8 @@ export function tokenize(sql: string): Token[] {
     }
     if (c === '0' && (sql[i + 1] === 'b' || sql[i + 1] === 'B') && /[01]/.test(sql[i + 2] ?? '')) {
       let j = i + 2;
-      while (j < n && /[01]/.test(sql[j])) j++;
-      if (j >= n || !isIdentPart(sql[j])) {
+      while (j < n && /[01]/.test(sql[j]!)) j++;
+      if (j >= n || !isIdentPart(sql[j]!)) {
         const bits = sql.slice(i + 2, j);
         i = j;
         push('bits', bits, start);
@@ -172,10 +172,10 @@ export function tokenize(sql: string): Token[] {
     }
     if (c === '_' && /[A-Za-z0-9]/.test(sql[i + 1] ?? '')) {
       let j = i + 1;
-      while (j < n && /[A-Za-z0-9_]/.test(sql[j])) j++;
+      while (j < n && /[A-Za-z0-9_]/.test(sql[j]!)) j++;
       const introducer = sql.slice(i + 1, j).toLowerCase();
       let k = j;
-      while (k < n && /\s/.test(sql[k])) k++;
+      while (k < n && /\s/.test(sql[k]!)) k++;
       if (sql[k] === "'" || sql[k] === '"') {
         const text = readString(sql, k);
         i = text.end;
@@ -193,7 +193,7 @@ export function tokenize(sql: string): Token[] {
       }
       if (sql[k] === '0' && (sql[k + 1] === 'x' || sql[k + 1] === 'X')) {
         let e = k + 2;
-        while (e < n && /[0-9a-fA-F]/.test(sql[e])) e++;
+        while (e < n && /[0-9a-fA-F]/.test(sql[e]!)) e++;
         const hex = sql.slice(k + 2, e);
         i = e;
         push('hex', hex, start, { bytes: hexBytes(hex.length % 2 ? '0' + hex : hex), introducer });
@@ -203,10 +203,10 @@ export function tokenize(sql: string): Token[] {
     // numbers: 12, 1.5, .5, 1e3, 1.5E-3
     if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(sql[i + 1] ?? '') && !isAfterIdentifier(out))) {
       let j = i;
-      while (j < n && /[0-9]/.test(sql[j])) j++;
+      while (j < n && /[0-9]/.test(sql[j]!)) j++;
       if (sql[j] === '.' && /[0-9]/.test(sql[j + 1] ?? '')) {
         j++;
-        while (j < n && /[0-9]/.test(sql[j])) j++;
+        while (j < n && /[0-9]/.test(sql[j]!)) j++;
       } else if (sql[j] === '.' && j > i && !/[A-Za-z_`]/.test(sql[j + 1] ?? '')) {
         j++; // "1." is a number
       }
@@ -214,13 +214,13 @@ export function tokenize(sql: string): Token[] {
         let k = j + 1;
         if (sql[k] === '+' || sql[k] === '-') k++;
         if (/[0-9]/.test(sql[k] ?? '')) {
-          while (k < n && /[0-9]/.test(sql[k])) k++;
+          while (k < n && /[0-9]/.test(sql[k]!)) k++;
           j = k;
         }
       }
       // a word starting with digits (MySQL allows identifiers like 1abc)
-      if (j < n && isIdentPart(sql[j]) && !/[eE]/.test(sql[j - 1])) {
-        while (j < n && isIdentPart(sql[j])) j++;
+      if (j < n && isIdentPart(sql[j]!) && !/[eE]/.test(sql[j - 1]!)) {
+        while (j < n && isIdentPart(sql[j]!)) j++;
         i = j;
         push('word', sql.slice(start, j), start);
         continue;
@@ -231,7 +231,7 @@ export function tokenize(sql: string): Token[] {
     }
     if (isIdentStart(c)) {
       let j = i;
-      while (j < n && isIdentPart(sql[j])) j++;
+      while (j < n && isIdentPart(sql[j]!)) j++;
       i = j;
       push('word', sql.slice(start, j), start);
       continue;
@@ -274,7 +274,7 @@ function readString(sql: string, at: number): { value: string; end: number } {
     }
     if (ch === '\\' && i + 1 < sql.length) {
       // NO_BACKSLASH_ESCAPES is not assumed: the server logs statements as the client wrote them
-      const next = sql[i + 1];
+      const next = sql[i + 1]!;
       // MySQL keeps the backslash of \% and \_ (they matter in LIKE patterns)
       value += next === '%' || next === '_' ? '\\' + next : unescapeChar(next);
       i += 2;
@@ -285,7 +285,7 @@ function readString(sql: string, at: number): { value: string; end: number } {
   }
   // adjacent string literals concatenate ('a' 'b' = 'ab')
   let j = i;
-  while (j < sql.length && /\s/.test(sql[j])) j++;
+  while (j < sql.length && /\s/.test(sql[j]!)) j++;
   if (sql[j] === "'" || (sql[j] === '"' && quote === '"')) {
     const rest = readString(sql, j);
     return { value: value + rest.value, end: rest.end };

@@ -57,9 +57,9 @@ class Parser extends DdlCursor {
     // best effort: qualified names db.t anywhere in the statement
     const tables: TableId[] = [];
     for (let k = 0; k + 2 < this.tokens.length; k++) {
-      const a = this.tokens[k];
-      const dot = this.tokens[k + 1];
-      const b = this.tokens[k + 2];
+      const a = this.tokens[k]!;
+      const dot = this.tokens[k + 1]!;
+      const b = this.tokens[k + 2]!;
       if ((a.kind === 'word' || a.kind === 'quoted-ident') && dot.kind === 'punct' && dot.text === '.' && dot.start === a.end && (b.kind === 'word' || b.kind === 'quoted-ident') && b.start === dot.end) {
         tables.push({ database: a.text, table: b.text });
       }

@@ -31,9 +31,9 @@ function invalid(text: string): never {
 export function parseMariaDbGtid(text: string): MariaDbGtid {
   const m = /^(\d+)-(\d+)-(\d+)$/.exec(text.trim());
   if (!m) invalid(text);
-  const domain = Number(m[1]);
-  const server = Number(m[2]);
-  const seq = BigInt(m[3]);
+  const domain = Number(m[1]!);
+  const server = Number(m[2]!);
+  const seq = BigInt(m[3]!);
   if (domain > MAX_U32 || server > MAX_U32 || seq > MAX_U64) invalid(text);
   return { domain, server, seq };
 }

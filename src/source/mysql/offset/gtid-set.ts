@@ -77,8 +77,8 @@ export class MySqlGtidSet {
         }
         const bounds = item.split('-').map((b) => b.trim());
         if (bounds.length > 2) invalid('set', text);
-        const s = parseGno(bounds[0], text);
-        const e = bounds.length === 2 ? parseGno(bounds[1], text) : s;
+        const s = parseGno(bounds[0]!, text);
+        const e = bounds.length === 2 ? parseGno(bounds[1]!, text) : s;
         if (e < s) invalid('set (interval end before start)', text);
         const key = sourceKey(uuid, tag);
         const list = acc.get(key) ?? [];
@@ -98,14 +98,14 @@ export class MySqlGtidSet {
   static parseGtid(gtid: string): { source: string; gno: bigint } {
     const parts = gtid.split(':').map((p) => p.trim());
     if (parts.length !== 2 && parts.length !== 3) invalid('("uuid:number")', gtid);
-    const uuid = parts[0].toLowerCase();
+    const uuid = parts[0]!.toLowerCase();
     if (!UUID.test(uuid)) invalid('("uuid:number")', gtid);
     let tag = '';
     if (parts.length === 3) {
-      tag = parts[1].toLowerCase();
+      tag = parts[1]!.toLowerCase();
       if (!TAG.test(tag)) invalid('("uuid:tag:number")', gtid);
     }
-    return { source: sourceKey(uuid, tag), gno: parseGno(parts[parts.length - 1], gtid) };
+    return { source: sourceKey(uuid, tag), gno: parseGno(parts[parts.length - 1]!, gtid) };
   }
 
   isEmpty(): boolean {
@@ -121,7 +121,7 @@ export class MySqlGtidSet {
     let hi = list.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const [s, e] = list[mid];
+      const [s, e] = list[mid]!;
       if (gno < s) hi = mid - 1;
       else if (gno > e) lo = mid + 1;
       else return true;
@@ -135,7 +135,7 @@ export class MySqlGtidSet {
     const list = this.sources.get(source);
     if (list) {
       // fast path: the common case is "next transaction of the same source"
-      const last = list[list.length - 1];
+      const last = list[list.length - 1]!;
       if (gno === last[1] + 1n) {
         const next = new Map(this.sources);
         next.set(source, [...list.slice(0, -1), [last[0], gno]]);
@@ -166,9 +166,9 @@ export class MySqlGtidSet {
       if (!theirs) return false;
       let j = 0;
       for (const [s, e] of list) {
-        while (j < theirs.length && theirs[j][1] < s) j++;
+        while (j < theirs.length && theirs[j]![1] < s) j++;
         // coalesced intervals: [s, e] must sit inside one interval of theirs
-        if (j >= theirs.length || theirs[j][0] > s || theirs[j][1] < e) return false;
+        if (j >= theirs.length || theirs[j]![0] > s || theirs[j]![1] < e) return false;
       }
     }
     return true;

@@ -46,7 +46,7 @@ export function parseColumnDefault(raw: string | null, extra: string, flavor: Se
   if (flavor === 'mysql') {
     if (/default_generated/i.test(extra)) return { kind: 'expression', expression: raw };
     if (TEMPORAL.has(column.dataType) && CURRENT_TIMESTAMP.test(raw)) return { kind: 'expression', expression: raw };
-    if (column.dataType === 'bit' && bits) return { kind: 'literal', literal: bitsToBytes(bits[1]) };
+    if (column.dataType === 'bit' && bits) return { kind: 'literal', literal: bitsToBytes(bits[1]!) };
     if (BINARY.has(column.dataType) && /^0x[0-9a-f]*$/i.test(raw)) return { kind: 'literal', literal: Buffer.from(raw.slice(2), 'hex') };
     return { kind: 'literal', literal: raw };
   }
@@ -54,7 +54,7 @@ export function parseColumnDefault(raw: string | null, extra: string, flavor: Se
   if (raw === 'NULL') return { kind: 'null' };
   if (raw.length >= 2 && raw.startsWith("'") && raw.endsWith("'")) return { kind: 'literal', literal: unquoteSqlString(raw) };
   if (NUMBER.test(raw)) return { kind: 'literal', literal: raw };
-  if (bits) return { kind: 'literal', literal: bitsToBytes(bits[1]) };
+  if (bits) return { kind: 'literal', literal: bitsToBytes(bits[1]!) };
   return { kind: 'expression', expression: raw };
 }
 
@@ -67,7 +67,7 @@ function unquoteSqlString(quoted: string): string {
       out += "'";
       i++;
     } else if (c === '\\' && i + 1 < quoted.length - 1) {
-      out += unescapeChar(quoted[i + 1]);
+      out += unescapeChar(quoted[i + 1]!);
       i++;
     } else {
       out += c;

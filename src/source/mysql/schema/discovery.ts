@@ -31,7 +31,7 @@ export function compilePattern(pattern: string): (name: string) => boolean {
   const re = /^\/(.*)\/(i?)$/s.exec(pattern);
   if (re) {
     try {
-      const regex = new RegExp(re[1], re[2]);
+      const regex = new RegExp(re[1]!, re[2]);
       return (name) => regex.test(name);
     } catch (e) {
       throw new FloeError('source.mysql', 'config', `table pattern ${pattern} is not a valid regular expression: ${(e as Error).message}`);

@@ -168,7 +168,7 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
         );
         continue;
       }
-      queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]), via: [...rule.via, next.name] });
+      queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
     }
   }
   return { rules, warnings: [...new Set(warnings)] };

@@ -213,7 +213,7 @@ export function parseLabels(columnType: string): string[] {
           i++;
           break;
         } else if (ch === '\\' && i + 1 < columnType.length) {
-          label += unescapeChar(columnType[i + 1]);
+          label += unescapeChar(columnType[i + 1]!);
           i += 2;
         } else {
           label += ch;

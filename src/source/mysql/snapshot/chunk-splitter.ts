@@ -75,7 +75,7 @@ function chooseChunkKey(table: MappedTable, chunkKeyColumn?: string): { keyColum
   else if (!keyless) keyColumns = schema.primaryKey.map(byName);
   else {
     const index = schema.indexes.find((i) => i.unique && i.columns.length > 0) ?? schema.indexes.find((i) => i.columns.length > 0);
-    keyColumns = index ? [byName(index.columns[0].name)] : [];
+    keyColumns = index ? [byName(index.columns[0]!.name)] : [];
   }
   keyColumns.forEach(assertKeyKind);
   return { keyColumns, keyless };
@@ -87,8 +87,8 @@ export async function planSplit(client: MysqlClient, table: MappedTable, options
   const { keyColumns, keyless } = chooseChunkKey(table, options.chunkKeyColumn);
   if (keyColumns.length === 0) return { table, keyColumns, keyless, strategy: 'single', rowCount: await countRows(client, table) };
   const rowCount = await countRows(client, table);
-  if (keyColumns.length === 1 && INTEGER_KINDS.has(keyColumns[0].kind) && rowCount > 0) {
-    const k = keyColumns[0];
+  if (keyColumns.length === 1 && INTEGER_KINDS.has(keyColumns[0]!.kind) && rowCount > 0) {
+    const k = keyColumns[0]!;
     const id = quoteIdent(k.column.name);
     const { rows } = await client.queryArrays(`SELECT MIN(${id}), MAX(${id}) FROM ${qualifiedTable(table.schema.id)}`);
     const [minRaw, maxRaw] = rows[0] ?? [null, null];
@@ -132,7 +132,7 @@ async function* chunksOf(client: MysqlClient, plan: SplitPlan, options: SplitOpt
     return;
   }
   if (plan.strategy === 'even') {
-    const k = plan.keyColumns[0];
+    const k = plan.keyColumns[0]!;
     const toValue = (b: bigint): Value => (k.kind === 'long' ? b : k.kind === 'unsigned-long' ? b.toString() : Number(b));
     let lower: Value[] | undefined;
     // max - min + 1 can be 2^64: BigInt throughout, and the loop ends when the bound passes max.
@@ -153,7 +153,7 @@ async function* walk(client: MysqlClient, plan: SplitPlan, chunkSize: number, ch
   const convert = columns.map((c) => snapshotValueConverter(c));
   const select = keySelectList(columns);
   const order = keyOrderBy(columns);
-  const readKey = (row: unknown[]): Value[] => row.slice(0, columns.length).map((v, i) => (v === null || v === undefined ? null : convert[i](v)));
+  const readKey = (row: unknown[]): Value[] => row.slice(0, columns.length).map((v, i) => (v === null || v === undefined ? null : convert[i]!(v)));
   const single = columns.length === 1 ? columns[0] : undefined;
   const unique = isUniqueKey(plan);
 
@@ -162,14 +162,14 @@ async function* walk(client: MysqlClient, plan: SplitPlan, chunkSize: number, ch
     const where = lower ? ` WHERE ${keyLowerCondition(columns, lower, true)}` : '';
     // For a non-unique column, also ask whether the found key equals the lower bound (in the
     // column's collation), which would make an empty range and never advance.
-    const same = lower && single && !unique ? `, ${quoteIdent(single.column.name)} <=> ${keyLiteral(single, lower[0])}` : '';
+    const same = lower && single && !unique ? `, ${quoteIdent(single.column.name)} <=> ${keyLiteral(single, lower[0]!)}` : '';
     const { rows } = await client.queryArrays(`SELECT ${select}${same} FROM ${table}${where} ${order} LIMIT 1 OFFSET ${chunkSize}`);
     if (rows.length === 0) {
       yield chunk(lower, undefined);
       return;
     }
-    let next: Value[] | undefined = readKey(rows[0]);
-    if (same && Number(rows[0][columns.length]) === 1) {
+    let next: Value[] | undefined = readKey(rows[0]!);
+    if (same && Number(rows[0]![columns.length]) === 1) {
       // chunkSize+ rows share the lower value: the chunk is that value alone, the next starts after it
       next = await firstKey(client, `SELECT ${select} FROM ${table} WHERE ${keyLowerCondition(columns, lower!, false)} ${order} LIMIT 1`, readKey);
     } else if (single && next[0] === null) {
@@ -187,7 +187,7 @@ async function* walk(client: MysqlClient, plan: SplitPlan, chunkSize: number, ch
 
 async function firstKey(client: MysqlClient, sql: string, readKey: (row: unknown[]) => Value[]): Promise<Value[] | undefined> {
   const { rows } = await client.queryArrays(sql);
-  return rows.length === 0 ? undefined : readKey(rows[0]);
+  return rows.length === 0 ? undefined : readKey(rows[0]!);
 }
 
 function isUniqueKey(plan: SplitPlan): boolean {

@@ -107,7 +107,7 @@ function chunkCondition(table: MappedTable, chunk: Chunk): string {
   if (chunk.upper) {
     const upper = keyUpperCondition(columns, chunk.upper, false);
     // The first chunk also holds the NULL keys of a nullable (single) chunk column.
-    parts.push(!chunk.lower && columns.length === 1 && columns[0].column.nullable ? `(${upper} OR ${quoteIdent(columns[0].column.name)} IS NULL)` : upper);
+    parts.push(!chunk.lower && columns.length === 1 && columns[0]!.column.nullable ? `(${upper} OR ${quoteIdent(columns[0]!.column.name)} IS NULL)` : upper);
   }
   return parts.map((p) => `(${p})`).join(' AND ');
 }
@@ -160,7 +160,7 @@ export class ChunkLocator {
   }
 
   async locate(key: KeyTuple): Promise<number> {
-    return (await this.locateMany([key]))[0];
+    return (await this.locateMany([key]))[0]!;
   }
 
   /** Synchronous lookup; the keys' sort keys must already be prepared (or none are needed). */
@@ -171,7 +171,7 @@ export class ChunkLocator {
     // first chunk whose upper bound is above the key
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const upper = this.chunks[mid].upper;
+      const upper = this.chunks[mid]!.upper;
       if (upper && this.comparator.compare(key, upper) >= 0) lo = mid + 1;
       else hi = mid;
     }

@@ -85,7 +85,7 @@ export class HandoverFilter {
         if (hw) all.push(hw);
         else if (!options.partial) throw new Error(`hand-over: chunk ${c.index} of ${tableKey(t.table.schema.id)} has no high watermark: expected every chunk to be finished`);
       }
-      const keyColumns = t.chunks[0].keyColumns;
+      const keyColumns = t.chunks[0]!.keyColumns;
       this.tables.set(tableKey(t.table.schema.id), {
         locator: new ChunkLocator(t.comparator, t.chunks),
         keyColumns,
@@ -132,8 +132,8 @@ export class HandoverFilter {
       if (!p || c.op === 'delete-matching') continue;
       const list = keysByTable.get(tableKey(c.table)) ?? [];
       const keyIdx = this.keyIdxOf(tableKey(c.table), p);
-      if (c.before) list.push(keyIdx.map((i) => c.before![i]));
-      if (c.after) list.push(keyIdx.map((i) => c.after![i]));
+      if (c.before) list.push(keyIdx.map((i) => c.before![i]!));
+      if (c.after) list.push(keyIdx.map((i) => c.after![i]!));
       keysByTable.set(tableKey(c.table), list);
     }
     const located = new Map<string, number[]>();
@@ -143,7 +143,7 @@ export class HandoverFilter {
       const k = tableKey(table);
       const i = cursor.get(k) ?? 0;
       cursor.set(k, i + 1);
-      return located.get(k)![i];
+      return located.get(k)![i]!;
     };
     const out: TransactionChange[] = [];
     for (const c of t.changes) {

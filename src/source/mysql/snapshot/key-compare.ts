@@ -70,7 +70,7 @@ export function serverCollationWeigher(client: MysqlClient, batchSize = 200): Co
         p = (async () => {
           if (!(await isPadSpace(client, collation))) return null;
           // The space's weight is what ' a' has in front of 'a' (WEIGHT_STRING may strip trailing spaces).
-          const [withSpace, bare] = await weigh(collation, charset, [' a', 'a']);
+          const [withSpace, bare] = (await weigh(collation, charset, [' a', 'a'])) as [Uint8Array, Uint8Array];
           return withSpace.subarray(0, withSpace.length - bare.length);
         })();
         pads.set(collation, p);
@@ -83,7 +83,7 @@ export function serverCollationWeigher(client: MysqlClient, batchSize = 200): Co
 async function isPadSpace(client: MysqlClient, collation: string): Promise<boolean> {
   try {
     const rows = await client.query(`SELECT PAD_ATTRIBUTE AS pad FROM information_schema.COLLATIONS WHERE COLLATION_NAME = ${quoteString(collation)}`);
-    if (rows.length > 0) return !/no pad/i.test(String(rows[0].pad));
+    if (rows.length > 0) return !/no pad/i.test(String(rows[0]!.pad));
   } catch {
     // MariaDB and MySQL 5.7 have no PAD_ATTRIBUTE column; fall through to the naming convention.
   }
@@ -98,7 +98,7 @@ export function createKeyComparator(columns: readonly MappedColumn[], weigher?: 
   const parts: ColumnCompare[] = columns.map((c) => columnCompare(c));
   const collated = parts.map((p, i) => ('collation' in p ? i : -1)).filter((i) => i >= 0);
   if (collated.length > 0 && !weigher) {
-    const c = columns[collated[0]];
+    const c = columns[collated[0]!]!;
     throw new FloeError('source.mysql', 'invalid-argument', `comparing keys of ${c.qualifiedName} (collation ${c.column.collation}) needs the server's sort keys: pass a CollationWeigher (serverCollationWeigher(client))`);
   }
   const cache = new Map<string, Map<string, Uint8Array>>();
@@ -131,7 +131,7 @@ export function createKeyComparator(columns: readonly MappedColumn[], weigher?: 
         if (missing.size === 0) continue;
         const values = [...missing];
         const weights = await weigher!.weigh(p.collation, p.charset, values);
-        values.forEach((v, j) => known!.set(v, weights[j]));
+        values.forEach((v, j) => known!.set(v, weights[j]!));
       }
     },
     compare(a, b) {
@@ -144,7 +144,7 @@ export function createKeyComparator(columns: readonly MappedColumn[], weigher?: 
           if (nx && ny) continue;
           return nx ? -1 : 1;
         }
-        const p = parts[i];
+        const p = parts[i]!;
         const r = 'sync' in p ? p.sync(x, y) : compareSortKeys(weightOf(p.collation, x as string), weightOf(p.collation, y as string), pads.get(p.collation) ?? null);
         if (r !== 0) return r;
       }
@@ -215,7 +215,7 @@ function columnCompare(column: MappedColumn): ColumnCompare {
 /** Unsigned lexicographic byte order, shorter first on a common prefix (binary strings do not pad). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return sign(a.length - b.length);
 }
 
@@ -248,13 +248,13 @@ export function compareCodePoints(a: string, b: string, padSpace: boolean): numb
 /** Bytewise sort-key order; with a pad weight the shorter key continues with repeated pad weights. */
 function compareSortKeys(a: Uint8Array, b: Uint8Array, pad: Uint8Array | null): number {
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i] < 0 ? -1 : 1;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]! < 0 ? -1 : 1;
   if (a.length === b.length) return 0;
   if (!pad || pad.length === 0) return a.length < b.length ? -1 : 1;
   const longer = a.length > b.length ? a : b;
   const direction = a.length > b.length ? 1 : -1;
   for (let i = n, j = 0; i < longer.length; i++, j = (j + 1) % pad.length) {
-    if (longer[i] !== pad[j]) return (longer[i] < pad[j] ? -1 : 1) * direction;
+    if (longer[i] !== pad[j]) return (longer[i]! < pad[j]! ? -1 : 1) * direction;
   }
   return 0;
 }

@@ -148,7 +148,7 @@ function boundCondition(columns: readonly MappedColumn[], bound: readonly Value[
     throw new FloeError('source.mysql', 'invalid-argument', `key bound has ${bound.length} values: expected ${columns.length} (${columns.map((c) => c.column.name).join(', ')})`);
   }
   const ids = columns.map((c) => quoteIdent(c.column.name));
-  const lits = columns.map((c, i) => keyLiteral(c, bound[i]));
+  const lits = columns.map((c, i) => keyLiteral(c, bound[i]!));
   if (columns.length === 1) return `${ids[0]} ${lastOp} ${lits[0]}`;
   let expr = `${ids[ids.length - 1]} ${lastOp} ${lits[lits.length - 1]}`;
   for (let i = ids.length - 2; i >= 0; i--) {

@@ -247,15 +247,15 @@ async function backfillWindow(
   }
   if (changes.length === 0) return { rows, applied: 0 };
   const byKey = new Map<string, Row>();
-  for (const row of rows) byKey.set(keyText(pkIdx.map((i) => row[i])), row);
+  for (const row of rows) byKey.set(keyText(pkIdx.map((i) => row[i]!)), row);
   const keys: KeyTuple[] = [];
   for (const c of changes) {
-    if (c.before) keys.push(keyIdx.map((i) => c.before![i]));
-    if (c.after) keys.push(keyIdx.map((i) => c.after![i]));
+    if (c.before) keys.push(keyIdx.map((i) => c.before![i]!));
+    if (c.after) keys.push(keyIdx.map((i) => c.after![i]!));
   }
   const bounds = [chunk.lower, chunk.upper].filter((b): b is Value[] => b !== undefined);
   if (t.comparator.needsPrepare) await t.comparator.prepare([...keys, ...bounds]);
-  const inChunk = (row: Row) => chunkContainsKey(t.comparator, chunk, keyIdx.map((i) => row[i]));
+  const inChunk = (row: Row) => chunkContainsKey(t.comparator, chunk, keyIdx.map((i) => row[i]!));
   let applied = 0;
   // RecordUtils.upsertBinlog: insert/update replace the row by key, delete removes it; changes for
   // keys outside the chunk belong to other chunks
@@ -266,12 +266,12 @@ async function backfillWindow(
       continue;
     }
     if (c.before && inChunk(c.before)) {
-      const k = keyText(pkIdx.map((i) => c.before![i]));
-      if (!c.after || keyText(pkIdx.map((i) => c.after![i])) !== k) byKey.delete(k);
+      const k = keyText(pkIdx.map((i) => c.before![i]!));
+      if (!c.after || keyText(pkIdx.map((i) => c.after![i]!)) !== k) byKey.delete(k);
       applied++;
     }
     if (c.after && inChunk(c.after)) {
-      byKey.set(keyText(pkIdx.map((i) => c.after![i])), c.after);
+      byKey.set(keyText(pkIdx.map((i) => c.after![i]!)), c.after);
       applied++;
     }
   }
@@ -285,7 +285,7 @@ function deleteMatchingRows(table: MappedTable, byKey: Map<string, Row>, change:
   const wanted = keyText(change.values);
   let n = 0;
   for (const [k, row] of byKey) {
-    if (keyText(idx.map((i) => row[i])) === wanted) {
+    if (keyText(idx.map((i) => row[i]!)) === wanted) {
       byKey.delete(k);
       n++;
     }

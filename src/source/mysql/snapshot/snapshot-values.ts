@@ -77,7 +77,7 @@ export function createSnapshotRowConverter(table: MappedTable): (raw: unknown[])
     const out: Row = new Array(n);
     for (let i = 0; i < n; i++) {
       const v = raw[i];
-      out[i] = v === null || v === undefined ? null : converters[i](v);
+      out[i] = v === null || v === undefined ? null : converters[i]!(v);
     }
     return out;
   };
@@ -309,7 +309,7 @@ function parseMysqlTime(column: MappedColumn, text: string, path: ValuePath): bi
   const m = /^(-?)(\d{1,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
   if (!m) throw valueError(column, "a time '[-]HH:MM:SS[.ffffff]'", text, path);
   const micros =
-    (BigInt(m[2]) * 3600n + BigInt(m[3]) * 60n + BigInt(m[4])) * MICROS_PER_SECOND + BigInt((m[5] ?? '').padEnd(6, '0') || '0');
+    (BigInt(m[2]!) * 3600n + BigInt(m[3]!) * 60n + BigInt(m[4]!)) * MICROS_PER_SECOND + BigInt((m[5] ?? '').padEnd(6, '0') || '0');
   return m[1] === '-' ? -micros : micros;
 }
 

@@ -23,11 +23,17 @@ const SUBSYSTEM = 'source.mysql.watermark';
 
 export async function readServerIdentity(client: MysqlClient, flavor: ServerFlavor): Promise<ServerIdentity> {
   if (flavor === 'mariadb') {
-    const [r] = await client.query('SELECT @@server_id AS id');
+    const r = oneRow(await client.query('SELECT @@server_id AS id'), 'SELECT @@server_id');
     return { serverId: Number(r.id) };
   }
-  const [r] = await client.query('SELECT @@server_uuid AS uuid, @@server_id AS id');
+  const r = oneRow(await client.query('SELECT @@server_uuid AS uuid, @@server_id AS id'), 'SELECT @@server_uuid, @@server_id');
   return { serverUuid: String(r.uuid).toLowerCase(), serverId: Number(r.id) };
+}
+
+function oneRow<R>(rows: readonly R[], what: string): R {
+  const r = rows[0];
+  if (r === undefined) throw new FloeError(SUBSYSTEM, 'source', `${what} returned no row: expected one`);
+  return r;
 }
 
 function gtidState(flavor: ServerFlavor, text: string): GtidState | undefined {
