@@ -12,6 +12,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { Schema } from '../../src/iceberg/spec/schema.js';
 import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js';
+import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { Types } from '../../src/iceberg/spec/types.js';
 import { TableCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
 import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
@@ -124,6 +125,56 @@ describe('checkpointer', () => {
       expect([...ids].sort((x, y) => (x < y ? -1 : 1))).toEqual(ids);
       expect(new Set(ids).size).toBe(ids.length);
     }
+  });
+
+  it('commits an empty stamped snapshot for an idle table every N checkpoints, or when asked (the old committer case, through the coordinator)', async () => {
+    // The case of the old multi-table CheckpointCommitter (emptyCommitInterval: 3, gone in 46fa4ef),
+    // driven through the real coordinator, which now owns that policy (options.idleCheckpoints: 3).
+    const busy = await table('busy', { phase: 'streaming', offset: at(0) });
+    const idle = await table('idle', { phase: 'streaming', offset: at(0) });
+    const k = new Checkpointer(1n, options, silentLogger, undefined);
+    k.add(busy);
+    k.add(idle);
+    k.advance(at(0));
+
+    // Unlike the old committer, the coordinator commits a table the job never committed to at the
+    // first checkpoint (it records where the table starts: `needsCommit`, `!before`), so an idle table
+    // created with no committed progress would read 'committed' at checkpoint 1 (and then commit at
+    // 4: committed, no-changes, no-changes, committed, no-changes, no-changes). The old case's
+    // idle table had nothing to say before its first idle commit; here it gets a committed starting
+    // progress the real way — this first checkpoint — before the six checkpoints are counted.
+    let report = await k.checkpoint('start');
+    expect(report.committed.map((x) => x.key).sort()).toEqual([busy.key, idle.key]);
+    expect(idle.committed).toEqual({ phase: 'streaming', offset: at(0) });
+
+    await k.ensureModes([[busy, 'upsert']]);
+    const statuses: string[] = [];
+    const ids: bigint[] = [];
+    for (let cp = 1; cp <= 6; cp++) {
+      await k.write(busy, [{ op: 'insert', after: [cp, `r${cp}`] }]);
+      k.advance(at(cp * 100));
+      report = await k.checkpoint(`cp ${cp}`);
+      ids.push(report.checkpointId);
+      expect(report.committed.some((x) => x.key === busy.key)).toBe(true);
+      statuses.push(report.committed.some((x) => x.key === idle.key) ? 'committed' : 'no-changes');
+    }
+    // the same sequence as the old committer's: from a committed start, the idle table's offset moves
+    // every checkpoint, and it commits when checkpointsSinceCommit + 1 reaches idleCheckpoints (3)
+    expect(statuses).toEqual(['no-changes', 'no-changes', 'committed', 'no-changes', 'no-changes', 'committed']);
+    const first = ids[0]!;
+    expect(ids).toEqual([0n, 1n, 2n, 3n, 4n, 5n].map((i) => first + i)); // busy commits each one
+    expect(await stamp(idle)).toEqual({ checkpoint: first + 5n, progress: { phase: 'streaming', offset: at(600) } });
+
+    // asked (a clean stop): both tables commit, busy with nothing buffered either
+    k.advance(at(700));
+    report = await k.checkpoint('stop', { flushIdle: true });
+    expect(report.checkpointId).toBe(first + 6n);
+    expect(report.committed.map((x) => x.key).sort()).toEqual([busy.key, idle.key]);
+    const t = await loadCatalogTable(catalog, idle.identifier);
+    const summary = currentSnapshot(t.metadata)!.summary;
+    expect(summary).toMatchObject({ operation: 'append', 'floe.checkpoint-id': String(first + 6n), 'total-records': '0' });
+    expect(summary['added-data-files']).toBeUndefined();
+    expect((await stamp(idle))!.progress.offset).toEqual(at(700));
   });
 
   it('switching a writer mode commits what the other mode buffered first', async () => {
