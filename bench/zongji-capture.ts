@@ -46,8 +46,6 @@ export async function installRawCapture(): Promise<void> {
   installed = true;
 }
 
-type RowsEventClass = new (parser: ZongjiParser, options: Record<string, unknown>, zongji: unknown) => { rows: unknown[] };
-
 /** zongji's rows-event decoding alone, on captured bytes: builds its event objects as its stream does. */
 export interface ZongjiReplay {
   /** Decodes one captured rows event; returns zongji's row images ({before, after} for updates). */
@@ -56,36 +54,10 @@ export interface ZongjiReplay {
 
 /**
  * A replay of zongji's decoding with the table map state of a finished session (`tableMap`, already
- * adapted by floe's attachExactValueDecoding) and the connection options floe gives it.
+ * adapted by floe's attachExactValueDecoding) and the connection options floe gives it — the
+ * streaming path's own fallback (src/source/mysql/binlog/zongji-raw-events.ts replayWithZongji).
  */
 export async function zongjiReplay(tableMap: Record<string, unknown>, useChecksum: boolean, config: Record<string, unknown>): Promise<ZongjiReplay> {
-  const rows = await zongjiModule<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
-  const { Parser } = await zongjiModule<{ Parser: new () => ZongjiParser }>('reader.js');
-  const fake = { tableMap, useChecksum, connection: { config }, emit: () => false };
-  const classOf = (type: number): RowsEventClass => {
-    switch (type) {
-      case 23:
-      case 30:
-      case 166:
-      case 169:
-        return rows.WriteRows;
-      case 24:
-      case 31:
-      case 167:
-      case 170:
-        return rows.UpdateRows;
-      default:
-        return rows.DeleteRows;
-    }
-  };
-  return {
-    decode(raw) {
-      const parser = new Parser();
-      parser.append(raw);
-      parser._offset = 19;
-      const options = { timestamp: raw.readUInt32LE(0) * 1000, eventType: raw[4], size: raw.length - 19 - (useChecksum ? 4 : 0), nextPosition: raw.readUInt32LE(13) };
-      const Event = classOf(raw[4]);
-      return new Event(parser, options, fake).rows;
-    },
-  };
+  const { replayWithZongji } = await import('../src/source/mysql/binlog/zongji-raw-events.js');
+  return { decode: (raw) => replayWithZongji(raw, tableMap[String(raw.readUIntLE(19, 6))], useChecksum ? 4 : 0, config) };
 }

@@ -20,10 +20,16 @@ import type { TableRef, TransactionEvent } from '../events.js';
 import { isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedTable } from '../schema/type-mapping.js';
+import { compileTable, type CompiledTable } from './row-decoder.js';
+import type { TableMapEvent } from './table-map.js';
 
 export class MappedTablesDecoding implements BinlogDecoding {
   readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };
   private readonly decoders = new Map<string, RowDecoder>();
+  /** The mapping of every table, for floe's decoder (`compiledFor`). */
+  private readonly mapped = new Map<string, MappedTable>();
+  /** Per table: the last compilation, valid for that TABLE_MAP and that mapping. */
+  private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; table: CompiledTable | 'zongji' }>();
   /** Mapped tables with ENUM or SET columns, whose labels the binlog itself may correct. */
   private readonly labelled = new Map<string, MappedTable>();
   /** Per table: the decoder built with the binlog's labels, and those labels (joined) it was built for. */
@@ -53,6 +59,8 @@ export class MappedTablesDecoding implements BinlogDecoding {
     const convert: (row: Record<string, unknown>) => Row = createBinlogRowConverter(table);
     const key = tableKey(table.schema.id);
     this.decoders.set(key, convert);
+    this.mapped.set(key, table);
+    this.compiled.delete(key);
     this.relabelled.delete(key);
     if (table.columns.some((c) => c.kind === 'enum' || c.kind === 'set')) this.labelled.set(key, table);
     else this.labelled.delete(key);
@@ -62,11 +70,45 @@ export class MappedTablesDecoding implements BinlogDecoding {
   }
 
   delete(table: TableRef): void {
-    this.decoders.delete(tableKey(table));
+    const key = tableKey(table);
+    this.decoders.delete(key);
+    this.mapped.delete(key);
+    this.compiled.delete(key);
   }
 
   decoderFor(table: TableRef, tableMap?: unknown, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined {
     const key = tableKey(table);
+    if (!this.admits(key, logged, position)) return undefined;
+    const labelled = this.labelled.get(key);
+    if (labelled && tableMap) return this.withBinlogLabels(key, labelled, tableMap as ZongjiTableMapEntry);
+    return this.decoders.get(key);
+  }
+
+  /**
+   * floe's decoder for a rows event kept as bytes: the table compiled for its TABLE_MAP and the
+   * mapping current now (once per TABLE_MAP and mapping), 'zongji' for a table floe's decoder does
+   * not read (a charset or a MariaDB COMPRESSED column it refuses), undefined to skip it.
+   */
+  compiledFor(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | 'zongji' | undefined {
+    const key = tableKey(table);
+    if (!this.admits(key, logged, position)) return undefined;
+    const mapped = this.mapped.get(key);
+    if (!mapped || !this.decoders.has(key)) return undefined;
+    const cached = this.compiled.get(key);
+    if (cached && cached.map === map && cached.mapped === mapped) return cached.table;
+    let compiled: CompiledTable | 'zongji';
+    try {
+      compiled = compileTable(map, mapped);
+    } catch (e) {
+      if (!(e instanceof FloeError) || e.kind !== 'unsupported') throw e;
+      compiled = 'zongji';
+    }
+    this.compiled.set(key, { map, mapped, table: compiled });
+    return compiled;
+  }
+
+  /** Whether rows of `key` at `position` are decoded at all (skipThrough), after checking a DDL's mapping (`verify`). */
+  private admits(key: string, logged: readonly string[] | undefined, position: EventPosition | undefined): boolean {
     if (this.skipped.size > 0 && position) {
       const through = this.skipped.get(key);
       // A table whose deletes cascade to other captured tables is decoded all the same: the child's
@@ -76,7 +118,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
       if (through && this.cascades?.triggers(key)) {
         this.skipped.delete(key);
       } else if (through) {
-        if (!isAfter(position, through)) return undefined;
+        if (!isAfter(position, through)) return false;
         this.skipped.delete(key); // the stream is in order: everything from here on is new
       }
     }
@@ -94,9 +136,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
         this.unverified.delete(key);
       }
     }
-    const labelled = this.labelled.get(key);
-    if (labelled && tableMap) return this.withBinlogLabels(key, labelled, tableMap as ZongjiTableMapEntry);
-    return this.decoders.get(key);
+    return true;
   }
 
   /**

@@ -51,6 +51,11 @@ export interface BinlogReaderOptions {
   readonly reconnect?: ReconnectPolicy;
   /** Heartbeat period requested from the server (default 2000 ms; `floe run`: `source.heartbeatMs`). */
   readonly heartbeatMs?: number;
+  /**
+   * Who decodes the row images: 'floe' (default: floe's decoder, row-decoder.ts, with zongji's
+   * decoding as the fallback for tables it does not read) or 'zongji' (every row, as before).
+   */
+  readonly rowDecoder?: 'floe' | 'zongji';
   /** Events buffered before the socket is paused (default 256). */
   readonly maxBufferedEvents?: number;
   /** Minimum interval between `progress` events (default 1000 ms). */
@@ -201,6 +206,8 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
       start,
       includeSchema: this.includeSchema,
       heartbeatMs: this.options.heartbeatMs ?? 2000,
+      // floe's own row decoder (row-decoder.ts) reads the captured tables' rows, when the decoding can
+      ...(decoding.compiledFor && this.options.rowDecoder !== 'zongji' ? { rawRows: (t: { parentSchema: string; tableName: string }) => captured.has(tableKey({ database: t.parentSchema, table: t.tableName })) } : {}),
       onEvent: (e) => this.onEvent(session, e),
       onError: (e) => void this.onError(session, e),
     });

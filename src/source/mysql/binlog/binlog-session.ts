@@ -13,6 +13,7 @@
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
 import { attachExactValueDecoding, type ZongjiLike } from './binlog-values.js';
+import { setRawRows } from './zongji-raw-events.js';
 
 /** mysql2 connection options (host, port, user, password, ssl, …) plus decoder-required flags. */
 type ConnectionOptions = Record<string, unknown>;
@@ -34,6 +35,11 @@ export interface BinlogSessionOptions {
   readonly includeSchema?: Record<string, string[] | true>;
   /** Heartbeat period requested from the server; the watchdog fails after 3 silent periods. */
   readonly heartbeatMs: number;
+  /**
+   * Rows events of the tables this accepts are kept as bytes for floe's decoder and not decoded by
+   * zongji (zongji-raw-events.ts); default: zongji decodes every row.
+   */
+  readonly rawRows?: (table: { parentSchema: string; tableName: string }) => boolean;
   readonly onEvent: (event: AnyBinlogEvent) => void;
   /** Called at most once; the session is dead afterwards. */
   readonly onError: (error: unknown) => void;
@@ -49,6 +55,7 @@ export class BinlogSession {
 
   constructor(private readonly options: BinlogSessionOptions) {
     this.zongji = new ZongJi({ ...options.connection } as never);
+    if (options.rawRows) setRawRows(this.zongji, options.rawRows);
   }
 
   get isMariaDb(): boolean {

@@ -22,9 +22,13 @@
  */
 import type { AnyBinlogEvent, MariadbGtidEvent, QueryEvent, RotateEvent, HeartbeatEvent, PreviousGtidsEvent, MariadbGtidListEvent, TableMapEntry } from '@vlasky/zongji';
 import type { Row } from '../../../model/values.js';
+import { FloeError } from '../../../util/errors.js';
 import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from '../events.js';
 import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from '../offset/offset.js';
 import { MariaDbGtidPosition } from '../offset/gtid-mariadb.js';
+import { decodeRowsEvent, type CompiledTable } from './row-decoder.js';
+import { COMMON_HEADER_BYTES, parseTableMap, type TableMapEvent } from './table-map.js';
+import { replayWithZongji, zongjiConfig, type RawEventBytes } from './zongji-raw-events.js';
 
 /** Converts one zongji row image (column name → zongji value) into a floe Row. */
 export type RowDecoder = (image: Record<string, unknown>) => Row;
@@ -38,6 +42,13 @@ export interface BinlogDecoding {
    * description of the table as logged (column names and types from the TableMap event).
    */
   decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined;
+  /**
+   * For a rows event kept as bytes (RawRowsEvent): floe's decoder compiled for the table as logged
+   * (`map`) and as mapped now, undefined to skip the table, or 'zongji' when floe's decoder does not
+   * read the table (then `decoderFor` converts zongji's decoding of the bytes). Without it every
+   * such event takes the zongji way.
+   */
+  compiledFor?(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | 'zongji' | undefined;
   /**
    * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
    * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
@@ -66,20 +77,44 @@ interface RawChange {
   /** Column names of the table map the rows were logged with (binlog_row_metadata=FULL). */
   readonly logged?: readonly string[];
 }
-type PendingChange = RawChange;
 
 /**
- * A complete transaction whose row images are still zongji's: they are converted when the consumer
- * takes the transaction (`decodeTransaction`), so that a DDL handled by the consumer (which updates
- * the table mappings) applies to every row logged after it, however far the reader has read ahead.
+ * A rows event kept as bytes for floe's own decoder (zongji-raw-events.ts): its row images are
+ * decoded when the consumer takes the transaction, like zongji's images are converted then.
+ */
+interface RawRowsEvent {
+  readonly table: TableRef;
+  readonly op: ChangeOp;
+  /** The whole event, from its common header (checksum included). */
+  readonly event: Buffer;
+  readonly checksumBytes: number;
+  /** The TABLE_MAP the rows were logged with. */
+  readonly map: TableMapEvent;
+  /** zongji's entry for that TABLE_MAP and its connection settings, to replay zongji's decoding. */
+  readonly zongjiMap: TableMapEntry;
+  readonly zongjiConfig: unknown;
+  readonly noForeignKeyChecks?: true;
+  readonly logged?: readonly string[];
+}
+type PendingChange = RawChange | RawRowsEvent;
+
+/**
+ * A complete transaction whose row images are still zongji's (or still bytes): they are converted
+ * when the consumer takes the transaction (`decodeTransaction`), so that a DDL handled by the
+ * consumer (which updates the table mappings) applies to every row logged after it, however far the
+ * reader has read ahead.
  */
 export interface RawTransaction extends Omit<TransactionEvent, 'changes'> {
-  readonly raw: readonly RawChange[];
+  readonly raw: readonly PendingChange[];
 }
 
 export type AssembledEvent = RawTransaction | DdlEvent | ProgressEvent;
 
-/** Converts a raw transaction with the decoders current now; changes of tables without one are dropped. */
+/**
+ * Converts a raw transaction with the decoders current now; changes of tables without one are
+ * dropped. `eventIndex` numbers the changes in log order (rows events kept as bytes count their
+ * rows once decoded; their undecoded rows, of tables skipped, are not counted).
+ */
 export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, tableMaps: ReadonlyMap<string, TableMapEntry>): TransactionEvent {
   const changes: RowChange[] = [];
   const base = t.position;
@@ -87,24 +122,59 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
   let lastTable: TableRef | undefined;
   let lastLogged: readonly string[] | undefined;
   let decode: ReturnType<BinlogDecoding['decoderFor']>;
-  for (let i = 0; i < t.raw.length; i++) {
-    const c = t.raw[i]!;
+  let index = 0;
+  const emit = (c: RawChange | RawRowsEvent, before: Row | undefined, after: Row | undefined): void => {
+    const change: { -readonly [K in keyof RowChange]: RowChange[K] } = { table: c.table, op: c.op } as RowChange;
+    if (before) change.before = before;
+    if (after) change.after = after;
+    change.position = { ...base, eventIndex: index++ };
+    if (c.noForeignKeyChecks) change.noForeignKeyChecks = true;
+    changes.push(change as RowChange);
+  };
+  for (const c of t.raw) {
+    if ('event' in c) {
+      lastTable = undefined;
+      decodeRowsEventInto(c, decoding, { ...base, eventIndex: index }, emit);
+      continue;
+    }
     if (c.table !== lastTable || c.logged !== lastLogged) {
-      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: i });
+      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: index });
       lastTable = c.table;
       lastLogged = c.logged;
     }
-    if (!decode) continue;
-    const change: { -readonly [K in keyof RowChange]: RowChange[K] } = { table: c.table, op: c.op } as RowChange;
-    if (c.before) change.before = decode(c.before);
-    if (c.after) change.after = decode(c.after);
-    change.position = { ...base, eventIndex: i };
-    if (c.noForeignKeyChecks) change.noForeignKeyChecks = true;
-    changes.push(change as RowChange);
+    if (!decode) {
+      index++;
+      continue;
+    }
+    emit(c, c.before ? decode(c.before) : undefined, c.after ? decode(c.after) : undefined);
   }
   const { raw: _raw, ...rest } = t;
-  const decoded: TransactionEvent = { ...rest, changes };
+  // the transaction's own index follows its changes (rows events kept as bytes are counted as decoded)
+  const decoded: TransactionEvent = { ...rest, position: { ...rest.position, eventIndex: index }, changes };
   return decoding.expandTransaction ? decoding.expandTransaction(decoded) : decoded;
+}
+
+/**
+ * One rows event kept as bytes: floe's decoder with the table compiled for the mapping current now,
+ * or — for a table floe's decoder does not read — zongji's decoding of the same bytes, converted
+ * as zongji's live images are.
+ */
+function decodeRowsEventInto(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition, emit: (c: RawRowsEvent, before: Row | undefined, after: Row | undefined) => void): void {
+  const compiled = decoding.compiledFor ? decoding.compiledFor(c.table, c.map, c.logged, position) : 'zongji';
+  if (compiled === undefined) return;
+  if (compiled !== 'zongji') {
+    const rows = decodeRowsEvent(c.event, compiled, c.checksumBytes).rows;
+    if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);
+    else if (c.op === 'insert') for (const r of rows) emit(c, undefined, r);
+    else for (const r of rows) emit(c, r, undefined);
+    return;
+  }
+  const decode = decoding.decoderFor(c.table, c.zongjiMap, c.logged, position);
+  if (!decode) return;
+  const images = replayWithZongji(c.event, c.zongjiMap, c.checksumBytes, c.zongjiConfig);
+  if (c.op === 'update') for (const r of images as { before: Record<string, unknown>; after: Record<string, unknown> }[]) emit(c, decode(r.before), decode(r.after));
+  else if (c.op === 'insert') for (const r of images as Record<string, unknown>[]) emit(c, undefined, decode(r));
+  else for (const r of images as Record<string, unknown>[]) emit(c, decode(r), undefined);
 }
 
 interface OpenTransaction {
@@ -124,6 +194,8 @@ export class TransactionAssembler {
   private readonly tableRefs = new Map<number, TableRef>();
   /** The last TableMap seen per table ("db.table"), for decoders that want the logged layout. */
   readonly tableMaps = new Map<string, TableMapEntry>();
+  /** The last TABLE_MAP per table id, parsed (sessions with raw rows only). */
+  private readonly rawTableMaps = new Map<number, TableMapEvent & { readonly bytes: Buffer }>();
 
   constructor(private readonly options: AssemblerOptions) {
     this.file = options.start.file;
@@ -170,6 +242,21 @@ export class TransactionAssembler {
       case 'xid':
       case 'xaprepare':
         return this.commit(e);
+      case 'tablemap': {
+        const { floeTableMap: bytes, floeChecksumBytes: checksumBytes = 0 } = e as RawEventBytes;
+        if (bytes) {
+          // every transaction logs its tables' TABLE_MAPs again: an unchanged one (same bytes between
+          // the common header and the checksum) keeps its parsed form, so its compiled decoder is reused
+          const tableId = (e as unknown as { tableId: number }).tableId;
+          const known = this.rawTableMaps.get(tableId);
+          if (!known || !samePayload(known.bytes, bytes, checksumBytes)) {
+            const copy = Buffer.from(bytes);
+            this.rawTableMaps.set(tableId, { ...parseTableMap(copy, checksumBytes), bytes: copy });
+          }
+        }
+        this.advancePosition(e);
+        return undefined;
+      }
       case 'writerows':
       case 'updaterows':
       case 'deleterows':
@@ -244,6 +331,7 @@ export class TransactionAssembler {
       for (const x of done ?? []) if (x.kind === 'transaction') out.push(x);
     }
     if (this.options.isCapturedDdl(q.schema, sql)) {
+      // (inside an explicit group — CREATE TABLE … SELECT — a rows event kept as bytes counts as one)
       const position = this.eventPosition(q.nextPosition, txn?.gtid, closes ? 0 : (txn?.changes.length ?? 0));
       out.push({
         kind: 'ddl',
@@ -264,7 +352,7 @@ export class TransactionAssembler {
   }
 
   private rows(e: AnyBinlogEvent, op: ChangeOp): void {
-    const ev = e as AnyBinlogEvent & { tableId: number; tableMap: Record<number, TableMapEntry>; rows: unknown[]; flags?: number };
+    const ev = e as AnyBinlogEvent & { tableId: number; tableMap: Record<number, TableMapEntry>; rows: unknown[]; flags?: number; useChecksum?: boolean; _zongji?: unknown };
     const tm = ev.tableMap?.[ev.tableId];
     if (!tm || !ev.rows) return;
     let ref = this.tableRefs.get(ev.tableId);
@@ -293,13 +381,34 @@ export class TransactionAssembler {
       if (logged) change.logged = logged;
       changes.push(change);
     };
-    if (op === 'update') {
+    const bytes = (e as RawEventBytes).floeRows;
+    if (bytes) {
+      const checksumBytes = ev.useChecksum ? 4 : 0;
+      const map = this.tableMapFor(ev.tableId, ref);
+      const kept: { -readonly [K in keyof RawRowsEvent]: RawRowsEvent[K] } = { table: ref, op, event: bytes, checksumBytes, map, zongjiMap: tm, zongjiConfig: zongjiConfig(ev._zongji) };
+      if (noForeignKeyChecks) kept.noForeignKeyChecks = true;
+      if (logged) kept.logged = logged;
+      changes.push(kept);
+    } else if (op === 'update') {
       for (const r of ev.rows as { before: Record<string, unknown>; after: Record<string, unknown> }[]) push(r.before, r.after);
     } else if (op === 'insert') {
       for (const r of ev.rows as Record<string, unknown>[]) push(undefined, r);
     } else {
       for (const r of ev.rows as Record<string, unknown>[]) push(r, undefined);
     }
+  }
+
+  /** The parsed TABLE_MAP of a rows event kept as bytes (zongji delivered the TABLE_MAP before it). */
+  private tableMapFor(tableId: number, ref: TableRef): TableMapEvent {
+    const map = this.rawTableMaps.get(tableId);
+    if (!map) {
+      throw new FloeError(
+        'source.mysql.binlog',
+        'internal',
+        `a rows event of ${ref.database}.${ref.table} (table id ${tableId}) came without the TABLE_MAP event before it; expected zongji to deliver every TABLE_MAP of a captured table — report this as a bug`,
+      );
+    }
+    return map;
   }
 
   private commit(e: AnyBinlogEvent): AssembledEvent[] | undefined {
@@ -350,6 +459,11 @@ export class TransactionAssembler {
       ...(serverId !== undefined ? { serverId } : {}),
     };
   }
+}
+
+/** Two events equal but for their common headers and checksums (timestamps, positions differ between copies). */
+function samePayload(a: Buffer, b: Buffer, checksumBytes: number): boolean {
+  return a.length === b.length && a.compare(b, COMMON_HEADER_BYTES, b.length - checksumBytes, COMMON_HEADER_BYTES, a.length - checksumBytes) === 0;
 }
 
 /** Whether the statement touches one of `databases` (default database or a qualified name). */

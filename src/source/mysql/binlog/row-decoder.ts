@@ -18,9 +18,11 @@
  * wrap the rows in one envelope (sql/log_event.cc binlog_buf_uncompress): a byte 0x80 | length-size,
  * the big-endian uncompressed length, then a zlib stream.
  *
- * Not yet used by the streaming path (which still decodes with zongji + binlog-values.ts): the
- * reader gets zongji's decoded images, and zongji decodes rows inside its event constructors. A table
- * that `compileTable` refuses ('unsupported': other charsets, COMPRESSED columns) stays with zongji.
+ * The streaming path's decoder: zongji stays the connection and hands over the rows events of the
+ * captured tables as bytes (zongji-raw-events.ts); they are decoded when the consumer takes their
+ * transaction (binlog-transactions.ts `decodeTransaction`), with the table compiled for the mapping
+ * current then (binlog-decoding.ts `compiledFor`). A table that `compileTable` refuses
+ * ('unsupported': other charsets, COMPRESSED columns) is decoded by zongji from the same bytes.
  */
 import { inflateSync } from 'node:zlib';
 import type { Row } from '../../../model/values.js';

@@ -1,0 +1,136 @@
+/**
+ * The event bytes floe's own row decoder (row-decoder.ts) needs, taken from zongji's stream: zongji
+ * stays the connection (dump command, MariaDB capabilities, GTID and position bookkeeping,
+ * checksums, heartbeats) but no longer decodes the rows of the tables floe decodes itself.
+ *
+ * zongji keeps no event bytes and decodes rows inside its event constructors, so this module patches
+ * three prototype methods of zongji's event classes (loaded by file URL: its package exports only its
+ * entry point; Node gives them the same module instances the entry uses):
+ * - `BinlogEvent.prototype._readTableId`, which every TABLE_MAP and rows event calls first, with the
+ *   parser right after the 19-byte common header: the event's bytes are `buffer[offset - 19,
+ *   packetEnd)`, checksum included. A TABLE_MAP keeps them as `floeTableMap`; a rows event keeps a
+ *   copy as `floeRows` when its zongji instance asks for it (`setRawRows`, per session: the raw-decode
+ *   benchmark's sessions leave zongji decoding as it always did).
+ * - `_fetchOneRow` of the rows events: for an event that kept `floeRows`, it skips the row images
+ *   (the parser jumps to the event end) instead of decoding them.
+ *
+ * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
+ * table it does not read (row-decoder.ts `compileTable` 'unsupported').
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+interface ZongjiParser {
+  _buffer: Buffer;
+  _offset: number;
+  _packetEnd: number;
+  append(buffer: Buffer): void;
+}
+
+/** What the patched events carry. */
+export interface RawEventBytes {
+  /** TABLE_MAP of a session with raw rows: the whole event (a view of the packet: copy it to keep it). */
+  floeTableMap?: Buffer;
+  /** With `floeTableMap`: 4 when the events end with a CRC32 checksum, else 0. */
+  floeChecksumBytes?: number;
+  /** Rows event of a table floe decodes: a copy of the whole event; zongji left `rows` undecoded. */
+  floeRows?: Buffer;
+}
+
+/** zongji's table map entry for a rows event's table id, as zongji keeps it. */
+type ZongjiInstance = { tableMap: Record<string, unknown>; useChecksum: boolean; connection?: { config?: unknown } | null };
+
+/** The zongji instances with raw rows, by their `tableMap` object (all a TABLE_MAP event can reach). */
+const rawSessions = new WeakMap<object, ZongjiInstance>();
+
+/** Set on a zongji instance: whether the rows of this table map entry are kept raw for floe. */
+const RAW_ROWS = Symbol('floe.rawRows');
+type RawRowsPredicate = (entry: { parentSchema: string; tableName: string }) => boolean;
+
+const ZONGJI_LIB = join(dirname(createRequire(import.meta.url).resolve('@vlasky/zongji')), 'lib');
+const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(ZONGJI_LIB, file)).href)) as T;
+
+type RowsEventClass = (new (parser: ZongjiParser, options: Record<string, unknown>, zongji: unknown) => { rows: unknown[] }) & {
+  prototype: { _fetchOneRow(parser: ZongjiParser): unknown };
+};
+type EventProto = { _readTableId(parser: ZongjiParser): void };
+
+const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventProto }; TableMap: new (...a: never[]) => unknown }>('binlog_event.js');
+const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
+const { Parser } = await load<{ Parser: new () => ZongjiParser }>('reader.js');
+
+const readTableId = BinlogEvent.prototype._readTableId;
+BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?: ZongjiInstance; tableId?: number }, parser: ZongjiParser) {
+  const start = parser._offset - 19;
+  readTableId.call(this, parser);
+  if (this instanceof TableMap) {
+    // the TABLE_MAP constructor sets `tableMap` (its zongji's) before reading the table id
+    const owner = rawSessions.get((this as { tableMap?: object }).tableMap ?? {});
+    if (owner) {
+      this.floeTableMap = parser._buffer.subarray(start, parser._packetEnd);
+      this.floeChecksumBytes = owner.useChecksum ? 4 : 0;
+    }
+    return;
+  }
+  const zongji = this._zongji as (ZongjiInstance & { [RAW_ROWS]?: RawRowsPredicate }) | undefined;
+  const wants = zongji?.[RAW_ROWS];
+  if (wants) {
+    const entry = zongji.tableMap[String(this.tableId)] as { parentSchema: string; tableName: string } | undefined;
+    // a copy: the event is decoded when the consumer takes its transaction, after later packets
+    if (entry && wants(entry)) this.floeRows = Buffer.from(parser._buffer.subarray(start, parser._packetEnd));
+  }
+};
+/** zongji reads the row images in `_fetchOneRow`, called until the event end: skip to it instead. */
+const skipWhenRaw = (fetch: (parser: ZongjiParser) => unknown) =>
+  function (this: RawEventBytes, parser: ZongjiParser): unknown {
+    if (this.floeRows === undefined) return fetch.call(this, parser);
+    parser._offset = parser._packetEnd;
+    return undefined;
+  };
+const rowsEventProto = Object.getPrototypeOf(rowsClasses.WriteRows.prototype) as RowsEventClass['prototype'];
+rowsEventProto._fetchOneRow = skipWhenRaw(rowsEventProto._fetchOneRow);
+rowsClasses.UpdateRows.prototype._fetchOneRow = skipWhenRaw(rowsClasses.UpdateRows.prototype._fetchOneRow);
+
+/** From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header). */
+export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
+  (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
+  // zongji creates its tableMap object once, in its constructor
+  rawSessions.set((zongji as ZongjiInstance).tableMap, zongji as ZongjiInstance);
+}
+
+/** The connection settings zongji's value decoding reads (dateStrings, timezone, …), to replay with. */
+export function zongjiConfig(zongji: unknown): unknown {
+  return (zongji as ZongjiInstance).connection?.config;
+}
+
+function rowsClassOf(type: number): RowsEventClass {
+  switch (type) {
+    case 23: // WRITE_ROWS v1, v2, MariaDB compressed v1, v2 (log_event.h)
+    case 30:
+    case 166:
+    case 169:
+      return rowsClasses.WriteRows;
+    case 24:
+    case 31:
+    case 167:
+    case 170:
+      return rowsClasses.UpdateRows;
+    default:
+      return rowsClasses.DeleteRows;
+  }
+}
+
+/**
+ * zongji's decoding of one kept rows event (`floeRows`), with the table map entry zongji had for it
+ * and its connection settings: the row images zongji would have delivered ({before, after} for updates).
+ */
+export function replayWithZongji(event: Buffer, tableMapEntry: unknown, checksumBytes: number, config: unknown): unknown[] {
+  const parser = new Parser();
+  parser.append(event);
+  parser._offset = 19;
+  const tableId = event.readUIntLE(19, 6);
+  const zongji = { tableMap: { [tableId]: tableMapEntry }, useChecksum: checksumBytes === 4, connection: { config }, emit: () => false };
+  const options = { timestamp: event.readUInt32LE(0) * 1000, eventType: event[4], size: event.length - 19 - checksumBytes, nextPosition: event.readUInt32LE(13) };
+  return new (rowsClassOf(event[4]!))(parser, options, zongji).rows;
+}
