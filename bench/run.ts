@@ -101,6 +101,7 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
       serverId: 4_000_100,
       include: [`${DATABASE}.${TABLE}`],
       snapshot: { mode: 'initial', ...(o.parallelism ? { parallelism: o.parallelism } : {}) },
+      ...(process.env.FLOE_BENCH_BINLOG_THREAD ? { binlogThread: process.env.FLOE_BENCH_BINLOG_THREAD } : {}),
     },
     warehouse: { location: warehouse },
     catalog: { type: 'filesystem', name: 'floe' },

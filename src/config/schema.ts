@@ -100,6 +100,12 @@ export const sourceSchema = z
       .describe(
         'Heartbeat period floe asks the server for on its binlog connections (ms): an idle server sends a heartbeat after each silent period, and a connection that stays silent for 3 periods is taken as stalled — floe drops it and reconnects from the last delivered transaction',
       ),
+    binlogThread: z
+      .enum(['worker', 'main'])
+      .default('worker')
+      .describe(
+        "Where the streaming binlog connection runs: 'worker' (a worker thread reads the socket and assembles transactions beside the pipeline, which decodes and writes) or 'main' (one thread does everything)",
+      ),
     restart: z
       .object({
         maxAttempts: z.number().int().min(0).default(10).describe('Restarts in a row after a connection-level MySQL failure (server restarted, connection lost) before floe gives up; 0 stops at the first'),

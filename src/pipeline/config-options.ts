@@ -61,6 +61,7 @@ export function sourceConfig(source: SourceConfig, log: (message: string) => voi
       },
     },
     heartbeatMs: source.heartbeatMs,
+    binlogThread: source.binlogThread,
     log,
   };
 }

@@ -12,6 +12,7 @@
  * binlog readers resolve their start on the same connection. A run that restarts its stream (a new
  * table joins) asks for another session; the connection is closed with `close()`.
  */
+import { prewarmBinlogWorker } from './binlog/worker-session.js';
 import { FloeError } from '../../util/errors.js';
 import { connectMysql, quoteString } from './client.js';
 import { detectDialect, type ServerDialect } from './dialect.js';
@@ -36,6 +37,8 @@ const SUBSYSTEM = 'source.mysql';
 
 /** Opens the source: one control connection, the dialect, the server identity, the captured tables. */
 export async function openMySqlSource(config: MySqlSourceConfig): Promise<OpenedMySqlSource> {
+  // the streaming reader's worker thread loads its modules while the run prepares its tables
+  if (config.binlogThread === 'worker') prewarmBinlogWorker();
   const client = await connectMysql(config.connection);
   try {
     const dialect = await detectDialect(client);

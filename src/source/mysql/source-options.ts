@@ -64,6 +64,8 @@ export interface MySqlSourceOptions {
    * watchdog gives up on a connection after 3 silent periods). Default: the reader's (2000 ms).
    */
   readonly heartbeatMs?: number;
+  /** Where the streaming (and catch-up) binlog reader's session runs (binlog-reader.ts `thread`; default 'main'). */
+  readonly binlogThread?: 'worker' | 'main';
   /**
    * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
    * cascade.ts, foreign-keys.ts). The plan and its warnings are in `cascades` once events started.

@@ -24,6 +24,7 @@ import { compareOffsets, isAfter, minOffset, parseOffset, serializeOffset, type 
 import { readSnapshot, type SnapshotTable } from './snapshot/snapshot-reader.js';
 import { captureTableSchemas, tableKey, type TableId, type TableSchema } from './schema/table-schema.js';
 import { mapTable, type MappedTable } from './schema/type-mapping.js';
+import { prewarmBinlogWorker } from './binlog/worker-session.js';
 import { BinlogReader } from './binlog/binlog-reader.js';
 import type { StartPosition } from './binlog/start-position.js';
 import { splitTable } from './snapshot/chunk-splitter.js';
@@ -171,6 +172,7 @@ export class MySqlSource {
         dialect: this.dialect!,
         control: this.controlled,
         heartbeatMs: o.heartbeatMs,
+        ...(o.binlogThread ? { thread: o.binlogThread } : {}),
         log: o.log,
       }));
       try {
@@ -195,6 +197,8 @@ export class MySqlSource {
   }
 
   async *events(): AsyncGenerator<SourceEvent> {
+    // the streaming reader's worker thread loads its modules meanwhile (its start-up is off the critical path)
+    if (this.options.binlogThread === 'worker') prewarmBinlogWorker();
     const o = this.options;
     try {
       const client = (this.control = this.shared?.client ?? (await connectMysql(o.connection)));
@@ -309,6 +313,7 @@ export class MySqlSource {
         dialect,
         control: this.controlled,
         heartbeatMs: o.heartbeatMs,
+        ...(o.binlogThread ? { thread: o.binlogThread } : {}),
         log: o.log,
       }));
       for await (const e of reader) {

@@ -17,10 +17,12 @@ import { FloeError } from '../../../util/errors.js';
 import type { BinlogEvent, TableRef } from '../events.js';
 import { tableKey } from '../events.js';
 import { compareOffsets, formatOffset, isAfter, sameServer, type BinlogOffset, type EventPosition, type ServerIdentity } from '../offset/offset.js';
-import { BinlogSession, type SessionStart } from './binlog-session.js';
+import type { SessionStart } from './binlog-session.js';
+import { startLocalSession, type AssembledBatch, type AssemblingSession, type AssemblingSessionOptions, type SessionHandlers } from './assembled-session.js';
+import { startWorkerSession } from './worker-session.js';
 import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
 import { detectDialect, type ServerDialect } from '../dialect.js';
-import { TransactionAssembler, ddlConcerns, decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
+import { decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
 import { SUBSYSTEM, classifyBinlogError, purgedBinlogError, serverChangedError } from './binlog-errors.js';
 import { listBinlogFiles, readServerIdentity } from '../snapshot/watermark.js';
 import { AsyncQueue } from './binlog-queue.js';
@@ -56,6 +58,12 @@ export interface BinlogReaderOptions {
    * decoding as the fallback for tables it does not read) or 'zongji' (every row, as before).
    */
   readonly rowDecoder?: 'floe' | 'zongji';
+  /**
+   * Where the replication session runs: 'worker' (a worker thread: the socket, packet parsing and
+   * transaction assembly beside the pipeline, worker-session.ts) or 'main' (this thread). The rows are
+   * decoded on this thread either way, when the transaction is taken. Default 'main'.
+   */
+  readonly thread?: 'worker' | 'main';
   /** Events buffered before the socket is paused (default 256). */
   readonly maxBufferedEvents?: number;
   /** Minimum interval between `progress` events (default 1000 ms). */
@@ -72,8 +80,7 @@ export interface BinlogReaderOptions {
 
 export class BinlogReader implements AsyncIterable<BinlogEvent> {
   private readonly queue: AsyncQueue<AssembledEvent>;
-  private session: BinlogSession | undefined;
-  private assembler: TransactionAssembler | undefined;
+  private session: AssemblingSession | undefined;
   private control: MysqlClient | undefined;
   /** `control` is the reader's own (closed with it), not the caller's. */
   private ownsControl = false;
@@ -123,7 +130,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
         const r = await inner.next();
         if (r.done) return r;
         const e = r.value;
-        return { value: 'raw' in e ? decodeTransaction(e, this.options.decoding, this.assembler?.tableMaps ?? new Map()) : e, done: false };
+        return { value: 'raw' in e ? decodeTransaction(e, this.options.decoding, this.session?.tableMaps ?? new Map()) : e, done: false };
       },
       return: async () => {
         await inner.return?.();
@@ -191,35 +198,34 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
       return;
     }
     const { start, assemblerStart } = await this.sessionStart(from);
-    const databases = new Set(this.options.ddlDatabases ?? this.options.tables.map((t) => t.database));
+    if (this.closed) return;
     const decoding = this.options.decoding;
-    const captured = this.captured;
-    this.assembler = new TransactionAssembler({
-      identity: this.identity!,
-      start: assemblerStart,
-      isCaptured: (t) => captured.has(tableKey(t)),
-      isCapturedDdl: ddlConcerns(databases),
-    });
-    const session = new BinlogSession({
+    const rawRows = decoding.compiledFor !== undefined && this.options.rowDecoder !== 'zongji';
+    const options: AssemblingSessionOptions = {
       connection: { ...driverOptions(this.options.connection), ...(decoding.connectionOptions ?? {}) },
       serverId: this.options.serverId,
       start,
+      assemblerStart,
+      identity: this.identity!,
       includeSchema: this.includeSchema,
       heartbeatMs: this.options.heartbeatMs ?? 2000,
+      captured: [...this.captured],
+      ddlDatabases: [...new Set(this.options.ddlDatabases ?? this.options.tables.map((t) => t.database))],
       // floe's own row decoder (row-decoder.ts) reads the captured tables' rows, when the decoding can
-      ...(decoding.compiledFor && this.options.rowDecoder !== 'zongji' ? { rawRows: (t: { parentSchema: string; tableName: string }) => captured.has(tableKey({ database: t.parentSchema, table: t.tableName })) } : {}),
-      onEvent: (e) => this.onEvent(session, e),
-      onError: (e) => void this.onError(session, e),
-    });
+      rawRows,
+    };
+    let session: AssemblingSession | undefined;
+    const handlers: SessionHandlers = { onBatch: (b) => this.onBatch(session!, b), onError: (e) => void this.onError(session!, e) };
+    // the worker hands over rows events as bytes only (zongji's row images do not survive the thread
+    // boundary): without floe's decoder the session stays on this thread
+    session = this.options.thread === 'worker' && rawRows ? startWorkerSession(options, handlers) : startLocalSession(options, handlers);
     this.session = session;
-    session.start();
   }
 
-  private onEvent(session: BinlogSession, e: Parameters<TransactionAssembler['accept']>[0]): void {
+  private onBatch(session: AssemblingSession, batch: AssembledBatch): void {
     if (session !== this.session) return;
-    const out = this.assembler!.accept(e);
-    if (out) {
-      for (const item of out) {
+    if (batch.items.length > 0) {
+      for (const item of batch.items) {
         if (item.kind === 'transaction' || item.kind === 'ddl') {
           const pos = item.position;
           // after a reconnect: never hand out what was already delivered
@@ -241,11 +247,11 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
           }
         }
       }
-    } else if (!this.assembler!.inTransaction) {
-      const o = this.assembler!.offset;
+    } else if (!batch.inTransaction) {
+      const o = batch.offset;
       if (o && o.file) this.last = o;
     }
-    if (this.options.stopAt && !this.assembler!.inTransaction && this.last && this.reachedStop(this.last)) void this.close();
+    if (this.options.stopAt && !batch.inTransaction && this.last && this.reachedStop(this.last)) void this.close();
   }
 
   private isDelivered(pos: EventPosition): boolean {
@@ -266,12 +272,11 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     }
   }
 
-  private async onError(session: BinlogSession, e: unknown): Promise<void> {
+  private async onError(session: AssemblingSession, e: unknown): Promise<void> {
     if (session !== this.session || this.closed) return;
     const err = classifyBinlogError(e, this.last);
     this.session = undefined;
     await session.stop();
-    this.assembler?.abandonTransaction();
     const policy = this.options.reconnect ?? {};
     const max = policy.maxAttempts ?? 10;
     if (!err.retryable || this.attempts >= max) {
@@ -300,7 +305,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
       const err2 = classifyBinlogError(e2, this.last);
       if (err2.retryable) {
         // count it as another failed attempt and try again
-        this.session = { stop: async () => {} } as unknown as BinlogSession;
+        this.session = { stop: async () => {} } as unknown as AssemblingSession;
         await this.onError(this.session, e2);
       } else {
         this.queue.fail(err2);

@@ -1,0 +1,142 @@
+/**
+ * What crosses the thread boundary between the binlog worker (binlog-worker.ts) and the reader
+ * (worker-session.ts): assembled batches as plain data. Offsets travel in floe's own offset text
+ * (offset.ts serializeOffset — GTID states are classes), rows-event bytes as exact-size byte arrays
+ * moved with the message (transferred, not copied), each TABLE_MAP once under a number (with
+ * zongji's entry for it, which the zongji fallback decodes with), errors as their fields (a cloned
+ * Error keeps only its message: the reader classifies by `code` and `errno`).
+ */
+import type { TableMapEntry } from '@vlasky/zongji';
+import { FloeError, type ErrorKind, type Subsystem } from '../../../util/errors.js';
+import { parseOffset, serializeOffset } from '../offset/offset.js';
+import type { AssembledBatch } from './assembled-session.js';
+import type { AssembledEvent, RawTransaction } from './binlog-transactions.js';
+import type { TableMapEvent } from './table-map.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type RawItem = RawTransaction['raw'][number];
+type RawRows = Extract<RawItem, { event: Buffer }>;
+
+interface WireRawRows extends Omit<RawRows, 'event' | 'map' | 'zongjiMap' | 'zongjiConfig'> {
+  readonly event: Uint8Array;
+  readonly map: number;
+}
+type WireItem =
+  | (Omit<RawTransaction, 'offset' | 'raw'> & { readonly offset: string; readonly raw: readonly WireRawRows[] })
+  | (Omit<Extract<AssembledEvent, { kind: 'ddl' }>, 'offset'> & { readonly offset: string })
+  | { readonly kind: 'progress'; readonly offset?: string };
+
+export interface WireBatch {
+  readonly items: readonly WireItem[];
+  readonly inTransaction: boolean;
+  readonly offset?: string;
+}
+
+/** A TABLE_MAP as sent once: the parsed map, zongji's entry and its connection settings. */
+export interface WireTableMap {
+  readonly id: number;
+  readonly map: TableMapEvent;
+  readonly zongjiMap: TableMapEntry;
+  readonly zongjiConfig: unknown;
+}
+
+export type WorkerMessage =
+  | { readonly type: 'batches'; readonly batches: readonly WireBatch[]; readonly maps: readonly WireTableMap[]; readonly threadId: number | undefined }
+  | { readonly type: 'error'; readonly error: Record<string, unknown> }
+  | { readonly type: 'thread'; readonly threadId: number }
+  | { readonly type: 'stopped' };
+
+/** The worker's side: numbers TABLE_MAPs and collects what a message must carry and transfer. */
+export class WireEncoder {
+  private readonly ids = new WeakMap<TableMapEvent, number>();
+  private nextId = 1;
+  maps: WireTableMap[] = [];
+  transfer: ArrayBuffer[] = [];
+
+  batch(b: AssembledBatch): WireBatch {
+    const items = b.items.map((item): WireItem => {
+      if (item.kind === 'progress') return item.offset ? { kind: 'progress', offset: serializeOffset(item.offset) } : { kind: 'progress' };
+      if (item.kind === 'ddl') return { ...item, offset: serializeOffset(item.offset) };
+      return { ...item, offset: serializeOffset(item.offset), raw: item.raw.map((c) => this.rawRows(c)) };
+    });
+    return b.offset && !b.inTransaction ? { items, inTransaction: false, offset: serializeOffset(b.offset) } : { items, inTransaction: b.inTransaction };
+  }
+
+  private rawRows(c: RawItem): WireRawRows {
+    if (!('event' in c)) throw new Error('binlog worker: expected every captured rows event kept as bytes (rawRows), found zongji row images');
+    let id = this.ids.get(c.map);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.ids.set(c.map, id);
+      const { bytes: _bytes, ...map } = c.map as TableMapEvent & { bytes?: Buffer };
+      this.maps.push({ id, map, zongjiMap: c.zongjiMap, zongjiConfig: plainConfig(c.zongjiConfig) });
+    }
+    // an exact-size copy, moved: a Buffer may be a view of a shared pool (all of which a clone would copy)
+    const event = new Uint8Array(c.event);
+    this.transfer.push(event.buffer);
+    const { event: _event, map: _map, zongjiMap: _zm, zongjiConfig: _zc, ...rest } = c;
+    return { ...rest, event, map: id };
+  }
+
+  /** Hands out and resets what was collected for one message. */
+  take(): { maps: WireTableMap[]; transfer: ArrayBuffer[] } {
+    const out = { maps: this.maps, transfer: this.transfer };
+    this.maps = [];
+    this.transfer = [];
+    return out;
+  }
+}
+
+/** The reader's side. */
+export class WireDecoder {
+  private readonly maps = new Map<number, Omit<WireTableMap, 'id'>>();
+
+  addMaps(maps: readonly WireTableMap[]): void {
+    for (const { id, ...m } of maps) this.maps.set(id, m);
+  }
+
+  batch(w: WireBatch): AssembledBatch {
+    const items = w.items.map((item): AssembledEvent => {
+      if (item.kind === 'progress') return item.offset === undefined ? { kind: 'progress' } : { kind: 'progress', offset: parseOffset(item.offset) };
+      const offset = parseOffset(item.offset);
+      if (item.kind === 'ddl') return { ...item, offset };
+      return { ...item, offset, raw: item.raw.map((c) => this.rawRows(c)) };
+    });
+    return { items, inTransaction: w.inTransaction, offset: w.offset === undefined ? undefined : parseOffset(w.offset) };
+  }
+
+  private rawRows(c: WireRawRows): RawItem {
+    const m = this.maps.get(c.map);
+    if (!m) throw new Error(`binlog worker: a rows event names TABLE_MAP #${c.map}, which no message carried`);
+    const out: Mutable<RawRows> = { ...c, event: Buffer.from(c.event.buffer, c.event.byteOffset, c.event.byteLength), map: m.map, zongjiMap: m.zongjiMap, zongjiConfig: m.zongjiConfig };
+    return out;
+  }
+}
+
+/** The primitive settings of mysql2's connection config (zongji reads dateStrings, timezone, …). */
+function plainConfig(config: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (config && typeof config === 'object') {
+    for (const [k, v] of Object.entries(config)) if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
+  }
+  return out;
+}
+
+/** An error as its fields (message, name, code, errno, sqlState, fatal, …). */
+export function errorFields(e: unknown): Record<string, unknown> {
+  if (e instanceof FloeError) {
+    return { floe: true, subsystem: e.subsystem, kind: e.kind, retryable: e.retryable, context: e.context, message: e.message.slice(e.subsystem.length + 2) };
+  }
+  if (!(e instanceof Error)) return { message: String(e) };
+  const out: Record<string, unknown> = { message: e.message, name: e.name, stack: e.stack };
+  for (const [k, v] of Object.entries(e)) if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
+  return out;
+}
+
+export function errorFromFields(f: Record<string, unknown>): Error {
+  if (f.floe === true) {
+    return new FloeError(f.subsystem as Subsystem, f.kind as ErrorKind, String(f.message), { retryable: f.retryable as boolean, context: f.context as Record<string, string> });
+  }
+  const { message, ...rest } = f;
+  return Object.assign(new Error(String(message)), rest);
+}
