@@ -101,6 +101,7 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
       serverId: 4_000_100,
       include: [`${DATABASE}.${TABLE}`],
       snapshot: { mode: 'initial', ...(o.parallelism ? { parallelism: o.parallelism } : {}) },
+      // FLOE_BENCH_BINLOG_THREAD: floe's source.binlogThread ('worker', its default, or 'main'), for A/B runs
       ...(process.env.FLOE_BENCH_BINLOG_THREAD ? { binlogThread: process.env.FLOE_BENCH_BINLOG_THREAD } : {}),
     },
     warehouse: { location: warehouse },
@@ -246,7 +247,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const decoder = await decoderBench(connection, DATABASE, from, to);
     const decoderRow = (step: string, perSecond: number, note: string, ratio?: number): Row => ({ step, seconds: decoder.changes / perSecond, count: decoder.changes, unit: 'changes', ratio, note });
     rows.push(decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 5 rounds, per CPU-second of the bench process`));
-    rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path today"));
+    rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path before its own decoder (and its fallback)"));
     rows.push(decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio));
 
     log('floe streaming (runPipeline mode run, child process) until the workload is committed');

@@ -11,6 +11,7 @@ import { captureTableSchemas } from '../../../src/source/mysql/schema/table-sche
 import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import type { TableRef } from '../../../src/source/mysql/events.js';
+import { parseOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 
 export function sourceConfig(): MysqlConnectionConfig {
   const c = sharedMysqlConfig();
@@ -49,4 +50,11 @@ let nextServerId = 5000 + (process.pid % 1000) * 20;
 /** A replica server id unique within this test process. */
 export function replicaId(): number {
   return nextServerId++;
+}
+
+/** The MariaDB server's current binlog position as an offset (file/position, GTID position, server id). */
+export async function serverOffset(conn: mysql.Connection): Promise<BinlogOffset> {
+  const [rows] = (await conn.query('SHOW MASTER STATUS')) as unknown as [{ File: string; Position: number }[]];
+  const [g] = (await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS p, @@server_id AS id', [rows[0]!.File, rows[0]!.Position])) as unknown as [{ p: string; id: number }[]];
+  return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mariadb', gtids: g[0]!.p, serverId: Number(g[0]!.id) }));
 }

@@ -12,8 +12,8 @@ import { createTestDatabase } from '../../support/shared-mysql.js';
 import { BinlogReader } from '../../../src/source/mysql/binlog/binlog-reader.js';
 import type { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
-import { parseOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
-import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
+import type { BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
+import { decodingFor, recapture, replicaId, serverOffset, sourceConfig, sql } from './helpers.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -30,12 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await conn?.end();
 });
-
-async function position(): Promise<BinlogOffset> {
-  const [rows] = (await conn.query('SHOW MASTER STATUS')) as unknown as [{ File: string; Position: number }[]];
-  const [g] = (await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS p, @@server_id AS id', [rows[0]!.File, rows[0]!.Position])) as unknown as [{ p: string; id: number }[]];
-  return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mariadb', gtids: g[0]!.p, serverId: Number(g[0]!.id) }));
-}
 
 /** Reads [from, to) with one decoder; the DDL is applied to the mapping as the pipeline does. */
 async function read(decoding: MappedTablesDecoding, from: BinlogOffset, to: BinlogOffset, rowDecoder: 'floe' | 'zongji'): Promise<{ transactions: TransactionEvent[]; compiled: string[] }> {
@@ -62,7 +56,7 @@ describe('binlog reader: floe decoder vs zongji', () => {
     // the mappings valid at the start, captured before the ALTER below
     const forFloe = await decodingFor(TABLES());
     const forZongji = await decodingFor(TABLES());
-    const from = await position();
+    const from = await serverOffset(conn);
     const row = (id: number) =>
       `(${id}, ${id % 3 === 0 ? 'NULL' : -id * 1000}, '${id}.000123', ${id / 7}, 'ü한😀${id}', 'çà${id}', '2024-02-29 23:59:59.${String(id).padStart(6, '0')}', ${id % 2 ? "'2001-09-09 01:46:40.123'" : 'NULL'}, '1000-01-01', '{"k":[${id},null,"x"]}', 'y', 'p,r', X'00ff${id.toString(16).padStart(2, '0')}', b'101010101010')`;
     await conn.query(`INSERT INTO \`${db}\`.a VALUES ${[1, 2, 3, 4, 5].map(row).join(',')}`);
@@ -74,7 +68,7 @@ describe('binlog reader: floe decoder vs zongji', () => {
     await conn.query(`UPDATE \`${db}\`.a SET extra = 'set' WHERE id = 1`);
     await conn.query(`DELETE FROM \`${db}\`.a WHERE id IN (2, 6)`);
     await conn.query(`DELETE FROM \`${db}\`.g WHERE id = 2`);
-    const to = await position();
+    const to = await serverOffset(conn);
 
     const floe = await read(forFloe, from, to, 'floe');
     const zongji = await read(forZongji, from, to, 'zongji');

@@ -11,9 +11,9 @@ import { createTestDatabase } from '../../support/shared-mysql.js';
 import { BinlogReader, type BinlogReaderOptions } from '../../../src/source/mysql/binlog/binlog-reader.js';
 import type { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
-import { compareOffsets, parseOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
+import { compareOffsets, parseOffset } from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
-import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
+import { decodingFor, recapture, replicaId, serverOffset, sourceConfig, sql } from './helpers.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -29,12 +29,6 @@ afterAll(async () => {
   await conn?.end();
 });
 
-async function position(): Promise<BinlogOffset> {
-  const [rows] = (await conn.query('SHOW MASTER STATUS')) as unknown as [{ File: string; Position: number }[]];
-  const [g] = (await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS p, @@server_id AS id', [rows[0]!.File, rows[0]!.Position])) as unknown as [{ p: string; id: number }[]];
-  return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mariadb', gtids: g[0]!.p, serverId: Number(g[0]!.id) }));
-}
-
 function reader(decoding: MappedTablesDecoding, extra: Partial<BinlogReaderOptions> & Pick<BinlogReaderOptions, 'start'>): BinlogReader {
   return new BinlogReader({ connection: sourceConfig(), serverId: replicaId(), tables: ['a', 'g'].map((table) => ({ database: db, table })), decoding, heartbeatMs: 500, progressIntervalMs: 0, ...extra });
 }
@@ -44,14 +38,14 @@ describe('binlog reader in a worker thread', () => {
     const tables = ['a', 'g'].map((table) => ({ database: db, table }));
     const forWorker = await decodingFor(tables);
     const forMain = await decodingFor(tables);
-    const from = await position();
+    const from = await serverOffset(conn);
     for (let i = 1; i <= 30; i++) await conn.query(`INSERT INTO \`${db}\`.a VALUES (?, ?, ?, ?, ?)`, [i, `-${i}.123456789`, `ü${i}😀`, `2024-01-0${(i % 9) + 1} 12:00:00.00000${i % 10}`, JSON.stringify({ i, f: i / 3 })]);
     await conn.query(`INSERT INTO \`${db}\`.g VALUES (1, 'Привет')`);
     await conn.query(`UPDATE \`${db}\`.a SET v = 'x' WHERE id < 10`);
     await conn.query(`ALTER TABLE \`${db}\`.a ADD COLUMN n INT DEFAULT 7`);
     await conn.query(`UPDATE \`${db}\`.a SET n = id WHERE id > 25`);
     await conn.query(`DELETE FROM \`${db}\`.a WHERE id = 3`);
-    const to = await position();
+    const to = await serverOffset(conn);
     const read = async (decoding: MappedTablesDecoding, thread: 'worker' | 'main') => {
       const out: BinlogEvent[] = [];
       for await (const e of reader(decoding, { start: { kind: 'offset', offset: from }, stopAt: to, thread })) {
@@ -72,7 +66,7 @@ describe('binlog reader in a worker thread', () => {
   it('survives a KILL of its dump thread and neither loses nor repeats a transaction', async () => {
     const decoding = await decodingFor([{ database: db, table: 'k' }]);
     const logs: string[] = [];
-    const r = reader(decoding, { start: { kind: 'offset', offset: await position() }, tables: [{ database: db, table: 'k' }], thread: 'worker', reconnect: { initialDelayMs: 50 }, log: (m) => logs.push(m) });
+    const r = reader(decoding, { start: { kind: 'offset', offset: await serverOffset(conn) }, tables: [{ database: db, table: 'k' }], thread: 'worker', reconnect: { initialDelayMs: 50 }, log: (m) => logs.push(m) });
     const N = 60;
     const got: number[] = [];
     const iterator = r[Symbol.asyncIterator]();
@@ -110,7 +104,7 @@ describe('binlog reader in a worker thread', () => {
     const decoding = await decodingFor([{ database: db, table: 'a' }]);
     const [rows] = (await conn.query('SHOW MASTER STATUS')) as unknown as [{ File: string; Position: number }[]];
     // a position inside the current file that is no event start: the server refuses the dump
-    const offset = parseOffset(JSON.stringify({ file: rows[0]!.File, pos: 5, serverId: (await position()).serverId }));
+    const offset = parseOffset(JSON.stringify({ file: rows[0]!.File, pos: 5, serverId: (await serverOffset(conn)).serverId }));
     let error: unknown;
     try {
       for await (const _ of reader(decoding, { start: { kind: 'offset', offset }, thread: 'worker', reconnect: { maxAttempts: 0 } })) void _;
