@@ -93,7 +93,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
     const key = tableKey(table);
     if (!this.admits(key, logged, position)) return undefined;
     const mapped = this.mapped.get(key);
-    if (!mapped || !this.decoders.has(key)) return undefined;
+    if (!mapped) return undefined;
     const cached = this.compiled.get(key);
     if (cached && cached.map === map && cached.mapped === mapped) return cached.table;
     let compiled: CompiledTable | 'zongji';

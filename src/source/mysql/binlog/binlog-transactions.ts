@@ -162,19 +162,21 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
 function decodeRowsEventInto(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition, emit: (c: RawRowsEvent, before: Row | undefined, after: Row | undefined) => void): void {
   const compiled = decoding.compiledFor ? decoding.compiledFor(c.table, c.map, c.logged, position) : 'zongji';
   if (compiled === undefined) return;
-  if (compiled !== 'zongji') {
-    const rows = decodeRowsEvent(c.event, compiled, c.checksumBytes).rows;
-    if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);
-    else if (c.op === 'insert') for (const r of rows) emit(c, undefined, r);
-    else for (const r of rows) emit(c, r, undefined);
-    return;
-  }
+  const rows = compiled !== 'zongji' ? decodeRowsEvent(c.event, compiled, c.checksumBytes).rows : zongjiRows(c, decoding, position);
+  if (!rows) return;
+  // the images in order; for updates before, after, before, after, … (row-decoder.ts DecodedRows)
+  if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);
+  else if (c.op === 'insert') for (const r of rows) emit(c, undefined, r);
+  else for (const r of rows) emit(c, r, undefined);
+}
+
+/** zongji's decoding of a rows event kept as bytes, converted as its live images are, in the same layout. */
+function zongjiRows(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition): Row[] | undefined {
   const decode = decoding.decoderFor(c.table, c.zongjiMap, c.logged, position);
-  if (!decode) return;
+  if (!decode) return undefined;
   const images = replayWithZongji(c.event, c.zongjiMap, c.checksumBytes, c.zongjiConfig);
-  if (c.op === 'update') for (const r of images as { before: Record<string, unknown>; after: Record<string, unknown> }[]) emit(c, decode(r.before), decode(r.after));
-  else if (c.op === 'insert') for (const r of images as Record<string, unknown>[]) emit(c, undefined, decode(r));
-  else for (const r of images as Record<string, unknown>[]) emit(c, decode(r), undefined);
+  if (c.op !== 'update') return (images as Record<string, unknown>[]).map(decode);
+  return (images as { before: Record<string, unknown>; after: Record<string, unknown> }[]).flatMap((r) => [decode(r.before), decode(r.after)]);
 }
 
 interface OpenTransaction {

@@ -13,7 +13,6 @@ const port = parentPort!;
 const wire = new WireEncoder();
 let pending: WireBatch[] = [];
 let scheduled = false;
-let lastThreadId: number | undefined;
 let failed = false;
 
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
@@ -24,8 +23,7 @@ function flush(): void {
   const { maps, transfer } = wire.take();
   const batches = pending;
   pending = [];
-  lastThreadId = session?.threadId ?? lastThreadId;
-  post({ type: 'batches', batches, maps, threadId: lastThreadId }, transfer);
+  post({ type: 'batches', batches, maps }, transfer);
 }
 
 function onBatch(b: AssembledBatch): void {
@@ -71,7 +69,6 @@ function start(options: Control & { type: 'start' }): void {
     const id = s.threadId;
     if (id === undefined || failed) return;
     clearInterval(announce);
-    lastThreadId = id;
     post({ type: 'thread', threadId: id });
   }, 20);
 }

@@ -83,7 +83,6 @@ export function startWorkerSession(options: AssemblingSessionOptions, handlers: 
       return;
     }
     wire.addMaps(m.maps);
-    threadId = m.threadId ?? threadId;
     try {
       for (const b of m.batches) {
         if (done) return;

@@ -41,7 +41,7 @@ export interface WireTableMap {
 }
 
 export type WorkerMessage =
-  | { readonly type: 'batches'; readonly batches: readonly WireBatch[]; readonly maps: readonly WireTableMap[]; readonly threadId: number | undefined }
+  | { readonly type: 'batches'; readonly batches: readonly WireBatch[]; readonly maps: readonly WireTableMap[] }
   | { readonly type: 'error'; readonly error: Record<string, unknown> }
   | { readonly type: 'thread'; readonly threadId: number }
   | { readonly type: 'stopped' };
@@ -71,9 +71,9 @@ export class WireEncoder {
       const { bytes: _bytes, ...map } = c.map as TableMapEvent & { bytes?: Buffer };
       this.maps.push({ id, map, zongjiMap: c.zongjiMap, zongjiConfig: plainConfig(c.zongjiConfig) });
     }
-    // an exact-size copy, moved: a Buffer may be a view of a shared pool (all of which a clone would copy)
-    const event = new Uint8Array(c.event);
-    this.transfer.push(event.buffer);
+    // moved, not copied: the bytes own their whole buffer (zongji-raw-events.ts copies each event so)
+    const event = c.event.byteOffset === 0 && c.event.byteLength === c.event.buffer.byteLength ? c.event : new Uint8Array(c.event);
+    this.transfer.push(event.buffer as ArrayBuffer);
     const { event: _event, map: _map, zongjiMap: _zm, zongjiConfig: _zc, ...rest } = c;
     return { ...rest, event, map: id };
   }

@@ -77,10 +77,17 @@ BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?:
   const wants = zongji?.[RAW_ROWS];
   if (wants) {
     const entry = zongji.tableMap[String(this.tableId)] as { parentSchema: string; tableName: string } | undefined;
-    // a copy: the event is decoded when the consumer takes its transaction, after later packets
-    if (entry && wants(entry)) this.floeRows = Buffer.from(parser._buffer.subarray(start, parser._packetEnd));
+    // a copy: the event is decoded when the consumer takes its transaction, after later packets;
+    // one that owns its whole ArrayBuffer (not Buffer's shared pool), so a worker can move it as is
+    if (entry && wants(entry)) this.floeRows = ownedCopy(parser._buffer.subarray(start, parser._packetEnd));
   }
 };
+function ownedCopy(bytes: Uint8Array): Buffer {
+  const out = new Uint8Array(bytes.length);
+  out.set(bytes);
+  return Buffer.from(out.buffer, 0, out.length);
+}
+
 /** zongji reads the row images in `_fetchOneRow`, called until the event end: skip to it instead. */
 const skipWhenRaw = (fetch: (parser: ZongjiParser) => unknown) =>
   function (this: RawEventBytes, parser: ZongjiParser): unknown {
