@@ -8,7 +8,7 @@ import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from 
 import { isFloeError } from '../../../src/util/errors.js';
 import { drainRawBinlog } from '../../../src/source/mysql/binlog/binlog-raw.js';
 import { decodingFor, recapture, replicaId, sourceConfig, sql } from './helpers.js';
-import type { BinlogDecoding } from '../../../src/source/mysql/binlog/binlog-transactions.js';
+import type { BinlogDecoding } from '../../../src/source/mysql/binlog/raw-transactions.js';
 
 let db: string;
 let conn: mysql.Connection;

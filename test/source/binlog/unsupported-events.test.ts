@@ -20,7 +20,7 @@ import { createTestDatabase } from '../../support/shared-mysql.js';
 import { BinlogReader } from '../../../src/source/mysql/binlog/binlog-reader.js';
 import { parseOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
-import type { BinlogDecoding } from '../../../src/source/mysql/binlog/binlog-transactions.js';
+import type { BinlogDecoding } from '../../../src/source/mysql/binlog/raw-transactions.js';
 import { decodingFor, replicaId, sourceConfig, sql } from './helpers.js';
 
 const COM_BINLOG_DUMP = 0x12;

@@ -9,7 +9,8 @@ import type { TableMapEntry } from '@vlasky/zongji';
 import { type BinlogOffset, type ServerIdentity } from '../offset/offset.js';
 import { tableKey } from '../schema/table-schema.js';
 import { BinlogSession, type SessionStart } from './binlog-session.js';
-import { TransactionAssembler, ddlConcerns, type AssembledEvent } from './binlog-transactions.js';
+import { TransactionAssembler, ddlConcerns } from './binlog-transactions.js';
+import type { AssembledEvent } from './raw-transactions.js';
 
 export interface AssemblingSessionOptions {
   /** mysql2 options of the dump connection (plain values). */

@@ -14,7 +14,7 @@
 import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, type ZongjiTableMapEntry } from './binlog-values.js';
-import type { BinlogDecoding, RowDecoder } from './binlog-transactions.js';
+import type { BinlogDecoding, RowDecoder } from './raw-transactions.js';
 import type { CascadeExpander } from './cascade.js';
 import type { TableRef, TransactionEvent } from '../events.js';
 import { isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';

@@ -22,7 +22,7 @@ import { startLocalSession, type AssembledBatch, type AssemblingSession, type As
 import { startWorkerSession } from './worker-session.js';
 import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
 import { detectDialect, type ServerDialect } from '../dialect.js';
-import { decodeTransaction, type AssembledEvent, type BinlogDecoding } from './binlog-transactions.js';
+import { decodeTransaction, type AssembledEvent, type BinlogDecoding } from './raw-transactions.js';
 import { SUBSYSTEM, classifyBinlogError, purgedBinlogError, serverChangedError } from './binlog-errors.js';
 import { listBinlogFiles, readServerIdentity } from '../snapshot/watermark.js';
 import { AsyncQueue } from './binlog-queue.js';

@@ -21,40 +21,14 @@
  * delivery guarantee weakens for XA ROLLBACK after PREPARE (rare in CDC sources; documented).
  */
 import type { AnyBinlogEvent, MariadbGtidEvent, QueryEvent, RotateEvent, HeartbeatEvent, PreviousGtidsEvent, MariadbGtidListEvent, TableMapEntry } from '@vlasky/zongji';
-import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
-import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from '../events.js';
+import type { ChangeOp, DdlEvent, TableRef } from '../events.js';
 import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from '../offset/offset.js';
 import { MariaDbGtidPosition } from '../offset/gtid-mariadb.js';
-import { decodeRowsEvent, type CompiledTable } from './row-decoder.js';
 import { COMMON_HEADER_BYTES, parseTableMap, type TableMapEvent } from './table-map.js';
-import { replayWithZongji, zongjiConfig, type RawEventBytes } from './zongji-raw-events.js';
+import { zongjiConfig, type RawEventBytes } from './zongji-raw-events.js';
+import type { AssembledEvent, PendingChange, RawChange, RawRowsEvent, RawTransaction } from './raw-transactions.js';
 
-/** Converts one zongji row image (column name → zongji value) into a floe Row. */
-export type RowDecoder = (image: Record<string, unknown>) => Row;
-
-/** the source's binlog value conversion, as the reader needs it. */
-export interface BinlogDecoding {
-  /** mysql2 options zongji's connections must use so that the decoder gets what it expects. */
-  readonly connectionOptions?: Record<string, unknown>;
-  /**
-   * The decoder for a captured table, or undefined to skip the table. `tableMap` is zongji's
-   * description of the table as logged (column names and types from the TableMap event).
-   */
-  decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined;
-  /**
-   * For a rows event kept as bytes (RawRowsEvent): floe's decoder compiled for the table as logged
-   * (`map`) and as mapped now, undefined to skip the table, or 'zongji' when floe's decoder does not
-   * read the table (then `decoderFor` converts zongji's decoding of the bytes). Without it every
-   * such event takes the zongji way.
-   */
-  compiledFor?(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | 'zongji' | undefined;
-  /**
-   * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
-   * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
-   */
-  expandTransaction?(t: TransactionEvent): TransactionEvent;
-}
 
 export interface AssemblerOptions {
   readonly identity: ServerIdentity;
@@ -66,118 +40,6 @@ export interface AssemblerOptions {
   readonly isCapturedDdl: (database: string, statement: string) => boolean;
 }
 
-/** A row change as zongji decoded it (column name → zongji value), not yet converted. */
-interface RawChange {
-  readonly table: TableRef;
-  readonly op: ChangeOp;
-  readonly before?: Record<string, unknown>;
-  readonly after?: Record<string, unknown>;
-  /** The rows event carried NO_FOREIGN_KEY_CHECKS_F (the session ran with foreign_key_checks=0). */
-  readonly noForeignKeyChecks?: true;
-  /** Column names of the table map the rows were logged with (binlog_row_metadata=FULL). */
-  readonly logged?: readonly string[];
-}
-
-/**
- * A rows event kept as bytes for floe's own decoder (zongji-raw-events.ts): its row images are
- * decoded when the consumer takes the transaction, like zongji's images are converted then.
- */
-interface RawRowsEvent {
-  readonly table: TableRef;
-  readonly op: ChangeOp;
-  /** The whole event, from its common header (checksum included). */
-  readonly event: Buffer;
-  readonly checksumBytes: number;
-  /** The TABLE_MAP the rows were logged with. */
-  readonly map: TableMapEvent;
-  /** zongji's entry for that TABLE_MAP and its connection settings, to replay zongji's decoding. */
-  readonly zongjiMap: TableMapEntry;
-  readonly zongjiConfig: unknown;
-  readonly noForeignKeyChecks?: true;
-  readonly logged?: readonly string[];
-}
-type PendingChange = RawChange | RawRowsEvent;
-
-/**
- * A complete transaction whose row images are still zongji's (or still bytes): they are converted
- * when the consumer takes the transaction (`decodeTransaction`), so that a DDL handled by the
- * consumer (which updates the table mappings) applies to every row logged after it, however far the
- * reader has read ahead.
- */
-export interface RawTransaction extends Omit<TransactionEvent, 'changes'> {
-  readonly raw: readonly PendingChange[];
-}
-
-export type AssembledEvent = RawTransaction | DdlEvent | ProgressEvent;
-
-/**
- * Converts a raw transaction with the decoders current now; changes of tables without one are
- * dropped. `eventIndex` numbers the changes in log order (rows events kept as bytes count their
- * rows once decoded; their undecoded rows, of tables skipped, are not counted).
- */
-export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, tableMaps: ReadonlyMap<string, TableMapEntry>): TransactionEvent {
-  const changes: RowChange[] = [];
-  const base = t.position;
-  // consecutive changes of one table share its TableRef object: look its decoder up once per run
-  let lastTable: TableRef | undefined;
-  let lastLogged: readonly string[] | undefined;
-  let decode: ReturnType<BinlogDecoding['decoderFor']>;
-  let index = 0;
-  const emit = (c: RawChange | RawRowsEvent, before: Row | undefined, after: Row | undefined): void => {
-    const change: { -readonly [K in keyof RowChange]: RowChange[K] } = { table: c.table, op: c.op } as RowChange;
-    if (before) change.before = before;
-    if (after) change.after = after;
-    change.position = { ...base, eventIndex: index++ };
-    if (c.noForeignKeyChecks) change.noForeignKeyChecks = true;
-    changes.push(change as RowChange);
-  };
-  for (const c of t.raw) {
-    if ('event' in c) {
-      lastTable = undefined;
-      decodeRowsEventInto(c, decoding, { ...base, eventIndex: index }, emit);
-      continue;
-    }
-    if (c.table !== lastTable || c.logged !== lastLogged) {
-      decode = decoding.decoderFor(c.table, tableMaps.get(`${c.table.database}.${c.table.table}`) as TableMapEntry, c.logged, { ...base, eventIndex: index });
-      lastTable = c.table;
-      lastLogged = c.logged;
-    }
-    if (!decode) {
-      index++;
-      continue;
-    }
-    emit(c, c.before ? decode(c.before) : undefined, c.after ? decode(c.after) : undefined);
-  }
-  const { raw: _raw, ...rest } = t;
-  // the transaction's own index follows its changes (rows events kept as bytes are counted as decoded)
-  const decoded: TransactionEvent = { ...rest, position: { ...rest.position, eventIndex: index }, changes };
-  return decoding.expandTransaction ? decoding.expandTransaction(decoded) : decoded;
-}
-
-/**
- * One rows event kept as bytes: floe's decoder with the table compiled for the mapping current now,
- * or — for a table floe's decoder does not read — zongji's decoding of the same bytes, converted
- * as zongji's live images are.
- */
-function decodeRowsEventInto(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition, emit: (c: RawRowsEvent, before: Row | undefined, after: Row | undefined) => void): void {
-  const compiled = decoding.compiledFor ? decoding.compiledFor(c.table, c.map, c.logged, position) : 'zongji';
-  if (compiled === undefined) return;
-  const rows = compiled !== 'zongji' ? decodeRowsEvent(c.event, compiled, c.checksumBytes).rows : zongjiRows(c, decoding, position);
-  if (!rows) return;
-  // the images in order; for updates before, after, before, after, … (row-decoder.ts DecodedRows)
-  if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);
-  else if (c.op === 'insert') for (const r of rows) emit(c, undefined, r);
-  else for (const r of rows) emit(c, r, undefined);
-}
-
-/** zongji's decoding of a rows event kept as bytes, converted as its live images are, in the same layout. */
-function zongjiRows(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition): Row[] | undefined {
-  const decode = decoding.decoderFor(c.table, c.zongjiMap, c.logged, position);
-  if (!decode) return undefined;
-  const images = replayWithZongji(c.event, c.zongjiMap, c.checksumBytes, c.zongjiConfig);
-  if (c.op !== 'update') return (images as Record<string, unknown>[]).map(decode);
-  return (images as { before: Record<string, unknown>; after: Record<string, unknown> }[]).flatMap((r) => [decode(r.before), decode(r.after)]);
-}
 
 interface OpenTransaction {
   gtid?: string;

@@ -20,7 +20,7 @@
  *
  * The streaming path's decoder: zongji stays the connection and hands over the rows events of the
  * captured tables as bytes (zongji-raw-events.ts); they are decoded when the consumer takes their
- * transaction (binlog-transactions.ts `decodeTransaction`), with the table compiled for the mapping
+ * transaction (raw-transactions.ts `decodeTransaction`), with the table compiled for the mapping
  * current then (binlog-decoding.ts `compiledFor`). A table that `compileTable` refuses
  * ('unsupported': other charsets, COMPRESSED columns) is decoded by zongji from the same bytes.
  */

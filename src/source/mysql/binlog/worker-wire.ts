@@ -10,7 +10,7 @@ import type { TableMapEntry } from '@vlasky/zongji';
 import { FloeError, type ErrorKind, type Subsystem } from '../../../util/errors.js';
 import { parseOffset, serializeOffset } from '../offset/offset.js';
 import type { AssembledBatch } from './assembled-session.js';
-import type { AssembledEvent, RawTransaction } from './binlog-transactions.js';
+import type { AssembledEvent, RawTransaction } from './raw-transactions.js';
 import type { TableMapEvent } from './table-map.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -41,7 +41,7 @@ import { createSnapshotRowConverter } from './snapshot-values.js';
 import type { MappedTable } from '../schema/type-mapping.js';
 import { readConsistentSnapshotPoint, readWatermark } from './watermark.js';
 import { BinlogReader } from '../binlog/binlog-reader.js';
-import type { BinlogDecoding } from '../binlog/binlog-transactions.js';
+import type { BinlogDecoding } from '../binlog/raw-transactions.js';
 import { AsyncQueue } from '../binlog/binlog-queue.js';
 
 const SUBSYSTEM = 'source.mysql.snapshot';
