@@ -35,6 +35,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/checkpoint.test.ts',
   'test/pipeline/ddl-handler.test.ts',
   'test/pipeline/purged-binlog-check.test.ts',
+  'test/pipeline/read-ahead.test.ts',
   'test/pipeline/schema-change/plan.test.ts',
   'test/pipeline/source-schema-record.test.ts',
   'test/pipeline/state.test.ts',

@@ -102,9 +102,9 @@ export const sourceSchema = z
       ),
     binlogThread: z
       .enum(['worker', 'main'])
-      .default('main')
+      .default('worker')
       .describe(
-        "Where the streaming binlog connection runs: 'main' (one thread does everything) or 'worker' (a worker thread reads the socket and assembles transactions beside the pipeline, which decodes and writes; faster, but once seen to stall in CI, so not yet the default)",
+        "Where the streaming binlog connection runs: 'worker' (a worker thread reads the socket and assembles transactions beside the pipeline, which decodes and writes) or 'main' (one thread does everything)",
       ),
     restart: z
       .object({

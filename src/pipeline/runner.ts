@@ -32,6 +32,7 @@ import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type
 import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer } from './checkpoint.js';
+import { ReadAhead } from './read-ahead.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { Notifier } from './observe/notifications.js';
@@ -179,10 +180,11 @@ class PipelineRun {
   private async session(resume: SourceResume): Promise<SessionEnd> {
     const src = (this.source = this.mysql!.events({ ...this.tables!.sourceSession(), resume }));
     const events = src.events()[Symbol.asyncIterator]();
+    const ahead = new ReadAhead(events);
     let first = true;
     try {
       for (;;) {
-        const next = await nextOrStop(events, this.options.signal);
+        const next = await nextOrStop(ahead, this.options.signal);
         if (next === STOP) {
           const end = await this.stop();
           // End the source stream too: a snapshot in progress holds reader connections (and backfill
@@ -206,10 +208,8 @@ class PipelineRun {
           return end;
         }
         const why = this.checkpointer!.due();
-        if (why) {
-          await this.commit(why);
-          await this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values());
-        }
+        // the next events are read (and decoded) while the checkpoint and maintenance run
+        if (why) await ahead.during(this.commit(why).then(() => this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values())));
       }
     } catch (e) {
       // A failure (a checkpoint that could not be written, a full disk, a DDL that could not be

@@ -157,6 +157,18 @@ async function notified(p: FloeProcess, type: string): Promise<void> {
   if (!r) throw new Error(`floe exited before '${type}':\n${p.tail()}`);
 }
 
+/** One transaction that changes a row of every table (an upsert of id 1: it logs a row either way). */
+async function changeEveryTable(server: Conn, db: string, tables: readonly string[]): Promise<void> {
+  const c = await connect(server, db);
+  try {
+    await c.beginTransaction();
+    for (const t of tables) await c.query(`INSERT INTO \`${t}\` VALUES (1, 'last', 1, 1.5) ON DUPLICATE KEY UPDATE qty = qty + 1`);
+    await c.commit();
+  } finally {
+    await c.end();
+  }
+}
+
 /** Waits until every table committed past the server's position now. */
 async function catchUp(p: FloeProcess, lake: Lake, server: Conn, db: string, tables: readonly string[]): Promise<void> {
   const target = await serverPosition(server);
@@ -492,6 +504,12 @@ describe('the binlog purged while floe is stopped', () => {
       const started = p.logs.find((r) => r.notification === 'snapshot-started');
       expect(started?.tables).toEqual([`${db}.cold`]);
       await new Writer(server, db, tables, prng(33), 1000).burst(700);
+      // Idle tables never commit on their own here (idleCheckpoints above), so a table is only
+      // stamped past the server's position when it has a change in the last checkpoint. The burst's
+      // last transactions may all be the other table's (a DELETE or UPDATE of a missing row logs
+      // nothing), and a checkpoint boundary before them left hot 2 GTIDs short once in CI: one last
+      // transaction changes both tables.
+      await changeEveryTable(server, db, tables);
       await catchUp(p, lake, server, db, tables);
       await stopCleanly(p);
     } finally {

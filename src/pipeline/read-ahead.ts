@@ -1,0 +1,93 @@
+/**
+ * Reading the source on while a checkpoint commits (#11 item 3): a commit (data files encoded in the
+ * Parquet workers, manifests, metadata, the catalog) and the maintenance after it leave the main
+ * thread waiting; meanwhile the next events are taken from the source — which decodes a
+ * transaction's rows when it is taken (binlog/raw-transactions.ts) — and held, in order, to be
+ * handled once the commit is done.
+ *
+ * Only events that change nothing the source itself depends on are read past: transactions,
+ * snapshot chunks and progress marks. Any other event (a DDL, a phase switch, the end) is held as
+ * the last one, and nothing after it is taken until it is handled: the runner's handling of a DDL
+ * switches the source's table mapping (ddl-handler.ts), which decodes every row after it.
+ *
+ * Nothing held is routed before the commit ends, so no checkpoint ever holds part of it; a stop or a
+ * failure drops what is held — its offsets were never advanced, and a restart reads it again.
+ * Memory: at most `maxChanges` row changes (or chunk rows) held, plus the one event that passes it.
+ */
+import type { SourceEvent } from '../source/mysql/index.js';
+
+/** Row changes (or snapshot rows) held at most while a commit runs: about 30 MB of decoded rows. */
+export const READ_AHEAD_CHANGES = 65_536;
+
+export class ReadAhead implements AsyncIterator<SourceEvent> {
+  private readonly held: IteratorResult<SourceEvent>[] = [];
+  /** A `next()` of the source still pending when the work ended: the next event, when it comes. */
+  private pending: Promise<IteratorResult<SourceEvent>> | undefined;
+
+  constructor(
+    private readonly source: AsyncIterator<SourceEvent>,
+    private readonly maxChanges = READ_AHEAD_CHANGES,
+  ) {}
+
+  /** Events read ahead, handed out first; then the source's own. */
+  next(): Promise<IteratorResult<SourceEvent>> {
+    const held = this.held.shift();
+    if (held) return Promise.resolve(held);
+    const pending = this.pending;
+    this.pending = undefined;
+    return pending ?? this.source.next();
+  }
+
+  /** Events taken from the source but not handed out yet. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  /**
+   * Awaits `work`, taking events from the source meanwhile (see the module header). Resolves or
+   * rejects as `work` does; a read-ahead failure is not raised here but by the `next()` that reaches it.
+   */
+  async during(work: Promise<unknown>): Promise<void> {
+    let finished = false;
+    const ended = work.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
+    let changes = 0;
+    while (!finished && changes < this.maxChanges && this.readable()) {
+      const pending = (this.pending ??= this.take());
+      // a failed read stays pending for the next() that hands it out; the work is awaited either way
+      const r = await Promise.race([pending.then((result) => ({ result }), () => 'failed' as const), ended]);
+      if (r === true || r === 'failed') break;
+      this.pending = undefined;
+      this.held.push(r.result);
+      changes += sizeOf(r.result);
+    }
+    await work;
+  }
+
+  /** The last event held lets reading go on past it. */
+  private readable(): boolean {
+    const last = this.held[this.held.length - 1];
+    return last === undefined || (!last.done && passable(last.value));
+  }
+
+  private take(): Promise<IteratorResult<SourceEvent>> {
+    const p = this.source.next();
+    // a failure here is raised by the next() that hands this event out; until then nobody awaits it
+    p.catch(() => {});
+    return p;
+  }
+}
+
+function passable(e: SourceEvent): boolean {
+  return e.kind === 'transaction' || e.kind === 'snapshot-rows' || e.kind === 'progress';
+}
+
+function sizeOf(r: IteratorResult<SourceEvent>): number {
+  if (r.done) return 0;
+  const e = r.value;
+  if (e.kind === 'transaction') return e.changes.length;
+  if (e.kind === 'snapshot-rows') return e.rows.length;
+  return 0;
+}

@@ -1,0 +1,114 @@
+/**
+ * The runner's read-ahead (src/pipeline/read-ahead.ts): while a commit runs, transactions and
+ * snapshot chunks are taken from the source and held in order; nothing is taken past any other event
+ * (a DDL switches the source's mapping when it is handled), nor past the bound; a failure of the
+ * source reaches the next() that hands it out, a failure of the work reaches the caller.
+ */
+import { describe, expect, it } from 'vitest';
+import { ReadAhead } from '../../src/pipeline/read-ahead.js';
+import type { SourceEvent } from '../../src/source/mysql/index.js';
+
+const tx = (n: number, changes = 1): SourceEvent =>
+  ({ kind: 'transaction', position: { file: 'binlog.000001', pos: n }, offset: { file: 'binlog.000001', pos: n }, timestampMs: 0, changes: Array.from({ length: changes }, () => ({})) }) as unknown as SourceEvent;
+const ddl: SourceEvent = { kind: 'ddl', statement: 'ALTER TABLE t ADD c INT' } as unknown as SourceEvent;
+
+/** A source of `events` that records how many were taken (then never ends, as a binlog stream). */
+function source(events: (SourceEvent | Error)[]): { iterator: AsyncIterator<SourceEvent>; taken: () => number } {
+  let taken = 0;
+  async function* gen(): AsyncGenerator<SourceEvent> {
+    for (const e of events) {
+      taken++;
+      if (e instanceof Error) throw e;
+      yield e;
+    }
+    await new Promise(() => {});
+  }
+  return { iterator: gen(), taken: () => taken };
+}
+
+/** Work that ends when `release` is called. */
+function work(): { promise: Promise<void>; release: () => void; fail: (e: Error) => void } {
+  let release!: () => void;
+  let fail!: (e: Error) => void;
+  const promise = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  return { promise, release, fail };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+const positions = async (a: ReadAhead, n: number) => {
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await a.next();
+    out.push(r.done ? 'done' : r.value.kind === 'transaction' ? (r.value.position as { pos: number }).pos : r.value.kind);
+  }
+  return out;
+};
+
+describe('ReadAhead', () => {
+  it('holds the transactions taken while the work runs and hands them out first, in order', async () => {
+    const s = source([tx(1), tx(2), tx(3), tx(4)]);
+    const a = new ReadAhead(s.iterator);
+    const w = work();
+    const during = a.during(w.promise);
+    await settle();
+    expect(s.taken()).toBe(4);
+    expect(a.heldCount).toBe(4);
+    w.release();
+    await during;
+    expect(await positions(a, 4)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('takes nothing past a DDL until it is handled', async () => {
+    const s = source([tx(1), ddl, tx(3)]);
+    const a = new ReadAhead(s.iterator);
+    const w = work();
+    const during = a.during(w.promise);
+    await settle();
+    expect(s.taken()).toBe(2);
+    w.release();
+    await during;
+    expect(await positions(a, 3)).toEqual([1, 'ddl', 3]);
+  });
+
+  it('stops at the bound of changes held', async () => {
+    const s = source([tx(1, 5), tx(2, 5), tx(3, 5)]);
+    const a = new ReadAhead(s.iterator, 8);
+    const w = work();
+    const during = a.during(w.promise);
+    await settle();
+    expect(s.taken(), 'the event that passes the bound is held, nothing after it').toBe(2);
+    w.release();
+    await during;
+    expect(await positions(a, 3)).toEqual([1, 2, 3]);
+  });
+
+  it('a next() still pending when the work ends is the next event', async () => {
+    let push!: (e: SourceEvent) => void;
+    const iterator: AsyncIterator<SourceEvent> = { next: () => new Promise((r) => (push = (e) => r({ done: false, value: e }))) };
+    const a = new ReadAhead(iterator);
+    const w = work();
+    const during = a.during(w.promise);
+    await settle();
+    w.release();
+    await during;
+    expect(a.heldCount).toBe(0);
+    const next = a.next();
+    push(tx(7));
+    expect(await next).toEqual({ done: false, value: tx(7) });
+  });
+
+  it("a source failure is raised by the next() that reaches it; the work's failure by during()", async () => {
+    const s = source([tx(1), new Error('binlog gone')]);
+    const a = new ReadAhead(s.iterator);
+    const w = work();
+    const during = a.during(w.promise);
+    await settle();
+    w.fail(new Error('commit failed'));
+    await expect(during).rejects.toThrow('commit failed');
+    expect(await positions(a, 1)).toEqual([1]);
+    await expect(a.next()).rejects.toThrow('binlog gone');
+  });
+});
