@@ -17,7 +17,7 @@
 import type { SourceEvent } from '../source/mysql/index.js';
 
 /** Row changes (or snapshot rows) held at most while a commit runs: about 30 MB of decoded rows. */
-export const READ_AHEAD_CHANGES = 65_536;
+const READ_AHEAD_CHANGES = 65_536;
 
 export class ReadAhead implements AsyncIterator<SourceEvent> {
   private readonly held: IteratorResult<SourceEvent>[] = [];
