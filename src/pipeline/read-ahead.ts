@@ -49,16 +49,17 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
    */
   async during(work: Promise<unknown>): Promise<void> {
     let finished = false;
-    const ended = work.then(
-      () => (finished = true),
-      () => (finished = true),
-    );
+    const end = (): 'ended' => {
+      finished = true;
+      return 'ended';
+    };
+    const ended = work.then(end, end);
     let changes = 0;
     while (!finished && changes < this.maxChanges && this.readable()) {
       const pending = (this.pending ??= this.take());
       // a failed read stays pending for the next() that hands it out; the work is awaited either way
       const r = await Promise.race([pending.then((result) => ({ result }), () => 'failed' as const), ended]);
-      if (r === true || r === 'failed') break;
+      if (r === 'ended' || r === 'failed') break;
       this.pending = undefined;
       this.held.push(r.result);
       changes += sizeOf(r.result);

@@ -42,7 +42,7 @@ const positions = async (a: ReadAhead, n: number) => {
   const out: unknown[] = [];
   for (let i = 0; i < n; i++) {
     const r = await a.next();
-    out.push(r.done ? 'done' : r.value.kind === 'transaction' ? (r.value.position as { pos: number }).pos : r.value.kind);
+    out.push(r.done ? 'done' : r.value.kind === 'transaction' ? (r.value.position as unknown as { pos: number }).pos : r.value.kind);
   }
   return out;
 };
