@@ -14,6 +14,7 @@
  * failure drops what is held — its offsets were never advanced, and a restart reads it again.
  * Memory: at most `maxChanges` row changes (or chunk rows) held, plus the one event that passes it.
  */
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { SourceEvent } from '../source/mysql/index.js';
 
 /** Row changes (or snapshot rows) held at most while a commit runs: about 30 MB of decoded rows. */
@@ -63,6 +64,10 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
       this.pending = undefined;
       this.held.push(r.result);
       changes += sizeOf(r.result);
+      // Let the commit's I/O callbacks run (setImmediate comes after the poll phase): events the
+      // source already holds resolve as microtasks, and reading on through them alone would hold
+      // the commit back until the limit — the commit would wait for the read-ahead, not overlap it.
+      await yieldToIo();
     }
     await work;
   }

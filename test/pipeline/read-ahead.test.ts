@@ -4,6 +4,7 @@
  * (a DDL switches the source's mapping when it is handled), nor past the bound; a failure of the
  * source reaches the next() that hands it out, a failure of the work reaches the caller.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ReadAhead } from '../../src/pipeline/read-ahead.js';
 import type { SourceEvent } from '../../src/source/mysql/index.js';
@@ -110,5 +111,18 @@ describe('ReadAhead', () => {
     await expect(during).rejects.toThrow('commit failed');
     expect(await positions(a, 1)).toEqual([1]);
     await expect(a.next()).rejects.toThrow('binlog gone');
+  });
+
+  it("lets the work's I/O run while the source has events ready (it does not read on to the bound first)", async () => {
+    // Events a source already holds resolve as microtasks; a commit waits on I/O callbacks. Reading
+    // on through ready events without yielding held a commit back until the bound (a 1 s commit
+    // interval saw its table reload take 0.95 s in the bench).
+    const ready = 20_000;
+    const s = source(Array.from({ length: ready }, (_, i) => tx(i + 1)));
+    const a = new ReadAhead(s.iterator, ready + 1);
+    const io = readFile(new URL(import.meta.url));
+    await a.during(io);
+    expect(a.heldCount, 'events taken before the work\'s file read completed').toBeLessThan(ready / 4);
+    expect(await positions(a, 3)).toEqual([1, 2, 3]);
   });
 });
