@@ -12,7 +12,8 @@
  * The in-checkpoint map key → (data file, position) is the only per-row state; rows themselves go to
  * the data sink. Once a key has been equality-deleted in this checkpoint it is remembered, so the key
  * is never equality-deleted twice in one commit. `append-only` (initial snapshot rows into keys that
- * cannot exist yet, docs/design.md §2.3): an insert writes no equality delete for an unseen key.
+ * cannot exist yet, docs/design.md §2.3): an insert writes no equality delete for an unseen key and
+ * asks no key index (DV mode) about it.
  */
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
@@ -55,7 +56,15 @@ export class KeyedChangeWriter implements ModeWriter {
     switch (change.op) {
       case 'insert': {
         const after = this.key.checkRow(change.after, 'insert: after');
-        return this.replace(this.key.keyOfRow(after, 'insert'), after);
+        const k = this.key.keyOfRow(after, 'insert');
+        if (this.mode === 'append-only') {
+          // The key cannot be committed (see the header): only a row of this checkpoint can hold
+          // it, so neither an equality delete nor the key index is consulted (a snapshot row looks
+          // up nothing but this checkpoint's own keys).
+          this.deleteWritten(k);
+          return this.writeRow(k, after);
+        }
+        return this.replace(k, after);
       }
       case 'update': {
         const after = this.key.checkRow(change.after, 'update: after');
@@ -91,18 +100,22 @@ export class KeyedChangeWriter implements ModeWriter {
     return this.writeRow(k, row);
   }
 
+  /** Removes by position the row of key `k` this checkpoint wrote, if any; whether there was one. */
+  private deleteWritten(k: KeyId): boolean {
+    const packed = this.keys.get(k);
+    if (packed === undefined) return false;
+    this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 });
+    this.keys.delete(k);
+    return true;
+  }
+
   /**
    * Removes the live row of key `k`: by position when this checkpoint wrote it; otherwise by an
    * equality delete of `values` (schema order) unless one was already written for `k` in this
    * checkpoint. `values` undefined = no equality delete for an unseen key (append-only inserts).
    */
   private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
-    const packed = this.keys.get(k);
-    if (packed !== undefined) {
-      this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 });
-      this.keys.delete(k);
-      return undefined;
-    }
+    if (this.deleteWritten(k)) return undefined;
     const index = this.keyIndex;
     if (index) {
       // DV mode: the index knows every live row, so a key it lacks has no row to delete
