@@ -15,6 +15,8 @@ import { wasmParquetEncoder, type ParquetEncoderFactory } from '../../../src/ice
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { commitRowDelta, ensureUnpartitionedSpec, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row } from '../../../src/model/values.js';
+import { MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
+import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
 import { decodeDeletionVectorBlob, decodePuffin } from './dv-decoder.js';
 import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, tempWarehouse, type Warehouse } from './support.js';
 
@@ -169,6 +171,33 @@ describe('upsert writer files', () => {
     await second.apply(removeKey([7n]));
     p = await second.prepare();
     expect(byContent(p.deleteFiles, 'equality-deletes').map((f) => f.recordCount)).toEqual([1n]);
+  });
+
+  it('append-only mode with a key index (v3): inserts ask the index nothing, an in-checkpoint duplicate is a DV, a delete still asks it', async () => {
+    const table = await newTable(w, { formatVersion: 3 });
+    const asked: KeyId[] = [];
+    const index = new (class extends MemoryKeyIndex {
+      override get(k: KeyId) {
+        asked.push(k);
+        return super.get(k);
+      }
+    })(undefined);
+    const writer = new TableChangeWriter(table, { mode: 'append-only', keyIndex: index });
+    await writer.applyAll([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(1n, 1, 'a again'))]);
+    expect(asked, 'a snapshot row cannot be committed: no lookup').toEqual([]);
+    const p = await writer.prepare();
+    expect(byContent(p.deleteFiles, 'equality-deletes')).toEqual([]);
+    const [dv, ...more] = byContent(p.deleteFiles, 'position-deletes', 'PUFFIN');
+    expect(more).toEqual([]);
+    expect(dv.referencedDataFile).toBe(p.dataFiles[0].filePath);
+    const puffin = decodePuffin(readLocal(dv.filePath));
+    const blob = puffin.blobs[0];
+    expect(decodeDeletionVectorBlob(readLocal(dv.filePath).subarray(blob.offset, blob.offset + blob.length))).toEqual([0n]);
+
+    const second = new TableChangeWriter(table, { mode: 'append-only', keyIndex: index });
+    await second.apply(removeKey([7n]));
+    expect(asked).toHaveLength(1);
+    await second.abort();
   });
 
   it('append mode (no key): deletes one in-checkpoint copy by position, older rows by a whole-row equality delete without float columns', async () => {
