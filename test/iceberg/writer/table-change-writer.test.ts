@@ -190,9 +190,9 @@ describe('upsert writer files', () => {
     const [dv, ...more] = byContent(p.deleteFiles, 'position-deletes', 'PUFFIN');
     expect(more).toEqual([]);
     expect(dv.referencedDataFile).toBe(p.dataFiles[0].filePath);
-    const puffin = decodePuffin(readLocal(dv.filePath));
-    const blob = puffin.blobs[0];
-    expect(decodeDeletionVectorBlob(readLocal(dv.filePath).subarray(blob.offset, blob.offset + blob.length))).toEqual([0n]);
+    const bytes = readLocal(dv.filePath);
+    const [blob] = decodePuffin(bytes).blobs;
+    expect(decodeDeletionVectorBlob(bytes.subarray(blob.offset, blob.offset + blob.length))).toEqual([0n]);
 
     const second = new TableChangeWriter(table, { mode: 'append-only', keyIndex: index });
     await second.apply(removeKey([7n]));
