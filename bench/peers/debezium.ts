@@ -7,7 +7,7 @@
 import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
 import { gtidStateText, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { TABLE } from '../dataset.js';
-import { runHarness, type PeerBuild } from './java-peer.js';
+import { harnessNumber, runHarness, type PeerBuild } from './java-peer.js';
 
 const MAIN = 'floe.peers.DebeziumBench';
 
@@ -38,12 +38,6 @@ export interface DebeziumTarget {
   settleMs?: number;
 }
 
-function number(figures: Record<string, unknown>, key: string): number {
-  const v = figures[key];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`bench: Debezium's harness printed no number for ${key}: ${JSON.stringify(figures)}`);
-  return v;
-}
-
 async function runPhase(build: Extract<PeerBuild, { ok: true }>, t: DebeziumTarget, args: Record<string, string | number>): Promise<PeerRun> {
   const { figures, stderrTail } = await runHarness(
     build,
@@ -52,14 +46,15 @@ async function runPhase(build: Extract<PeerBuild, { ok: true }>, t: DebeziumTarg
     t.timeoutMs,
   );
   if (typeof figures.error === 'string') throw new Error(`bench: Debezium's ${String(args.phase)} failed: ${figures.error}\n${stderrTail}`);
+  const n = (key: string) => harnessNumber('Debezium', figures, key);
   return {
-    count: number(figures, 'count'),
-    windowMs: number(figures, 'firstToLastMs'),
-    startToFirstMs: number(figures, 'startToFirstMs'),
-    totalMs: number(figures, 'totalMs'),
-    windowCpuMs: number(figures, 'windowCpuMs'),
-    processCpuMs: number(figures, 'processCpuMs'),
-    peakRssBytes: number(figures, 'peakRssBytes'),
+    count: n('count'),
+    windowMs: n('firstToLastMs'),
+    startToFirstMs: n('startToFirstMs'),
+    totalMs: n('totalMs'),
+    windowCpuMs: n('windowCpuMs'),
+    processCpuMs: n('processCpuMs'),
+    peakRssBytes: n('peakRssBytes'),
     version: String(figures.version),
     connector: String(figures.connector),
   };

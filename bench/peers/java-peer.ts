@@ -44,7 +44,8 @@ export async function buildPeer(name: PeerName, env: NodeJS.ProcessEnv = process
     return { ok: false, reason: `bench/peers/install ${name} failed: ${detail}` };
   }
   const home = join(peersHome(env), name);
-  return { ok: true, classPath: `${join(home, 'classes')}:${join(home, 'lib', '*')}` };
+  // first/: jars that must shadow others (bench/peers/install says which)
+  return { ok: true, classPath: `${join(home, 'classes')}:${join(home, 'first', '*')}:${join(home, 'lib', '*')}` };
 }
 
 export interface HarnessOutput {
@@ -81,4 +82,11 @@ export async function runHarness(build: Extract<PeerBuild, { ok: true }>, mainCl
   const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
   if (!line) throw new Error(`bench: the ${mainClass} harness printed no figures (exit ${code}); its stderr ends with:\n${stderrTail}`);
   return { figures: JSON.parse(line) as Record<string, unknown>, stderrTail };
+}
+
+/** A number the harness's JSON line must hold; `peer` names it in the error. */
+export function harnessNumber(peer: string, figures: Record<string, unknown>, key: string): number {
+  const v = figures[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`bench: ${peer}'s harness printed no number for ${key}: ${JSON.stringify(figures)}`);
+  return v;
 }

@@ -4,7 +4,7 @@
  *   1. `preparePeers` before anything is measured: builds each harness (a download or a compile must
  *      not overlap floe's measurements), or records why a peer is skipped;
  *   2. `snapshots` right after floe's snapshots, while the table is still as loaded: Debezium's
- *      initial snapshot (Flink CDC's parallel snapshot where it builds);
+ *      initial snapshot, then Flink CDC's parallel snapshot (two readers, as floe's two cores);
  *   3. `streaming` after floe's CDC phase: Debezium streams the binlog range floe's CDC consumed,
  *      from the same start offset, until it has the same number of row changes.
  * Each gives table rows (bench/report.ts) with the peer's rate, its ratio to the ceiling, and floe's
@@ -15,6 +15,7 @@ import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
 import type { BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import type { Row } from '../report.js';
 import { debeziumSnapshot, debeziumStreaming, type DebeziumTarget, type PeerRun } from './debezium.js';
+import { flinkCdcSnapshot } from './flink-cdc.js';
 import { buildPeer, type PeerBuild, type PeerName } from './java-peer.js';
 
 export interface PeerPhase extends PeerRun {
@@ -28,6 +29,7 @@ export interface PeerPhase extends PeerRun {
 
 export interface PeersResult {
   debezium?: { snapshot?: PeerPhase; streaming?: PeerPhase };
+  flinkCdc?: { snapshot?: PeerPhase };
   /** Peers (or phases) not measured, and why. */
   skipped: { peer: PeerName; reason: string }[];
 }
@@ -41,6 +43,8 @@ export interface PeerContext {
 }
 
 const LABEL: Record<PeerName, string> = { debezium: 'Debezium', 'flink-cdc': 'Flink CDC' };
+/** How each peer runs, for the table's note. */
+const HOW: Record<PeerName, string> = { debezium: 'embedded engine, no-op consumer', 'flink-cdc': 'local mini-cluster, parallelism 2, discarding sink' };
 
 export class Peers {
   readonly result: PeersResult = { skipped: [] };
@@ -89,19 +93,31 @@ export class Peers {
       ratio: phase.ratioToCeiling,
       cpuSeconds: run.windowCpuMs / 1000,
       peakRssBytes: run.peakRssBytes,
-      note: `floe / ${LABEL[peer]} ${phase.floeRatio.toFixed(2)}; ${run.connector.replace(/^.*\./, '')} ${run.version}, embedded engine, no-op consumer; first to last record (engine start to first ${(run.startToFirstMs / 1000).toFixed(1)} s)`,
+      note: `floe / ${LABEL[peer]} ${phase.floeRatio.toFixed(2)}; ${run.connector.replace(/^.*\./, '')} ${run.version}, ${HOW[peer]}; first to last record (start to first ${(run.startToFirstMs / 1000).toFixed(1)} s)`,
     };
     return { phase, row };
   }
 
   /** The peers' snapshots of the table as loaded (`rows` rows); floe's snapshot rate and ceiling A's for the ratios. */
   async snapshots(c: PeerContext, rows: number, floeRate: number, ceilingRate: number): Promise<Row[]> {
-    const build = this.builds.get('debezium');
-    if (!build) return [];
-    const r = await this.phase('debezium', 'snapshot', () => debeziumSnapshot(build, this.target(c), rows), floeRate, ceilingRate, 'rows');
-    if (!r) return [];
-    (this.result.debezium ??= {}).snapshot = r.phase;
-    return [r.row];
+    const out: Row[] = [];
+    const debezium = this.builds.get('debezium');
+    if (debezium) {
+      const r = await this.phase('debezium', 'snapshot', () => debeziumSnapshot(debezium, this.target(c), rows), floeRate, ceilingRate, 'rows');
+      if (r) {
+        (this.result.debezium ??= {}).snapshot = r.phase;
+        out.push(r.row);
+      }
+    }
+    const flink = this.builds.get('flink-cdc');
+    if (flink) {
+      const r = await this.phase('flink-cdc', 'snapshot', () => flinkCdcSnapshot(flink, this.target(c), rows), floeRate, ceilingRate, 'rows');
+      if (r) {
+        (this.result.flinkCdc ??= {}).snapshot = r.phase;
+        out.push(r.row);
+      }
+    }
+    return out;
   }
 
   /** The peers' streaming of the `changes` row changes after `from` (floe's CDC range). */
@@ -122,6 +138,8 @@ export function peersSummary(r: PeersResult): string | undefined {
   if (d?.snapshot) parts.push(`snapshot ${Math.round(d.snapshot.perSecond).toLocaleString('en-US')} rows/s (floe ${d.snapshot.floeRatio.toFixed(2)}×)`);
   if (d?.streaming) parts.push(`streaming ${Math.round(d.streaming.perSecond).toLocaleString('en-US')} changes/s (floe ${d.streaming.floeRatio.toFixed(2)}×)`);
   const lines = parts.length ? [`peer Debezium ${d?.snapshot?.version ?? d?.streaming?.version ?? ''}: ${parts.join(', ')}`] : [];
+  const f = r.flinkCdc?.snapshot;
+  if (f) lines.push(`peer Flink CDC ${f.version}: snapshot ${Math.round(f.perSecond).toLocaleString('en-US')} rows/s (floe ${f.floeRatio.toFixed(2)}×)`);
   for (const s of r.skipped) lines.push(`peer ${LABEL[s.peer]} skipped: ${s.reason}`);
   return lines.length ? lines.join('\n') : undefined;
 }

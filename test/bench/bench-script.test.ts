@@ -3,7 +3,7 @@
  * server (its own database), floe snapshotting and streaming in child processes, the lake verified
  * against MySQL after each phase, and every figure present in its JSON output. No timing assertions:
  * the figures are only checked to be there and positive. The peers are skipped here (--no-peers):
- * test/bench/debezium-peer.test.ts runs Debezium's harness.
+ * test/bench/java-peers.test.ts runs the peers' harnesses (Debezium, Flink CDC).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

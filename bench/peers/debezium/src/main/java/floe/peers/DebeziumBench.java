@@ -4,12 +4,8 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.debezium.embedded.Connect;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.connect.source.SourceRecord;
+
+import static floe.peers.PeerFigures.cpuNs;
+import static floe.peers.PeerFigures.ms;
+import static floe.peers.PeerFigures.need;
+import static floe.peers.PeerFigures.rootCause;
 
 /**
  * Debezium's MariaDB (or MySQL) connector in its embedded engine, as floe's benchmark peer (bench/peers/debezium.ts).
@@ -43,19 +44,12 @@ public final class DebeziumBench {
             run(argv);
         } catch (Throwable t) {
             // an exception here must not leave the JVM waiting on Debezium's threads
-            System.out.println("{\"peer\":\"debezium\",\"error\":" + quote(rootCause(t)) + "}");
-            t.printStackTrace();
-            System.exit(1);
+            PeerFigures.fail("debezium", t);
         }
     }
 
     private static void run(String[] argv) throws Exception {
-        Map<String, String> a = new HashMap<>();
-        for (String arg : argv) {
-            int eq = arg.indexOf('=');
-            if (eq < 1) throw new IllegalArgumentException("expected key=value arguments, found " + arg);
-            a.put(arg.substring(0, eq), arg.substring(eq + 1));
-        }
+        Map<String, String> a = PeerFigures.arguments(argv);
         String phase = need(a, "phase");
         if (!phase.equals("snapshot") && !phase.equals("streaming")) throw new IllegalArgumentException("phase must be snapshot or streaming, found " + phase);
         String database = need(a, "database");
@@ -161,72 +155,20 @@ public final class DebeziumBench {
         String error = failure.get();
         if (!finished) error = "timed out after " + timeoutMs + " ms";
         if (error == null && counts[0] != expected) error = "counted " + counts[0] + " records, expected " + expected;
-        StringBuilder out = new StringBuilder("{");
-        field(out, "peer", "\"debezium\"");
-        field(out, "version", quote(String.valueOf(Class.forName(connectorPackage + ".Module").getMethod("version").invoke(null))));
-        field(out, "connector", quote(connectorClass));
-        field(out, "phase", "\"" + phase + "\"");
-        field(out, "expected", String.valueOf(expected));
-        field(out, "count", String.valueOf(counts[0]));
-        field(out, "otherRecords", String.valueOf(counts[1]));
+        PeerFigures out = new PeerFigures()
+                .text("peer", "debezium")
+                .text("version", String.valueOf(Class.forName(connectorPackage + ".Module").getMethod("version").invoke(null)))
+                .text("connector", connectorClass)
+                .text("phase", phase)
+                .number("expected", expected)
+                .number("count", counts[0])
+                .number("otherRecords", counts[1]);
         if (counts[0] > 0 && at[1] > 0) {
-            field(out, "startToFirstMs", ms(at[0] - startNs));
-            field(out, "firstToLastMs", ms(at[1] - at[0]));
-            field(out, "windowCpuMs", ms(at[3] - at[2]));
+            out.json("startToFirstMs", ms(at[0] - startNs)).json("firstToLastMs", ms(at[1] - at[0])).json("windowCpuMs", ms(at[3] - at[2]));
         }
-        field(out, "totalMs", ms(endNs - startNs));
-        field(out, "processCpuMs", ms(cpuNs()));
-        field(out, "peakRssBytes", String.valueOf(peakRssBytes()));
-        if (error != null) field(out, "error", quote(error));
-        out.setLength(out.length() - 1);
-        System.out.println(out.append('}'));
-        System.out.flush();
+        out.json("totalMs", ms(endNs - startNs)).json("processCpuMs", ms(cpuNs())).number("peakRssBytes", PeerFigures.peakRssBytes());
+        if (error != null) out.text("error", error);
         // Debezium and Kafka leave non-daemon threads behind; the figures are out, so end here
-        System.exit(error == null ? 0 : 1);
-    }
-
-    private static String need(Map<String, String> a, String key) {
-        String v = a.get(key);
-        if (v == null) throw new IllegalArgumentException("missing argument " + key + "=…");
-        return v;
-    }
-
-    private static long cpuNs() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
-    /** VmHWM of this process (Linux), 0 where /proc is not there. */
-    private static long peakRssBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        } catch (Exception e) {
-            // not Linux: no peak RSS figure, the rates stand
-        }
-        return 0;
-    }
-
-    private static String ms(long ns) {
-        return String.format(Locale.ROOT, "%.1f", ns / 1e6);
-    }
-
-    private static void field(StringBuilder out, String key, String json) {
-        out.append('"').append(key).append("\":").append(json).append(',');
-    }
-
-    private static String rootCause(Throwable t) {
-        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
-        return t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
-
-    private static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') b.append('\\').append(c);
-            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-            else b.append(c);
-        }
-        return b.append('"').toString();
+        out.printAndExit(error == null);
     }
 }

@@ -1,10 +1,13 @@
 /**
- * The Debezium peer of `npm run bench` (bench/peers/) cannot rot: its harness is built (a no-op once
- * bench/peers/install has run: .ci/run builds it before the suite) and run once at a tiny size
- * against a MariaDB of its own: its initial snapshot of a 200-row table and its streaming of the 100 row
- * changes applied after the offset it is given. It must count exactly those (it goes on consuming
- * for 3 s after the expected count, so one record too many fails too). Skipped only where java
- * or mvn is missing (the bench skips the peer there too).
+ * The peers of `npm run bench` (bench/peers/) cannot rot: each harness is built (a no-op once
+ * bench/peers/install has run: .ci/run builds them before the suite) and run once at a tiny size
+ * against a MariaDB of their own:
+ *   - Debezium: its initial snapshot of a 200-row table and its streaming of the 100 row changes
+ *     applied after the offset it is given. It must count exactly those (it goes on consuming for
+ *     3 s after the expected count, so one record too many fails too);
+ *   - Flink CDC: its parallel snapshot of a 300-row table in 50-row chunks over two readers, a
+ *     bounded job: it must end, having counted each row exactly once.
+ * Skipped only where java or mvn is missing (the bench skips the peers there too).
  *
  * Its own server, not the suite's shared one (as the bench has its own): Debezium parses every DDL
  * statement of the binlog it reads into its schema history, and its MariaDB grammar refuses some
@@ -15,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../bench/dataset.js';
 import { debeziumSnapshot, debeziumStreaming, type DebeziumTarget } from '../../bench/peers/debezium.js';
+import { flinkCdcSnapshot } from '../../bench/peers/flink-cdc.js';
 import { buildPeer } from '../../bench/peers/java-peer.js';
 import { applyWorkload } from '../../bench/workload.js';
 import { connectMysql } from '../../src/source/mysql/client.js';
@@ -34,29 +38,31 @@ function missingTool(): string | undefined {
 }
 
 const missing = missingTool();
-if (missing) console.warn(`debezium-peer.test.ts skipped: ${missing} is not on PATH (install a JDK 17+ and Maven)`);
+if (missing) console.warn(`java-peers.test.ts skipped: ${missing} is not on PATH (install a JDK 17+ and Maven)`);
 
-describe.skipIf(missing !== undefined)('bench peer: Debezium embedded', () => {
+describe.skipIf(missing !== undefined)('bench peers', () => {
   let server: TestServer | undefined;
   afterAll(async () => {
     await server?.stop();
   });
 
-  it('snapshots 200 rows and streams 100 changes from the given offset, counting each exactly once', async () => {
-    const build = await buildPeer('debezium');
-    if (!build.ok) throw new Error(`the Debezium harness did not build: ${build.reason}`);
-    server = await startMariaDb({ serverId: 41 });
+  async function serverWith(database: string): Promise<DebeziumTarget> {
+    server ??= await startMariaDb({ serverId: 41 });
     const connection = { host: server.host, port: server.port, user: server.user, password: server.password };
-    const database = 'floe_peer';
     const client = await connectMysql(connection);
-    let flavor: 'mysql' | 'mariadb';
     try {
       await client.query(`CREATE DATABASE IF NOT EXISTS ${database}`);
-      flavor = (await detectDialect(client)).flavor;
+      return { connection, database, flavor: (await detectDialect(client)).flavor, timeoutMs: 60_000, settleMs: 3000 };
     } finally {
       await client.close();
     }
-    const target: DebeziumTarget = { connection, database, flavor, timeoutMs: 60_000, settleMs: 3000 };
+  }
+
+  it('Debezium snapshots 200 rows and streams 100 changes from the given offset, counting each exactly once', async () => {
+    const build = await buildPeer('debezium');
+    if (!build.ok) throw new Error(`the Debezium harness did not build: ${build.reason}`);
+    const target = await serverWith('floe_peer');
+    const { connection, database, flavor } = target;
 
     await loadTable(connection, database, 200, 1);
     const snapshot = await debeziumSnapshot(build, target, 200);
@@ -80,5 +86,19 @@ describe.skipIf(missing !== undefined)('bench peer: Debezium embedded', () => {
       expect(run.totalMs).toBeGreaterThan(0);
       expect(run.peakRssBytes).toBeGreaterThan(0);
     }
+  }, 240_000);
+
+  it('Flink CDC snapshots 300 rows in six chunks over two readers, counting each exactly once, and ends', async () => {
+    const build = await buildPeer('flink-cdc');
+    if (!build.ok) throw new Error(`the Flink CDC harness did not build: ${build.reason}`);
+    const target = await serverWith('floe_peer_flink');
+    await loadTable(target.connection, target.database, 300, 2);
+    const run = await flinkCdcSnapshot(build, target, 300, { parallelism: 2, splitSize: 50 });
+    expect(run.count).toBe(300);
+    expect(run.connector).toBe('org.apache.flink.cdc.connectors.mysql.source.MySqlSource');
+    expect(run.version).toMatch(/^3\.\d+\.\d+ on Flink 1\.\d+\.\d+$/);
+    expect(run.windowMs).toBeGreaterThanOrEqual(0);
+    expect(run.totalMs).toBeGreaterThan(run.windowMs);
+    expect(run.peakRssBytes).toBeGreaterThan(0);
   }, 240_000);
 });
