@@ -18,7 +18,7 @@
  *   --key-index-keys K   keys in the key-index micro-benchmarks (bench/key-index.ts, memory; and floe's
  *                     disk index, bench/key-index-stores.ts; 0 skips both)
  *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
- *   --no-peers        skip the peers (bench/peers/: Debezium's embedded engine; Flink CDC where it builds),
+ *   --no-peers        skip the peers (bench/peers/: Debezium's embedded engine, Flink CDC's MySqlSource),
  *                     otherwise measured after floe's phases when java and mvn are on PATH
  *   --json FILE       also write the results as JSON to FILE
  *   --keep            keep the warehouse and the server's data directory (printed at the end)
