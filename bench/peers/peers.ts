@@ -44,7 +44,7 @@ export interface PeerContext {
 
 const LABEL: Record<PeerName, string> = { debezium: 'Debezium', 'flink-cdc': 'Flink CDC' };
 /** How each peer runs, for the table's note. */
-const HOW: Record<PeerName, string> = { debezium: 'embedded engine, no-op consumer', 'flink-cdc': 'local mini-cluster, parallelism 2, discarding sink' };
+const HOW: Record<PeerName, string> = { debezium: 'embedded engine, no-op consumer', 'flink-cdc': 'local mini-cluster, parallelism 2, poll.interval.ms 20, discarding sink' };
 
 export class Peers {
   readonly result: PeersResult = { skipped: [] };

@@ -35,7 +35,8 @@ import static floe.peers.PeerFigures.need;
  * no JSON, as Debezium's peer takes SourceRecords without serializing). Rate window: first record
  * to the last expected one; the JSON line also has the job's whole time. Arguments key=value: host,
  * port, user, password, database, table, expected, parallelism (2), splitSize (8096, Flink CDC's
- * default chunk size), serverIds (a range of at least `parallelism` ids), timeoutMs.
+ * default chunk size), serverIds (a range of at least `parallelism` ids), pollIntervalMs (Debezium's
+ * poll.interval.ms; its default when absent), timeoutMs.
  */
 public final class FlinkCdcBench {
     private FlinkCdcBench() {}
@@ -104,6 +105,11 @@ public final class FlinkCdcBench {
         long timeoutMs = Long.parseLong(a.getOrDefault("timeoutMs", "600000"));
         String serverIds = a.getOrDefault("serverIds", "4000300-4000309");
 
+        // Debezium's change-event queue, under each chunk's read: poll.interval.ms is how long a
+        // poll waits for a full batch (Debezium 1.9 default 500 ms); given only when asked
+        java.util.Properties debezium = new java.util.Properties();
+        if (a.containsKey("pollIntervalMs")) debezium.setProperty("poll.interval.ms", a.get("pollIntervalMs"));
+
         long startNs = System.nanoTime();
         MySqlSource<Long> source = MySqlSource.<Long>builder()
                 .hostname(host)
@@ -116,6 +122,7 @@ public final class FlinkCdcBench {
                 .serverTimeZone(serverOffset(host, port, user, password))
                 .startupOptions(StartupOptions.snapshot())
                 .splitSize(splitSize)
+                .debeziumProperties(debezium)
                 .deserializer(new CountingDeserializer())
                 .build();
 
