@@ -4,9 +4,7 @@
  * in a local mini-cluster of two slots, into a discarding sink. Only the snapshot: Flink CDC's
  * streaming is one reader (its binlog split), Debezium's own, which the Debezium peer measures.
  */
-import { TABLE } from '../dataset.js';
-import type { DebeziumTarget, PeerRun } from './debezium.js';
-import { harnessNumber, runHarness, type PeerBuild } from './java-peer.js';
+import { runPeerPhase, targetArguments, type PeerBuild, type PeerRun, type PeerTarget } from './java-peer.js';
 
 const MAIN = 'floe.peers.FlinkCdcBench';
 
@@ -24,24 +22,13 @@ export interface FlinkCdcOptions {
 }
 
 /** Flink CDC's snapshot of the table, which holds `rows` rows. */
-export async function flinkCdcSnapshot(build: Extract<PeerBuild, { ok: true }>, t: DebeziumTarget, rows: number, o: FlinkCdcOptions = {}): Promise<PeerRun> {
-  const { figures, stderrTail } = await runHarness(
+export function flinkCdcSnapshot(build: Extract<PeerBuild, { ok: true }>, t: PeerTarget, rows: number, o: FlinkCdcOptions = {}): Promise<PeerRun> {
+  return runPeerPhase(
     build,
+    'Flink CDC',
+    'snapshot',
     MAIN,
-    { host: t.connection.host, port: t.connection.port, user: t.connection.user, password: t.connection.password, database: t.database, table: TABLE, expected: rows, parallelism: o.parallelism ?? 2, splitSize: o.splitSize ?? 8096, pollIntervalMs: o.pollIntervalMs ?? 20, timeoutMs: t.timeoutMs },
+    { ...targetArguments(t), expected: rows, parallelism: o.parallelism ?? 2, splitSize: o.splitSize ?? 8096, pollIntervalMs: o.pollIntervalMs ?? 20 },
     t.timeoutMs,
   );
-  if (typeof figures.error === 'string') throw new Error(`bench: Flink CDC's snapshot failed: ${figures.error}\n${stderrTail}`);
-  const n = (key: string) => harnessNumber('Flink CDC', figures, key);
-  return {
-    count: n('count'),
-    windowMs: n('firstToLastMs'),
-    startToFirstMs: n('startToFirstMs'),
-    totalMs: n('totalMs'),
-    windowCpuMs: n('windowCpuMs'),
-    processCpuMs: n('processCpuMs'),
-    peakRssBytes: n('peakRssBytes'),
-    version: String(figures.version),
-    connector: String(figures.connector),
-  };
 }

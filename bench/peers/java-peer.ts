@@ -9,6 +9,8 @@ import { execFile, spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
+import { TABLE } from '../dataset.js';
 
 const run = promisify(execFile);
 const INSTALL = join(import.meta.dirname, 'install');
@@ -48,7 +50,7 @@ export async function buildPeer(name: PeerName, env: NodeJS.ProcessEnv = process
   return { ok: true, classPath: `${join(home, 'classes')}:${join(home, 'first', '*')}:${join(home, 'lib', '*')}` };
 }
 
-export interface HarnessOutput {
+interface HarnessOutput {
   /** The harness's JSON line. */
   figures: Record<string, unknown>;
   /** Its stderr's last lines (Debezium's and Flink's warnings), for an error message. */
@@ -56,7 +58,7 @@ export interface HarnessOutput {
 }
 
 /** Runs `mainClass` with `args` (key=value) and returns its JSON line; throws when it prints none. */
-export async function runHarness(build: Extract<PeerBuild, { ok: true }>, mainClass: string, args: Record<string, string | number>, timeoutMs: number): Promise<HarnessOutput> {
+async function runHarness(build: Extract<PeerBuild, { ok: true }>, mainClass: string, args: Record<string, string | number>, timeoutMs: number): Promise<HarnessOutput> {
   const argv = [
     // a fixed heap: the JVM's default (a quarter of the machine's memory) would make the RSS figure the JVM's whim
     '-Xms512m',
@@ -84,9 +86,58 @@ export async function runHarness(build: Extract<PeerBuild, { ok: true }>, mainCl
   return { figures: JSON.parse(line) as Record<string, unknown>, stderrTail };
 }
 
-/** A number the harness's JSON line must hold; `peer` names it in the error. */
-export function harnessNumber(peer: string, figures: Record<string, unknown>, key: string): number {
-  const v = figures[key];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`bench: ${peer}'s harness printed no number for ${key}: ${JSON.stringify(figures)}`);
-  return v;
+/** The server and table a peer reads: the bench's. */
+export interface PeerTarget {
+  connection: MysqlConnectionConfig;
+  database: string;
+  flavor: 'mysql' | 'mariadb';
+  timeoutMs: number;
+  /** Keep consuming this long after the expected count, so that a record too many shows (tests; Debezium). */
+  settleMs?: number;
+}
+
+/** The harness arguments every peer takes from its target. */
+export function targetArguments(t: PeerTarget): Record<string, string | number> {
+  return { host: t.connection.host, port: t.connection.port, user: t.connection.user, password: t.connection.password, database: t.database, table: TABLE, timeoutMs: t.timeoutMs };
+}
+
+/** One phase of a peer, from its harness's JSON line (the same fields for every peer). */
+export interface PeerRun {
+  /** Records counted: rows of the snapshot, row changes of the streaming. */
+  count: number;
+  /** First record to the last expected one: the rate's window. */
+  windowMs: number;
+  /** Engine start to the first record: connecting, schema reading, locks. */
+  startToFirstMs: number;
+  /** The whole harness, engine start to the engine stopped. */
+  totalMs: number;
+  /** CPU of the JVM (all threads) within the window. */
+  windowCpuMs: number;
+  processCpuMs: number;
+  peakRssBytes: number;
+  /** The peer's version and its connector (or source) class. */
+  version: string;
+  connector: string;
+}
+
+/** Runs one phase (`what`, for errors) of the peer named `peer` and reads its figures; throws on its error line. */
+export async function runPeerPhase(build: Extract<PeerBuild, { ok: true }>, peer: string, what: string, mainClass: string, args: Record<string, string | number>, timeoutMs: number): Promise<PeerRun> {
+  const { figures, stderrTail } = await runHarness(build, mainClass, args, timeoutMs);
+  if (typeof figures.error === 'string') throw new Error(`bench: ${peer}'s ${what} failed: ${figures.error}\n${stderrTail}`);
+  const n = (key: string): number => {
+    const v = figures[key];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`bench: ${peer}'s harness printed no number for ${key}: ${JSON.stringify(figures)}`);
+    return v;
+  };
+  return {
+    count: n('count'),
+    windowMs: n('firstToLastMs'),
+    startToFirstMs: n('startToFirstMs'),
+    totalMs: n('totalMs'),
+    windowCpuMs: n('windowCpuMs'),
+    processCpuMs: n('processCpuMs'),
+    peakRssBytes: n('peakRssBytes'),
+    version: String(figures.version),
+    connector: String(figures.connector),
+  };
 }

@@ -14,9 +14,9 @@
 import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
 import type { BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import type { Row } from '../report.js';
-import { debeziumSnapshot, debeziumStreaming, type DebeziumTarget, type PeerRun } from './debezium.js';
+import { debeziumSnapshot, debeziumStreaming } from './debezium.js';
 import { flinkCdcSnapshot } from './flink-cdc.js';
-import { buildPeer, type PeerBuild, type PeerName } from './java-peer.js';
+import { buildPeer, type PeerBuild, type PeerName, type PeerRun, type PeerTarget } from './java-peer.js';
 
 export interface PeerPhase extends PeerRun {
   /** count / window. */
@@ -70,7 +70,7 @@ export class Peers {
     }
   }
 
-  private target(c: PeerContext): DebeziumTarget {
+  private target(c: PeerContext): PeerTarget {
     return { connection: c.connection, database: c.database, flavor: c.flavor, timeoutMs: c.timeoutMs };
   }
 

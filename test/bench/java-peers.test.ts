@@ -17,9 +17,9 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadTable } from '../../bench/dataset.js';
-import { debeziumSnapshot, debeziumStreaming, type DebeziumTarget } from '../../bench/peers/debezium.js';
+import { debeziumSnapshot, debeziumStreaming } from '../../bench/peers/debezium.js';
 import { flinkCdcSnapshot } from '../../bench/peers/flink-cdc.js';
-import { buildPeer } from '../../bench/peers/java-peer.js';
+import { buildPeer, type PeerTarget } from '../../bench/peers/java-peer.js';
 import { applyWorkload } from '../../bench/workload.js';
 import { connectMysql } from '../../src/source/mysql/client.js';
 import { detectDialect } from '../../src/source/mysql/dialect.js';
@@ -46,7 +46,7 @@ describe.skipIf(missing !== undefined)('bench peers', () => {
     await server?.stop();
   });
 
-  async function serverWith(database: string): Promise<DebeziumTarget> {
+  async function serverWith(database: string): Promise<PeerTarget> {
     server ??= await startMariaDb({ serverId: 41 });
     const connection = { host: server.host, port: server.port, user: server.user, password: server.password };
     const client = await connectMysql(connection);
