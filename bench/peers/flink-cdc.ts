@@ -8,6 +8,9 @@ import { runPeerPhase, targetArguments, type PeerBuild, type PeerRun, type PeerT
 
 const MAIN = 'floe.peers.FlinkCdcBench';
 
+/** What the bench runs it with (the options below say why). */
+export const FLINK_CDC_DEFAULTS = { parallelism: 2, splitSize: 8096, pollIntervalMs: 20 } as const;
+
 export interface FlinkCdcOptions {
   /** Source readers (the mini-cluster's slots); 2, as this machine's cores. */
   parallelism?: number;
@@ -28,7 +31,7 @@ export function flinkCdcSnapshot(build: Extract<PeerBuild, { ok: true }>, t: Pee
     'Flink CDC',
     'snapshot',
     MAIN,
-    { ...targetArguments(t), expected: rows, parallelism: o.parallelism ?? 2, splitSize: o.splitSize ?? 8096, pollIntervalMs: o.pollIntervalMs ?? 20 },
+    { ...targetArguments(t), expected: rows, ...FLINK_CDC_DEFAULTS, ...o },
     t.timeoutMs,
   );
 }

@@ -11,11 +11,10 @@
  * rate over the peer's. A peer that fails at run time is skipped with its error: the bench's other
  * figures stand.
  */
-import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
 import type { BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import type { Row } from '../report.js';
 import { debeziumSnapshot, debeziumStreaming } from './debezium.js';
-import { flinkCdcSnapshot } from './flink-cdc.js';
+import { FLINK_CDC_DEFAULTS, flinkCdcSnapshot } from './flink-cdc.js';
 import { buildPeer, type PeerBuild, type PeerName, type PeerRun, type PeerTarget } from './java-peer.js';
 
 export interface PeerPhase extends PeerRun {
@@ -34,17 +33,15 @@ export interface PeersResult {
   skipped: { peer: PeerName; reason: string }[];
 }
 
-export interface PeerContext {
-  connection: MysqlConnectionConfig;
-  database: string;
-  flavor: 'mysql' | 'mariadb';
-  /** A phase's time limit (a hung peer must not hang the bench). */
-  timeoutMs: number;
-}
+/** The bench's server and table, and a phase's time limit (a hung peer must not hang the bench). */
+export type PeerContext = Omit<PeerTarget, 'settleMs'>;
 
 const LABEL: Record<PeerName, string> = { debezium: 'Debezium', 'flink-cdc': 'Flink CDC' };
 /** How each peer runs, for the table's note. */
-const HOW: Record<PeerName, string> = { debezium: 'embedded engine, no-op consumer', 'flink-cdc': 'local mini-cluster, parallelism 2, poll.interval.ms 20, discarding sink' };
+const HOW: Record<PeerName, string> = {
+  debezium: 'embedded engine, no-op consumer',
+  'flink-cdc': `local mini-cluster, parallelism ${FLINK_CDC_DEFAULTS.parallelism}, poll.interval.ms ${FLINK_CDC_DEFAULTS.pollIntervalMs}, discarding sink`,
+};
 
 export class Peers {
   readonly result: PeersResult = { skipped: [] };
@@ -68,10 +65,6 @@ export class Peers {
       if (build.ok) this.builds.set(peer, build);
       else this.skip(peer, build.reason);
     }
-  }
-
-  private target(c: PeerContext): PeerTarget {
-    return { connection: c.connection, database: c.database, flavor: c.flavor, timeoutMs: c.timeoutMs };
   }
 
   private async phase(peer: PeerName, what: string, measure: () => Promise<PeerRun>, floeRate: number, ceilingRate: number, unit: string): Promise<{ phase: PeerPhase; row: Row } | undefined> {
@@ -103,7 +96,7 @@ export class Peers {
     const out: Row[] = [];
     const debezium = this.builds.get('debezium');
     if (debezium) {
-      const r = await this.phase('debezium', 'snapshot', () => debeziumSnapshot(debezium, this.target(c), rows), floeRate, ceilingRate, 'rows');
+      const r = await this.phase('debezium', 'snapshot', () => debeziumSnapshot(debezium, c, rows), floeRate, ceilingRate, 'rows');
       if (r) {
         (this.result.debezium ??= {}).snapshot = r.phase;
         out.push(r.row);
@@ -111,7 +104,7 @@ export class Peers {
     }
     const flink = this.builds.get('flink-cdc');
     if (flink) {
-      const r = await this.phase('flink-cdc', 'snapshot', () => flinkCdcSnapshot(flink, this.target(c), rows), floeRate, ceilingRate, 'rows');
+      const r = await this.phase('flink-cdc', 'snapshot', () => flinkCdcSnapshot(flink, c, rows), floeRate, ceilingRate, 'rows');
       if (r) {
         (this.result.flinkCdc ??= {}).snapshot = r.phase;
         out.push(r.row);
@@ -124,7 +117,7 @@ export class Peers {
   async streaming(c: PeerContext, from: BinlogOffset, changes: number, floeRate: number, ceilingRate: number): Promise<Row[]> {
     const build = this.builds.get('debezium');
     if (!build || changes === 0) return [];
-    const r = await this.phase('debezium', 'streaming', () => debeziumStreaming(build, this.target(c), from, changes), floeRate, ceilingRate, 'changes');
+    const r = await this.phase('debezium', 'streaming', () => debeziumStreaming(build, c, from, changes), floeRate, ceilingRate, 'changes');
     if (!r) return [];
     (this.result.debezium ??= {}).streaming = r.phase;
     return [r.row];
