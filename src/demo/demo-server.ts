@@ -46,7 +46,7 @@ export async function startDemoServer(logger: Logger, home = DEMO_HOME): Promise
   throw new FloeError(
     'demo',
     'unsupported',
-    'no MySQL-compatible server for the demo: mariadbd is not installed and no Docker engine is reachable; install MariaDB server (apt-get install mariadb-server, brew install mariadb), start Docker, or put a `source:` section in the config',
+    'no MySQL-compatible server for the demo: mariadbd is not installed and no Docker engine is reachable; install MariaDB server (apt-get install mariadb-server, brew install mariadb; or set FLOE_MARIADB_DIRS to where its mariadbd is), start Docker, or put a `source:` section in the config',
   );
 }
 

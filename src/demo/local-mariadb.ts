@@ -71,27 +71,47 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Whether `mariadbd` and `mariadb-install-db` can be run here (both on the PATH, executable). */
+/**
+ * Whether `mariadbd` and `mariadb-install-db` can be run here (both found by {@link mariaDbBinary},
+ * executable).
+ */
 export async function mariaDbAvailable(): Promise<boolean> {
-  return (await onPath('mariadbd')) && (await onPath('mariadb-install-db'));
+  return (await mariaDbBinary('mariadbd')) !== undefined && (await mariaDbBinary('mariadb-install-db')) !== undefined;
 }
 
-async function onPath(command: string): Promise<boolean> {
-  return (await which(command)) !== undefined;
+/**
+ * Where MariaDB's programs are looked for: `FLOE_MARIADB_DIRS` (a PATH-like list, for a server
+ * installed elsewhere, e.g. /opt/mariadb/bin) when it is set; otherwise the PATH and then the system's
+ * sbin directories. Debian and Ubuntu install `mariadbd` in /usr/sbin, which is not on an ordinary
+ * user's PATH, so a search of the PATH alone would tell such a user that MariaDB is not installed.
+ */
+function mariaDbSearchDirs(): string[] {
+  const override = process.env.FLOE_MARIADB_DIRS;
+  if (override !== undefined) return override.split(delimiter).filter((dir) => dir !== '');
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '');
+  for (const sbin of ['/usr/local/sbin', '/usr/sbin', '/sbin']) if (!dirs.includes(sbin)) dirs.push(sbin);
+  return dirs;
 }
 
-/** The first executable `command` on the PATH. */
-async function which(command: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
+/** The first executable `command` in {@link mariaDbSearchDirs}, as an absolute path. */
+async function mariaDbBinary(command: string): Promise<string | undefined> {
+  for (const dir of mariaDbSearchDirs()) {
     try {
       await access(join(dir, command), constants.X_OK);
-      return join(dir, command);
+      return resolve(dir, command);
     } catch {
       // not in this directory
     }
   }
   return undefined;
+}
+
+/** Like {@link mariaDbBinary}, but a missing program is an error that says what to install. */
+async function requireMariaDbBinary(command: string): Promise<string> {
+  const binary = await mariaDbBinary(command);
+  if (binary !== undefined) return binary;
+  const where = process.env.FLOE_MARIADB_DIRS !== undefined ? `FLOE_MARIADB_DIRS (${process.env.FLOE_MARIADB_DIRS})` : 'the PATH, /usr/local/sbin, /usr/sbin or /sbin';
+  throw new FloeError(SUBSYSTEM, 'invalid-argument', `${command} is not in ${where}; install MariaDB server (apt-get install mariadb-server, brew install mariadb) or set FLOE_MARIADB_DIRS to the directory that holds it`);
 }
 
 function osUser(): string {
@@ -102,7 +122,7 @@ async function installDataDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   try {
-    await execFileAsync('mariadb-install-db', [
+    await execFileAsync(await requireMariaDbBinary('mariadb-install-db'), [
       '--no-defaults',
       `--datadir=${dir}`,
       '--auth-root-authentication-method=normal',
@@ -125,9 +145,9 @@ let templateReady: Promise<string> | undefined;
  */
 async function template(): Promise<string> {
   templateReady ??= (async () => {
-    const binary = await which('mariadbd');
-    const info = binary ? await stat(binary) : undefined;
-    const build = createHash('sha256').update(`${binary}:${info?.size}:${info?.mtimeMs}`).digest('hex').slice(0, 12);
+    const binary = await requireMariaDbBinary('mariadbd');
+    const info = await stat(binary);
+    const build = createHash('sha256').update(`${binary}:${info.size}:${info.mtimeMs}`).digest('hex').slice(0, 12);
     const dir = join(tmpdir(), `floe-mariadb-template-${osUser()}-${build}`);
     if (await exists(join(dir, TEMPLATE_COMPLETE))) return dir;
     const staging = `${dir}.staging-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -199,6 +219,7 @@ async function readRecord(home: string): Promise<ServerRecord | undefined> {
 }
 
 export async function startMariaDb(options: StartMariaDbOptions = {}): Promise<LocalServer> {
+  const mariadbd = await requireMariaDbBinary('mariadbd');
   const persistent = options.home !== undefined;
   const base = persistent ? resolve(options.home!) : await mkdtemp(join(tmpdir(), 'floe-mariadb-'));
   const dataDir = join(base, 'data');
@@ -237,7 +258,7 @@ export async function startMariaDb(options: StartMariaDbOptions = {}): Promise<L
 
   const launch = async (extraArgs: string[]): Promise<void> => {
     stderr = '';
-    const proc = spawn('mariadbd', args(extraArgs), { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
+    const proc = spawn(mariadbd, args(extraArgs), { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
     child = proc;
     proc.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);

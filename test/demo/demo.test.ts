@@ -1,6 +1,7 @@
 /**
  * `floe demo` end to end, as a user runs it: a child process in an empty working directory, no
- * config. It starts its own MariaDB in ./.floe/demo-mysql, loads the shop, replicates it into
+ * config, and a PATH without the sbin directories (an ordinary user's on Debian). It starts its own
+ * MariaDB in ./.floe/demo-mysql, loads the shop, replicates it into
  * ./warehouse, applies live changes (including an ON DELETE CASCADE), stops, and prints the lake
  * compared row for row with MySQL. A second run reuses the server's data directory and starts the
  * lake over. The lake is then read again here, and `floe status` reports the tables.
@@ -8,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { rowToJson } from '../../src/iceberg/scan/row-json.js';
@@ -38,7 +39,13 @@ async function lakeRows(table: string): Promise<Record<string, unknown>[]> {
 
 describe('floe demo', () => {
   it('replicates the sample shop with live changes and prints a lake identical to MySQL, twice', async () => {
-    const first = await runFloe(['demo'], { cwd, timeoutMs: 180_000 });
+    // An ordinary Debian user's PATH has no sbin directory, where the distribution puts mariadbd:
+    // the demo must find it there all the same.
+    const userPath = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((d) => !/\/sbin\/?$/.test(d))
+      .join(delimiter);
+    const first = await runFloe(['demo'], { cwd, timeoutMs: 180_000, env: { PATH: userPath } });
     expect(first.code, `${first.stdout}\n${first.stderr.slice(-4000)}`).toBe(0);
     for (const table of ['shop.customers', 'shop.orders', 'shop.order_items', 'shop.audit_log']) {
       expect(first.stdout).toMatch(new RegExp(`${table.replace('.', '\\.')}\\s+\\d+ rows\\s+✓ same rows as MySQL`));

@@ -65,8 +65,8 @@ describe('floe demo without any server', () => {
     const cwd = join(dir, 'no-server');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(cwd);
-    // Only node itself on the PATH: no mariadbd, no docker.
-    const run = await runFloe(['demo'], { cwd, env: { PATH: dirname(process.execPath) } });
+    // Only node itself on the PATH (no docker), and MariaDB looked for in an empty directory only.
+    const run = await runFloe(['demo'], { cwd, env: { PATH: dirname(process.execPath), FLOE_MARIADB_DIRS: cwd } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no MySQL-compatible server for the demo');
     expect(run.stderr).toContain('mariadb');
