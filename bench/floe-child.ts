@@ -7,10 +7,10 @@
  * Messages to the parent (IPC):
  *   {type:'started'}                              just before runPipeline is called
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
- *   {type:'usage', elapsedMs, cpuMs, peakRssBytes} when the parent asks to stop (before the final commit)
+ *   {type:'usage', elapsedMs, cpuMs, peakRssBytes, mainBusy} when the parent asks to stop (before the final commit)
  *   {type:'commit', table, seconds}               with FLOE_BENCH_COMMITS=1 (bench/soak.ts): each commit's duration
  *   {type:'maintained', table}                    … and each maintenance round of a table (its health measured)
- *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes}
+ *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes, mainBusy}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -37,6 +37,12 @@ export interface ChildUsage {
   elapsedMs: number;
   cpuMs: number;
   peakRssBytes: number;
+  /**
+   * The main thread's event-loop utilization over the run (0–1, `performance.eventLoopUtilization`):
+   * the share of the time it was running code rather than waiting — near 1, the main thread is the
+   * bottleneck and nothing overlapped with its waits can make the run faster.
+   */
+  mainBusy: number;
 }
 
 export type ChildMessage =
@@ -88,9 +94,10 @@ async function main(): Promise<void> {
   const controller = new AbortController();
   let t0 = 0;
   let cpu0: NodeJS.CpuUsage = process.cpuUsage();
+  let elu0 = performance.eventLoopUtilization();
   const usage = (): ChildUsage => {
     const d = process.cpuUsage(cpu0);
-    return { elapsedMs: performance.now() - t0, cpuMs: (d.user + d.system) / 1000, peakRssBytes: peakRssBytes() };
+    return { elapsedMs: performance.now() - t0, cpuMs: (d.user + d.system) / 1000, peakRssBytes: peakRssBytes(), mainBusy: performance.eventLoopUtilization(elu0).utilization };
   };
   process.on('message', (m: { type?: string }) => {
     if (m?.type === 'stop' && !controller.signal.aborted) {
@@ -110,6 +117,7 @@ async function main(): Promise<void> {
   send({ type: 'started' });
   t0 = performance.now();
   cpu0 = process.cpuUsage();
+  elu0 = performance.eventLoopUtilization();
   // FLOE_BENCH_ENCODER: 'workers' (default, as the CLI runs) or 'main' (parquet-wasm on the main thread)
   const threads = process.env.FLOE_BENCH_ENCODER_THREADS ? Number(process.env.FLOE_BENCH_ENCODER_THREADS) : undefined;
   const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
@@ -123,7 +131,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  send({ type: 'done', reason: 'failed', error: errorMessage(e), elapsedMs: 0, cpuMs: 0, peakRssBytes: peakRssBytes() });
+  send({ type: 'done', reason: 'failed', error: errorMessage(e), elapsedMs: 0, cpuMs: 0, peakRssBytes: peakRssBytes(), mainBusy: 0 });
   process.exitCode = 1;
   process.disconnect?.();
 });

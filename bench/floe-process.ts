@@ -52,7 +52,7 @@ function start(mode: 'snapshot' | 'run', config: unknown): Running {
           onUsage(m);
           break;
         case 'done':
-          result = { reason: m.reason, elapsedMs: m.elapsedMs, cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes, notifications };
+          result = { reason: m.reason, elapsedMs: m.elapsedMs, cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes, mainBusy: m.mainBusy, notifications };
           if (m.reason === 'failed') reject(new Error(`bench: floe (${mode}) failed: ${m.error ?? 'no message'}`));
           break;
       }

@@ -66,9 +66,10 @@ export interface BenchResult {
   options: Omit<BenchOptions, 'jsonFile'>;
   machine: Machine;
   rows: Row[];
-  snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number };
+  /** `mainBusy`: the share of the run floe's main thread was running code (bench/floe-child.ts). */
+  snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   partitioned: PartitionedSnapshot[];
-  cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number };
+  cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   decoder: DecoderFigures;
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
@@ -121,6 +122,10 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
   } finally {
     await client.close();
   }
+}
+
+function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
 }
 
 function seconds(ms: number): number {
@@ -195,7 +200,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     log('floe snapshot (runPipeline mode snapshot, child process)');
     const snap = await runFloeSnapshot(floeConfig(o, connection, warehouse, 'snapshot'));
     const snapRow = floeRow('floe snapshot', snap, o.rows, 'rows', rate(rowA));
-    snapRow.note = 'default commit interval (10 s)';
+    snapRow.note = `default commit interval (10 s); main thread busy ${percent(snap.mainBusy)}`;
     rows.push(snapRow);
     let verified: BenchResult['verified'];
     if (o.verify) {
@@ -254,7 +259,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
     const started = cdc.notifications.find((n) => n.event === 'streaming-started');
     const cdcRow = floeRow('floe CDC, start to committed', cdc, o.changes, 'changes', rate(rowB));
-    cdcRow.note = `commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}`;
+    cdcRow.note = `commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; main thread busy ${percent(cdc.mainBusy)}`;
     rows.push(cdcRow);
     if (o.verify) {
       const v = await verifyLake(lakeTable, connection, DATABASE);
@@ -270,9 +275,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       options: shown,
       machine,
       rows,
-      snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes },
+      snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes, mainBusy: snap.mainBusy },
       partitioned,
-      cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes },
+      cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes, mainBusy: cdc.mainBusy },
       decoder,
       verified,
       keyIndex,
