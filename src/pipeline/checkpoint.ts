@@ -10,6 +10,11 @@
  * buffered-changes ceiling (`due`), the writer modes (`ensureModes`), each table's pending count,
  * and the idle counting (`checkpointsSinceCommit`, `lastCommitMs`) below.
  *
+ * Writes go on while a checkpoint commits (#11 item 3): the checkpoint takes every committing
+ * table's buffered changes out at its start, synchronously (`TableCommitter.detach`), so that what
+ * the runner routes meanwhile (`writableDuringCommit`) goes to the next checkpoint, and its counts
+ * (`pending`, `buffered`) survive the commit.
+ *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions) — and checkpoints every `commit.intervalMs`, when the changes
  * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
@@ -99,6 +104,8 @@ export class Checkpointer {
   /** The source position everything routed so far reaches (C), and its commit time. */
   private position: BinlogOffset | undefined;
   private positionTimeMs: number | undefined;
+  /** The tables of the checkpoint being committed (undefined between checkpoints). */
+  private committing: Set<CheckpointTable> | undefined;
 
   constructor(
     firstCheckpointId: bigint,
@@ -172,6 +179,20 @@ export class Checkpointer {
     this.buffered += changes.length;
   }
 
+  /** Whether the changes buffered reached `commit.maxBufferedChanges` (the memory bound). */
+  get full(): boolean {
+    return this.buffered >= this.options.maxBufferedChanges;
+  }
+
+  /**
+   * Whether changes of `table` may be written now: always between checkpoints; while one commits,
+   * when the table's committer takes them (table-committer.ts `writableDuringCommit`) — a table
+   * the checkpoint does not commit takes them as ever.
+   */
+  writable(table: CheckpointTable): boolean {
+    return !this.committing || !this.committing.has(table) || table.committer.writableDuringCommit;
+  }
+
   /** Why a checkpoint is due now, or undefined. */
   due(): string | undefined {
     if (this.buffered >= this.options.maxBufferedChanges) return `${this.buffered} buffered changes`;
@@ -185,24 +206,32 @@ export class Checkpointer {
    * what the tables hold.
    */
   async checkpoint(reason: string, options: { flushIdle?: boolean } = {}): Promise<CheckpointReport> {
+    if (this.committing) throw new FloeError(SUBSYSTEM, 'internal', `checkpoint (${reason}) asked for while checkpoint ${this.nextId - 1n} commits; only transactions are routed meanwhile (Router.routableDuringCommit)`);
     const id = this.nextId;
     const now = this.now();
-    const work: { table: CheckpointTable; progress: TableProgress }[] = [];
+    // `pending`: the changes the checkpoint commits (more may come in while it does)
+    const work: { table: CheckpointTable; progress: TableProgress; pending: number }[] = [];
     for (const table of this.tables.values()) {
       const progress = this.progressAt(table);
-      if (progress && this.needsCommit(table, progress, now, (options.flushIdle ?? false) || this.catchingUp)) work.push({ table, progress });
+      if (progress && this.needsCommit(table, progress, now, (options.flushIdle ?? false) || this.catchingUp)) work.push({ table, progress, pending: table.pending });
       else table.checkpointsSinceCommit++;
     }
     const committed: CommittedTable[] = [];
+    const bufferedAtStart = this.buffered;
     if (work.length > 0) {
       this.nextId++;
+      // Every committing table's changes are taken out now, before the first await: a change routed
+      // while the commits run belongs to the next checkpoint (module header). A table that never had
+      // a writer opens one in commitTable, and takes no writes before it is committed.
+      for (const { table } of work) if (table.mode !== undefined) table.committer.detach();
+      this.committing = new Set(work.map((w) => w.table));
       let next = 0;
       let failed = false;
       const worker = async () => {
         while (next < work.length && !failed) {
           const item = work[next++]!;
           try {
-            committed.push(await this.commitTable(id, item.table, item.progress));
+            committed.push(await this.commitTable(id, item.table, item.progress, item.pending));
           } catch (e) {
             failed = true;
             throw e;
@@ -211,11 +240,13 @@ export class Checkpointer {
       };
       // allSettled: never leave a commit running behind the caller's back when another one failed.
       const results = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency, work.length) }, worker));
+      this.committing = undefined;
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failure) throw failure.reason;
       this.logger.debug('checkpoint committed', { checkpoint: id.toString(), reason, tables: committed.length, ms: Math.round(this.now() - now) });
     }
-    this.buffered = 0;
+    // what was written while the commits ran stays buffered
+    this.buffered -= bufferedAtStart;
     this.lastCheckpointMs = this.now();
     return { checkpointId: id, reason, committed };
   }
@@ -242,7 +273,7 @@ export class Checkpointer {
     return flushIdle || table.checkpointsSinceCommit + 1 >= this.options.idleCheckpoints || now - table.lastCommitMs >= this.options.idleMaxMs;
   }
 
-  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress): Promise<CommittedTable> {
+  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress, pending: number): Promise<CommittedTable> {
     const started = this.now();
     // A table that never had a writer (only progress to record) must be known to its committer.
     if (table.mode === undefined) await table.committer.open(table.writerOptions());
@@ -278,7 +309,7 @@ export class Checkpointer {
     }
     table.committed = recorded;
     table.working = recorded;
-    table.pending = 0;
+    table.pending -= pending;
     table.checkpointsSinceCommit = 0;
     table.lastCommitMs = this.now();
     if (this.metrics) reportCommit(this.metrics, table.key, result.snapshot, (this.now() - started) / 1000, recorded, this.positionTimeMs, this.now());

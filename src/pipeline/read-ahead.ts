@@ -2,7 +2,8 @@
  * Reading the source on while a checkpoint commits (#11 item 3): a commit (data files encoded in the
  * Parquet workers, manifests, metadata, the catalog) and the maintenance after it leave the main
  * thread waiting; meanwhile the next events are taken from the source — which decodes a
- * transaction's rows when it is taken (binlog/raw-transactions.ts) — and held, in order, to be
+ * transaction's rows when it is taken (binlog/raw-transactions.ts) — and either handed to `route`
+ * (the runner writes a transaction into the next checkpoint when it can) or held, in order, to be
  * handled once the commit is done.
  *
  * Only events that change nothing the source itself depends on are read past: transactions,
@@ -11,8 +12,11 @@
  * switches the source's table mapping (ddl-handler.ts), which decodes every row after it.
  *
  * Nothing held is routed before the commit ends, so no checkpoint ever holds part of it; a stop or a
- * failure drops what is held — its offsets were never advanced, and a restart reads it again.
- * Memory: at most `maxChanges` row changes (or chunk rows) held, plus the one event that passes it.
+ * failure drops what is held — its offsets were never advanced, and a restart reads it again. What
+ * `route` handles during the commit goes to the next checkpoint (checkpoint.ts takes the committing
+ * checkpoint's changes out before the first event is taken).
+ * Memory: at most `maxChanges` row changes (or chunk rows) held, plus the one event that passes it;
+ * what `route` writes is bounded by the checkpoint's own bound (`commit.maxBufferedChanges`).
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { SourceEvent } from '../source/mysql/index.js';
@@ -52,8 +56,12 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
   /**
    * Awaits `work`, taking events from the source meanwhile (see the module header). Resolves or
    * rejects as `work` does; a read-ahead failure is not raised here but by the `next()` that reaches it.
+   *
+   * `route`, when given, handles each event taken as it comes — the runner writes transactions into
+   * the next checkpoint while this one commits (checkpoint.ts) — and answers whether it did; the
+   * first event it declines is held, and so is every event after it (order).
    */
-  async during(work: Promise<unknown>): Promise<void> {
+  async during(work: Promise<unknown>, route?: (event: SourceEvent) => Promise<boolean>): Promise<void> {
     let finished = false;
     const end = (): 'ended' => {
       finished = true;
@@ -61,12 +69,27 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
     };
     const ended = work.then(end, end);
     let changes = 0;
+    let routing = route !== undefined && this.held.length === 0;
+    let routeFailure: { error: unknown } | undefined;
     while (!finished && changes < this.maxChanges && this.readable()) {
       const pending = (this.pending ??= this.take());
       // a failed read stays pending for the next() that hands it out; the work is awaited either way
       const r = await Promise.race([pending.then((result) => ({ result }), () => 'failed' as const), ended]);
       if (r === 'ended' || r === 'failed') break;
       this.pending = undefined;
+      if (routing && !r.result.done) {
+        try {
+          if (await route!(r.result.value)) {
+            await yieldToIo();
+            continue;
+          }
+        } catch (e) {
+          // raised once the work has ended: a commit is never left running behind the caller
+          routeFailure = { error: e };
+          break;
+        }
+      }
+      routing = false;
       this.held.push(r.result);
       changes += sizeOf(r.result);
       // Let the commit's I/O callbacks run (setImmediate comes after the poll phase): events the
@@ -75,6 +98,7 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
       await yieldToIo();
     }
     await work;
+    if (routeFailure) throw routeFailure.error;
   }
 
   /** The last event held lets reading go on past it. */

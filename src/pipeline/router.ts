@@ -81,6 +81,24 @@ export class Router {
     return t;
   }
 
+  /**
+   * Whether `e` may be routed while a checkpoint commits (read-ahead.ts): every table it changes is
+   * streaming, writes in its streaming mode already (a mode switch is a checkpoint of its own), and
+   * takes writes now (checkpoint.ts `writable`).
+   */
+  routableDuringCommit(e: TransactionEvent): boolean {
+    let last: TransactionEvent['changes'][number]['table'] | undefined;
+    for (const change of e.changes) {
+      if (change.table === last) continue; // consecutive changes of one table share its TableRef
+      last = change.table;
+      const t = this.tables.get(tableKey(change.table));
+      if (!t) continue;
+      const c = t.checkpoint;
+      if (c.working?.phase !== 'streaming' || c.mode !== t.streamMode || !this.checkpointer.writable(c)) return false;
+    }
+    return true;
+  }
+
   /** A whole transaction: its changes per table, minus what each table already holds. */
   async transaction(e: TransactionEvent): Promise<void> {
     const byTable = new Map<RoutedTable, WriterChange[]>();

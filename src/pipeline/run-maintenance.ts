@@ -26,6 +26,11 @@ export class RunMaintenance {
     this.orphanSchedule = config.maintenance.enabled ? new MaintenanceSchedule(config.maintenance.removeOrphans.intervalMs) : undefined;
   }
 
+  /** Whether `runIfDue` would maintain now. */
+  get due(): boolean {
+    return this.schedule?.due() ?? false;
+  }
+
   /** Maintains every table when the interval has passed (call it after a checkpoint). */
   async runIfDue(catalog: Catalog, tables: Iterable<CheckpointTable>): Promise<void> {
     const schedule = this.schedule;

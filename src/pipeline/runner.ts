@@ -208,8 +208,15 @@ class PipelineRun {
           return end;
         }
         const why = this.checkpointer!.due();
-        // the next events are read (and decoded) while the checkpoint and maintenance run
-        if (why) await ahead.during(this.commit(why).then(() => this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values())));
+        if (why) {
+          // While the checkpoint commits, the next transactions are written into the next one
+          // (routeDuringCommit); with maintenance after it they are only read (and decoded) and
+          // held: a table's key index follows floe's compaction only with nothing buffered
+          // (table-committer.ts followMaintenance).
+          const maintains = this.maintenance.due;
+          const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values()) : undefined));
+          await ahead.during(work, maintains ? undefined : (e) => this.routeDuringCommit(e));
+        }
       }
     } catch (e) {
       // A failure (a checkpoint that could not be written, a full disk, a DDL that could not be
@@ -238,6 +245,21 @@ class PipelineRun {
     for (const t of checkpointer.tables.values()) t.skipUntil = skipUntil.get(t.key);
     if (this.options.progress) await announceSnapshotRows(this.mysql!, added, this.options.progress, true);
     return resume;
+  }
+
+  /**
+   * An event taken while a checkpoint commits: a transaction every table of which takes writes now
+   * (router.ts `routableDuringCommit`), within the memory bound, is routed — into the next
+   * checkpoint — and so is a progress mark; anything else is declined (held until the commit ends).
+   */
+  private async routeDuringCommit(e: SourceEvent): Promise<boolean> {
+    if (e.kind === 'progress') {
+      await this.handle(e);
+      return true;
+    }
+    if (e.kind !== 'transaction' || this.checkpointer!.full || !this.router!.routableDuringCommit(e)) return false;
+    await this.handle(e);
+    return true;
   }
 
   /** One source event; a session end stops the session. */

@@ -2,7 +2,8 @@
  * The runner's read-ahead (src/pipeline/read-ahead.ts): while a commit runs, transactions and
  * snapshot chunks are taken from the source and held in order; nothing is taken past any other event
  * (a DDL switches the source's mapping when it is handled), nor past the bound; a failure of the
- * source reaches the next() that hands it out, a failure of the work reaches the caller.
+ * source reaches the next() that hands it out, a failure of the work reaches the caller. With a
+ * route (the runner writing transactions into the next checkpoint), what it handles is not held.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -111,6 +112,48 @@ describe('ReadAhead', () => {
     await expect(during).rejects.toThrow('commit failed');
     expect(await positions(a, 1)).toEqual([1]);
     await expect(a.next()).rejects.toThrow('binlog gone');
+  });
+
+  it('with a route: events it handles are not held; from the first it declines on, every event is held, in order', async () => {
+    const s = source([tx(1), tx(2), tx(3), tx(4), tx(5)]);
+    const a = new ReadAhead(s.iterator);
+    const routed: number[] = [];
+    const route = async (e: SourceEvent): Promise<boolean> => {
+      const pos = (e as unknown as { position: { pos: number } }).position.pos;
+      if (pos === 3) return false;
+      routed.push(pos);
+      return true;
+    };
+    const w = work();
+    const during = a.during(w.promise, route);
+    await settle();
+    expect(routed, 'tx 4 and 5 come after the declined tx 3: held, not routed').toEqual([1, 2]);
+    expect(a.heldCount).toBe(3);
+    w.release();
+    await during;
+    expect(await positions(a, 3)).toEqual([3, 4, 5]);
+  });
+
+  it("with a route: its failure is raised once the work has ended (the commit is never left running)", async () => {
+    const s = source([tx(1), tx(2)]);
+    const a = new ReadAhead(s.iterator);
+    const w = work();
+    let workEnded = false;
+    const during = a.during(
+      w.promise.then(() => (workEnded = true)),
+      async () => {
+        throw new Error('write refused');
+      },
+    );
+    await settle();
+    expect(workEnded).toBe(false);
+    let settled = false;
+    void during.catch(() => (settled = true));
+    await settle();
+    expect(settled, 'during() waits for the work').toBe(false);
+    w.release();
+    await expect(during).rejects.toThrow('write refused');
+    expect(workEnded).toBe(true);
   });
 
   it("lets the work's I/O run while the source has events ready (it does not read on to the bound first)", async () => {

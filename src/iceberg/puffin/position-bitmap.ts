@@ -92,7 +92,13 @@ export class PositionBitmap {
   }
 
   add(pos: bigint | number): void {
-    const [key, low] = split(pos);
+    let key: number;
+    let low: number;
+    // the writer's positions: numbers within one 32-bit key (no pair array per deleted row)
+    if (typeof pos === 'number' && pos >= 0 && pos < TWO_32 && Number.isInteger(pos)) {
+      key = 0;
+      low = pos;
+    } else [key, low] = split(pos);
     let set = this.keys.get(key);
     if (!set) {
       set = { sorted: new Uint32Array(0), pending: new Set() };

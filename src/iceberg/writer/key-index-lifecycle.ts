@@ -109,7 +109,7 @@ export class KeyIndexLifecycle {
     }
     const head = currentSnapshot(m)?.snapshotId;
     const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
-    const limit = this.options.keyIndexMaxRows ?? (this.options.keyIndex?.stateDir ? 1_000_000_000 : 10_000_000);
+    const limit = this.maxRows();
     if (records > limit) {
       // Delivery note: correctness is the same; the table gets equality deletes (slower reads,
       // unreadable by PyIceberg) until the index can live on disk.
@@ -123,6 +123,17 @@ export class KeyIndexLifecycle {
     if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply({ set: [], deleted: [] }, head);
     if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) await this.load(table, schema);
     return { keyIndex: this.index };
+  }
+
+  /**
+   * Whether a writer opened while a commit of `addedRows` rows is under way will get an index from
+   * `forWriter` once that commit lands (so it may wait for it, keyed-change-writer.ts): there is an
+   * index now, and the table stays within `keyIndexMaxRows` even with every added row.
+   */
+  indexSurvives(table: CatalogTable, addedRows: number): boolean {
+    if (!this.index) return false;
+    const records = Number(currentSnapshot(table.metadata)?.summary['total-records'] ?? '0');
+    return records + addedRows <= this.maxRows();
   }
 
   /**
@@ -255,6 +266,10 @@ export class KeyIndexLifecycle {
   private diskPath(table: CatalogTable): string | undefined {
     const dir = this.options.keyIndex?.stateDir;
     return dir ? join(dir, this.jobId, `${table.metadata.tableUuid}.keyindex.sqlite`) : undefined;
+  }
+
+  private maxRows(): number {
+    return this.options.keyIndexMaxRows ?? (this.options.keyIndex?.stateDir ? 1_000_000_000 : 10_000_000);
   }
 
   private memoryMaxRows(): number {

@@ -77,6 +77,9 @@ export class MemoryKeyIndex implements KeyIndex {
   private readonly rows = new Map<KeyId, number>();
   /** Slots of `files` no row points at any more (a compaction removed them): reused first. */
   private readonly freeIds: number[] = [];
+  /** The file `set` resolved last, and its slot (cleared when a compaction frees slots). */
+  private lastFile: DataFile | undefined;
+  private lastFileId = -1;
 
   constructor(public snapshotId: bigint | undefined) {}
 
@@ -91,13 +94,17 @@ export class MemoryKeyIndex implements KeyIndex {
   }
 
   set(k: KeyId, file: DataFile, pos: number): void {
-    let id = this.fileIds.get(file.filePath);
+    // A commit's delta and an index build set the keys of one file after another: the file of the
+    // previous call is the likely one, and comparing the object spares a hash of its long path.
+    let id = file === this.lastFile ? this.lastFileId : this.fileIds.get(file.filePath);
     if (id === undefined) {
       const free = this.freeIds.pop();
       if (free === undefined) id = this.files.push(file) - 1;
       else this.files[(id = free)] = file;
       this.fileIds.set(file.filePath, id);
     }
+    this.lastFile = file;
+    this.lastFileId = id;
     this.rows.set(k, id * TWO_32 + pos);
   }
 
@@ -109,6 +116,7 @@ export class MemoryKeyIndex implements KeyIndex {
       this.fileIds.delete(path);
       this.freeIds.push(id);
     }
+    this.lastFile = undefined; // its slot may have been freed
     this.snapshotId = snapshotId;
   }
 

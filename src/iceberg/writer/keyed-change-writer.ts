@@ -9,6 +9,12 @@
  *                   delete, v3 deletion vector); otherwise an equality delete of the key columns —
  *                   or, with a key index (deletion-vector upserts), a DV entry on the committed row.
  *
+ * A writer opened while the table's previous checkpoint is still being committed (its changes are
+ * applied meanwhile: #11 item 3) has no index yet — the index will know that checkpoint's rows only
+ * once it lands. Its lookups of committed rows wait, in order, as bare keys, until `useIndex` hands
+ * it the index: they touch nothing the rest of a step reads (only the DV targets and the keys whose
+ * committed row is deleted, which only lookups read), so making them later changes no outcome.
+ *
  * The in-checkpoint map key → (data file, position) is the only per-row state; rows themselves go to
  * the data sink. Once a key has been equality-deleted in this checkpoint it is remembered, so the key
  * is never equality-deleted twice in one commit. `append-only` (initial snapshot rows into keys that
@@ -44,13 +50,34 @@ export class KeyedChangeWriter implements ModeWriter {
   /** DV mode: keys whose committed row this checkpoint deletes (an index entry not to use again). */
   private readonly indexDeleted = new Set<KeyId>();
 
+  /** DV mode, before `useIndex`: the keys whose committed row is to be looked up, in order. */
+  private waiting: KeyId[] | undefined;
+
   constructor(
     private readonly mode: 'upsert' | 'append-only',
     private readonly key: TableKey,
     private readonly sinks: ChangeSinks,
     /** DV mode: the index of the table's live rows as of the snapshot this checkpoint builds on. */
-    private readonly keyIndex: KeyIndex | undefined,
-  ) {}
+    private keyIndex: KeyIndex | undefined,
+    /** DV mode with the index handed in later (`useIndex`); `keyIndex` is then undefined. */
+    indexLater = false,
+  ) {
+    if (indexLater) this.waiting = [];
+  }
+
+  /** Whether the lookups of committed rows still wait for the index. */
+  get awaitsIndex(): boolean {
+    return this.waiting !== undefined;
+  }
+
+  /** DV mode: the index at last (see the header); the lookups that waited are made now, in order. */
+  useIndex(index: KeyIndex): void {
+    const waiting = this.waiting;
+    if (!waiting) throw new FloeError(SUBSYSTEM, 'internal', 'useIndex: this writer was given its key index already');
+    this.keyIndex = index;
+    this.waiting = undefined;
+    for (let i = 0; i < waiting.length; i++) this.deleteCommitted(index, waiting[i]!);
+  }
 
   step(change: Exclude<RowChange, { op: 'delete-matching' }>): Promise<void> | undefined {
     switch (change.op) {
@@ -69,10 +96,13 @@ export class KeyedChangeWriter implements ModeWriter {
       case 'update': {
         const after = this.key.checkRow(change.after, 'update: after');
         const newKey = this.key.keyOfRow(after, 'update');
-        const oldValues = this.oldKeyValues(change) ?? this.key.valuesOf(after);
-        const oldKey = this.key.encode(oldValues, 'update: key');
+        // The old key: of the before image (a binlog UPDATE; its values are taken only when the key
+        // changed), else of the explicit key, else the after image's.
+        const before = change.key === undefined && change.before !== undefined ? this.key.checkRow(change.before, 'update: before') : undefined;
+        const given = before ? undefined : (this.oldKeyValues(change) ?? this.key.valuesOf(after));
+        const oldKey = before ? this.key.keyOfRow(before, 'update: key') : this.key.encode(given!, 'update: key');
         if (oldKey !== newKey) {
-          const deleted = this.deleteKey(oldKey, oldValues);
+          const deleted = this.deleteKey(oldKey, given ?? this.key.valuesOf(before!));
           if (deleted) return deleted.then(() => this.replace(newKey, after));
         }
         return this.replace(newKey, after);
@@ -95,7 +125,8 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** deleteKey(k) then writeRow(k, row) — closures only on the (rare) asynchronous path. */
   private replace(k: KeyId, row: Row): Promise<void> | undefined {
-    const deleted = this.deleteKey(k, this.mode === 'upsert' ? this.key.valuesOf(row) : undefined);
+    // the key's values are for an equality delete: none with a key index (DV mode) or in append-only
+    const deleted = this.deleteKey(k, this.mode === 'upsert' && !this.keyIndex && !this.waiting ? this.key.valuesOf(row) : undefined);
     if (deleted) return deleted.then(() => this.writeRow(k, row));
     return this.writeRow(k, row);
   }
@@ -116,15 +147,13 @@ export class KeyedChangeWriter implements ModeWriter {
    */
   private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
     if (this.deleteWritten(k)) return undefined;
+    if (this.waiting) {
+      this.waiting.push(k);
+      return undefined;
+    }
     const index = this.keyIndex;
     if (index) {
-      // DV mode: the index knows every live row, so a key it lacks has no row to delete
-      if (this.indexDeleted.has(k)) return undefined;
-      const at = index.get(k);
-      if (at) {
-        this.indexDeleted.add(k);
-        this.sinks.positions.deleteCommitted(at);
-      }
+      this.deleteCommitted(index, k);
       return undefined;
     }
     if (values === undefined || this.eqDeleted.has(k)) return undefined;
@@ -137,6 +166,17 @@ export class KeyedChangeWriter implements ModeWriter {
     }
     this.eqDeleted.add(k);
     return undefined;
+  }
+
+  /** DV mode: the committed row of `k`, if the index knows one, gets a DV entry (once per checkpoint). */
+  private deleteCommitted(index: KeyIndex, k: KeyId): void {
+    // the index knows every live row, so a key it lacks has no row to delete
+    if (this.indexDeleted.has(k)) return;
+    const at = index.get(k);
+    if (at) {
+      this.indexDeleted.add(k);
+      this.sinks.positions.deleteCommitted(at);
+    }
   }
 
   private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
@@ -170,6 +210,7 @@ export class KeyedChangeWriter implements ModeWriter {
   }
 
   clear(): void {
+    if (this.waiting) this.waiting.length = 0;
     this.keys.clear();
     this.rowFiles.length = 0;
     this.eqDeleted.clear();

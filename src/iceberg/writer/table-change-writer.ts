@@ -102,6 +102,12 @@ export interface TableChangeWriterOptions {
    * changes the index: `PreparedChanges.indexDelta` says how the commit changes it.
    */
   keyIndex?: KeyIndex;
+  /**
+   * Deletion-vector upserts whose index is handed in later (`useKeyIndex`): a writer opened while
+   * the table's previous checkpoint is still being committed (keyed-change-writer.ts). It cannot be
+   * prepared before it has the index.
+   */
+  keyIndexLater?: boolean;
 }
 
 export class TableChangeWriter {
@@ -116,13 +122,15 @@ export class TableChangeWriter {
   private readonly keyed: KeyedChangeWriter | undefined;
   private readonly matching: MatchingDeletes;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
+  /** The key index of DV upserts (options.keyIndex, or the one `useKeyIndex` handed in). */
+  private keyIndex: KeyIndex | undefined;
   /** Every object written at prepare, recorded at once so that a failure part-way lets abort() remove it. */
   private readonly written: string[] = [];
   readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0 };
 
   constructor(
     private readonly table: WriterTable,
-    private readonly options: TableChangeWriterOptions = {},
+    options: TableChangeWriterOptions = {},
   ) {
     const m = table.metadata;
     const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId);
@@ -133,6 +141,7 @@ export class TableChangeWriter {
     }
     this.schema = schema;
     this.spec = spec;
+    this.keyIndex = options.keyIndex;
     this.formatVersion = m.formatVersion;
     this.mode = options.mode ?? (schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
     const key = this.mode === 'append' ? TableKey.wholeRow(schema) : TableKey.identifier(schema);
@@ -161,9 +170,22 @@ export class TableChangeWriter {
     if (this.mode === 'append') {
       this.writer = new KeylessChangeWriter(key, this.sinks, m.location);
     } else {
-      this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex);
+      this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex, !options.keyIndex && options.keyIndexLater === true);
       this.writer = this.keyed;
     }
+  }
+
+  /** Whether the writer waits for its key index (`keyIndexLater`, until `useKeyIndex`). */
+  get awaitsKeyIndex(): boolean {
+    return this.keyed?.awaitsIndex ?? false;
+  }
+
+  /** Hands a `keyIndexLater` writer its index: the index of the table as the previous commit left it. */
+  useKeyIndex(index: KeyIndex): void {
+    this.ensureOpen();
+    if (!this.keyed) throw new FloeError(SUBSYSTEM, 'internal', `table writer for ${this.table.metadata.location}: a key index for a writer of mode ${this.mode}`);
+    this.keyed.useIndex(index);
+    this.keyIndex = index;
   }
 
   /** Whether any change was applied since the writer was created. */
@@ -221,6 +243,7 @@ export class TableChangeWriter {
    */
   async prepare(options: PrepareOptions = {}): Promise<PreparedChanges> {
     this.ensureOpen();
+    if (this.awaitsKeyIndex) throw new FloeError(SUBSYSTEM, 'internal', `table writer for ${this.table.metadata.location} prepared before it was given its key index (useKeyIndex)`);
     this.state = 'prepared';
     try {
       return await this.finish(options);
@@ -269,7 +292,7 @@ export class TableChangeWriter {
     const otherDeletes = [...deleteFiles];
     const positionalPaths = written.slice(positionalStart);
     deleteFiles.push(...positional.deleteFiles);
-    const indexDelta = this.options.keyIndex ? (this.keyed?.indexDelta() ?? { set: [], deleted: [] }) : undefined;
+    const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? { set: [], deleted: [] }) : undefined;
     const targets = positions.committedTargetPaths();
     this.writer.clear();
     positions.clear();

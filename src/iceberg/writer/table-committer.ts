@@ -21,6 +21,13 @@
  * A deletion-vector checkpoint whose targets another writer rewrote is planned again (dv-replan.ts);
  * the table's key index lives in key-index-lifecycle.ts.
  *
+ * Writing on during a commit (#11 item 3): `detach` takes the buffered changes out for the next
+ * `commit`, and from then on `write` buffers into a new writer — the next checkpoint's — while that
+ * commit runs. With deletion vectors, the new writer's lookups of committed rows wait until the
+ * commit has landed and the key index knows its rows (keyed-change-writer.ts); a table whose commit
+ * would leave it without an index (or that commits nothing but its stamps) takes no writes meanwhile
+ * (`writableDuringCommit`).
+ *
  * Contract with the caller (the coordinator):
  * - checkpoint ids increase; after a restart they continue above `lastCommitted`, or a re-used id must
  *   carry exactly the changes it carried before (a deterministic cut). A skipped checkpoint's changes
@@ -76,9 +83,16 @@ export class TableCommitter {
   private table: CatalogTable | undefined;
   private writerOptions: TableChangeWriterOptions;
   private writer: TableChangeWriter | undefined;
+  /** Whether `writer` was given a key index (the next writer then needs one too). */
+  private writerIndexed = false;
+  /** The writer `detach` took out, for the commit under way (or about to start). */
+  private detached: TableChangeWriter | undefined;
+  /** While a commit is under way: whether `write` may buffer (see the header), and how. */
+  private duringCommit: { writable: boolean; indexLater: boolean } | undefined;
   private readonly keys: KeyIndexLifecycle;
   private failed: unknown;
-  private busy = false;
+  /** 'detached': changes taken out for a commit not begun yet; 'committing': `commit` runs. */
+  private phase: 'idle' | 'detached' | 'committing' = 'idle';
 
   constructor(private readonly options: TableCommitterOptions) {
     if (!options.jobId) throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a checkpoint committer needs a non-empty jobId (floe.job-id)');
@@ -96,6 +110,27 @@ export class TableCommitter {
   /** Whether changes are buffered for the next commit. */
   get hasChanges(): boolean {
     return this.writer !== undefined && !this.writer.isEmpty;
+  }
+
+  /** Whether `write` may be called now, while a commit of this table is under way (see the header). */
+  get writableDuringCommit(): boolean {
+    return this.duringCommit?.writable ?? false;
+  }
+
+  /**
+   * Takes the buffered changes out for the next `commit` (synchronously: a change written after
+   * this goes to the checkpoint after it). `commit` detaches by itself when this was not called.
+   */
+  detach(): void {
+    this.ensureUsable();
+    const writer = this.writer;
+    this.writer = undefined;
+    this.detached = writer;
+    this.phase = 'detached';
+    // A writer opened during the commit needs what this one had: an index (that commit's rows in
+    // it once it lands), or none. Without a writer (a stamps-only commit) that is not known.
+    const indexLater = writer !== undefined && this.writerIndexed && this.table !== undefined && this.keys.indexSurvives(this.table, writer.stats.rowsWritten);
+    this.duringCommit = { writable: writer !== undefined && (!this.writerIndexed || indexLater), indexLater };
   }
 
   /**
@@ -121,11 +156,19 @@ export class TableCommitter {
     return lastCommitted(table.metadata, this.jobId);
   }
 
-  /** Buffers changes for the next commit (opening the table with the defaults if it was not). */
+  /**
+   * Buffers changes for the next commit (opening the table with the defaults if it was not) — also
+   * while a commit is under way, when `writableDuringCommit`.
+   */
   async write(changes: RowChange | Iterable<RowChange>): Promise<void> {
-    this.ensureUsable();
+    const during = this.phase !== 'idle' ? this.duringCommit : undefined;
+    if (!during?.writable || this.failed !== undefined) this.ensureUsable();
     const table = this.table ?? (await this.loaded());
-    this.writer ??= new TableChangeWriter(table, { ...this.writerOptions, ...(await this.keys.forWriter(table, this.writerOptions.mode)) });
+    if (!this.writer) {
+      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode);
+      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index });
+      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
+    }
     try {
       if (isRowChange(changes)) await this.writer.apply(changes);
       else await this.writer.applyAll(changes);
@@ -142,26 +185,48 @@ export class TableCommitter {
    * `floe.source-offset`.
    */
   async commit(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
-    this.ensureUsable();
+    if (this.phase !== 'detached' || this.failed !== undefined) this.ensureUsable();
     if (typeof checkpointId !== 'bigint' || checkpointId < 0n) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `checkpoint id must be a non-negative bigint, found ${String(checkpointId)}`);
     }
     if (typeof progress !== 'string') throw new FloeError(SUBSYSTEM, 'invalid-argument', `progress must be JSON text, found ${typeof progress}`);
-    if (!this.table) await this.loaded();
-    this.busy = true;
+    if (this.phase === 'idle') {
+      if (!this.table) await this.loaded();
+      this.detach();
+    }
+    this.phase = 'committing';
+    const writer = this.detached;
+    this.detached = undefined;
     try {
-      return await this.commitBuffered(checkpointId, progress);
+      const outcome = await this.commitBuffered(writer, checkpointId, progress);
+      // (a checkpoint found committed already ends the run: the coordinator raises a conflict)
+      if (outcome.status === 'committed') await this.handIndexToNextWriter();
+      return outcome;
     } catch (e) {
       this.failed = e;
       throw e;
     } finally {
-      this.busy = false;
+      this.phase = 'idle';
+      this.duringCommit = undefined;
     }
   }
 
-  private async commitBuffered(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
-    const writer = this.writer;
-    this.writer = undefined;
+  /**
+   * A writer opened during the commit that just landed waits for its key index: it is the index as
+   * that commit left it now (or rebuilt from the table, when the commit did not land straight on
+   * top of the index's snapshot).
+   */
+  private async handIndexToNextWriter(): Promise<void> {
+    const next = this.writer;
+    if (!next?.awaitsKeyIndex) return;
+    const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode);
+    if (!keyIndex) {
+      throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: the changes buffered while checkpoint commits ran need the table's key index, which the table no longer gets (it grew past iceberg.keyIndexMaxRows meanwhile?); restart floe — it resumes from the committed checkpoint`);
+    }
+    next.useKeyIndex(keyIndex);
+  }
+
+  private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
     const hasChanges = writer !== undefined && !writer.isEmpty;
     const outcome = (status: TableCommitOutcome['status'], snapshot?: Snapshot, stats?: WriterStats): TableCommitOutcome => ({ identifier: this.identifier, status, snapshot, stats });
 
@@ -296,8 +361,12 @@ export class TableCommitter {
   /** Drops the buffered changes and the files written for them (nothing was committed). */
   async abort(): Promise<void> {
     const w = this.writer;
+    // taken out for a commit that never began (another table's commit failed first)
+    const detached = this.detached;
     this.writer = undefined;
+    this.detached = undefined;
     await w?.abort();
+    await detached?.abort();
   }
 
   private async loaded(): Promise<CatalogTable> {
@@ -306,10 +375,10 @@ export class TableCommitter {
   }
 
   private ensureUsable(): void {
-    if (this.busy) throw new FloeError(SUBSYSTEM, 'internal', 'checkpoint committer used while a checkpoint commit is running; await commit first');
     if (this.failed !== undefined) {
       throw new FloeError(SUBSYSTEM, 'internal', `this checkpoint committer failed earlier (${errorMessage(this.failed)}); start a new one and resume from lastCommitted`, { cause: this.failed });
     }
+    if (this.phase !== 'idle') throw new FloeError(SUBSYSTEM, 'internal', `checkpoint committer used while a checkpoint commit is ${this.phase === 'committing' ? 'running' : 'about to start (detached)'}; await commit first`);
   }
 }
 

@@ -61,9 +61,11 @@ function withStringKey(c: RowChange): RowChange {
 /**
  * v3 cases run in deletion-vector mode (the default: a key index, no equality deletes) unless they
  * say `deletes: 'equality'`; `restarts` replaces the committer (a process restart: the index is
- * rebuilt from the table) at random checkpoints.
+ * rebuilt from the table) at random checkpoints; `duringCommit` writes each checkpoint's changes
+ * while the one before it commits (table-committer.ts: the next writer's lookups of committed rows
+ * wait for the commit), as `floe run` does.
  */
-const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean; deletes?: 'equality'; restarts?: boolean }[] = [
+const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean; deletes?: 'equality'; restarts?: boolean; duringCommit?: boolean }[] = [
   { formatVersion: 2, partitioned: false, seed: 101 },
   { formatVersion: 2, partitioned: true, seed: 202 },
   { formatVersion: 3, partitioned: false, seed: 303 },
@@ -73,6 +75,10 @@ const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number
   { formatVersion: 3, partitioned: true, seed: 707, restarts: true },
   { formatVersion: 3, partitioned: false, seed: 808, stringKey: true, restarts: true },
   { formatVersion: 3, partitioned: true, seed: 909, deletes: 'equality' },
+  { formatVersion: 2, partitioned: true, seed: 1111, duringCommit: true },
+  { formatVersion: 3, partitioned: false, seed: 1212, duringCommit: true },
+  { formatVersion: 3, partitioned: true, seed: 1313, duringCommit: true },
+  { formatVersion: 3, partitioned: false, seed: 1414, stringKey: true, duringCommit: true },
 ];
 
 /** Equality-delete files any snapshot of the table added. */
@@ -85,7 +91,7 @@ async function equalityDeleteFiles(table: Awaited<ReturnType<typeof loadCatalogT
 describe('upsert writer against a reference model', () => {
   for (const c of CASES) {
     const dvMode = c.formatVersion === 3 && c.deletes !== 'equality';
-    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key${c.formatVersion === 3 ? (dvMode ? ', deletion vectors' : ', equality deletes') : ''}${c.restarts ? ', restarts' : ''} (seed ${c.seed})`, async () => {
+    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key${c.formatVersion === 3 ? (dvMode ? ', deletion vectors' : ', equality deletes') : ''}${c.restarts ? ', restarts' : ''}${c.duringCommit ? ', written while the previous checkpoint commits' : ''} (seed ${c.seed})`, async () => {
       const rand = prng(c.seed);
       const created = await newTable(w, { formatVersion: c.formatVersion, spec: c.partitioned ? BY_GROUP : undefined, schema: c.stringKey ? stringKeyedSchema() : undefined });
       const id = created.identifier;
@@ -98,14 +104,22 @@ describe('upsert writer against a reference model', () => {
       const checkpoints = cutCheckpoints(rand, changes, 150);
       const model: Model = new Map();
       let cp = 0n;
-      for (const batch of checkpoints) {
+      if (c.duringCommit) await committer.write(checkpoints[0]!);
+      for (const [i, batch] of checkpoints.entries()) {
         if (c.restarts && rand() < 0.3) {
           committer = open(); // as after a restart: nothing in memory, the index comes from the lake
           await committer.open();
         }
-        await committer.write(batch);
+        if (!c.duringCommit) await committer.write(batch);
         for (const change of batch) applyToModel(model, change);
-        const out = await committer.commit(++cp, JSON.stringify({ pos: Number(cp) }));
+        const committing = committer.commit(++cp, JSON.stringify({ pos: Number(cp) }));
+        const next = checkpoints[i + 1];
+        if (c.duringCommit && next) {
+          // the commit has taken its changes out already: these go to the next checkpoint
+          expect(committer.writableDuringCommit, `checkpoint ${cp} takes writes while it commits`).toBe(true);
+          await committer.write(next);
+        }
+        const out = await committing;
         expect(out.status).toBe('committed');
         const table = await loadCatalogTable(w.catalog, id);
         await expectTableEquals(table, model, `after checkpoint ${cp}`);
