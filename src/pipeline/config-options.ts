@@ -62,6 +62,8 @@ export function sourceConfig(source: SourceConfig, log: (message: string) => voi
     },
     heartbeatMs: source.heartbeatMs,
     binlogThread: source.binlogThread,
+    // the writer locates a row by its key (keyed-change-writer.ts): the rest of a before image is not decoded
+    beforeImages: 'key',
     log,
   };
 }

@@ -67,6 +67,12 @@ export interface MySqlSourceOptions {
   /** Where the streaming (and catch-up) binlog reader's session runs (binlog-reader.ts `thread`; default 'main'). */
   readonly binlogThread?: 'worker' | 'main';
   /**
+   * What the before images of tables with a primary key carry (an UPDATE's before, a DELETE's row):
+   * 'full' (default), or 'key' — the primary key (and a snapshot's chunk key) only, every other
+   * column null (binlog-decoding.ts `beforeImages`). For a consumer that locates rows by their key.
+   */
+  readonly beforeImages?: 'full' | 'key';
+  /**
    * Reproduce ON DELETE CASCADE child deletes, which the server does not log (default true;
    * cascade.ts, foreign-keys.ts). The plan and its warnings are in `cascades` once events started.
    */

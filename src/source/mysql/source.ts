@@ -200,6 +200,7 @@ export class MySqlSource {
     // the streaming reader's worker thread loads its modules meanwhile (its start-up is off the critical path)
     if (this.options.binlogThread === 'worker') prewarmBinlogWorker();
     const o = this.options;
+    this.decoding.beforeImages = o.beforeImages ?? 'full';
     try {
       const client = (this.control = this.shared?.client ?? (await connectMysql(o.connection)));
       const dialect = (this.dialect = this.shared?.dialect ?? (await detectDialect(client)));
@@ -241,6 +242,8 @@ export class MySqlSource {
             for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
+          // the hand-over and the chunk windows place a before image by its chunk key
+          if (chunks.length > 0) this.decoding.keepInBefore(key, chunks[0]!.keyColumns);
           const comparator: KeyComparator = createKeyComparator(chunks.length ? chunkKeyColumns(m, chunks[0]!) : [], weigher);
           snapshotTables.push({ table: m, chunks, comparator });
           total += chunks.length;

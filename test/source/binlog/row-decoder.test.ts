@@ -279,6 +279,8 @@ async function crossCheck(count: number, seed: number, session: string[], types 
   attachExactValueDecoding(zongji as never);
   const result: RunResult = { rowsEvents: 0, images: 0, kinds: new Set(), wireTypes: new Set(), partial: 0, mismatches: [], errors: [] };
   const compiled = new Map<number, CompiledTable>();
+  // the same tables with before images decoded for the key and one more column only (binlog-decoding.ts 'key')
+  const keyOnly = new Map<number, { table: CompiledTable; kept: ReadonlySet<string> }>();
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
   zongji.on('binlog', (event: any) => {
@@ -295,7 +297,11 @@ async function crossCheck(count: number, seed: number, session: string[], types 
         const table = mapped.get(event.tableName);
         const map = parseTableMap(raw, zongji.useChecksum ? 4 : 0);
         map.types.forEach((t) => result.wireTypes.add(t));
-        if (table) compiled.set(event.tableId, compileTable(map, table));
+        if (table) {
+          compiled.set(event.tableId, compileTable(map, table));
+          const kept = new Set(['id', table.columns[1 + (event.tableId % (table.columns.length - 1))]!.column.name.toLowerCase()]);
+          keyOnly.set(event.tableId, { table: compileTable(map, table, kept), kept });
+        }
         return;
       }
       if (name !== 'WriteRows' && name !== 'UpdateRows' && name !== 'DeleteRows') return;
@@ -315,6 +321,17 @@ async function crossCheck(count: number, seed: number, session: string[], types 
           const a = show(v);
           const b = show(ours.rows[r]?.[i] ?? null);
           if (a !== b) result.mismatches.push({ table: entry.tableName, event: result.rowsEvents, row: r, column: `${table.columns[i].column.name} ${table.columns[i].column.columnType}`, zongji: a, floe: b });
+        }),
+      );
+      // before images for their key: the kept columns as zongji's, every other one stepped over (null)
+      const { table: keyed, kept } = keyOnly.get(event.tableId)!;
+      const short = decodeRowsEvent(raw, keyed, zongji.useChecksum ? 4 : 0);
+      const isBefore = (r: number): boolean => name === 'DeleteRows' || (name === 'UpdateRows' && r % 2 === 0);
+      fromZongji.forEach((row, r) =>
+        row.forEach((v, i) => {
+          const a = isBefore(r) && !kept.has(table.columns[i].column.name.toLowerCase()) ? 'null' : show(v);
+          const b = show(short.rows[r]?.[i] ?? null);
+          if (a !== b) result.mismatches.push({ table: entry.tableName, event: result.rowsEvents, row: r, column: `${table.columns[i].column.name} ${table.columns[i].column.columnType} (key-only before images)`, zongji: a, floe: b });
         }),
       );
     } catch (e) {

@@ -6,6 +6,22 @@ import type { ColumnReader } from './row-cursor.js';
 
 const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
 
+/** decimal2bin's groups for DECIMAL(precision, scale) and the value's size in bytes (decimal_bin_size). */
+function decimalLayout(precision: number, scale: number): { intg0: number; frac0: number; frac0x: number; headBytes: number; tailBytes: number; size: number } {
+  const intg = precision - scale;
+  const intg0 = Math.floor(intg / 9);
+  const frac0 = Math.floor(scale / 9);
+  const frac0x = scale - frac0 * 9;
+  const headBytes = DIG_TO_BYTES[intg - intg0 * 9]!;
+  const tailBytes = DIG_TO_BYTES[frac0x]!;
+  return { intg0, frac0, frac0x, headBytes, tailBytes, size: headBytes + intg0 * 4 + frac0 * 4 + tailBytes };
+}
+
+/** The bytes a DECIMAL(precision, scale) value takes in a row image (decimal_bin_size). */
+export function decimalBytes(precision: number, scale: number): number {
+  return decimalLayout(precision, scale).size;
+}
+
 /**
  * decimal2bin (strings/decimal.cc): the integer digits in groups of 9 (a leading partial group of
  * DIG_TO_BYTES[intg % 9] bytes), then the fraction digits likewise (a trailing partial group);
@@ -14,14 +30,7 @@ const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
  * no negative zero.
  */
 export function decimalReader(precision: number, scale: number): ColumnReader {
-  const intg = precision - scale;
-  const intg0 = Math.floor(intg / 9);
-  const intg0x = intg - intg0 * 9;
-  const frac0 = Math.floor(scale / 9);
-  const frac0x = scale - frac0 * 9;
-  const headBytes = DIG_TO_BYTES[intg0x]!;
-  const tailBytes = DIG_TO_BYTES[frac0x]!;
-  const size = headBytes + intg0 * 4 + frac0 * 4 + tailBytes;
+  const { intg0, frac0, frac0x, headBytes, tailBytes, size } = decimalLayout(precision, scale);
   return (c) => {
     const b = c.buf;
     const start = c.pos;

@@ -28,8 +28,22 @@ export class MappedTablesDecoding implements BinlogDecoding {
   private readonly decoders = new Map<string, RowDecoder>();
   /** The mapping of every table, for floe's decoder (`compiledFor`). */
   private readonly mapped = new Map<string, MappedTable>();
-  /** Per table: the last compilation, valid for that TABLE_MAP and that mapping. */
-  private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; table: CompiledTable | 'zongji' }>();
+  /** Per table: the last compilation, valid for that TABLE_MAP, that mapping and that way of decoding before images. */
+  private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; keyOnly: boolean; table: CompiledTable | 'zongji' }>();
+  /**
+   * How floe's decoder reads the images of what was there before (an UPDATE's before images, a
+   * DELETE's rows) of a table with a primary key: 'full', or 'key' — only the primary key's columns
+   * and those `keepInBefore` names, the others read as null. The pipeline asks for 'key': its writer
+   * uses nothing else of a before image (keyed-change-writer.ts: the old key, to delete the row), the
+   * snapshot hand-over and chunk windows the chunk key (handover.ts, snapshot-reader.ts), which the
+   * source keeps. Half of what a change stream decodes is before images; their strings, decimals,
+   * timestamps and JSON are never made. Tables without a primary key (the whole row is the key) and
+   * tables whose deletes cascade (the child rows are found by the parent's other columns,
+   * cascade.ts) are decoded in full, and so is everything zongji decodes.
+   */
+  beforeImages: 'full' | 'key' = 'full';
+  /** Per table: columns besides the primary key a before image is decoded for (lowercase). */
+  private readonly beforeKept = new Map<string, readonly string[]>();
   /** Mapped tables with ENUM or SET columns, whose labels the binlog itself may correct. */
   private readonly labelled = new Map<string, MappedTable>();
   /** Per table: the decoder built with the binlog's labels, and those labels (joined) it was built for. */
@@ -69,6 +83,12 @@ export class MappedTablesDecoding implements BinlogDecoding {
     this.cascades?.invalidate();
   }
 
+  /** Keeps `columns` in the decoded before images of `key` too (the snapshot's chunk key). */
+  keepInBefore(key: string, columns: readonly string[]): void {
+    this.beforeKept.set(key, [...new Set([...(this.beforeKept.get(key) ?? []), ...columns.map((c) => c.toLowerCase())])]);
+    this.compiled.delete(key);
+  }
+
   delete(table: TableRef): void {
     const key = tableKey(table);
     this.decoders.delete(key);
@@ -94,16 +114,19 @@ export class MappedTablesDecoding implements BinlogDecoding {
     if (!this.admits(key, logged, position)) return undefined;
     const mapped = this.mapped.get(key);
     if (!mapped) return undefined;
+    // the cascade plan may change under a compilation (source.ts replanCascades)
+    const keyOnly = this.beforeImages === 'key' && mapped.schema.primaryKey.length > 0 && !this.cascades?.triggers(key);
     const cached = this.compiled.get(key);
-    if (cached && cached.map === map && cached.mapped === mapped) return cached.table;
+    if (cached && cached.map === map && cached.mapped === mapped && cached.keyOnly === keyOnly) return cached.table;
     let compiled: CompiledTable | 'zongji';
     try {
-      compiled = compileTable(map, mapped);
+      const before = keyOnly ? new Set([...mapped.schema.primaryKey.map((c) => c.toLowerCase()), ...(this.beforeKept.get(key) ?? [])]) : undefined;
+      compiled = compileTable(map, mapped, before);
     } catch (e) {
       if (!(e instanceof FloeError) || e.kind !== 'unsupported') throw e;
       compiled = 'zongji';
     }
-    this.compiled.set(key, { map, mapped, table: compiled });
+    this.compiled.set(key, { map, mapped, keyOnly, table: compiled });
     return compiled;
   }
 

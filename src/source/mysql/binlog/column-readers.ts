@@ -29,8 +29,8 @@ import type { MappedColumn } from '../schema/type-mapping.js';
 import { T } from './table-map.js';
 
 import type { ColumnReader, Cursor } from './row-cursor.js';
-import { decimalReader } from './binary-decimal.js';
-import { datetime2Reader, timestamp2Reader, time2Micros, classicTimestampReader, classicDatetimeReader, classicTimeMicros } from './temporal-readers.js';
+import { decimalBytes, decimalReader } from './binary-decimal.js';
+import { datetime2Reader, timestamp2Reader, time2Micros, classicTemporalBytes, classicTimestampReader, classicDatetimeReader, classicTimeMicros } from './temporal-readers.js';
 
 
 /** Buffer's own slice decoders (C++ fast paths; `toString` adds encoding dispatch on every call). */
@@ -344,5 +344,70 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
       return (c) => formatInet6(bytes(c));
     default:
       throw mismatch(column, wireType);
+  }
+}
+
+// ---- stepping over a value ---------------------------------------------------------------------------
+
+/**
+ * A reader that steps over a column's value without making it, and reads it as null: for the
+ * columns of a row image floe does not use (row-decoder.ts `compileTable`, the before images of a
+ * keyed table). The widths are those the readers above advance by; a width that disagrees with the
+ * event shows as the decoder's "the row images end at byte …" error.
+ */
+export function columnSkipper(column: MappedColumn, wireType: number, meta: number, meta2: number): ColumnReader {
+  const prefix = prefixBytes(wireType, meta);
+  if (prefix > 0) {
+    return (c) => {
+      const len = lengthPrefix(c, prefix);
+      c.pos += len;
+      return null;
+    };
+  }
+  const width = fixedBytes(column, wireType, meta, meta2);
+  return (c) => {
+    c.pos += width;
+    return null;
+  };
+}
+
+/** The bytes of a fixed-width value of `wireType` (field.cc Field_*::pack_length_from_metadata). */
+function fixedBytes(column: MappedColumn, wireType: number, meta: number, meta2: number): number {
+  switch (wireType) {
+    case T.TINY:
+    case T.YEAR:
+      return 1;
+    case T.SHORT:
+      return 2;
+    case T.INT24:
+    case T.DATE:
+      return 3;
+    case T.LONG:
+    case T.FLOAT:
+      return 4;
+    case T.LONGLONG:
+    case T.DOUBLE:
+      return 8;
+    case T.NEWDECIMAL:
+      return decimalBytes(meta, meta2);
+    case T.DATETIME2:
+      return 5 + ((meta + 1) >> 1);
+    case T.TIMESTAMP2:
+      return 4 + ((meta + 1) >> 1);
+    case T.TIME2:
+      return 3 + ((meta + 1) >> 1);
+    case T.TIMESTAMP:
+      return classicTemporalBytes('timestamp', column.column.datetimePrecision ?? 0);
+    case T.DATETIME:
+      return classicTemporalBytes('datetime', column.column.datetimePrecision ?? 0);
+    case T.TIME:
+      return classicTemporalBytes('time', column.column.datetimePrecision ?? 0);
+    case T.BIT:
+      return (meta + 7) >> 3;
+    case T.ENUM:
+    case T.SET:
+      return meta;
+    default:
+      throw unsupported(column, `the wire type ${wireType}`);
   }
 }

@@ -29,7 +29,7 @@ import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedTable } from '../schema/type-mapping.js';
-import { columnReader, textDecoder } from './column-readers.js';
+import { columnReader, columnSkipper, textDecoder } from './column-readers.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';
 import { COMMON_HEADER_BYTES, type TableMapEvent } from './table-map.js';
 
@@ -56,6 +56,12 @@ export interface CompiledTable {
   readonly tableId: number;
   readonly mapped: MappedTable;
   readonly readers: readonly ColumnReader[];
+  /**
+   * The readers of the images of what was there before — an UPDATE's before images, a DELETE's
+   * rows: `readers`, or with `beforeColumns` those columns' readers and skippers for the rest (read
+   * as null).
+   */
+  readonly beforeReaders: readonly ColumnReader[];
 }
 
 /** A decoded rows event. `rows`: the images in order; for updates before, after, before, after, … */
@@ -75,8 +81,11 @@ export interface DecodedRows {
  * Compiles the readers for a table as logged (`map`) and as floe mapped it (`mapped`). Throws a
  * FloeError 'invalid-data' if the two disagree (columns added or renamed since the capture), and
  * 'unsupported' for a column floe's decoder does not read (the caller then keeps zongji for it).
+ * `beforeColumns` (lowercase names): the only columns the before images are decoded for, the others
+ * are stepped over and read as null (binlog-decoding.ts: a keyed table's writer uses only the key of
+ * a before image).
  */
-export function compileTable(map: TableMapEvent, mapped: MappedTable): CompiledTable {
+export function compileTable(map: TableMapEvent, mapped: MappedTable, beforeColumns?: ReadonlySet<string>): CompiledTable {
   const key = tableKey(mapped.schema.id);
   const columns = mapped.columns;
   const names = columns.map((c) => c.column.name);
@@ -100,7 +109,10 @@ export function compileTable(map: TableMapEvent, mapped: MappedTable): CompiledT
     }
     return columnReader(c, map.types[i]!, map.meta[i]!, map.meta2[i]!, labels);
   });
-  return { tableId: map.tableId, mapped, readers };
+  const beforeReaders = beforeColumns
+    ? columns.map((c, i) => (beforeColumns.has(c.column.name.toLowerCase()) ? readers[i]! : columnSkipper(c, map.types[i]!, map.meta[i]!, map.meta2[i]!)))
+    : readers;
+  return { tableId: map.tableId, mapped, readers, beforeReaders };
 }
 
 /** The table id of a rows (or TABLE_MAP) event, to find its compiled table. */
@@ -138,6 +150,8 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
     p += 2;
   }
   const readers = table.readers;
+  // the images of what was there before: an UPDATE's before images, a DELETE's rows
+  const beforeReaders = kind === 'insert' ? readers : table.beforeReaders;
   const n = readers.length;
   if (width !== n) throw corrupt(table, `it has ${width} columns, the TABLE_MAP ${n}`);
   const bitmapBytes = (n + 7) >> 3;
@@ -164,7 +178,7 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
   const rows: Row[] = [];
   try {
     while (c.pos < end) {
-      rows.push(full ? readFull(c, readers) : readPartial(c, readers, present, count));
+      rows.push(full ? readFull(c, beforeReaders) : readPartial(c, beforeReaders, present, count));
       if (kind === 'update') rows.push(fullAfter ? readFull(c, readers) : readPartial(c, readers, presentAfter, countAfter));
     }
   } catch (e) {

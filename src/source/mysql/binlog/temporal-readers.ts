@@ -99,7 +99,7 @@ export function time2Micros(fsp: number): (c: Cursor) => bigint {
 
 /** Classic TIMESTAMP: epoch seconds, 4 bytes little-endian; hires: big-endian, then dec digits big-endian. */
 export function classicTimestampReader(dec: number): ColumnReader {
-  const fracBytes = (dec + 1) >> 1;
+  const fracBytes = classicTemporalBytes('timestamp', dec) - 4;
   const scale = 10 ** (6 - dec);
   return (c) => {
     const b = c.buf;
@@ -115,12 +115,19 @@ export function classicTimestampReader(dec: number): ColumnReader {
 const HIRES_DATETIME_BYTES = [5, 6, 6, 7, 7, 7, 8];
 const HIRES_TIME_BYTES = [3, 4, 4, 5, 5, 5, 6];
 
+/** The bytes of a classic (pre-5.6, or MariaDB hires) DATETIME / TIME / TIMESTAMP of precision `dec`. */
+export function classicTemporalBytes(kind: 'datetime' | 'time' | 'timestamp', dec: number): number {
+  if (kind === 'timestamp') return 4 + ((dec + 1) >> 1);
+  if (kind === 'datetime') return dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec]!;
+  return dec === 0 ? 3 : HIRES_TIME_BYTES[dec]!;
+}
+
 /**
  * Classic DATETIME: YYYYMMDDhhmmss as an 8-byte little-endian integer; hires: a big-endian integer of
  * ((((year·13 + month)·32 + day)·24 + hour)·60 + minute)·60 + second, times 10^dec, plus the fraction.
  */
 export function classicDatetimeReader(dec: number): ColumnReader {
-  const bytes = dec === 0 ? 8 : HIRES_DATETIME_BYTES[dec]!;
+  const bytes = classicTemporalBytes('datetime', dec);
   const scale = 10n ** BigInt(dec);
   return (c) => {
     const b = c.buf;
@@ -166,7 +173,7 @@ export function classicDatetimeReader(dec: number): ColumnReader {
  * Signed µs. (zongji mis-decodes the classic negative form; floe's path rejects its text.)
  */
 export function classicTimeMicros(dec: number): (c: Cursor) => bigint {
-  const bytes = dec === 0 ? 3 : HIRES_TIME_BYTES[dec]!;
+  const bytes = classicTemporalBytes('time', dec);
   return (c) => {
     const b = c.buf;
     const p = c.pos;
