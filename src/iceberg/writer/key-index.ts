@@ -12,8 +12,9 @@
  * state after that commit. When the table moved on without floe (another writer's commit), the
  * owner rebuilds it.
  *
- * Memory: one Map entry per live row (a number or a short string key, and one number: file index ×
- * 2^32 + position) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
+ * Memory: one entry per live row — for a numeric key 16 bytes in typed arrays (number-key-table.ts),
+ * for a string key a Map entry (the key, and one number: file index × 2^32 + position) — plus one
+ * DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
  * index lives on local disk instead (key-index-sqlite.ts), persisted across restarts.
  */
 import type { Row } from '../../model/values.js';
@@ -26,6 +27,7 @@ import { Schema } from '../spec/schema.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
+import { NumberKeyTable } from './number-key-table.js';
 
 const TWO_32 = 4294967296;
 
@@ -74,21 +76,34 @@ export class MemoryKeyIndex implements KeyIndex {
   readonly kind = 'memory' as const;
   private readonly files: DataFile[] = [];
   private readonly fileIds = new Map<string, number>();
-  private readonly rows = new Map<KeyId, number>();
+  /** Numeric keys → (file slot, position). */
+  private readonly numbers: NumberKeyTable;
+  /** String keys → file slot × 2^32 + position. */
+  private readonly strings = new Map<string, number>();
   /** Slots of `files` no row points at any more (a compaction removed them): reused first. */
   private readonly freeIds: number[] = [];
   /** The file `set` resolved last, and its slot (cleared when a compaction frees slots). */
   private lastFile: DataFile | undefined;
   private lastFileId = -1;
 
-  constructor(public snapshotId: bigint | undefined) {}
+  /** `expectedRows`: room for as many numeric keys without growing (an index built from the lake). */
+  constructor(
+    public snapshotId: bigint | undefined,
+    expectedRows = 0,
+  ) {
+    this.numbers = new NumberKeyTable(Math.ceil(expectedRows / 0.7) + 1);
+  }
 
   get size(): number {
-    return this.rows.size;
+    return this.numbers.size + this.strings.size;
   }
 
   get(k: KeyId): IndexedRow | undefined {
-    const packed = this.rows.get(k);
+    if (typeof k === 'number') {
+      const slot = this.numbers.find(k);
+      return slot < 0 ? undefined : { file: this.files[this.numbers.first(slot)]!, pos: this.numbers.second(slot) };
+    }
+    const packed = this.strings.get(k);
     if (packed === undefined) return undefined;
     return { file: this.files[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 };
   }
@@ -105,7 +120,8 @@ export class MemoryKeyIndex implements KeyIndex {
     }
     this.lastFile = file;
     this.lastFileId = id;
-    this.rows.set(k, id * TWO_32 + pos);
+    if (typeof k === 'number') this.numbers.set(k, id, pos);
+    else this.strings.set(k, id * TWO_32 + pos);
   }
 
   rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], _added: readonly DataFile[], snapshotId: bigint): void {
@@ -121,17 +137,19 @@ export class MemoryKeyIndex implements KeyIndex {
   }
 
   delete(k: KeyId): void {
-    this.rows.delete(k);
+    if (typeof k === 'number') this.numbers.delete(k);
+    else this.strings.delete(k);
   }
 
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void {
-    for (const k of delta.deleted) this.rows.delete(k);
+    for (const k of delta.deleted) this.delete(k);
     for (const [k, file, pos] of delta.set) this.set(k, file, pos);
     this.snapshotId = snapshotId;
   }
 
   *entries(): Iterable<readonly [KeyId, DataFile, number]> {
-    for (const [k, packed] of this.rows) yield [k, this.files[Math.floor(packed / TWO_32)]!, packed % TWO_32];
+    for (const [k, slot, pos] of this.numbers.entries()) yield [k, this.files[slot]!, pos];
+    for (const [k, packed] of this.strings) yield [k, this.files[Math.floor(packed / TWO_32)]!, packed % TWO_32];
   }
 
   close(): void {}
@@ -186,7 +204,9 @@ export async function buildKeyIndex(
   options: { into?: KeyIndexSink; progress?: (filesDone: number, filesTotal: number, rows: number) => void } = {},
 ): Promise<MemoryKeyIndex> {
   const m = table.metadata;
-  const index = new MemoryKeyIndex(currentSnapshot(m)?.snapshotId);
+  const snapshot = currentSnapshot(m);
+  // the live rows are at most the snapshot's records (equality deletes are not subtracted there)
+  const index = new MemoryKeyIndex(snapshot?.snapshotId, options.into ? 0 : Number(snapshot?.summary['total-records'] ?? '0'));
   const sink: KeyIndexSink = options.into ?? index;
   const plan = await planScan(table.io, m);
   if (plan.tasks.length === 0) return index;

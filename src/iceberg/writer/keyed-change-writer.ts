@@ -28,22 +28,22 @@ import type { KeyIndex, KeyIndexDelta } from './key-index.js';
 import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
 import type { KeyId, TableKey } from './table-key.js';
+import { NumberKeyTable } from './number-key-table.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 const TWO_32 = 4294967296;
 
 export class KeyedChangeWriter implements ModeWriter {
   /**
-   * Key → where its live row written in this checkpoint is. Kept as two flat collections rather than
-   * one entry object per key: the map holds one entry per row written, and a snapshot checkpoint
-   * writes hundreds of thousands (hot path, and what the checkpoint's memory is mostly made of).
+   * Key → where its live row written in this checkpoint is: the index of its file in `rowFiles` and
+   * its position — numeric keys in a typed-array table (number-key-table.ts), string keys in a Map
+   * with the two packed into one number, file index × 2^32 + position. No object per row: these
+   * hold one entry per row written, and a snapshot checkpoint writes hundreds of thousands (hot
+   * path, and what the checkpoint's memory is mostly made of).
    */
-  private readonly keys = new Map<KeyId, number>();
-  /**
-   * The data files rows of this checkpoint went to; a key's location is packed into one number,
-   * file index × 2^32 + row position, so the map holds no object per row (less for the GC to trace
-   * through a checkpoint of hundreds of thousands of rows).
-   */
+  private readonly numberKeys = new NumberKeyTable();
+  private readonly stringKeys = new Map<string, number>();
+  /** The data files rows of this checkpoint went to. */
   private readonly rowFiles: DataFileHandle[] = [];
   /** Keys an equality delete of this checkpoint already covers. */
   private readonly eqDeleted = new Set<KeyId>();
@@ -133,10 +133,18 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** Removes by position the row of key `k` this checkpoint wrote, if any; whether there was one. */
   private deleteWritten(k: KeyId): boolean {
-    const packed = this.keys.get(k);
+    if (typeof k === 'number') {
+      const keys = this.numberKeys;
+      const slot = keys.find(k);
+      if (slot < 0) return false;
+      this.sinks.positions.deleteAt({ file: this.rowFiles[keys.first(slot)]!, pos: keys.second(slot) });
+      keys.deleteSlot(slot);
+      return true;
+    }
+    const packed = this.stringKeys.get(k);
     if (packed === undefined) return false;
     this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 });
-    this.keys.delete(k);
+    this.stringKeys.delete(k);
     return true;
   }
 
@@ -184,34 +192,34 @@ export class KeyedChangeWriter implements ModeWriter {
     const loc = this.sinks.data.write(row);
     if (loc instanceof Promise) {
       return loc.then((l) => {
-        this.keys.set(k, this.pack(l));
+        this.remember(k, l);
       });
     }
-    this.keys.set(k, this.pack(loc));
+    this.remember(k, loc);
     return undefined;
   }
 
-  private pack(loc: RowLocation): number {
+  private remember(k: KeyId, loc: RowLocation): void {
     // The file's index is kept on its handle: a partitioned table's consecutive rows go to different
     // files, and looking the file up in `rowFiles` would cost a scan per row.
     let i = loc.file.rowFileIndex;
     if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
-    return i * TWO_32 + loc.pos;
+    if (typeof k === 'number') this.numberKeys.set(k, i, loc.pos);
+    else this.stringKeys.set(k, i * TWO_32 + loc.pos);
   }
 
   /** DV mode, after the data files are finished: how the table's rows move once this commit lands. */
   indexDelta(): KeyIndexDelta {
     const set: KeyIndexDelta['set'][number][] = [];
-    for (const [k, packed] of this.keys) {
-      const h = this.rowFiles[Math.floor(packed / TWO_32)]!;
-      set.push([k, h.dataFile!, packed % TWO_32]);
-    }
+    for (const [k, i, pos] of this.numberKeys.entries()) set.push([k, this.rowFiles[i]!.dataFile!, pos]);
+    for (const [k, packed] of this.stringKeys) set.push([k, this.rowFiles[Math.floor(packed / TWO_32)]!.dataFile!, packed % TWO_32]);
     return { set, deleted: [...this.indexDeleted] };
   }
 
   clear(): void {
     if (this.waiting) this.waiting.length = 0;
-    this.keys.clear();
+    this.numberKeys.clear();
+    this.stringKeys.clear();
     this.rowFiles.length = 0;
     this.eqDeleted.clear();
     this.indexDeleted.clear();

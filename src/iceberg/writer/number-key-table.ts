@@ -1,0 +1,141 @@
+/**
+ * A hash table from integer-valued numbers (the numeric `KeyId`s of table-key.ts: integers within
+ * ±2^53) to a pair of 32-bit values — the key index's (data file slot, row position) — held in typed
+ * arrays: open addressing with linear probing, tombstones for deletes, rehashed at 70% occupancy.
+ *
+ * Why not a Map<number, number>: the key index holds one entry per live row, millions of them, and
+ * a packed value file × 2^32 + position above 2^31 is a heap number per entry. Building the index of
+ * a 2M-row table spent a seventh of the CDC run in Map.set and much of the rest in collections
+ * tracing those numbers (a CPU profile of the bench, README "Performance"). Here an entry is 16 bytes and no
+ * object, and nothing in the table is for the GC to trace.
+ */
+
+const EMPTY = -1;
+const DELETED = -2;
+const MIN_CAPACITY = 1024;
+
+/** A 32-bit hash of an integer-valued double (its low and high 32-bit halves, mixed). */
+function hashOf(k: number): number {
+  const low = k | 0; // ToInt32: the low 32 bits of an integer
+  const high = Math.floor(k / 4294967296) | 0;
+  let h = Math.imul(low ^ Math.imul(high, 0x27d4eb2d), 0x9e3779b1);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h;
+}
+
+export class NumberKeyTable {
+  private keys: Float64Array;
+  /** The first value of each slot, ≥ 0; or EMPTY, DELETED. */
+  private firsts: Int32Array;
+  private seconds: Uint32Array;
+  private mask: number;
+  /** Live entries. */
+  size = 0;
+  /** Live entries and tombstones: what the probe sequences run through. */
+  private occupied = 0;
+
+  constructor(capacity = MIN_CAPACITY) {
+    let n = MIN_CAPACITY;
+    while (n < capacity) n *= 2;
+    this.keys = new Float64Array(n);
+    this.firsts = new Int32Array(n).fill(EMPTY);
+    this.seconds = new Uint32Array(n);
+    this.mask = n - 1;
+  }
+
+  /** The slot of `k`, or -1; its values are `first(slot)` and `second(slot)`. */
+  find(k: number): number {
+    const keys = this.keys;
+    const firsts = this.firsts;
+    const mask = this.mask;
+    for (let i = hashOf(k) & mask; ; i = (i + 1) & mask) {
+      const f = firsts[i]!;
+      if (f === EMPTY) return -1;
+      if (f !== DELETED && keys[i] === k) return i;
+    }
+  }
+
+  first(slot: number): number {
+    return this.firsts[slot]!;
+  }
+
+  second(slot: number): number {
+    return this.seconds[slot]!;
+  }
+
+  /** Sets the values of `k`; `first` a non-negative 31-bit integer, `second` an unsigned 32-bit one. */
+  set(k: number, first: number, second: number): void {
+    if (this.occupied + 1 > (this.mask + 1) * 0.7) this.rehash();
+    const keys = this.keys;
+    const firsts = this.firsts;
+    const mask = this.mask;
+    let tombstone = -1;
+    for (let i = hashOf(k) & mask; ; i = (i + 1) & mask) {
+      const f = firsts[i]!;
+      if (f === EMPTY) {
+        const at = tombstone >= 0 ? tombstone : i;
+        if (tombstone < 0) this.occupied++;
+        keys[at] = k;
+        firsts[at] = first;
+        this.seconds[at] = second;
+        this.size++;
+        return;
+      }
+      if (f === DELETED) {
+        if (tombstone < 0) tombstone = i;
+      } else if (keys[i] === k) {
+        firsts[i] = first;
+        this.seconds[i] = second;
+        return;
+      }
+    }
+  }
+
+  /** Removes `k`; whether it was there. */
+  delete(k: number): boolean {
+    const slot = this.find(k);
+    if (slot < 0) return false;
+    this.deleteSlot(slot);
+    return true;
+  }
+
+  /** Removes the entry `find` gave the slot of (no second probe). */
+  deleteSlot(slot: number): void {
+    this.firsts[slot] = DELETED;
+    this.size--;
+  }
+
+  /** Removes every entry (the storage stays, for the next round of the same size). */
+  clear(): void {
+    this.firsts.fill(EMPTY);
+    this.size = 0;
+    this.occupied = 0;
+  }
+
+  /** Every live entry as [key, first, second], one at a time (a spill of the index to disk). */
+  *entries(): Generator<readonly [number, number, number]> {
+    for (let i = 0; i < this.firsts.length; i++) {
+      const f = this.firsts[i]!;
+      if (f >= 0) yield [this.keys[i]!, f, this.seconds[i]!];
+    }
+  }
+
+  /** Grows (or, with many tombstones, only cleans) the table and re-inserts the live entries. */
+  private rehash(): void {
+    const capacity = this.mask + 1;
+    const next = this.size + 1 > capacity * 0.35 ? capacity * 2 : capacity;
+    const { keys, firsts, seconds } = this;
+    this.keys = new Float64Array(next);
+    this.firsts = new Int32Array(next).fill(EMPTY);
+    this.seconds = new Uint32Array(next);
+    this.mask = next - 1;
+    this.size = 0;
+    this.occupied = 0;
+    for (let i = 0; i < firsts.length; i++) {
+      const f = firsts[i]!;
+      if (f >= 0) this.set(keys[i]!, f, seconds[i]!);
+    }
+  }
+}
