@@ -12,9 +12,8 @@
  * state after that commit. When the table moved on without floe (another writer's commit), the
  * owner rebuilds it.
  *
- * Memory: one entry per live row — for a numeric key 16 bytes in typed arrays (number-key-table.ts),
- * for a string key a Map entry (the key, and one number: file index × 2^32 + position) — plus one
- * DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
+ * Memory: one entry per live row (key-locations.ts: 16 bytes in typed arrays for a numeric key, a Map
+ * entry for a string key) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
  * index lives on local disk instead (key-index-sqlite.ts), persisted across restarts.
  */
 import type { Row } from '../../model/values.js';
@@ -27,9 +26,8 @@ import { Schema } from '../spec/schema.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
-import { NumberKeyTable } from './number-key-table.js';
+import { KeyLocations } from './key-locations.js';
 
-const TWO_32 = 4294967296;
 
 export interface IndexedRow {
   readonly file: DataFile;
@@ -76,10 +74,8 @@ export class MemoryKeyIndex implements KeyIndex {
   readonly kind = 'memory' as const;
   private readonly files: DataFile[] = [];
   private readonly fileIds = new Map<string, number>();
-  /** Numeric keys → (file slot, position). */
-  private readonly numbers: NumberKeyTable;
-  /** String keys → file slot × 2^32 + position. */
-  private readonly strings = new Map<string, number>();
+  /** Key → (slot in `files`, position). */
+  private readonly rows: KeyLocations;
   /** Slots of `files` no row points at any more (a compaction removed them): reused first. */
   private readonly freeIds: number[] = [];
   /** The file `set` resolved last, and its slot (cleared when a compaction frees slots). */
@@ -91,21 +87,16 @@ export class MemoryKeyIndex implements KeyIndex {
     public snapshotId: bigint | undefined,
     expectedRows = 0,
   ) {
-    this.numbers = new NumberKeyTable(Math.ceil(expectedRows / 0.7) + 1);
+    this.rows = new KeyLocations(expectedRows);
   }
 
   get size(): number {
-    return this.numbers.size + this.strings.size;
+    return this.rows.size;
   }
 
   get(k: KeyId): IndexedRow | undefined {
-    if (typeof k === 'number') {
-      const slot = this.numbers.find(k);
-      return slot < 0 ? undefined : { file: this.files[this.numbers.first(slot)]!, pos: this.numbers.second(slot) };
-    }
-    const packed = this.strings.get(k);
-    if (packed === undefined) return undefined;
-    return { file: this.files[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 };
+    const rows = this.rows;
+    return rows.find(k) ? { file: this.files[rows.foundSlot]!, pos: rows.foundPos } : undefined;
   }
 
   set(k: KeyId, file: DataFile, pos: number): void {
@@ -120,8 +111,7 @@ export class MemoryKeyIndex implements KeyIndex {
     }
     this.lastFile = file;
     this.lastFileId = id;
-    if (typeof k === 'number') this.numbers.set(k, id, pos);
-    else this.strings.set(k, id * TWO_32 + pos);
+    this.rows.set(k, id, pos);
   }
 
   rewrite(moved: readonly (readonly [KeyId, DataFile, number])[], removed: readonly string[], _added: readonly DataFile[], snapshotId: bigint): void {
@@ -137,19 +127,17 @@ export class MemoryKeyIndex implements KeyIndex {
   }
 
   delete(k: KeyId): void {
-    if (typeof k === 'number') this.numbers.delete(k);
-    else this.strings.delete(k);
+    this.rows.delete(k);
   }
 
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void {
-    for (const k of delta.deleted) this.delete(k);
+    for (const k of delta.deleted) this.rows.delete(k);
     for (const [k, file, pos] of delta.set) this.set(k, file, pos);
     this.snapshotId = snapshotId;
   }
 
   *entries(): Iterable<readonly [KeyId, DataFile, number]> {
-    for (const [k, slot, pos] of this.numbers.entries()) yield [k, this.files[slot]!, pos];
-    for (const [k, packed] of this.strings) yield [k, this.files[Math.floor(packed / TWO_32)]!, packed % TWO_32];
+    for (const [k, slot, pos] of this.rows.entries()) yield [k, this.files[slot]!, pos];
   }
 
   close(): void {}

@@ -28,21 +28,18 @@ import type { KeyIndex, KeyIndexDelta } from './key-index.js';
 import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
 import type { KeyId, TableKey } from './table-key.js';
-import { NumberKeyTable } from './number-key-table.js';
+import { KeyLocations } from './key-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
-const TWO_32 = 4294967296;
 
 export class KeyedChangeWriter implements ModeWriter {
   /**
    * Key → where its live row written in this checkpoint is: the index of its file in `rowFiles` and
-   * its position — numeric keys in a typed-array table (number-key-table.ts), string keys in a Map
-   * with the two packed into one number, file index × 2^32 + position. No object per row: these
-   * hold one entry per row written, and a snapshot checkpoint writes hundreds of thousands (hot
-   * path, and what the checkpoint's memory is mostly made of).
+   * its position (key-locations.ts, no object per row: it holds one entry per row written, and a
+   * snapshot checkpoint writes hundreds of thousands — hot path, and what the checkpoint's memory
+   * is mostly made of).
    */
-  private readonly numberKeys = new NumberKeyTable();
-  private readonly stringKeys = new Map<string, number>();
+  private readonly keys = new KeyLocations();
   /** The data files rows of this checkpoint went to. */
   private readonly rowFiles: DataFileHandle[] = [];
   /** Keys an equality delete of this checkpoint already covers. */
@@ -133,18 +130,9 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** Removes by position the row of key `k` this checkpoint wrote, if any; whether there was one. */
   private deleteWritten(k: KeyId): boolean {
-    if (typeof k === 'number') {
-      const keys = this.numberKeys;
-      const slot = keys.find(k);
-      if (slot < 0) return false;
-      this.sinks.positions.deleteAt({ file: this.rowFiles[keys.first(slot)]!, pos: keys.second(slot) });
-      keys.deleteSlot(slot);
-      return true;
-    }
-    const packed = this.stringKeys.get(k);
-    if (packed === undefined) return false;
-    this.sinks.positions.deleteAt({ file: this.rowFiles[Math.floor(packed / TWO_32)]!, pos: packed % TWO_32 });
-    this.stringKeys.delete(k);
+    const keys = this.keys;
+    if (!keys.take(k)) return false;
+    this.sinks.positions.deleteAt({ file: this.rowFiles[keys.foundSlot]!, pos: keys.foundPos });
     return true;
   }
 
@@ -204,22 +192,19 @@ export class KeyedChangeWriter implements ModeWriter {
     // files, and looking the file up in `rowFiles` would cost a scan per row.
     let i = loc.file.rowFileIndex;
     if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
-    if (typeof k === 'number') this.numberKeys.set(k, i, loc.pos);
-    else this.stringKeys.set(k, i * TWO_32 + loc.pos);
+    this.keys.set(k, i, loc.pos);
   }
 
   /** DV mode, after the data files are finished: how the table's rows move once this commit lands. */
   indexDelta(): KeyIndexDelta {
     const set: KeyIndexDelta['set'][number][] = [];
-    for (const [k, i, pos] of this.numberKeys.entries()) set.push([k, this.rowFiles[i]!.dataFile!, pos]);
-    for (const [k, packed] of this.stringKeys) set.push([k, this.rowFiles[Math.floor(packed / TWO_32)]!.dataFile!, packed % TWO_32]);
+    for (const [k, i, pos] of this.keys.entries()) set.push([k, this.rowFiles[i]!.dataFile!, pos]);
     return { set, deleted: [...this.indexDeleted] };
   }
 
   clear(): void {
     if (this.waiting) this.waiting.length = 0;
-    this.numberKeys.clear();
-    this.stringKeys.clear();
+    this.keys.clear();
     this.rowFiles.length = 0;
     this.eqDeleted.clear();
     this.indexDeleted.clear();

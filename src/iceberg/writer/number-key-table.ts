@@ -13,6 +13,8 @@
 const EMPTY = -1;
 const DELETED = -2;
 const MIN_CAPACITY = 1024;
+/** Occupancy (entries and tombstones) beyond which the table is rehashed. */
+const MAX_LOAD = 0.7;
 
 /** A 32-bit hash of an integer-valued double (its low and high 32-bit halves, mixed). */
 function hashOf(k: number): number {
@@ -36,9 +38,10 @@ export class NumberKeyTable {
   /** Live entries and tombstones: what the probe sequences run through. */
   private occupied = 0;
 
-  constructor(capacity = MIN_CAPACITY) {
+  /** `expected`: entries to make room for without growing. */
+  constructor(expected = 0) {
     let n = MIN_CAPACITY;
-    while (n < capacity) n *= 2;
+    while (n * MAX_LOAD < expected + 1) n *= 2;
     this.keys = new Float64Array(n);
     this.firsts = new Int32Array(n).fill(EMPTY);
     this.seconds = new Uint32Array(n);
@@ -67,7 +70,7 @@ export class NumberKeyTable {
 
   /** Sets the values of `k`; `first` a non-negative 31-bit integer, `second` an unsigned 32-bit one. */
   set(k: number, first: number, second: number): void {
-    if (this.occupied + 1 > (this.mask + 1) * 0.7) this.rehash();
+    if (this.occupied + 1 > (this.mask + 1) * MAX_LOAD) this.rehash();
     const keys = this.keys;
     const firsts = this.firsts;
     const mask = this.mask;
@@ -114,7 +117,7 @@ export class NumberKeyTable {
     this.occupied = 0;
   }
 
-  /** Every live entry as [key, first, second], one at a time (a spill of the index to disk). */
+  /** Every live entry as [key, first, second], one at a time. */
   *entries(): Generator<readonly [number, number, number]> {
     for (let i = 0; i < this.firsts.length; i++) {
       const f = this.firsts[i]!;
@@ -125,7 +128,7 @@ export class NumberKeyTable {
   /** Grows (or, with many tombstones, only cleans) the table and re-inserts the live entries. */
   private rehash(): void {
     const capacity = this.mask + 1;
-    const next = this.size + 1 > capacity * 0.35 ? capacity * 2 : capacity;
+    const next = this.size + 1 > (capacity * MAX_LOAD) / 2 ? capacity * 2 : capacity;
     const { keys, firsts, seconds } = this;
     this.keys = new Float64Array(next);
     this.firsts = new Int32Array(next).fill(EMPTY);

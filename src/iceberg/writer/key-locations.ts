@@ -1,0 +1,84 @@
+/**
+ * Key → (file slot, row position): what the key index (key-index.ts) and a keyed writer's
+ * in-checkpoint map (keyed-change-writer.ts) both hold, one entry per row. Numeric keys go to a
+ * typed-array table (number-key-table.ts: no object per entry); string keys to a Map with the two
+ * values packed into one number, slot × 2^32 + position.
+ *
+ * A lookup allocates nothing: `find` (or `take`) says whether the key is there and leaves its values
+ * in `foundSlot` / `foundPos`.
+ */
+import { NumberKeyTable } from './number-key-table.js';
+import type { KeyId } from './table-key.js';
+
+const TWO_32 = 4294967296;
+
+export class KeyLocations {
+  private readonly numbers: NumberKeyTable;
+  private readonly strings = new Map<string, number>();
+  /** The values of the key the last successful `find` / `take` found. */
+  foundSlot = 0;
+  foundPos = 0;
+
+  /** `expectedNumbers`: numeric keys to make room for without growing. */
+  constructor(expectedNumbers = 0) {
+    this.numbers = new NumberKeyTable(expectedNumbers);
+  }
+
+  get size(): number {
+    return this.numbers.size + this.strings.size;
+  }
+
+  /** Whether `k` is there; its values are then in `foundSlot` / `foundPos`. */
+  find(k: KeyId): boolean {
+    return typeof k === 'number' ? this.foundNumber(this.numbers.find(k)) : this.foundString(this.strings.get(k));
+  }
+
+  /** `find`, and the key removed when it was there. */
+  take(k: KeyId): boolean {
+    if (typeof k === 'number') {
+      const slot = this.numbers.find(k);
+      if (!this.foundNumber(slot)) return false;
+      this.numbers.deleteSlot(slot);
+      return true;
+    }
+    if (!this.foundString(this.strings.get(k))) return false;
+    this.strings.delete(k);
+    return true;
+  }
+
+  /** `slot` a non-negative 31-bit integer, `pos` an unsigned 32-bit one. */
+  set(k: KeyId, slot: number, pos: number): void {
+    if (typeof k === 'number') this.numbers.set(k, slot, pos);
+    else this.strings.set(k, slot * TWO_32 + pos);
+  }
+
+  delete(k: KeyId): void {
+    if (typeof k === 'number') this.numbers.delete(k);
+    else this.strings.delete(k);
+  }
+
+  clear(): void {
+    this.numbers.clear();
+    this.strings.clear();
+  }
+
+  /** Every entry as [key, slot, position], one at a time. */
+  *entries(): Generator<readonly [KeyId, number, number]> {
+    yield* this.numbers.entries();
+    for (const [k, packed] of this.strings) yield [k, Math.floor(packed / TWO_32), packed % TWO_32];
+  }
+
+  private foundNumber(slot: number): boolean {
+    if (slot < 0) return false;
+    this.foundSlot = this.numbers.first(slot);
+    this.foundPos = this.numbers.second(slot);
+    return true;
+  }
+
+  private foundString(packed: number | undefined): boolean {
+    if (packed === undefined) return false;
+    this.foundSlot = Math.floor(packed / TWO_32);
+    this.foundPos = packed % TWO_32;
+    return true;
+  }
+}
