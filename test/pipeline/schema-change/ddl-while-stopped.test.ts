@@ -143,11 +143,14 @@ describe('a DDL made while floe is stopped', () => {
 
 describe('a DDL made while a snapshot is unfinished', () => {
   let s: Harness;
+  // 20,000 rows in chunks of 20 (1,000 chunks, one at a time): the stop comes mid-snapshot (4,000
+  // were too few once the snapshot got faster: the whole table was read before the stop)
+  const ROWS = 20_000;
+  const LAST = ROWS - 1;
   const open = async () => {
-    // 4,000 rows in chunks of 20 (200 chunks, one at a time): the stop comes mid-snapshot
     s = await openHarness('ddl_midsnap', 'ddl-midsnap', ['big', 'side'], [
       'CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20), w INT, gone INT)',
-      ...Array.from({ length: 4 }, (_, b) => `INSERT INTO big VALUES ${Array.from({ length: 1000 }, (_, i) => `(${b * 1000 + i}, 'v${b * 1000 + i}', ${i}, ${i % 7})`).join(', ')}`),
+      ...Array.from({ length: ROWS / 1000 }, (_, b) => `INSERT INTO big VALUES ${Array.from({ length: 1000 }, (_, i) => `(${b * 1000 + i}, 'v${b * 1000 + i}', ${i}, ${i % 7})`).join(', ')}`),
       'CREATE TABLE side (id INT PRIMARY KEY, x INT)',
       'INSERT INTO side VALUES (1, 1)',
     ]);
@@ -191,17 +194,17 @@ describe('a DDL made while a snapshot is unfinished', () => {
       }
     }
     const after = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'big' });
-    expect(Number(currentSnapshot(after.metadata)?.summary['total-records'] ?? 0), 'the kill came after the snapshot had finished; make it slower').toBeLessThan(4000);
+    expect(Number(currentSnapshot(after.metadata)?.summary['total-records'] ?? 0), 'the kill came after the snapshot had finished; make it slower').toBeLessThan(ROWS);
 
     // changes of rows in chunks already copied and in chunks still to copy, around the DDLs
-    await s.exec("UPDATE big SET v = 'early' WHERE id IN (0, 1, 3999)");
-    await s.exec('DELETE FROM big WHERE id IN (2, 3998)');
+    await s.exec(`UPDATE big SET v = 'early' WHERE id IN (0, 1, ${LAST})`);
+    await s.exec(`DELETE FROM big WHERE id IN (2, ${LAST - 1})`);
     await s.exec('ALTER TABLE big ADD COLUMN n INT NOT NULL DEFAULT 7 AFTER v, RENAME COLUMN w TO width');
-    await s.exec("INSERT INTO big (id, v, n, width, gone) VALUES (5000, 'new', 8, 1, 1)");
-    await s.exec("UPDATE big SET n = 9 WHERE id IN (4, 3997)");
+    await s.exec(`INSERT INTO big (id, v, n, width, gone) VALUES (${ROWS + 1000}, 'new', 8, 1, 1)`);
+    await s.exec(`UPDATE big SET n = 9 WHERE id IN (4, ${LAST - 2})`);
     await s.exec('ALTER TABLE big DROP COLUMN gone, MODIFY width BIGINT');
-    await s.exec("INSERT INTO big (id, v, n, width) VALUES (5001, 'newer', 10, 2)");
-    await s.exec("UPDATE big SET width = -1 WHERE id IN (5, 3996)");
+    await s.exec(`INSERT INTO big (id, v, n, width) VALUES (${ROWS + 1001}, 'newer', 10, 2)`);
+    await s.exec(`UPDATE big SET width = -1 WHERE id IN (5, ${LAST - 3})`);
     await s.exec('UPDATE big SET width = 9000000000 WHERE id = 6');
     await s.exec('UPDATE side SET x = 2');
 
