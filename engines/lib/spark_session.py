@@ -183,6 +183,10 @@ class SparkEngine:
             try:
                 jvm = self.spark._jvm
                 js = self.spark._jsparkSession
+                # resolving the table through SQL first instantiates the catalog in the session's
+                # catalog manager: Spark3Util's name parsing takes an unloaded catalog's name for a
+                # namespace of spark_catalog (REQUIRES_SINGLE_PART_NAMESPACE)
+                self.spark.table(f"{quote(name)}.{ident}").schema
                 table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(js, f"{quote(name)}.{ident}")
                 action = jvm.org.apache.iceberg.spark.actions.SparkActions.get(js).deleteOrphanFiles(table).olderThan(int(older_than_ms))
                 result = action.execute()

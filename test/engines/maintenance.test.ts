@@ -458,7 +458,9 @@ describe.skipIf(missing.length > 0 && !required)('Spark maintains the table whil
     await conn.query(`CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(40))`);
     for (let i = 0; i < 20_000; i += 2000) await conn.query(`INSERT INTO big VALUES ${Array.from({ length: 2000 }, (_, j) => `(${i + j}, 'v ${i + j}')`).join(', ')}`);
     const jobId = 'maint-state';
-    const config = jobConfig(3, db, jobId, 'big', { serverIdOffset: 5, chunkSize: 100, parallelism: 1 });
+    // 1,000 chunks of 20, one at a time: a few seconds of snapshot, several checkpoints of it (200
+    // chunks of 100 were once all read before the first poll saw a checkpoint, on a loaded CI machine)
+    const config = jobConfig(3, db, jobId, 'big', { serverIdOffset: 5, chunkSize: 20, parallelism: 1 });
     const catalog = new SqlCatalog({ url: pgUrl, name: 'floe', warehouse: join(root, 'warehouse') });
     const identifier = { namespace: [db], name: 'big' };
     const log: string[] = [];
@@ -476,6 +478,7 @@ describe.skipIf(missing.length > 0 && !required)('Spark maintains the table whil
             stateDir = join(t.metadata.location.replace(/^file:\/\//, ''), '.floe', 'state');
             break;
           }
+          if (progress !== undefined && progress.phase !== 'snapshot') throw new Error(`floe finished its snapshot (phase ${progress.phase}) before a checkpoint in the middle of it was seen: make the snapshot slower`);
         }
         if (i > 600) throw new Error('floe never committed a snapshot checkpoint');
         await sleep(50);
