@@ -264,6 +264,49 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
 }
 
 /**
+ * A signed 32- or 64-bit integer column read as `target` (int, or long: int → long is a promotion)
+ * into numbers, without the BigInt per value the long converter makes — what a numeric key's index
+ * reads millions of (writer/key-index.ts). NaN marks a null and a long beyond ±(2^53 − 1): the
+ * caller takes those from `columnConverter`, so every value it keeps is exactly the converter's.
+ * Undefined for any other file column (the caller reads it through `columnConverter`).
+ */
+export function integerNumbers(target: IcebergType, file: arrow.DataType): ((data: arrow.Data) => Float64Array) | undefined {
+  if (file.typeId !== arrow.Type.Int || !(file as arrow.Int).isSigned) return undefined;
+  const bits = (file as arrow.Int).bitWidth;
+  if (bits === 32 && (target.kind === 'int' || target.kind === 'long')) {
+    return (data) => {
+      const v = data.values as Int32Array;
+      const o = data.offset;
+      const out = new Float64Array(data.length);
+      for (let i = 0; i < out.length; i++) out[i] = v[o + i]!;
+      return maskNulls(data, out);
+    };
+  }
+  if (bits !== 64 || target.kind !== 'long') return undefined;
+  return (data) => {
+    const values = data.values as BigInt64Array | Int32Array;
+    // the 64-bit values as little-endian pairs of 32-bit words (how int64At reads older layouts)
+    const words = values instanceof BigInt64Array ? new Int32Array(values.buffer, values.byteOffset, values.length * 2) : values;
+    const o = data.offset;
+    const out = new Float64Array(data.length);
+    for (let i = 0; i < out.length; i++) {
+      const hi = words[2 * (o + i) + 1]!;
+      const lo = words[2 * (o + i)]! >>> 0;
+      // |value| ≤ 2^53 − 1 ⇔ hi in (−2^21, 2^21), or hi = −2^21 with lo > 0
+      out[i] = hi > -0x200000 && hi < 0x200000 ? hi * 4294967296 + lo : hi === -0x200000 && lo > 0 ? hi * 4294967296 + lo : NaN;
+    }
+    return maskNulls(data, out);
+  };
+}
+
+function maskNulls(data: arrow.Data, out: Float64Array): Float64Array {
+  if (data.nullCount === 0) return out;
+  const valid = isValidFn(data);
+  for (let i = 0; i < out.length; i++) if (!valid(i)) out[i] = NaN;
+  return out;
+}
+
+/**
  * Converter for `target` from a file column of Arrow type `file`. Dictionary-encoded columns (possible
  * when a file's embedded Arrow schema asks for them) are decoded through their dictionary.
  */

@@ -163,6 +163,44 @@ export async function* readParquetBatches(source: ParquetSource, options: Parque
   }
 }
 
+/**
+ * Reads one column of a Parquet file (matched as `readParquetBatches` matches it) as Arrow data,
+ * batch by batch, for readers that take the buffers as they are: `each(data, firstPosition)`. False,
+ * and nothing read, when the file lacks the column or `accept` refuses its Arrow type.
+ */
+export async function readParquetColumn(
+  source: ParquetSource,
+  field: NestedField,
+  accept: (type: arrow.DataType) => boolean,
+  each: (data: arrow.Data, firstPosition: number) => void,
+  batchRows = 8192,
+): Promise<boolean> {
+  const { bytes, name } = await loadBytes(source);
+  const file = await openFile(bytes, name);
+  try {
+    const info = fileInfo(file);
+    const column = matchField(info.arrowSchema.fields, field, info.hasFieldIds ? 'id' : 'name');
+    if (!column || !accept(column.type)) return false;
+    const stream = (await file.stream({ columns: [column.name], batchSize: batchRows })) as ReadableStream<pw.RecordBatch>;
+    let position = 0;
+    for await (const wasmBatch of stream as unknown as AsyncIterable<pw.RecordBatch>) {
+      const table = arrow.tableFromIPC(wasmBatch.intoIPCStream());
+      for (const batch of table.batches) {
+        const data = batch.data.children[batch.schema.fields.findIndex((f) => f.name === column.name)];
+        if (!data) throw new FloeError(SUBSYSTEM, 'internal', `${name}: column ${column.name} missing from a read batch`);
+        each(data, position);
+        position += batch.numRows;
+      }
+    }
+    if (position !== info.numRows) {
+      throw new FloeError(SUBSYSTEM, 'internal', `${name}: read ${position} rows but the footer says ${info.numRows}`);
+    }
+    return true;
+  } finally {
+    file.free();
+  }
+}
+
 function constantRows(plan: readonly TopLevelPlan[], n: number): Row[] {
   const rows = new Array<Row>(n);
   for (let i = 0; i < n; i++) rows[i] = plan.map((p) => p.constant);

@@ -187,6 +187,15 @@ export class PositionBitmap {
     }
   }
 
+  /** Every position in ascending order, as numbers (exact below 2^53: any data file's positions). */
+  sortedNumbers(): Float64Array {
+    const keyed = this.keyed();
+    const out = new Float64Array(keyed.reduce((n, [, low]) => n + low.length, 0));
+    let k = 0;
+    for (const [key, low] of keyed) for (let i = 0; i < low.length; i++) out[k++] = key * TWO_32 + low[i]!;
+    return out;
+  }
+
   toArray(): bigint[] {
     return [...this.positions()];
   }

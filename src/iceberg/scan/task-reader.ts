@@ -13,9 +13,11 @@ import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { PartitionSpec } from '../spec/partition.js';
-import { readParquetBatches } from '../parquet/reader.js';
+import { integerNumbers, columnConverter } from '../parquet/arrow-values.js';
+import { readParquetBatches, readParquetColumn } from '../parquet/reader.js';
 import type { PositionBitmap } from '../puffin/index.js';
 import type { Schema } from '../spec/schema.js';
+import type * as arrow from 'apache-arrow';
 import type { IcebergType, NestedField } from '../spec/types.js';
 import type { DeleteLoader } from './delete-loader.js';
 import { ReadProjection } from './read-projection.js';
@@ -87,15 +89,10 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
       return { set, accessors: set.equalityIds.map((id) => projection.accessor(id)) };
     }),
   );
-  const positionSets: PositionBitmap[] = [];
-  for (const ref of task.deletes.position) {
-    const p = await ctx.loader.positionsFor(ref, file.filePath);
-    if (p && !p.isEmpty) positionSets.push(p);
-  }
-  const dv = task.deletes.dv ? await ctx.loader.deletionVector(task.deletes.dv) : undefined;
+  const deleted = await DeletedPositions.of(task, ctx);
   const width = projection.outputWidth;
   const trim = projection.fields.length > width;
-  const anyDeletes = equality.length > 0 || positionSets.length > 0 || dv !== undefined;
+  const anyDeletes = equality.length > 0 || deleted !== undefined;
 
   const batches = readParquetBatches({ io: ctx.io, path: file.filePath }, { projection: projection.fields, missingValues: identityValues(file, ctx.schema.fields, ctx.specs) });
   // spec "Row Lineage": a null (or missing) `_row_id` is first_row_id + _pos, a null
@@ -117,8 +114,7 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
     const positions: number[] = [];
     for (let i = 0; i < batch.rows.length; i++) {
       const pos = batch.firstPosition + i;
-      if (dv?.has(pos)) continue;
-      if (positionSets.some((s) => s.has(pos))) continue;
+      if (deleted?.has(pos)) continue;
       const row = batch.rows[i]!;
       if (equality.some(({ set, accessors }) => set.keys.has(tupleKey(set.types, accessors.map((a) => a(row)))))) continue;
       out.push(trim ? row.slice(0, width) : row);
@@ -128,3 +124,76 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
   }
 }
 
+
+/**
+ * The positions a task's deletion vector and position deletes remove, asked in ascending order (a
+ * file is read front to back): a cursor through their sorted union instead of a set lookup per row.
+ */
+class DeletedPositions {
+  private next = 0;
+
+  private constructor(private readonly sorted: Float64Array) {}
+
+  /** Undefined when nothing of the file is deleted. */
+  static async of(task: FileScanTask, ctx: TaskReadContext): Promise<DeletedPositions | undefined> {
+    const sets: PositionBitmap[] = [];
+    for (const ref of task.deletes.position) {
+      const p = await ctx.loader.positionsFor(ref, task.file.filePath);
+      if (p && !p.isEmpty) sets.push(p);
+    }
+    const dv = task.deletes.dv ? await ctx.loader.deletionVector(task.deletes.dv) : undefined;
+    if (dv && !dv.isEmpty) sets.push(dv);
+    if (sets.length === 0) return undefined;
+    // duplicates (a position in two sets) are harmless: `has` steps over every entry below `pos`
+    const sorted = sets.length === 1 ? sets[0]!.sortedNumbers() : Float64Array.from(sets.flatMap((b) => [...b.sortedNumbers()])).sort();
+    return new DeletedPositions(sorted);
+  }
+
+  /** Whether `pos` is deleted; `pos` must not be below the previous call's. */
+  has(pos: number): boolean {
+    const sorted = this.sorted;
+    let i = this.next;
+    while (i < sorted.length && sorted[i]! < pos) i++;
+    this.next = i;
+    return i < sorted.length && sorted[i] === pos;
+  }
+}
+
+/**
+ * The live rows of one data file as the values of one top-level integer column (int or long) with
+ * their positions, read from the column's Arrow buffers: `each(value, pos)` gets a number, or — for
+ * a null or a long beyond ±(2^53 − 1) — the value `readTaskPositions` would give (null, a bigint).
+ * No row and no BigInt per value: what a numeric key's index build reads millions of. False, nothing
+ * read, when the task has equality deletes (they match whole rows) or the file's column is missing
+ * or not a plain signed integer (initial-defaults, identity partition values, dictionaries): read
+ * those with `readTaskPositions`.
+ */
+export async function readTaskIntegers(task: FileScanTask, ctx: TaskReadContext, field: NestedField, each: (value: number | Value, pos: number) => void): Promise<boolean> {
+  const file = task.file;
+  if (file.fileFormat !== 'PARQUET' || task.deletes.equality.length > 0) return false;
+  if (field.type.kind !== 'int' && field.type.kind !== 'long') return false;
+  const type = field.type;
+  const deleted = await DeletedPositions.of(task, ctx);
+  let numbers: ((data: arrow.Data) => Float64Array) | undefined;
+  let exact: ((data: arrow.Data) => Value[]) | undefined;
+  return readParquetColumn(
+    { io: ctx.io, path: file.filePath },
+    field,
+    (arrowType) => {
+      numbers = integerNumbers(type, arrowType);
+      if (numbers) exact = columnConverter(type, arrowType, field.name, 'id');
+      return numbers !== undefined;
+    },
+    (data, first) => {
+      const values = numbers!(data);
+      let slow: Value[] | undefined;
+      for (let i = 0; i < values.length; i++) {
+        const pos = first + i;
+        if (deleted?.has(pos)) continue;
+        const v = values[i]!;
+        if (v === v) each(v, pos);
+        else each((slow ??= exact!(data))[i]!, pos); // NaN: null or beyond 2^53, exactly as the converter reads it
+      }
+    },
+  );
+}

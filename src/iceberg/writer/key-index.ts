@@ -21,7 +21,7 @@ import type { DataFile } from '../spec/data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
-import { readTaskPositions } from '../scan/task-reader.js';
+import { readTaskIntegers, readTaskPositions } from '../scan/task-reader.js';
 import { Schema } from '../spec/schema.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
@@ -219,8 +219,12 @@ export function keyReader(table: { io: FileIO; metadata: TableMetadata }, key: T
   const keySchema = new Schema(schema.schemaId, key.fieldIds.map((id) => schema.findField(id)!), []);
   const loader = new DeleteLoader(table.io, schema, m.schemas);
   const ctx = { io: table.io, schema: keySchema, schemas: m.schemas, specs: m.partitionSpecs, loader };
+  // a single integer key column is read from its Arrow buffers (no row, no BigInt per row);
+  // a value that is not a number there (null, beyond 2^53) gets the key's own encoding
+  const integer = key.integerField;
   // a callback per row, not an async generator: a build reads millions of rows
   async function read(task: FileScanTask, each: (k: KeyId, pos: number) => void): Promise<void> {
+    if (integer && (await readTaskIntegers(task, ctx, integer, (v, pos) => each(typeof v === 'number' ? v : key.encode([v], 'indexed key'), pos)))) return;
     for await (const batch of readTaskPositions(task, ctx)) {
       const rows: Row[] = batch.rows;
       for (let i = 0; i < rows.length; i++) each(key.encode(rows[i]!, 'indexed key'), batch.positions ? batch.positions[i]! : batch.firstPosition + i);

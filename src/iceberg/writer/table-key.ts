@@ -12,7 +12,7 @@
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { Schema } from '../spec/schema.js';
-import type { IcebergType } from '../spec/types.js';
+import type { IcebergType, NestedField } from '../spec/types.js';
 import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import { encodeKey } from './row-key.js';
 
@@ -66,6 +66,15 @@ export class TableKey {
     this.width = schema.fields.length;
     const only = !keyless && this.types.length === 1 ? this.types[0]!.kind : undefined;
     this.numeric = only === undefined ? undefined : INT_KINDS.has(only) ? 'int' : LONG_KINDS.has(only) ? 'long' : undefined;
+  }
+
+  /**
+   * The key's one column when its values are their own KeyIds (an int, or a long within ±(2^53 − 1)):
+   * a reader that yields such a value as a number may use it as the KeyId (key-index.ts).
+   */
+  get integerField(): NestedField | undefined {
+    const kind = this.types[0]?.kind;
+    return this.numeric !== undefined && (kind === 'int' || kind === 'long') ? this.schema.fields[this.positions[0]!] : undefined;
   }
 
   /** The identifier fields of `schema`; throws when it has none or one is nested. */

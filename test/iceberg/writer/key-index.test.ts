@@ -11,6 +11,12 @@ import { TableKey } from '../../../src/iceberg/writer/table-key.js';
 import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
+import { DeleteLoader } from '../../../src/iceberg/scan/delete-loader.js';
+import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
+import { readTaskPositions } from '../../../src/iceberg/scan/task-reader.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
+import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
 import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from './support.js';
 
 let w: Warehouse;
@@ -57,4 +63,61 @@ describe('buildKeyIndex', () => {
       expect(index.snapshotId).toBe(42n);
     });
   }
+});
+
+/** The index's entries as the row reader sees the table: every live row's key (TableKey.encode), file and position. */
+async function entriesFromRows(t: Awaited<ReturnType<typeof loadCatalogTable>>, key: TableKey): Promise<string[]> {
+  const schema = t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!;
+  const plan = await planScan(t.io, t.metadata);
+  const keySchema = new Schema(schema.schemaId, key.fieldIds.map((id) => schema.findField(id)!), []);
+  const ctx = { io: t.io, schema: keySchema, schemas: t.metadata.schemas, specs: t.metadata.partitionSpecs, loader: new DeleteLoader(t.io, schema, t.metadata.schemas) };
+  const out: string[] = [];
+  for (const task of plan.tasks) {
+    for await (const b of readTaskPositions(task, ctx)) b.rows.forEach((r, i) => out.push(entry(key.encode(r), task.file.filePath, b.positions ? b.positions[i]! : b.firstPosition + i)));
+  }
+  return out.sort();
+}
+
+const entry = (k: KeyId, file: string, pos: number): string => `${typeof k}:${String(k)} ${file} ${pos}`;
+
+describe('buildKeyIndex of a single integer key (read from the column buffers, no rows)', () => {
+  // around ±2^53 (the last numeric KeyId; beyond it a key is its string encoding) and the long range's ends
+  const longs = [0n, 1n, -1n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 32n + 5n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 123456789012345n];
+  for (const formatVersion of [2, 3] as const) {
+    it(`v${formatVersion}, long key: the same entries as the row reader's, deletes and in-commit duplicates applied`, async () => {
+      const t0 = await newTable(w, { formatVersion });
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-ki' });
+      await c.open();
+      // an in-commit duplicate (insert, then update of the same key): a position delete / DV entry on this commit's own file
+      await c.write([...longs.map((id) => insert(row(id, 1, `r${id}`))), update(row(2n ** 53n, 1, 'again')), update(row(-(2n ** 63n), 1, 'again'))]);
+      await c.commit(1n, '{}');
+      await c.write([removeKey([1n]), removeKey([2n ** 53n + 1n]), update(row(-(2n ** 53n), 2, 'moved')), removeKey([2n ** 63n - 1n])]);
+      await c.commit(2n, '{}');
+      const t = await loadCatalogTable(w.catalog, t0.identifier);
+      const key = TableKey.identifier(t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!);
+      const index = await buildKeyIndex(t, key);
+      const built = [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
+      expect(built).toEqual(await entriesFromRows(t, key));
+      expect(index.size).toBe(longs.length - 3);
+      expect(built.filter((e) => e.startsWith('number:')).length, 'keys within ±(2^53 − 1) are numbers').toBe(longs.filter((v) => v <= 2n ** 53n - 1n && v >= -(2n ** 53n) + 1n).length - 1);
+    });
+  }
+
+  it('int key: the same entries as the row reader\'s', async () => {
+    const schema = new Schema(0, [{ id: 1, name: 'id', required: true, type: Types.int }, { id: 2, name: 'v', required: false, type: Types.string }], [1]);
+    const t0 = await newTable(w, { formatVersion: 3, schema });
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-ki-int' });
+    await c.open();
+    const ints = [0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 77];
+    await c.write(ints.map((id) => insert([id, `v${id}`])));
+    await c.commit(1n, '{}');
+    await c.write([removeKey([77]), update([0, 'zero'])]);
+    await c.commit(2n, '{}');
+    const t = await loadCatalogTable(w.catalog, t0.identifier);
+    const key = TableKey.identifier(schema);
+    const index = await buildKeyIndex(t, key);
+    const built = [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
+    expect(built).toEqual(await entriesFromRows(t, key));
+    expect(index.size).toBe(ints.length - 1);
+  });
 });
