@@ -5,7 +5,7 @@
  * CPU time (all threads: main, Parquet encoder workers, libuv) and peak RSS are floe's alone.
  *
  * Messages to the parent (IPC):
- *   {type:'started'}                              just before runPipeline is called
+ *   {type:'started', floe}                        just before runPipeline is called; floe: 'build' or 'sources' (bench/floe-build.ts)
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes, mainBusy} when the parent asks to stop (before the final commit)
  *   {type:'commit', table, seconds}               with FLOE_BENCH_COMMITS=1 (bench/soak.ts): each commit's duration
@@ -14,13 +14,28 @@
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { configSchema } from '../src/config/schema.js';
-import { createLogger } from '../src/pipeline/observe/logger.js';
-import { FanOutNotifier, LogSink, type Notification } from '../src/pipeline/observe/notifications.js';
-import { runPipeline } from '../src/pipeline/runner.js';
-import { sharedWorkerEncoderPool } from '../src/iceberg/parquet/worker-encoder.js';
-import { errorMessage } from '../src/util/errors.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as ConfigSchema from '../src/config/schema.js';
+import type * as Logger from '../src/pipeline/observe/logger.js';
+import type * as Notifications from '../src/pipeline/observe/notifications.js';
+import type { Notification } from '../src/pipeline/observe/notifications.js';
+import type * as Runner from '../src/pipeline/runner.js';
+import type * as WorkerEncoder from '../src/iceberg/parquet/worker-encoder.js';
+import type * as Errors from '../src/util/errors.js';
 import type { Metrics } from '../src/pipeline/observe/metrics.js';
+import { floeModules } from './floe-build.js';
+
+// floe's modules from its build when that is current (bench/floe-build.ts), else from the sources;
+// all from the same tree, so that module state (the shared encoder pool) is one
+const modules = floeModules();
+const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(modules.dir, path)).href)) as T;
+const { configSchema } = await load<typeof ConfigSchema>('config/schema.js');
+const { createLogger } = await load<typeof Logger>('pipeline/observe/logger.js');
+const { FanOutNotifier, LogSink } = await load<typeof Notifications>('pipeline/observe/notifications.js');
+const { runPipeline } = await load<typeof Runner>('pipeline/runner.js');
+const { sharedWorkerEncoderPool } = await load<typeof WorkerEncoder>('iceberg/parquet/worker-encoder.js');
+const { errorMessage } = await load<typeof Errors>('util/errors.js');
 
 /** The runner's metrics hook, reduced to what the soak benchmark charts: every commit's duration. */
 const commitReporter: Metrics = {
@@ -46,7 +61,7 @@ export interface ChildUsage {
 }
 
 export type ChildMessage =
-  | { type: 'started' }
+  | { type: 'started'; floe: 'build' | 'sources' }
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
   | { type: 'commit'; table: string; seconds: number }
@@ -114,7 +129,7 @@ async function main(): Promise<void> {
       process.stderr.write(`memory: rss ${mib(m.rss)} MiB, heap ${mib(m.heapUsed)}/${mib(m.heapTotal)} MiB, external ${mib(m.external)} MiB, array buffers ${mib(m.arrayBuffers)} MiB\n`);
     }, 2000).unref();
   }
-  send({ type: 'started' });
+  send({ type: 'started', floe: modules.what });
   t0 = performance.now();
   cpu0 = process.cpuUsage();
   elu0 = performance.eventLoopUtilization();

@@ -40,6 +40,7 @@ import { loadTable, TABLE } from './dataset.js';
 import { runFloeSnapshot, runFloeUntil, type FloeRun } from './floe-process.js';
 import { lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
+import { floeModules } from './floe-build.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
@@ -65,6 +66,8 @@ export interface PartitionedSnapshot {
 export interface BenchResult {
   options: Omit<BenchOptions, 'jsonFile'>;
   machine: Machine;
+  /** Which floe ran: its build (dist/) or its sources through tsx (bench/floe-build.ts). */
+  floe: 'build' | 'sources';
   rows: Row[];
   /** `mainBusy`: the share of the run floe's main thread was running code (bench/floe-child.ts). */
   snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
@@ -172,6 +175,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const peerContext: PeerContext = { connection, database: DATABASE, flavor, timeoutMs: Math.max(120_000, o.rows, o.changes * 2) };
     const machine = describeMachine(version);
     log(`machine: ${machineLine(machine)}`);
+    const floe = floeModules().what;
+    log(floe === 'build' ? 'floe: its build (dist/), as the floe command runs it' : 'floe: its TypeScript sources through tsx (dist/ is older than src/; npm run build to measure the build)');
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
     const rows: Row[] = [];
     for (const k of keyIndex) {
@@ -274,6 +279,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     return {
       options: shown,
       machine,
+      floe,
       rows,
       snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes, mainBusy: snap.mainBusy },
       partitioned,
@@ -310,6 +316,7 @@ async function main(): Promise<void> {
     '',
     `floe benchmark: ${o.rows.toLocaleString('en-US')} rows, ${o.changes.toLocaleString('en-US')} changes`,
     `machine: ${machineLine(result.machine)}`,
+    `floe: ${result.floe === 'build' ? 'the build (dist/)' : 'the sources through tsx'}`,
     '',
     formatTable(result.rows),
     '',
