@@ -35,12 +35,21 @@ export interface KeyIndexFigures {
 /** Rows per data file the keys are spread over (the stores benchmark uses the same, bench/key-index-stores.ts). */
 export const ROWS_PER_FILE = 100_000;
 
-function collector(): () => void {
+/**
+ * A full collection that has settled: V8 frees the backing stores of dead array buffers on a
+ * background thread after a collection (its array-buffer sweeper), so `arrayBuffers` read right
+ * after gc() may still count them — on Node 24 a 20,000-key run read a negative heap per key. A
+ * pause after the collection, and a second one, let the sweep finish first.
+ */
+function collector(): () => Promise<void> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as (() => void) | undefined;
   if (typeof gc !== 'function') throw new Error('bench: key index: V8 did not expose gc() after --expose-gc; heap figures need a full collection');
-  return () => {
-    gc();
+  return async () => {
+    for (let i = 0; i < 2; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     gc();
   };
 }
@@ -57,9 +66,9 @@ export function dataFile(i: number): DataFile {
   };
 }
 
-function measure(label: string, keys: number, encode: (i: number) => KeyId, seed: number): KeyIndexFigures {
+async function measure(label: string, keys: number, encode: (i: number) => KeyId, seed: number): Promise<KeyIndexFigures> {
   const gc = collector();
-  gc();
+  await gc();
   const used = (): number => {
     const m = process.memoryUsage();
     return m.heapUsed + m.arrayBuffers;
@@ -74,7 +83,7 @@ function measure(label: string, keys: number, encode: (i: number) => KeyId, seed
     index.set(encode(i), files[f], i % ROWS_PER_FILE);
   }
   const buildSeconds = (performance.now() - t0) / 1000;
-  gc();
+  await gc();
   const heapBytesPerKey = (used() - before) / keys;
   if (index.size !== keys) throw new Error(`bench: key index holds ${index.size} keys, expected ${keys}`);
 
@@ -109,8 +118,10 @@ export function benchKeys(): { label: string; encode: (i: number) => KeyId }[] {
   ];
 }
 
-export function keyIndexBench(keys: number, seed = 1): KeyIndexFigures[] {
-  return benchKeys().map((k) => measure(k.label, keys, k.encode, seed));
+export async function keyIndexBench(keys: number, seed = 1): Promise<KeyIndexFigures[]> {
+  const out: KeyIndexFigures[] = [];
+  for (const k of benchKeys()) out.push(await measure(k.label, keys, k.encode, seed));
+  return out;
 }
 
 export function formatKeyIndex(figures: readonly KeyIndexFigures[]): string {
@@ -126,5 +137,5 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   if (!Number.isSafeInteger(keys) || keys < 1) {
     process.stderr.write(`usage: node --import tsx bench/key-index.ts [--keys N]; --keys expects a whole number of at least 1, found ${JSON.stringify(process.argv[at + 1])}\n`);
     process.exitCode = 2;
-  } else process.stdout.write(`${formatKeyIndex(keyIndexBench(keys))}\n`);
+  } else process.stdout.write(`${formatKeyIndex(await keyIndexBench(keys))}\n`);
 }

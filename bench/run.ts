@@ -152,7 +152,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     let keyIndex: KeyIndexFigures[] = [];
     if (o.keyIndexKeys > 0) {
       log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s`);
-      keyIndex = keyIndexBench(o.keyIndexKeys, o.seed);
+      keyIndex = await keyIndexBench(o.keyIndexKeys, o.seed);
     }
     let diskKeyIndex: StoreFigures[] = [];
     if (o.keyIndexKeys > 0) {
