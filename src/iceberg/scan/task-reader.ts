@@ -124,7 +124,6 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
   }
 }
 
-
 /**
  * The positions a task's deletion vector and position deletes remove, asked in ascending order (a
  * file is read front to back): a cursor through their sorted union instead of a set lookup per row.
@@ -145,8 +144,15 @@ class DeletedPositions {
     if (dv && !dv.isEmpty) sets.push(dv);
     if (sets.length === 0) return undefined;
     // duplicates (a position in two sets) are harmless: `has` steps over every entry below `pos`
-    const sorted = sets.length === 1 ? sets[0]!.sortedNumbers() : Float64Array.from(sets.flatMap((b) => [...b.sortedNumbers()])).sort();
-    return new DeletedPositions(sorted);
+    if (sets.length === 1) return new DeletedPositions(sets[0]!.sortedNumbers());
+    const parts = sets.map((b) => b.sortedNumbers());
+    const all = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    return new DeletedPositions(all.sort());
   }
 
   /** Whether `pos` is deleted; `pos` must not be below the previous call's. */
