@@ -13,7 +13,10 @@
  * object, and nothing in the table is for the GC to trace.
  */
 
-/** The tag of a slot (its first value + 1 when live): 0 empty (a fresh buffer is all empty), −1 a tombstone. */
+/**
+ * The tag of a slot: its first value + 1 when live, as a 32-bit word (so a first value of 2^31 − 1
+ * is stored as −2^31 and read back unsigned); 0 empty (a fresh buffer is all empty), −1 a tombstone.
+ */
 const EMPTY = 0;
 const DELETED = -1;
 const MIN_CAPACITY = 1024;
@@ -63,14 +66,14 @@ export class NumberKeyTable {
   }
 
   first(slot: number): number {
-    return this.words[4 * slot + 2]! - 1;
+    return (this.words[4 * slot + 2]! - 1) >>> 0;
   }
 
   second(slot: number): number {
     return this.words[4 * slot + 3]! >>> 0;
   }
 
-  /** Sets the values of `k`; `first` a non-negative integer below 2^31 − 1, `second` an unsigned 32-bit one. */
+  /** Sets the values of `k`; `first` a non-negative 31-bit integer (below 2^31), `second` an unsigned 32-bit one. */
   set(k: number, first: number, second: number): void {
     if (this.occupied + 1 > (this.mask + 1) * MAX_LOAD) this.rehash();
     const keys = this.keys;
@@ -124,7 +127,7 @@ export class NumberKeyTable {
     const capacity = this.mask + 1;
     for (let i = 0; i < capacity; i++) {
       const tag = this.words[4 * i + 2]!;
-      if (tag > 0) yield [this.keys[2 * i]!, tag - 1, this.words[4 * i + 3]! >>> 0];
+      if (tag !== EMPTY && tag !== DELETED) yield [this.keys[2 * i]!, (tag - 1) >>> 0, this.words[4 * i + 3]! >>> 0];
     }
   }
 
@@ -140,7 +143,7 @@ export class NumberKeyTable {
     this.occupied = 0;
     for (let i = 0; i < capacity; i++) {
       const tag = words[4 * i + 2]!;
-      if (tag > 0) this.set(keys[2 * i]!, tag - 1, words[4 * i + 3]! >>> 0);
+      if (tag !== EMPTY && tag !== DELETED) this.set(keys[2 * i]!, (tag - 1) >>> 0, words[4 * i + 3]! >>> 0);
     }
   }
 }
