@@ -293,7 +293,7 @@ export function integerNumbers(target: IcebergType, file: arrow.DataType): ((dat
       const hi = words[2 * (o + i) + 1]!;
       const lo = words[2 * (o + i)]! >>> 0;
       // |value| ≤ 2^53 − 1 ⇔ hi in (−2^21, 2^21), or hi = −2^21 with lo > 0
-      out[i] = hi > -0x200000 && hi < 0x200000 ? hi * 4294967296 + lo : hi === -0x200000 && lo > 0 ? hi * 4294967296 + lo : NaN;
+      out[i] = (hi > -0x200000 || (hi === -0x200000 && lo > 0)) && hi < 0x200000 ? hi * 4294967296 + lo : NaN;
     }
     return maskNulls(data, out);
   };

@@ -139,24 +139,8 @@ export async function* readParquetBatches(source: ParquetSource, options: Parque
     const fields = projection instanceof Schema ? projection.fields : projection;
     const plan = planProjection(fields, info, options.missingValues);
     const columns = [...new Set(plan.flatMap((p) => (p.column === undefined ? [] : [p.column])))];
-    const stream = (await file.stream({ columns, batchSize: options.batchRows ?? 8192 })) as ReadableStream<pw.RecordBatch>;
-    let position = 0;
-    for await (const wasmBatch of stream as unknown as AsyncIterable<pw.RecordBatch>) {
-      const numRows = wasmBatch.numRows;
-      if (columns.length === 0) {
-        wasmBatch.free();
-        yield { rows: constantRows(plan, numRows), firstPosition: position };
-        position += numRows;
-        continue;
-      }
-      const table = arrow.tableFromIPC(wasmBatch.intoIPCStream());
-      for (const batch of table.batches) {
-        yield { rows: convertBatch(plan, batch, name), firstPosition: position };
-        position += batch.numRows;
-      }
-    }
-    if (position !== info.numRows) {
-      throw new FloeError(SUBSYSTEM, 'internal', `${name}: read ${position} rows but the footer says ${info.numRows}`);
+    for await (const { batch, numRows, firstPosition } of recordBatches(file, info, name, columns, options.batchRows ?? 8192)) {
+      yield { rows: batch ? convertBatch(plan, batch, name) : constantRows(plan, numRows), firstPosition };
     }
   } finally {
     file.free();
@@ -165,14 +149,14 @@ export async function* readParquetBatches(source: ParquetSource, options: Parque
 
 /**
  * Reads one column of a Parquet file (matched as `readParquetBatches` matches it) as Arrow data,
- * batch by batch, for readers that take the buffers as they are: `each(data, firstPosition)`. False,
- * and nothing read, when the file lacks the column or `accept` refuses its Arrow type.
+ * batch by batch, for readers that take the buffers as they are. `open` is given the column's Arrow
+ * type and returns what takes each batch (`data`, the file position of its first row), or undefined
+ * to refuse the type. False, and nothing read, when the file lacks the column or `open` refuses it.
  */
 export async function readParquetColumn(
   source: ParquetSource,
   field: NestedField,
-  accept: (type: arrow.DataType) => boolean,
-  each: (data: arrow.Data, firstPosition: number) => void,
+  open: (type: arrow.DataType) => Promise<((data: arrow.Data, firstPosition: number) => void) | undefined>,
   batchRows = 8192,
 ): Promise<boolean> {
   const { bytes, name } = await loadBytes(source);
@@ -180,25 +164,55 @@ export async function readParquetColumn(
   try {
     const info = fileInfo(file);
     const column = matchField(info.arrowSchema.fields, field, info.hasFieldIds ? 'id' : 'name');
-    if (!column || !accept(column.type)) return false;
-    const stream = (await file.stream({ columns: [column.name], batchSize: batchRows })) as ReadableStream<pw.RecordBatch>;
-    let position = 0;
-    for await (const wasmBatch of stream as unknown as AsyncIterable<pw.RecordBatch>) {
-      const table = arrow.tableFromIPC(wasmBatch.intoIPCStream());
-      for (const batch of table.batches) {
-        const data = batch.data.children[batch.schema.fields.findIndex((f) => f.name === column.name)];
-        if (!data) throw new FloeError(SUBSYSTEM, 'internal', `${name}: column ${column.name} missing from a read batch`);
-        each(data, position);
-        position += batch.numRows;
-      }
-    }
-    if (position !== info.numRows) {
-      throw new FloeError(SUBSYSTEM, 'internal', `${name}: read ${position} rows but the footer says ${info.numRows}`);
+    const each = column && (await open(column.type));
+    if (!column || !each) return false;
+    for await (const { batch, firstPosition } of recordBatches(file, info, name, [column.name], batchRows)) {
+      each(columnData(batch!, column.name, name), firstPosition);
     }
     return true;
   } finally {
     file.free();
   }
+}
+
+/**
+ * The file's record batches of `columns`, each with the file position of its first row; the rows
+ * read are checked against the footer's count at the end. With no columns (every projected field
+ * is a constant) only the row counts come: `batch` is undefined.
+ */
+async function* recordBatches(
+  file: pw.ParquetFile,
+  info: ParquetFileInfo,
+  name: string,
+  columns: readonly string[],
+  batchRows: number,
+): AsyncGenerator<{ batch: arrow.RecordBatch | undefined; numRows: number; firstPosition: number }> {
+  const stream = (await file.stream({ columns: [...columns], batchSize: batchRows })) as ReadableStream<pw.RecordBatch>;
+  let position = 0;
+  for await (const wasmBatch of stream as unknown as AsyncIterable<pw.RecordBatch>) {
+    if (columns.length === 0) {
+      const numRows = wasmBatch.numRows;
+      wasmBatch.free();
+      yield { batch: undefined, numRows, firstPosition: position };
+      position += numRows;
+      continue;
+    }
+    const table = arrow.tableFromIPC(wasmBatch.intoIPCStream());
+    for (const batch of table.batches) {
+      yield { batch, numRows: batch.numRows, firstPosition: position };
+      position += batch.numRows;
+    }
+  }
+  if (position !== info.numRows) {
+    throw new FloeError(SUBSYSTEM, 'internal', `${name}: read ${position} rows but the footer says ${info.numRows}`);
+  }
+}
+
+/** The Arrow data of the file column `column` in a batch read with it. */
+function columnData(batch: arrow.RecordBatch, column: string, name: string): arrow.Data {
+  const index = batch.schema.fields.findIndex((f) => f.name === column);
+  if (index < 0) throw new FloeError(SUBSYSTEM, 'internal', `${name}: column ${column} missing from a read batch`);
+  return batch.data.children[index]!;
 }
 
 function constantRows(plan: readonly TopLevelPlan[], n: number): Row[] {
@@ -211,9 +225,7 @@ function convertBatch(plan: readonly TopLevelPlan[], batch: arrow.RecordBatch, n
   const n = batch.numRows;
   const columns: (Value[] | undefined)[] = plan.map((p) => {
     if (!p.convert || p.column === undefined) return undefined;
-    const index = batch.schema.fields.findIndex((f) => f.name === p.column);
-    if (index < 0) throw new FloeError(SUBSYSTEM, 'internal', `${name}: column ${p.column} missing from a read batch`);
-    return p.convert(batch.data.children[index]!);
+    return p.convert(columnData(batch, p.column, name));
   });
   const rows = new Array<Row>(n);
   const width = plan.length;

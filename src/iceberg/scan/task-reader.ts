@@ -17,7 +17,6 @@ import { integerNumbers, columnConverter } from '../parquet/arrow-values.js';
 import { readParquetBatches, readParquetColumn } from '../parquet/reader.js';
 import type { PositionBitmap } from '../puffin/index.js';
 import type { Schema } from '../spec/schema.js';
-import type * as arrow from 'apache-arrow';
 import type { IcebergType, NestedField } from '../spec/types.js';
 import type { DeleteLoader } from './delete-loader.js';
 import { ReadProjection } from './read-projection.js';
@@ -179,27 +178,21 @@ export async function readTaskIntegers(task: FileScanTask, ctx: TaskReadContext,
   if (file.fileFormat !== 'PARQUET' || task.deletes.equality.length > 0) return false;
   if (field.type.kind !== 'int' && field.type.kind !== 'long') return false;
   const type = field.type;
-  const deleted = await DeletedPositions.of(task, ctx);
-  let numbers: ((data: arrow.Data) => Float64Array) | undefined;
-  let exact: ((data: arrow.Data) => Value[]) | undefined;
-  return readParquetColumn(
-    { io: ctx.io, path: file.filePath },
-    field,
-    (arrowType) => {
-      numbers = integerNumbers(type, arrowType);
-      if (numbers) exact = columnConverter(type, arrowType, field.name, 'id');
-      return numbers !== undefined;
-    },
-    (data, first) => {
-      const values = numbers!(data);
+  return readParquetColumn({ io: ctx.io, path: file.filePath }, field, async (arrowType) => {
+    const numbers = integerNumbers(type, arrowType);
+    if (!numbers) return undefined; // the caller reads the rows instead: the deletes are loaded only once
+    const exact = columnConverter(type, arrowType, field.name, 'id');
+    const deleted = await DeletedPositions.of(task, ctx);
+    return (data, first) => {
+      const values = numbers(data);
       let slow: Value[] | undefined;
       for (let i = 0; i < values.length; i++) {
         const pos = first + i;
         if (deleted?.has(pos)) continue;
         const v = values[i]!;
         if (v === v) each(v, pos);
-        else each((slow ??= exact!(data))[i]!, pos); // NaN: null or beyond 2^53, exactly as the converter reads it
+        else each((slow ??= exact(data))[i]!, pos); // NaN: null or beyond 2^53, exactly as the converter reads it
       }
-    },
-  );
+    };
+  });
 }
