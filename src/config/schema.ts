@@ -237,7 +237,7 @@ export const configSchema = z
       .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
-        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds (at a transaction boundary)'),
+        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
         maxBufferedChanges: z
           .number()
           .int()

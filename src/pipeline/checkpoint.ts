@@ -16,7 +16,8 @@
  * (`pending`, `buffered`) survive the commit.
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
- * source hands out whole transactions) — and checkpoints every `commit.intervalMs`, when the changes
+ * source hands out whole transactions), and also when no event came for as long as `msUntilDue`
+ * says — and checkpoints every `commit.intervalMs`, when the changes
  * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
  * before a DDL, and at a clean stop.
  *
@@ -191,6 +192,18 @@ export class Checkpointer {
    */
   writable(table: CheckpointTable): boolean {
     return !this.committing || !this.committing.has(table) || table.committer.writableDuringCommit;
+  }
+
+  /**
+   * While changes are buffered: the milliseconds until the interval makes a checkpoint due (0: due
+   * already). The runner waits for the next source event at most this long, so the last changes
+   * before a silence are committed one interval after the checkpoint before them — not at the next
+   * event, which in a silence is the server's next heartbeat (`source.heartbeatMs`, or never for a
+   * long period). Undefined with nothing buffered: an idle table's offset-only commit waits for events.
+   */
+  msUntilDue(): number | undefined {
+    if (this.buffered === 0) return undefined;
+    return Math.max(0, this.lastCheckpointMs + this.options.intervalMs - this.now());
   }
 
   /** Why a checkpoint is due now, or undefined. */

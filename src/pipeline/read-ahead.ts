@@ -29,6 +29,9 @@ import type { SourceEvent } from '../source/mysql/index.js';
  */
 const READ_AHEAD_CHANGES = 8_192;
 
+/** What `nextWithin` gives when no event came in time. */
+export const TIMED_OUT = Symbol('timed out');
+
 export class ReadAhead implements AsyncIterator<SourceEvent> {
   private readonly held: IteratorResult<SourceEvent>[] = [];
   /** A `next()` of the source still pending when the work ended: the next event, when it comes. */
@@ -46,6 +49,29 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
     const pending = this.pending;
     this.pending = undefined;
     return pending ?? this.source.next();
+  }
+
+  /**
+   * `next()`, or TIMED_OUT when no event came within `ms`: the source's read then stays pending and
+   * the next call hands out its event (nothing is skipped or reordered).
+   */
+  async nextWithin(ms: number): Promise<IteratorResult<SourceEvent> | typeof TIMED_OUT> {
+    const held = this.held.shift();
+    if (held) return held;
+    const pending = (this.pending ??= this.take());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
+    try {
+      // an event already read resolves first: its reaction runs before any timer fires
+      const r = await Promise.race([pending, timeout]);
+      if (r !== TIMED_OUT) this.pending = undefined;
+      return r;
+    } catch (e) {
+      this.pending = undefined;
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Events taken from the source but not handed out yet. */

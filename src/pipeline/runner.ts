@@ -32,7 +32,7 @@ import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type
 import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer } from './checkpoint.js';
-import { ReadAhead } from './read-ahead.js';
+import { ReadAhead, TIMED_OUT } from './read-ahead.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { Notifier } from './observe/notifications.js';
@@ -184,7 +184,13 @@ class PipelineRun {
     let first = true;
     try {
       for (;;) {
-        const next = await nextOrStop(ahead, this.options.signal);
+        // with changes buffered, the wait for the next event ends when the interval makes a checkpoint due
+        const wait = this.checkpointer!.msUntilDue();
+        const next = await nextOrStop(() => (wait === undefined ? ahead.next() : ahead.nextWithin(wait)), this.options.signal);
+        if (next === TIMED_OUT) {
+          await this.checkpointDue(ahead, 'interval, no event since');
+          continue;
+        }
         if (next === STOP) {
           const end = await this.stop();
           // End the source stream too: a snapshot in progress holds reader connections (and backfill
@@ -208,15 +214,7 @@ class PipelineRun {
           return end;
         }
         const why = this.checkpointer!.due();
-        if (why) {
-          // While the checkpoint commits, the next transactions are written into the next one
-          // (routeDuringCommit); with maintenance after it they are only read (and decoded) and
-          // held: a table's key index follows floe's compaction only with nothing buffered
-          // (table-committer.ts followMaintenance).
-          const maintains = this.maintenance.due;
-          const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values()) : undefined));
-          await ahead.during(work, maintains ? undefined : (e) => this.routeDuringCommit(e));
-        }
+        if (why) await this.checkpointDue(ahead, why);
       }
     } catch (e) {
       // A failure (a checkpoint that could not be written, a full disk, a DDL that could not be
@@ -226,6 +224,19 @@ class PipelineRun {
       await settleWithin(events.return?.(undefined), 10_000, () => this.logger.warn('the source did not end within 10 s of the failure; its connections close when the process exits'));
       throw e;
     }
+  }
+
+  /**
+   * A checkpoint the interval or the buffered changes made due, with maintenance after it when that
+   * is due too. While the checkpoint commits, the next transactions are written into the next one
+   * (routeDuringCommit); with maintenance after it they are only read (and decoded) and held: a
+   * table's key index follows floe's compaction only with nothing buffered (table-committer.ts
+   * followMaintenance).
+   */
+  private async checkpointDue(ahead: ReadAhead, why: string): Promise<void> {
+    const maintains = this.maintenance.due;
+    const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values()) : undefined));
+    await ahead.during(work, maintains ? undefined : (e) => this.routeDuringCommit(e));
   }
 
   /**

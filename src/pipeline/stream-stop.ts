@@ -7,17 +7,17 @@
 export const STOP = Symbol('stop');
 
 /**
- * The next source event, or STOP when `signal` aborts first. Not `Promise.race` with one long-lived
- * stop promise: every race leaves a reaction on that promise which holds the race's result, so every
- * event (snapshot chunks with all their rows) would stay reachable until the run ends
- * (nodejs/node#17469) — memory growing with the table, and the GC copying it over and over.
+ * What `read` gives (the next source event), or STOP when `signal` aborts first. Not `Promise.race`
+ * with one long-lived stop promise: every race leaves a reaction on that promise which holds the
+ * race's result, so every event (snapshot chunks with all their rows) would stay reachable until the
+ * run ends (nodejs/node#17469) — memory growing with the table, and the GC copying it over and over.
  */
-export function nextOrStop<T>(events: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | typeof STOP> {
+export function nextOrStop<T>(read: () => Promise<T>, signal: AbortSignal): Promise<T | typeof STOP> {
   if (signal.aborted) return Promise.resolve(STOP);
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(STOP);
     signal.addEventListener('abort', onAbort, { once: true });
-    events.next().then(
+    read().then(
       (r) => {
         signal.removeEventListener('abort', onAbort);
         resolve(r);

@@ -7,6 +7,9 @@
  *   heartbeats keep the connection alive: the same Binlog Dump thread before and after, no reconnect
  *   and no restart in floe's log — and they keep the run loop turning, so an idle table still commits
  *   its offset (checkpoint.ts, idle tables) while nothing happens. The writes after it land.
+ * - The last changes before a silence (heartbeats 10 minutes apart: no event at all follows them)
+ *   are committed one commit interval after the checkpoint before them: the run loop's wait for the
+ *   next event ends when a checkpoint is due (checkpoint.ts `msUntilDue`).
  * - A stall: the connection goes silent without closing (a TCP proxy that stops forwarding,
  *   test/support/tcp-stall-proxy.ts) while writes go on on the server. The watchdog notices, floe
  *   reconnects (or restarts the pipeline from the lake) once the path is back, and the lake equals
@@ -273,6 +276,33 @@ describe('MySQL silence and stalls', () => {
       expect(p.logs.filter(isReconnectOrRestart).map(text)).toEqual([]);
       await stopCleanly(p);
       await expectLakeEqualsMysql(lake, server, db, ['busy', 'quiet']);
+    } finally {
+      p.kill();
+    }
+  });
+
+  it('the last changes before a silence are committed one commit interval after the checkpoint before them, not at the next event', async () => {
+    const server = await startMariaDb({ serverId: 33 });
+    servers.push(server);
+    const db = 'silence_tail';
+    await createTables(server, db, ['items'], 100);
+    const lake = await lakeFor('tail');
+    // heartbeats every 10 minutes: in the silence after the writes no event at all reaches floe, so
+    // only the run loop's own wait (checkpoint.ts msUntilDue) can commit what it buffered
+    await writeConfig(lake, server, db, 7203, { source: { heartbeatMs: 600_000 }, commit: { intervalMs: 500 } });
+    const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
+    try {
+      await notified(p, 'streaming-started');
+      // back to back: the checkpoint the first ones make due leaves the later ones buffered, with
+      // no event after them
+      const c = await connect(server, db);
+      for (let id = 1; id <= 20; id++) await c.query('UPDATE items SET qty = qty + 1, name = ? WHERE id = ?', [`tail-${id}`, id]);
+      await c.end();
+      await catchUp(p, lake, server, db, ['items']); // within 60 s: long before any heartbeat
+      expect(p.logs.filter((r) => r.msg === 'checkpoint committed' && /no event since/.test(text(r))).length, 'a checkpoint the wait made due').toBeGreaterThan(0);
+      expect(p.logs.filter(isReconnectOrRestart).map(text)).toEqual([]);
+      await stopCleanly(p);
+      await expectLakeEqualsMysql(lake, server, db, ['items']);
     } finally {
       p.kill();
     }

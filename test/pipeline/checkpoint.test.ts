@@ -193,6 +193,26 @@ describe('checkpointer', () => {
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'new']]);
   });
 
+  it('msUntilDue: nothing while no change is buffered; with changes, the time left of the interval (on the clock of the last checkpoint)', async () => {
+    const t = await table('due', { phase: 'streaming', offset: at(10) });
+    let clock = 1_000;
+    const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock);
+    k.add(t);
+    k.advance(at(10));
+    expect(k.msUntilDue(), 'nothing buffered: no wait ends early').toBeUndefined();
+    await k.ensureModes([[t, 'upsert']]);
+    await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
+    clock += 200;
+    expect(k.msUntilDue()).toBe(300);
+    clock += 400;
+    expect(k.msUntilDue(), 'past the interval: due at once').toBe(0);
+    expect(k.due()).toBe('interval');
+    k.advance(at(20));
+    await k.checkpoint('interval');
+    expect(k.msUntilDue(), 'committed: nothing buffered').toBeUndefined();
+    expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'a']]);
+  });
+
   it('refuses a checkpoint id the table already holds from this job (another process)', async () => {
     const t = await table('twice', { phase: 'streaming', offset: at(10) });
     const other = new TableCommitter({ identifier: t.identifier, catalog, jobId: JOB });

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ReadAhead } from '../../src/pipeline/read-ahead.js';
+import { ReadAhead, TIMED_OUT } from '../../src/pipeline/read-ahead.js';
 import type { SourceEvent } from '../../src/source/mysql/index.js';
 
 const tx = (n: number, changes = 1): SourceEvent =>
@@ -154,6 +154,40 @@ describe('ReadAhead', () => {
     w.release();
     await expect(during).rejects.toThrow('write refused');
     expect(workEnded).toBe(true);
+  });
+
+  it('nextWithin: events ready come before the time runs out; without one it times out and keeps the read, whose event is the next handed out', async () => {
+    // a source whose events come when pushed (a binlog stream in a silence)
+    const arrivals: ((e: SourceEvent) => void)[] = [];
+    const later: Promise<SourceEvent>[] = [];
+    for (let i = 0; i < 3; i++) later.push(new Promise((r) => arrivals.push(r)));
+    let taken = 0;
+    async function* gen(): AsyncGenerator<SourceEvent> {
+      yield tx(1);
+      for (const e of later) {
+        taken++;
+        yield await e;
+      }
+    }
+    const a = new ReadAhead(gen());
+    const first = await a.nextWithin(0);
+    expect(first !== TIMED_OUT && !first.done && first.value.kind).toBe('transaction');
+    expect(await a.nextWithin(30), 'nothing came').toBe(TIMED_OUT);
+    expect(await a.nextWithin(30), 'nothing came again').toBe(TIMED_OUT);
+    expect(taken, 'one read of the source pending, not one per wait').toBe(1);
+    arrivals[0]!(tx(2));
+    arrivals[1]!(tx(3));
+    expect(await positions(a, 1)).toEqual([2]);
+    const txPos = (r: IteratorResult<SourceEvent> | typeof TIMED_OUT) => (r !== TIMED_OUT && !r.done && r.value.kind === 'transaction' ? (r.value.position as unknown as { pos: number }).pos : r);
+    expect(txPos(await a.nextWithin(1000))).toBe(3);
+    // held events (taken during a commit) come out first, at once
+    const w = work();
+    const during = a.during(w.promise);
+    arrivals[2]!(tx(4));
+    await settle();
+    w.release();
+    await during;
+    expect(txPos(await a.nextWithin(0))).toBe(4);
   });
 
   it("lets the work's I/O run while the source has events ready (it does not read on to the bound first)", async () => {
