@@ -102,8 +102,16 @@ export class Router {
   /** A whole transaction: its changes per table, minus what each table already holds. */
   async transaction(e: TransactionEvent): Promise<void> {
     const byTable = new Map<RoutedTable, WriterChange[]>();
+    // consecutive changes of one table share its TableRef: its key ('db.table', a new string to
+    // hash each time) is made once per run of them, not once per change
+    let lastRef: TransactionEvent['changes'][number]['table'] | undefined;
+    let lastTable: RoutedTable | undefined;
     for (const change of e.changes) {
-      const t = this.tables.get(tableKey(change.table));
+      if (change.table !== lastRef) {
+        lastRef = change.table;
+        lastTable = this.tables.get(tableKey(lastRef));
+      }
+      const t = lastTable;
       if (!t) continue;
       const c = t.checkpoint;
       if (c.skipUntil) {
