@@ -52,10 +52,11 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
   }
 
   /**
-   * `next()`, or TIMED_OUT when no event came within `ms`: the source's read then stays pending and
-   * the next call hands out its event (nothing is skipped or reordered).
+   * `next()`, or TIMED_OUT when no event came within `ms` (undefined: no limit): the source's read
+   * then stays pending and the next call hands out its event (nothing is skipped or reordered).
    */
-  async nextWithin(ms: number): Promise<IteratorResult<SourceEvent> | typeof TIMED_OUT> {
+  async nextWithin(ms: number | undefined): Promise<IteratorResult<SourceEvent> | typeof TIMED_OUT> {
+    if (ms === undefined) return this.next();
     const held = this.held.shift();
     if (held) return held;
     const pending = (this.pending ??= this.take());

@@ -186,7 +186,7 @@ class PipelineRun {
       for (;;) {
         // with changes buffered, the wait for the next event ends when the interval makes a checkpoint due
         const wait = this.checkpointer!.msUntilDue();
-        const next = await nextOrStop(() => (wait === undefined ? ahead.next() : ahead.nextWithin(wait)), this.options.signal);
+        const next = await nextOrStop(() => ahead.nextWithin(wait), this.options.signal);
         if (next === TIMED_OUT) {
           await this.checkpointDue(ahead, 'interval, no event since');
           continue;

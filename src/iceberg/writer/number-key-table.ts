@@ -20,6 +20,10 @@
 const EMPTY = 0;
 const DELETED = -1;
 const MIN_CAPACITY = 1024;
+
+function isLive(tag: number): boolean {
+  return tag !== EMPTY && tag !== DELETED;
+}
 /** Occupancy (entries and tombstones) beyond which the table is rehashed. */
 const MAX_LOAD = 0.7;
 
@@ -127,7 +131,7 @@ export class NumberKeyTable {
     const capacity = this.mask + 1;
     for (let i = 0; i < capacity; i++) {
       const tag = this.words[4 * i + 2]!;
-      if (tag !== EMPTY && tag !== DELETED) yield [this.keys[2 * i]!, (tag - 1) >>> 0, this.words[4 * i + 3]! >>> 0];
+      if (isLive(tag)) yield [this.keys[2 * i]!, (tag - 1) >>> 0, this.words[4 * i + 3]! >>> 0];
     }
   }
 
@@ -143,7 +147,7 @@ export class NumberKeyTable {
     this.occupied = 0;
     for (let i = 0; i < capacity; i++) {
       const tag = words[4 * i + 2]!;
-      if (tag !== EMPTY && tag !== DELETED) this.set(keys[2 * i]!, (tag - 1) >>> 0, words[4 * i + 3]! >>> 0);
+      if (isLive(tag)) this.set(keys[2 * i]!, (tag - 1) >>> 0, words[4 * i + 3]! >>> 0);
     }
   }
 }
