@@ -44,8 +44,12 @@ export class KeyedChangeWriter implements ModeWriter {
   private readonly rowFiles: DataFileHandle[] = [];
   /** Keys an equality delete of this checkpoint already covers. */
   private readonly eqDeleted = new Set<KeyId>();
-  /** DV mode: keys whose committed row this checkpoint deletes (an index entry not to use again). */
-  private readonly indexDeleted = new Set<KeyId>();
+  /**
+   * DV mode: keys whose committed row this checkpoint deletes, each once: the sink's deletion
+   * vectors say whether a committed row is deleted already (the index gives each live row its own
+   * position), so no set of keys is kept beside them.
+   */
+  private readonly indexDeleted: KeyId[] = [];
 
   /** DV mode, before `useIndex`: the keys whose committed row is to be looked up, in order. */
   private waiting: KeyId[] | undefined;
@@ -167,12 +171,8 @@ export class KeyedChangeWriter implements ModeWriter {
   /** DV mode: the committed row of `k`, if the index knows one, gets a DV entry (once per checkpoint). */
   private deleteCommitted(index: KeyIndex, k: KeyId): void {
     // the index knows every live row, so a key it lacks has no row to delete
-    if (this.indexDeleted.has(k)) return;
     const at = index.get(k);
-    if (at) {
-      this.indexDeleted.add(k);
-      this.sinks.positions.deleteCommitted(at);
-    }
+    if (at && this.sinks.positions.deleteCommitted(at)) this.indexDeleted.push(k);
   }
 
   private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
@@ -199,7 +199,7 @@ export class KeyedChangeWriter implements ModeWriter {
   indexDelta(): KeyIndexDelta {
     const set: KeyIndexDelta['set'][number][] = [];
     for (const [k, i, pos] of this.keys.entries()) set.push([k, this.rowFiles[i]!.dataFile!, pos]);
-    return { set, deleted: [...this.indexDeleted] };
+    return { set, deleted: this.indexDeleted.slice() };
   }
 
   clear(): void {
@@ -207,6 +207,6 @@ export class KeyedChangeWriter implements ModeWriter {
     this.keys.clear();
     this.rowFiles.length = 0;
     this.eqDeleted.clear();
-    this.indexDeleted.clear();
+    this.indexDeleted.length = 0;
   }
 }

@@ -39,17 +39,16 @@ export class PositionDeleteSink {
 
   /** Removes a row written in this checkpoint (nothing when a matching delete already removed it). */
   deleteAt(loc: RowLocation): void {
-    if (loc.file.deleted?.has(loc.pos)) return;
-    loc.file.deletePosition(loc.pos);
-    this.stats.positionDeletes++;
+    if (loc.file.deletePosition(loc.pos)) this.stats.positionDeletes++;
   }
 
-  /** DV mode: removes a row committed earlier. */
-  deleteCommitted(at: IndexedRow): void {
+  /** DV mode: removes a row committed earlier; whether it was not removed already. */
+  deleteCommitted(at: IndexedRow): boolean {
     let target = this.committed.get(at.file.filePath);
     if (!target) this.committed.set(at.file.filePath, (target = { file: at.file, positions: new PositionBitmap() }));
-    target.positions.add(at.pos);
+    if (!target.positions.addIfAbsent(at.pos)) return false;
     this.stats.positionDeletes++;
+    return true;
   }
 
   /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */

@@ -37,8 +37,9 @@ export class DataFileHandle {
     readonly partitionPath: string,
   ) {}
 
-  deletePosition(pos: number): void {
-    (this.deleted ??= new PositionBitmap()).add(pos);
+  /** Whether the row at `pos` was not deleted already. */
+  deletePosition(pos: number): boolean {
+    return (this.deleted ??= new PositionBitmap()).addIfAbsent(pos);
   }
 
   get deletedCount(): number {
