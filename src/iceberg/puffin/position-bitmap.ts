@@ -3,8 +3,9 @@
  * Vectors"): 64-bit positions split into a 32-bit key (most significant 4 bytes) and a 32-bit
  * sub-position, with one 32-bit set per key, keys in unsigned ascending order.
  *
- * Each key's set has one of two forms, like a roaring bitmap's containers (docs/puffin-spec.md
- * "deletion-vector-v1" serializes them as 32-bit roaring bitmaps):
+ * Each key's set has one of two forms, like a roaring bitmap's containers (a
+ * "deletion-vector-v1" blob stores them as 32-bit roaring bitmaps: puffin-spec.md,
+ * docs/iceberg-writer-checklist.md §4.5):
  * - sparse: a sorted, de-duplicated `Uint32Array` (4 bytes per position), additions buffered in a
  *   set and merged lazily, so bulk `add` is O(1) amortized and `has` is a binary search plus a set
  *   lookup — without merging, so that the upsert writer's interleaved `has`/`add` per deleted row
@@ -248,7 +249,6 @@ export class PositionBitmap {
   toArray(): bigint[] {
     return [...this.positions()];
   }
-
 }
 
 function sortedHas(a: Uint32Array, low: number): boolean {
