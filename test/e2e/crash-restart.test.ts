@@ -171,6 +171,11 @@ async function crashAndCompare(
       // streaming started.
       // The first two runs are killed early in the snapshot (it is resumable, so it must be hit
       // before it completes); the third dies at its first data-file commit step, still snapshotting.
+      // Their delays are short against the snapshot's work (at least a second of it here): run 0
+      // dies before its first commit interval (300 ms) ends, so run 1 snapshots from the start again
+      // and dies just after its first commit — with a random delay for both of up to 750 ms, a run 0
+      // that committed most of a fast snapshot let run 1 finish it (CI on Node 24: "every kind of
+      // kill happened often enough" failed with one snapshot-phase kill).
       const failpoint =
         run === 2 ? 'after-data-files:0:exit' : run > 2 && run % 3 === 0 ? `${steps[(run / 3) % steps.length]}:${Math.floor(random() * 8)}:exit` : undefined;
       const began = Date.now();
@@ -182,8 +187,8 @@ async function crashAndCompare(
         const started = await p.waitFor((r) => r.notification === 'snapshot-started' || r.notification === 'streaming-started');
         if (!started) throw new Error(`run ${run}: floe exited before starting:\n${p.tail()}`);
         await options.duringRun?.(run, started.notification === 'snapshot-started' ? 'snapshot' : 'streaming');
-        const early = run < 2;
-        await sleep(started.notification === 'snapshot-started' ? (early ? 150 + random() * 600 : 300 + random() * 2700) : 300 + random() * 2500);
+        const early = run === 0 ? 50 + random() * 150 : run === 1 ? 350 + random() * 200 : undefined;
+        await sleep(started.notification === 'snapshot-started' ? (early ?? 300 + random() * 2700) : 300 + random() * 2500);
       }
       const phase = phaseOf(p);
       if (!p.hasExited) {
