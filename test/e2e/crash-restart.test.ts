@@ -173,7 +173,7 @@ async function crashAndCompare(
       // before it completes); the third dies at its first data-file commit step, still snapshotting.
       // Their delays are short against the snapshot's work (at least a second of it here): run 0
       // dies before its first commit interval (300 ms) ends, so run 1 snapshots from the start again
-      // and dies just after its first commit — with a random delay for both of up to 750 ms, a run 0
+      // and dies around its first commit — with a random delay for both of up to 750 ms, a run 0
       // that committed most of a fast snapshot let run 1 finish it (CI on Node 24: "every kind of
       // kill happened often enough" failed with one snapshot-phase kill).
       const failpoint =
