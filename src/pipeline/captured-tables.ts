@@ -7,7 +7,7 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { TableCommitter, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
+import { TableCommitter, type KeyTableBuilder, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
 import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';
@@ -29,6 +29,7 @@ export interface TableWiring {
   /** The source's current ON DELETE CASCADE plan (child tables index their rows by FK values). */
   readonly cascades: () => CascadePlan | undefined;
   readonly parquetEncoder?: ParquetEncoderFactory;
+  readonly keyTableBuilder?: KeyTableBuilder;
 }
 
 export class CapturedTables {
@@ -53,6 +54,7 @@ export class CapturedTables {
         keyIndex: { stateDir: config.stateDir, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows },
         warn: (m) => logger.warn(m, { table: t.key }),
         info: (m) => logger.info(m, { table: t.key }),
+        keyTableBuilder: this.w.keyTableBuilder,
         ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
       }),
       writerOptions: () => this.writerOptions(t.key),

@@ -28,6 +28,7 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
+import type { KeyTableBuilder } from '../iceberg/writer/index.js';
 import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
@@ -63,6 +64,12 @@ export interface RunOptions {
    * itself (only cli/ and io/ touch Node-only modules).
    */
   parquetEncoder?: ParquetEncoderFactory;
+  /**
+   * Where key indexes of integer keys are built from the lake (default: on this thread, the changes
+   * waiting). The CLI passes the worker-thread builder (src/iceberg/writer/worker-key-table.ts),
+   * with which the changes keep flowing while an index is built.
+   */
+  keyTableBuilder?: KeyTableBuilder;
 }
 
 export interface RunResult {
@@ -153,7 +160,7 @@ class PipelineRun {
     const checkpointer = (this.checkpointer = new Checkpointer(firstId, checkpointOptions(config), logger, this.options.metrics));
     if (resume.offset) checkpointer.advance(resume.offset);
     const router = (this.router = new Router(checkpointer, this.options.metrics, this.options.progress));
-    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder }));
+    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyTableBuilder: this.options.keyTableBuilder }));
     for (const t of prepared) tables.add(t, t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined), skipUntil.get(t.key));
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).

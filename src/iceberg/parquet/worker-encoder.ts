@@ -26,10 +26,9 @@
  * parent, so for a `.ts` thread module the worker first registers tsx (`tsx/esm/api`) and then
  * imports the thread module; a build (`dist/…js`) loads the `.js` thread module directly.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker, threadModuleBeside } from '../../io/module-worker.js';
 import { FloeError } from '../../util/errors.js';
 import type { ParquetEncoder, ParquetEncoderFactory, ParquetEncoderOptions } from './encoder.js';
 import type { EncodeRequest, FromWorker, ToWorker, WireEncoderOptions } from './worker-encoder-thread.js';
@@ -64,7 +63,7 @@ class EncoderThread {
     threadModule: URL,
     private readonly onDeath: (t: EncoderThread) => void,
   ) {
-    this.worker = startWorker(threadModule);
+    this.worker = startModuleWorker(threadModule);
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e) => this.die(e));
@@ -156,22 +155,6 @@ class EncoderThread {
   }
 }
 
-/** Where tsx's registration API is, resolved from floe's own location (an eval worker resolves from the cwd). */
-function tsxApiUrl(): string {
-  const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
-  if (resolve) return resolve('tsx/esm/api');
-  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
-}
-
-function startWorker(threadModule: URL): Worker {
-  if (threadModule.pathname.endsWith('.ts')) {
-    // Register tsx inside the worker before importing the TypeScript thread module (header).
-    const code = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(threadModule.href)}); })`;
-    return new Worker(code, { eval: true });
-  }
-  return new Worker(threadModule);
-}
-
 /** A pool of encoder threads; `factory` is the `ParquetEncoderFactory` to hand to writers. */
 export class WorkerEncoderPool {
   private readonly threads: EncoderThread[] = [];
@@ -184,8 +167,7 @@ export class WorkerEncoderPool {
   constructor(options: WorkerEncoderPoolOptions = {}) {
     this.size = Math.max(1, Math.floor(options.threads ?? Math.min(4, availableParallelism())));
     this.maxInFlight = Math.max(1, Math.floor(options.maxInFlight ?? 2));
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    this.threadModule = new URL(`./worker-encoder-thread${ext}`, import.meta.url);
+    this.threadModule = threadModuleBeside(import.meta.url, 'worker-encoder-thread');
   }
 
   readonly factory: ParquetEncoderFactory = (options) => this.open(options);

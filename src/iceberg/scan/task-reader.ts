@@ -124,6 +124,30 @@ export async function* readTaskPositions(task: FileScanTask, ctx: TaskReadContex
 }
 
 /**
+ * The positions a task's deletion vector and position deletes remove, ascending (duplicates — a
+ * position in two sets — are possible and harmless to a cursor); undefined when there are none.
+ */
+export async function sortedDeletedPositions(task: FileScanTask, loader: DeleteLoader): Promise<Float64Array | undefined> {
+  const sets: PositionBitmap[] = [];
+  for (const ref of task.deletes.position) {
+    const p = await loader.positionsFor(ref, task.file.filePath);
+    if (p && !p.isEmpty) sets.push(p);
+  }
+  const dv = task.deletes.dv ? await loader.deletionVector(task.deletes.dv) : undefined;
+  if (dv && !dv.isEmpty) sets.push(dv);
+  if (sets.length === 0) return undefined;
+  if (sets.length === 1) return sets[0]!.sortedNumbers();
+  const parts = sets.map((b) => b.sortedNumbers());
+  const all = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all.sort();
+}
+
+/**
  * The positions a task's deletion vector and position deletes remove, asked in ascending order (a
  * file is read front to back): a cursor through their sorted union instead of a set lookup per row.
  */
@@ -134,24 +158,8 @@ class DeletedPositions {
 
   /** Undefined when nothing of the file is deleted. */
   static async of(task: FileScanTask, ctx: TaskReadContext): Promise<DeletedPositions | undefined> {
-    const sets: PositionBitmap[] = [];
-    for (const ref of task.deletes.position) {
-      const p = await ctx.loader.positionsFor(ref, task.file.filePath);
-      if (p && !p.isEmpty) sets.push(p);
-    }
-    const dv = task.deletes.dv ? await ctx.loader.deletionVector(task.deletes.dv) : undefined;
-    if (dv && !dv.isEmpty) sets.push(dv);
-    if (sets.length === 0) return undefined;
-    // duplicates (a position in two sets) are harmless: `has` steps over every entry below `pos`
-    if (sets.length === 1) return new DeletedPositions(sets[0]!.sortedNumbers());
-    const parts = sets.map((b) => b.sortedNumbers());
-    const all = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-    return new DeletedPositions(all.sort());
+    const sorted = await sortedDeletedPositions(task, ctx.loader);
+    return sorted && new DeletedPositions(sorted);
   }
 
   /** Whether `pos` is deleted; `pos` must not be below the previous call's. */

@@ -9,6 +9,9 @@
  * - where it comes from: kept while the table's head is the snapshot it matches (floe's own last
  *   commit, or a manifest rewrite on top of it), else the persisted disk index caught up with the
  *   commits since its stamp, else built from the lake (on disk past `memoryMaxRows`);
+ * - when: with an off-thread builder (`keyTableBuilder`, the CLI's), a writer that needs a load gets
+ *   its index later — the load runs in the background (a single integer key's table is built in a
+ *   worker thread), the changes are applied meanwhile, and the checkpoint's commit waits for it;
  * - what a commit does to it: the commit that landed straight on top of the index's snapshot moves
  *   it to the new snapshot (failpoint `key-index-before-apply`); anything else — another writer's
  *   commit in between, a skipped or unresolved commit — drops it, to be rebuilt when next needed;
@@ -29,6 +32,7 @@ import { buildKeyIndex, indexStillMatches, keyReader, type KeyIndex } from './ke
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import type { PreparedChanges, WriteMode } from './table-change-writer.js';
 import { TableKey, type KeyId } from './table-key.js';
+import type { KeyTableBuilder } from './key-table-builder.js';
 
 export interface KeyIndexOptions {
   /**
@@ -53,6 +57,13 @@ export interface KeyIndexOptions {
     /** With a state dir: a table's index stays in memory up to this many rows, on disk beyond (default 2 million). */
     memoryMaxRows?: number;
   };
+  /**
+   * Builds a memory index of a single integer key column in another thread (key-table-builder.ts;
+   * the CLI passes the worker-thread one). With it a writer that needs an index built from the lake
+   * gets it later (`forWriter` with `later`): the changes flow meanwhile, their lookups of committed
+   * rows waiting for the index (keyed-change-writer.ts).
+   */
+  keyTableBuilder?: KeyTableBuilder;
   warn?: (message: string) => void;
   /** Progress of index builds and replays. */
   info?: (message: string) => void;
@@ -71,6 +82,10 @@ export interface KeyIndexLoads {
 export class KeyIndexLifecycle {
   readonly loads: KeyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
   private index: KeyIndex | undefined;
+  /** A load under way for a writer that takes its index later (`forWriter` with `later`). */
+  private loading: { promise: Promise<KeyIndex>; snapshotId: bigint | undefined; schemaId: number } | undefined;
+  /** The end of a background load dropped while it ran: the next load waits for it (both may use the disk index's file). */
+  private abandoned: Promise<unknown> = Promise.resolve();
   /** The schema the index keys were encoded with (a schema change rebuilds it). */
   private schemaId: number | undefined;
   private tooLargeWarned = false;
@@ -98,8 +113,11 @@ export class KeyIndexLifecycle {
    * The key index for a writer of `table` in `mode`, when its upserts use deletion vectors: kept
    * across checkpoints while the table's head is the snapshot it matches (floe's own last commit),
    * rebuilt from the table otherwise (first use, a restart, another writer's commit).
+   * `later` (a writer that can take it later, `useKeyIndex`): with an off-thread builder, an index
+   * to be loaded is loaded in the background and `keyIndexLater` says so; the writer's commit then
+   * asks again without `later`, and waits for it.
    */
-  async forWriter(table: CatalogTable, mode: WriteMode | undefined): Promise<{ keyIndex?: KeyIndex }> {
+  async forWriter(table: CatalogTable, mode: WriteMode | undefined, options: { later?: boolean } = {}): Promise<{ keyIndex?: KeyIndex; keyIndexLater?: boolean }> {
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
     const effective = mode ?? (schema && schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
@@ -118,11 +136,52 @@ export class KeyIndexLifecycle {
       this.drop();
       return {};
     }
+    const loading = this.loading;
+    if (loading) {
+      // a load under way of the head's index (or of a snapshot only manifest rewrites lead on from)
+      // is the one wanted; of another snapshot, not any more
+      if (loading.schemaId !== m.currentSchemaId || !indexStillMatches(m, loading.snapshotId, head)) this.drop();
+      else if (options.later) return { keyIndexLater: true };
+      else await this.settle();
+    }
     // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
     // (an empty delta re-stamps it: on disk, too)
     if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply({ set: [], deleted: [] }, head);
-    if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) await this.load(table, schema);
+    if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) {
+      if (options.later && this.options.keyTableBuilder) {
+        this.loadInBackground(table, schema);
+        return { keyIndexLater: true };
+      }
+      await this.load(table, schema);
+    }
     return { keyIndex: this.index };
+  }
+
+  /** Starts `load` without waiting for it; `settle` (through `forWriter`) takes its index. */
+  private loadInBackground(table: CatalogTable, schema: Schema): void {
+    this.drop();
+    const loading = { promise: this.abandoned.then(() => this.loadIndex(table, schema)), snapshotId: currentSnapshot(table.metadata)?.snapshotId, schemaId: table.metadata.currentSchemaId };
+    this.loading = loading;
+    // an index no longer wanted (dropped meanwhile) is closed; a failure is `settle`'s to raise
+    loading.promise.then(
+      (index) => {
+        if (this.loading !== loading) index.close();
+      },
+      () => {},
+    );
+  }
+
+  /** The background load's index becomes the index (its failure is thrown here). */
+  private async settle(): Promise<void> {
+    const loading = this.loading!;
+    try {
+      const index = await loading.promise;
+      if (this.loading !== loading) return; // dropped while it ran (then closed)
+      this.index = index;
+      this.schemaId = loading.schemaId;
+    } finally {
+      if (this.loading === loading) this.loading = undefined;
+    }
   }
 
   /**
@@ -131,7 +190,7 @@ export class KeyIndexLifecycle {
    * index now, and the table stays within `keyIndexMaxRows` even with every added row.
    */
   indexSurvives(table: CatalogTable, addedRows: number): boolean {
-    if (!this.index) return false;
+    if (!this.index && !this.loading) return false;
     const records = Number(currentSnapshot(table.metadata)?.summary['total-records'] ?? '0');
     return records + addedRows <= this.maxRows();
   }
@@ -143,6 +202,15 @@ export class KeyIndexLifecycle {
    */
   async load(table: CatalogTable, schema: Schema): Promise<KeyIndex> {
     this.drop();
+    await this.abandoned;
+    const index = await this.loadIndex(table, schema);
+    this.index = index;
+    this.schemaId = table.metadata.currentSchemaId;
+    return index;
+  }
+
+  /** `load` without touching the current index: the index it loads. */
+  private async loadIndex(table: CatalogTable, schema: Schema): Promise<KeyIndex> {
     const m = table.metadata;
     const name = this.name;
     const key = TableKey.identifier(schema);
@@ -174,12 +242,10 @@ export class KeyIndexLifecycle {
         });
         this.loads.builtOnDisk++;
       } else {
-        index = await buildKeyIndex(table, key, { progress });
+        index = await buildKeyIndex(table, key, { progress, offThread: this.options.keyTableBuilder });
         this.loads.built++;
       }
     }
-    this.index = index;
-    this.schemaId = m.currentSchemaId;
     return index;
   }
 
@@ -187,6 +253,8 @@ export class KeyIndexLifecycle {
   drop(): void {
     this.index?.close();
     this.index = undefined;
+    if (this.loading) this.abandoned = this.loading.promise.catch(() => {}); // closed when it ends (loadInBackground)
+    this.loading = undefined;
   }
 
   /**

@@ -21,12 +21,14 @@ import type { DataFile } from '../spec/data-file.js';
 import type { FileIO } from '../../io/file-io.js';
 import { DeleteLoader } from '../scan/delete-loader.js';
 import { planScan, type FileScanTask } from '../scan/scan-plan.js';
-import { readTaskIntegers, readTaskPositions } from '../scan/task-reader.js';
+import { readTaskIntegers, readTaskPositions, sortedDeletedPositions } from '../scan/task-reader.js';
 import { Schema } from '../spec/schema.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
 import { KeyLocations } from './key-locations.js';
+import type { KeyTableBuilder } from './key-table-builder.js';
+import { NumberKeyTable } from './number-key-table.js';
 
 
 export interface IndexedRow {
@@ -82,12 +84,17 @@ export class MemoryKeyIndex implements KeyIndex {
   private lastFile: DataFile | undefined;
   private lastFileId = -1;
 
-  /** `expectedRows`: room for as many numeric keys without growing (an index built from the lake). */
+  /**
+   * `rows`: room for as many numeric keys without growing (an index built from the lake), or the
+   * table of numeric keys built already (in a worker: buildKeyIndex), its first values slots of `files`.
+   */
   constructor(
     public snapshotId: bigint | undefined,
-    expectedRows = 0,
+    rows: number | NumberKeyTable = 0,
+    files: readonly DataFile[] = [],
   ) {
-    this.rows = new KeyLocations(expectedRows);
+    this.rows = new KeyLocations(rows);
+    for (const file of files) this.fileIds.set(file.filePath, this.files.push(file) - 1);
   }
 
   get size(): number {
@@ -185,19 +192,27 @@ export function indexStillMatches(metadata: TableMetadata, from: bigint | undefi
  * Builds the index of the table's current snapshot: reads the key columns of every live data file
  * (deletion vectors, position and equality deletes applied) with the rows' positions — into a memory
  * index, or into `into` (a disk index being filled). `progress` hears about every file read.
+ * `offThread`: a memory index of a single integer key column is built by it (key-table-builder.ts),
+ * this thread only reading the files and their deletes; where it cannot (see `buildOffThread`), or
+ * it fails, the build runs here.
  */
 export async function buildKeyIndex(
   table: { io: FileIO; metadata: TableMetadata },
   key: TableKey,
-  options: { into?: KeyIndexSink; progress?: (filesDone: number, filesTotal: number, rows: number) => void } = {},
+  options: { into?: KeyIndexSink; progress?: (filesDone: number, filesTotal: number, rows: number) => void; offThread?: KeyTableBuilder } = {},
 ): Promise<MemoryKeyIndex> {
   const m = table.metadata;
   const snapshot = currentSnapshot(m);
   // the live rows are at most the snapshot's records (equality deletes are not subtracted there)
-  const index = new MemoryKeyIndex(snapshot?.snapshotId, options.into ? 0 : Number(snapshot?.summary['total-records'] ?? '0'));
-  const sink: KeyIndexSink = options.into ?? index;
+  const expected = options.into ? 0 : Number(snapshot?.summary['total-records'] ?? '0');
   const plan = await planScan(table.io, m);
-  if (plan.tasks.length === 0) return index;
+  if (plan.tasks.length === 0) return new MemoryKeyIndex(snapshot?.snapshotId);
+  if (options.offThread && !options.into) {
+    const built = await buildOffThread(table, key, plan.schema, plan.tasks, options.offThread, expected, options.progress);
+    if (built) return built;
+  }
+  const index = new MemoryKeyIndex(snapshot?.snapshotId, expected);
+  const sink: KeyIndexSink = options.into ?? index;
   const reader = keyReader(table, key, plan.schema);
   let rows = 0;
   let done = 0;
@@ -210,6 +225,51 @@ export async function buildKeyIndex(
     options.progress?.(++done, plan.tasks.length, rows);
   }
   return index;
+}
+
+/**
+ * The memory index built by `builder`: a single `int` / `long` key column of Parquet data files
+ * without equality deletes (which match whole rows: read on this thread), as readTaskIntegers reads
+ * it. Undefined — build on this thread — when that does not hold, when a key does not fit the
+ * numeric table (null, beyond ±(2^53 − 1)), or when the builder failed (a file this thread then
+ * fails to read gives the error its usual words).
+ */
+async function buildOffThread(
+  table: { io: FileIO; metadata: TableMetadata },
+  key: TableKey,
+  schema: Schema,
+  tasks: readonly FileScanTask[],
+  builder: KeyTableBuilder,
+  expected: number,
+  progress: ((filesDone: number, filesTotal: number, rows: number) => void) | undefined,
+): Promise<MemoryKeyIndex | undefined> {
+  const field = key.integerField;
+  const kind = field?.type.kind;
+  if (!field || (kind !== 'int' && kind !== 'long')) return undefined;
+  if (tasks.some((t) => t.file.fileFormat !== 'PARQUET' || t.deletes.equality.length > 0)) return undefined;
+  const m = table.metadata;
+  const loader = new DeleteLoader(table.io, schema, m.schemas);
+  const files: DataFile[] = [];
+  const slots = new Map<string, number>();
+  const build = builder({ id: field.id, name: field.name, kind }, expected);
+  let state;
+  try {
+    let rows = 0;
+    for (const [done, task] of tasks.entries()) {
+      const path = task.file.filePath;
+      let slot = slots.get(path);
+      if (slot === undefined) slots.set(path, (slot = files.push(task.file) - 1));
+      const deleted = await sortedDeletedPositions(task, loader);
+      rows += Number(task.file.recordCount) - (deleted?.length ?? 0);
+      await build.add(await table.io.read(path), slot, deleted);
+      progress?.(done + 1, tasks.length, rows);
+    }
+    state = await build.finish();
+  } catch {
+    build.abort();
+    return undefined;
+  }
+  return state && new MemoryKeyIndex(currentSnapshot(m)?.snapshotId, NumberKeyTable.fromState(state), files);
 }
 
 /** Reads the key columns of data files: the live rows of a task, or every row of its file. */

@@ -19,9 +19,9 @@ export class KeyLocations {
   foundSlot = 0;
   foundPos = 0;
 
-  /** `expectedNumbers`: numeric keys to make room for without growing. */
-  constructor(expectedNumbers = 0) {
-    this.numbers = new NumberKeyTable(expectedNumbers);
+  /** `numbers`: numeric keys to make room for without growing, or the table of numeric keys to start with. */
+  constructor(numbers: number | NumberKeyTable = 0) {
+    this.numbers = typeof numbers === 'number' ? new NumberKeyTable(numbers) : numbers;
   }
 
   get size(): number {

@@ -13,6 +13,8 @@
  * object, and nothing in the table is for the GC to trace.
  */
 
+import { FloeError } from '../../util/errors.js';
+
 /**
  * The tag of a slot: its first value + 1 when live, as a 32-bit word (so a first value of 2^31 − 1
  * is stored as −2^31 and read back unsigned); 0 empty (a fresh buffer is all empty), −1 a tombstone.
@@ -38,6 +40,16 @@ function hashOf(k: number): number {
   return h;
 }
 
+/**
+ * A table's whole contents, to hand it to another thread (worker-key-table.ts builds a key index's
+ * table in a worker and transfers `buffer`, no copy).
+ */
+export interface NumberKeyTableState {
+  readonly buffer: ArrayBuffer;
+  readonly size: number;
+  readonly occupied: number;
+}
+
 export class NumberKeyTable {
   /** Slot i: the key at keys[2i]; the tag at words[4i + 2], the second value at words[4i + 3]. */
   private keys: Float64Array;
@@ -55,6 +67,26 @@ export class NumberKeyTable {
     this.keys = new Float64Array(2 * n);
     this.words = new Int32Array(this.keys.buffer);
     this.mask = n - 1;
+  }
+
+  /** The table whose contents `state()` gave (in this thread or another one). */
+  static fromState(state: NumberKeyTableState): NumberKeyTable {
+    const slots = state.buffer.byteLength / 16;
+    if (!Number.isInteger(slots) || slots < MIN_CAPACITY || (slots & (slots - 1)) !== 0 || state.size > state.occupied || state.occupied > slots) {
+      throw new FloeError('iceberg.writer', 'internal', `a key table state of ${state.buffer.byteLength} bytes, ${state.size} entries and ${state.occupied} occupied slots is not one a table gives (number-key-table.ts)`);
+    }
+    const table = new NumberKeyTable();
+    table.keys = new Float64Array(state.buffer);
+    table.words = new Int32Array(state.buffer);
+    table.mask = slots - 1;
+    table.size = state.size;
+    table.occupied = state.occupied;
+    return table;
+  }
+
+  /** The contents, to be transferred: the table must not be used afterwards. */
+  state(): NumberKeyTableState {
+    return { buffer: this.keys.buffer as ArrayBuffer, size: this.size, occupied: this.occupied };
   }
 
   /** The slot of `k`, or -1; its values are `first(slot)` and `second(slot)`. */

@@ -165,7 +165,9 @@ export class TableCommitter {
     if (!during?.writable || this.failed !== undefined) this.ensureUsable();
     const table = this.table ?? (await this.loaded());
     if (!this.writer) {
-      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode);
+      // an index still to be built from the lake comes later (built off this thread): the changes
+      // are applied meanwhile, and the commit waits for it (commitBuffered)
+      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode, { later: true });
       this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index });
       this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
     }
@@ -218,12 +220,16 @@ export class TableCommitter {
    */
   private async handIndexToNextWriter(): Promise<void> {
     const next = this.writer;
-    if (!next?.awaitsKeyIndex) return;
+    if (next?.awaitsKeyIndex) await this.handIndexTo(next);
+  }
+
+  /** A writer that waits for its key index gets the index of the table as it is now (built, if need be). */
+  private async handIndexTo(writer: TableChangeWriter): Promise<void> {
     const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode);
     if (!keyIndex) {
-      throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: the changes buffered while checkpoint commits ran need the table's key index, which the table no longer gets (it grew past iceberg.keyIndexMaxRows meanwhile?); restart floe — it resumes from the committed checkpoint`);
+      throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: the changes buffered while the key index was built or checkpoint commits ran need the table's key index, which the table no longer gets (it grew past iceberg.keyIndexMaxRows meanwhile?); restart floe — it resumes from the committed checkpoint`);
     }
-    next.useKeyIndex(keyIndex);
+    writer.useKeyIndex(keyIndex);
   }
 
   private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
@@ -237,6 +243,16 @@ export class TableCommitter {
       await writer?.abort(); // never committed: its files are unreferenced
       this.keys.drop(); // another process committed: the index no longer knows the table
       return outcome('already-committed');
+    }
+
+    // its lookups of committed rows waited for the index being built (write): they are made now
+    if (writer?.awaitsKeyIndex) {
+      try {
+        await this.handIndexTo(writer);
+      } catch (e) {
+        await writer.abort();
+        throw e;
+      }
     }
 
     let equalityDeleteSpecId: number | undefined;

@@ -17,6 +17,8 @@ import { readTaskPositions } from '../../../src/iceberg/scan/task-reader.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
+import type { KeyTableBuilder } from '../../../src/iceberg/writer/key-table-builder.js';
+import { workerKeyTableBuilder } from '../../../src/iceberg/writer/worker-key-table.js';
 import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from './support.js';
 
 let w: Warehouse;
@@ -80,6 +82,32 @@ async function entriesFromRows(t: Awaited<ReturnType<typeof loadCatalogTable>>, 
 
 const entry = (k: KeyId, file: string, pos: number): string => `${typeof k}:${String(k)} ${file} ${pos}`;
 
+/** The worker-thread builder, counting the builds that gave a table and those that fell back. */
+function countingWorkerBuilder(): { builder: KeyTableBuilder; tables: number; fallbacks: number } {
+  const counts = { tables: 0, fallbacks: 0 };
+  const builder: KeyTableBuilder = (column, expected) => {
+    const build = workerKeyTableBuilder(column, expected);
+    return {
+      add: (bytes, slot, deleted) => build.add(bytes, slot, deleted),
+      abort: () => build.abort(),
+      finish: async () => {
+        const state = await build.finish();
+        if (state) counts.tables++;
+        else counts.fallbacks++;
+        return state;
+      },
+    };
+  };
+  return Object.assign(counts, { builder });
+}
+
+/** The entries of the index `buildKeyIndex` builds with `offThread`, sorted. */
+async function builtOffThread(t: Awaited<ReturnType<typeof loadCatalogTable>>, key: TableKey, builder: KeyTableBuilder): Promise<string[]> {
+  const index = await buildKeyIndex(t, key, { offThread: builder });
+  expect(index.snapshotId).toBe(t.metadata.currentSnapshotId);
+  return [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
+}
+
 describe('buildKeyIndex of a single integer key (read from the column buffers, no rows)', () => {
   // around ±2^53 (the last numeric KeyId; beyond it a key is its string encoding) and the long range's ends
   const longs = [0n, 1n, -1n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 32n + 5n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 123456789012345n];
@@ -100,8 +128,34 @@ describe('buildKeyIndex of a single integer key (read from the column buffers, n
       expect(built).toEqual(await entriesFromRows(t, key));
       expect(index.size).toBe(longs.length - 3);
       expect(built.filter((e) => e.startsWith('number:')).length, 'keys within ±(2^53 − 1) are numbers').toBe(longs.filter((v) => v <= 2n ** 53n - 1n && v >= -(2n ** 53n) + 1n).length - 1);
+      // off the thread: v2's equality deletes match whole rows, so the worker is not asked; in v3
+      // keys beyond ±(2^53 − 1) do not fit the worker's table, so it falls back
+      const worker = countingWorkerBuilder();
+      expect(await builtOffThread(t, key, worker.builder)).toEqual(built);
+      expect([worker.tables, worker.fallbacks]).toEqual(formatVersion === 2 ? [0, 0] : [0, 1]);
     });
   }
+
+  it('v3, long key within ±(2^53 − 1), built in a worker thread: the same entries as the row reader\'s, across files, DVs applied', async () => {
+    const t0 = await newTable(w, { formatVersion: 3 });
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-ki-worker' });
+    await c.open();
+    const small = longs.filter((v) => v <= 2n ** 53n - 1n && v >= -(2n ** 53n) + 1n);
+    await c.write([...small.map((id) => insert(row(id, 1, `r${id}`))), update(row(0n, 1, 'again'))]);
+    await c.commit(1n, '{}');
+    await c.write([...Array.from({ length: 500 }, (_, i) => insert(row(BigInt(1000 + i), 2, `n${i}`))), removeKey([1n]), update(row(2n ** 31n, 2, 'moved'))]);
+    await c.commit(2n, '{}');
+    await c.write([removeKey([1200n]), update(row(1300n, 3, 'again')), removeKey([-1n])]);
+    await c.commit(3n, '{}');
+    const t = await loadCatalogTable(w.catalog, t0.identifier);
+    const key = TableKey.identifier(t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!);
+    const worker = countingWorkerBuilder();
+    const built = await builtOffThread(t, key, worker.builder);
+    expect([worker.tables, worker.fallbacks], 'the worker built the table').toEqual([1, 0]);
+    expect(built).toEqual(await entriesFromRows(t, key));
+    expect(built.length).toBe(small.length + 500 - 3);
+    expect(new Set(built.map((e) => e.split(' ')[1])).size, 'rows of three data files').toBe(3);
+  });
 
   it('int key: the same entries as the row reader\'s', async () => {
     const schema = new Schema(0, [{ id: 1, name: 'id', required: true, type: Types.int }, { id: 2, name: 'v', required: false, type: Types.string }], [1]);
@@ -119,5 +173,39 @@ describe('buildKeyIndex of a single integer key (read from the column buffers, n
     const built = [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
     expect(built).toEqual(await entriesFromRows(t, key));
     expect(index.size).toBe(ints.length - 1);
+    const worker = countingWorkerBuilder();
+    expect(await builtOffThread(t, key, worker.builder)).toEqual(built);
+    expect([worker.tables, worker.fallbacks], 'the worker built the table').toEqual([1, 0]);
+  });
+});
+
+describe('a committer with an off-thread key table builder', () => {
+  it('after a restart its first writer takes the index later, the commit waits for it: the same table as with the index built first, DVs only', async () => {
+    const changes1 = Array.from({ length: 300 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`)));
+    const changes2 = [update(row(5n, 1, 'five')), removeKey([7n]), insert(row(1000n, 2, 'new')), update(row(1000n, 2, 'newer')), update(row(299n, 0, 'last')), removeKey([8n])];
+    const changes3 = [update(row(6n, 1, 'six')), removeKey([1000n]), update(row(5n, 2, 'again'))];
+    const worker = countingWorkerBuilder();
+    const tables = [];
+    for (const keyTableBuilder of [undefined, worker.builder]) {
+      const t0 = await newTable(w, { formatVersion: 3 });
+      const first = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-later' });
+      await first.open();
+      await first.write(changes1);
+      await first.commit(1n, '{}');
+      // a restart: a new committer, whose index is built from the lake
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-later', keyTableBuilder });
+      await c.open();
+      await c.write(changes2);
+      await c.commit(2n, '{}');
+      await c.write(changes3);
+      await c.commit(3n, '{}');
+      expect(c.keyIndexLoads.built, 'built once, then kept').toBe(1);
+      const t = await loadCatalogTable(w.catalog, t0.identifier);
+      for (const s of t.metadata.snapshots) expect(s.summary['added-equality-deletes'] ?? '0', 'no equality delete').toBe('0');
+      tables.push((await lakeTableRows(w.catalog, t0.identifier)).rows);
+    }
+    expect([worker.tables, worker.fallbacks], 'the worker built the index').toEqual([1, 0]);
+    expect(tables[1]).toEqual(tables[0]);
+    expect(tables[1]!.length).toBe(300 - 2);
   });
 });

@@ -92,4 +92,18 @@ describe('NumberKeyTable = Map', () => {
       else expect([t.first(slot), t.second(slot)]).toEqual([i % 17, i]);
     }
   });
+  it('a table handed over by its state (to another thread: worker-key-table.ts) is the same table', () => {
+    const t = new NumberKeyTable(3000);
+    const n = 2500;
+    for (let i = 0; i < n; i++) t.set(i * 7 - 4000, i % 11, 2 ** 32 - 1 - i);
+    expect(t.delete(10 * 7 - 4000)).toBe(true);
+    const expected = contents(t);
+    const state = t.state();
+    const copy = NumberKeyTable.fromState(structuredClone(state, { transfer: [state.buffer] }));
+    expect(copy.size).toBe(n - 1);
+    expect(contents(copy)).toEqual(expected);
+    copy.set(3, 1, 2);
+    expect(copy.first(copy.find(3))).toBe(1);
+    expect(() => NumberKeyTable.fromState({ buffer: new ArrayBuffer(1000), size: 0, occupied: 0 })).toThrow(/key table state of 1000 bytes/);
+  });
 });

@@ -18,6 +18,7 @@ import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateCh
 import { icebirdRows } from './icebird-read.js';
 import { BY_GROUP, keyedSchema, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
 import type { Row, Value } from '../../../src/model/values.js';
+import { workerKeyTableBuilder } from '../../../src/iceberg/writer/worker-key-table.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -63,9 +64,10 @@ function withStringKey(c: RowChange): RowChange {
  * say `deletes: 'equality'`; `restarts` replaces the committer (a process restart: the index is
  * rebuilt from the table) at random checkpoints; `duringCommit` writes each checkpoint's changes
  * while the one before it commits (table-committer.ts: the next writer's lookups of committed rows
- * wait for the commit), as `floe run` does.
+ * wait for the commit), as `floe run` does; `worker` builds each restart's index in a worker thread
+ * (worker-key-table.ts, as `floe run` does), the changes written meanwhile.
  */
-const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean; deletes?: 'equality'; restarts?: boolean; duringCommit?: boolean }[] = [
+const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number; stringKey?: boolean; deletes?: 'equality'; restarts?: boolean; duringCommit?: boolean; worker?: boolean }[] = [
   { formatVersion: 2, partitioned: false, seed: 101 },
   { formatVersion: 2, partitioned: true, seed: 202 },
   { formatVersion: 3, partitioned: false, seed: 303 },
@@ -79,6 +81,9 @@ const CASES: readonly { formatVersion: 2 | 3; partitioned: boolean; seed: number
   { formatVersion: 3, partitioned: false, seed: 1212, duringCommit: true },
   { formatVersion: 3, partitioned: true, seed: 1313, duringCommit: true },
   { formatVersion: 3, partitioned: false, seed: 1414, stringKey: true, duringCommit: true },
+  { formatVersion: 3, partitioned: true, seed: 1515, restarts: true, worker: true },
+  { formatVersion: 3, partitioned: false, seed: 1616, restarts: true, worker: true },
+  { formatVersion: 3, partitioned: false, seed: 1717, stringKey: true, restarts: true, worker: true },
 ];
 
 /** Equality-delete files any snapshot of the table added. */
@@ -91,12 +96,12 @@ async function equalityDeleteFiles(table: Awaited<ReturnType<typeof loadCatalogT
 describe('upsert writer against a reference model', () => {
   for (const c of CASES) {
     const dvMode = c.formatVersion === 3 && c.deletes !== 'equality';
-    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key${c.formatVersion === 3 ? (dvMode ? ', deletion vectors' : ', equality deletes') : ''}${c.restarts ? ', restarts' : ''}${c.duringCommit ? ', written while the previous checkpoint commits' : ''} (seed ${c.seed})`, async () => {
+    it(`v${c.formatVersion} ${c.partitioned ? 'partitioned by a non-key column' : 'unpartitioned'}, ${c.stringKey ? 'string' : 'long'} key${c.formatVersion === 3 ? (dvMode ? ', deletion vectors' : ', equality deletes') : ''}${c.restarts ? ', restarts' : ''}${c.duringCommit ? ', written while the previous checkpoint commits' : ''}${c.worker ? ', index built in a worker thread' : ''} (seed ${c.seed})`, async () => {
       const rand = prng(c.seed);
       const created = await newTable(w, { formatVersion: c.formatVersion, spec: c.partitioned ? BY_GROUP : undefined, schema: c.stringKey ? stringKeyedSchema() : undefined });
       const id = created.identifier;
       // Small files and size checks so that rolling happens inside a checkpoint.
-      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}) });
+      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}), ...(c.worker ? { keyTableBuilder: workerKeyTableBuilder } : {}) });
       let committer = open();
       await committer.open();
       const generated = generateChanges(rand, 900, 250);

@@ -6,9 +6,8 @@
  * backpressure) reach the worker as messages, so up to one message of batches more may arrive after
  * a pause.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker, threadModuleBeside } from '../../../io/module-worker.js';
 import type { TableMapEntry } from '@vlasky/zongji';
 import type { AssemblingSession, AssemblingSessionOptions, SessionHandlers } from './assembled-session.js';
 import { serializeOffset } from '../offset/offset.js';
@@ -20,11 +19,7 @@ import { WireDecoder, errorFromFields, type WorkerMessage } from './worker-wire.
  * It waits for its session's options (`start`).
  */
 function spawnWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./binlog-worker.js', import.meta.url));
-  // tsx/esm/api's ESM build (its exports map: require → index.cjs, import → index.mjs beside it)
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const entry = new URL('./binlog-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`, { eval: true });
+  return startModuleWorker(threadModuleBeside(import.meta.url, 'binlog-worker'));
 }
 
 /** A worker started ahead of its session, so that its start-up (loading its modules) overlaps the caller's. */
