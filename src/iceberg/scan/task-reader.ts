@@ -14,7 +14,7 @@ import type { Row, Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { PartitionSpec } from '../spec/partition.js';
 import { integerNumbers, columnConverter } from '../parquet/arrow-values.js';
-import { readParquetBatches, readParquetColumn } from '../parquet/reader.js';
+import { readParquetBatches, readParquetColumn, type ParquetSource } from '../parquet/reader.js';
 import type { PositionBitmap } from '../puffin/index.js';
 import type { Schema } from '../spec/schema.js';
 import type { IcebergType, NestedField } from '../spec/types.js';
@@ -154,7 +154,8 @@ export async function sortedDeletedPositions(task: FileScanTask, loader: DeleteL
 class DeletedPositions {
   private next = 0;
 
-  private constructor(private readonly sorted: Float64Array) {}
+  /** `sorted`: the positions, ascending (sortedDeletedPositions). */
+  constructor(private readonly sorted: Float64Array) {}
 
   /** Undefined when nothing of the file is deleted. */
   static async of(task: FileScanTask, ctx: TaskReadContext): Promise<DeletedPositions | undefined> {
@@ -182,21 +183,30 @@ class DeletedPositions {
  * those with `readTaskPositions`.
  */
 export async function readTaskIntegers(task: FileScanTask, ctx: TaskReadContext, field: NestedField, each: (value: number | Value, pos: number) => void): Promise<boolean> {
-  const file = task.file;
-  if (file.fileFormat !== 'PARQUET' || task.deletes.equality.length > 0) return false;
+  if (task.file.fileFormat !== 'PARQUET' || task.deletes.equality.length > 0) return false;
+  return readIntegerColumn({ io: ctx.io, path: task.file.filePath }, field, () => sortedDeletedPositions(task, ctx.loader), each);
+}
+
+/**
+ * `readTaskIntegers` of a Parquet file (its bytes, or where it is), with the positions `deleted`
+ * gives skipped (ascending, sortedDeletedPositions; asked only once the column is known to be read
+ * this way). The key index's worker thread reads files it is handed this way (worker-key-table-thread.ts).
+ */
+export async function readIntegerColumn(source: ParquetSource, field: NestedField, deleted: () => Promise<Float64Array | undefined>, each: (value: number | Value, pos: number) => void): Promise<boolean> {
   if (field.type.kind !== 'int' && field.type.kind !== 'long') return false;
   const type = field.type;
-  return readParquetColumn({ io: ctx.io, path: file.filePath }, field, async (arrowType) => {
+  return readParquetColumn(source, field, async (arrowType) => {
     const numbers = integerNumbers(type, arrowType);
     if (!numbers) return undefined; // the caller reads the rows instead: the deletes are loaded only once
     const exact = columnConverter(type, arrowType, field.name, 'id');
-    const deleted = await DeletedPositions.of(task, ctx);
+    const sorted = await deleted();
+    const cursor = sorted && new DeletedPositions(sorted);
     return (data, first) => {
       const values = numbers(data);
       let slow: Value[] | undefined;
       for (let i = 0; i < values.length; i++) {
         const pos = first + i;
-        if (deleted?.has(pos)) continue;
+        if (cursor?.has(pos)) continue;
         const v = values[i]!;
         if (v === v) each(v, pos);
         else each((slow ??= exact(data))[i]!, pos); // NaN: null or beyond 2^53, exactly as the converter reads it

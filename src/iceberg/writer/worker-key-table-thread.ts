@@ -1,17 +1,15 @@
 /**
  * The worker side of worker-key-table.ts: one build of a key index's typed-array table per worker.
- * The files' Parquet bytes arrive one at a time; their key column is decoded with parquet-wasm
- * (reader.ts `readParquetColumn`, as the main thread's build does in task-reader.ts
- * `readTaskIntegers`) and every live row's key goes into a NumberKeyTable, whose buffer is
- * transferred back at the end.
+ * The files' Parquet bytes arrive one at a time; their key column is read as the main thread's
+ * build reads it (task-reader.ts `readIntegerColumn`, under `readTaskIntegers`) and every live
+ * row's key goes into a NumberKeyTable, whose buffer is transferred back at the end.
  *
  * Protocol, in order: main → worker  start {column, expected} · file {bytes, slot, deleted?} … · finish
  *                     worker → main  added (one per file) · done {state} | fallback {why} | failed {message}
  */
 import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../../util/errors.js';
-import { integerNumbers } from '../parquet/arrow-values.js';
-import { readParquetColumn } from '../parquet/reader.js';
+import { readIntegerColumn } from '../scan/task-reader.js';
 import type { NestedField } from '../spec/types.js';
 import type { IntegerKeyColumn } from './key-table-builder.js';
 import { NumberKeyTable, type NumberKeyTableState } from './number-key-table.js';
@@ -43,30 +41,12 @@ function send(message: FromKeyTableWorker, transfer: ArrayBuffer[] = []): void {
 }
 
 async function addFile(bytes: Uint8Array, slot: number, deleted: Float64Array | undefined): Promise<void> {
-  const f = field!;
   const t = table!;
-  let next = 0; // the first deleted position not yet passed: rows come in ascending position
-  const read = await readParquetColumn(bytes, f, async (arrowType) => {
-    const numbers = integerNumbers(f.type, arrowType);
-    if (!numbers) return undefined;
-    return (data, first) => {
-      const values = numbers(data);
-      for (let i = 0; i < values.length; i++) {
-        const pos = first + i;
-        if (deleted) {
-          while (next < deleted.length && deleted[next]! < pos) next++;
-          if (next < deleted.length && deleted[next] === pos) continue;
-        }
-        const v = values[i]!;
-        if (v !== v) {
-          fallback ??= `a key at position ${pos} is null or beyond ±(2^53 − 1)`;
-          return;
-        }
-        t.set(v, slot, pos);
-      }
-    };
+  const read = await readIntegerColumn(bytes, field!, async () => deleted, (v, pos) => {
+    if (typeof v === 'number') t.set(v, slot, pos);
+    else fallback ??= `a key at position ${pos} is null or beyond ±(2^53 − 1)`;
   });
-  if (!read) fallback ??= `the file of slot ${slot} has no plain signed integer column ${f.name} (id ${f.id})`;
+  if (!read) fallback ??= `the file of slot ${slot} has no plain signed integer column ${field!.name} (id ${field!.id})`;
 }
 
 async function handle(m: ToKeyTableWorker): Promise<void> {
