@@ -68,17 +68,23 @@ describe('column builders', () => {
     expect(Array.from(b.finish().values as Uint32Array)).toEqual([...decimalWords(99999n), ...decimalWords(0n), ...decimalWords(150n)]);
   });
 
-  it('string: UTF-8 of any text, ASCII fast path or not, with code point order bounds', () => {
+  it("string: TextEncoder's UTF-8 of any text (unpaired surrogates too, long values, growth), with code point order bounds", () => {
+    const texts = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      // any UTF-16 code units, unpaired surrogates included (both encoders write U+FFFD for them)
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', 'é', '€', '😀'), minLength: 100, maxLength: 400 }),
+    );
+    const enc = new TextEncoder();
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 12 }), { minLength: 1, maxLength: 20 }), (values) => {
+      fc.property(fc.array(texts, { minLength: 1, maxLength: 60 }), (values) => {
         const stats = new FieldStats(1, Types.string as never, MetricsModes.full);
         const b = createBuilder({ id: 1, name: 's', required: true, type: Types.string }, () => stats);
         for (const v of values) b.append(v);
         const data = b.finish();
         const offsets = data.valueOffsets as Int32Array;
         const bytes = data.values as Uint8Array;
-        const dec = new TextDecoder();
-        values.forEach((v, i) => expect(dec.decode(bytes.subarray(offsets[i], offsets[i + 1]))).toBe(v));
+        values.forEach((v, i) => expect(bytes.subarray(offsets[i], offsets[i + 1])).toEqual(enc.encode(v)));
         const sorted = [...values].sort(compareStrings);
         expect(stats.min).toBe(sorted[0]);
         expect(stats.max).toBe(sorted[sorted.length - 1]);
