@@ -31,6 +31,7 @@ export function decimalBytes(precision: number, scale: number): number {
  */
 export function decimalReader(precision: number, scale: number): ColumnReader {
   const { intg0, frac0, frac0x, headBytes, tailBytes, size } = decimalLayout(precision, scale);
+  if (precision - scale <= 15 && scale <= 15) return smallDecimalReader(scale, intg0, frac0, frac0x, headBytes, tailBytes, size);
   return (c) => {
     const b = c.buf;
     const start = c.pos;
@@ -79,4 +80,41 @@ function decimalGroup(b: Buffer, p: number, n: number, mask: number, start: numb
   let v = 0;
   for (let k = 0; k < n; k++) v = v * 256 + ((p + k === start ? b[p + k]! ^ 0x80 : b[p + k]!) ^ mask);
   return v;
+}
+
+/** '.d…d' for every fraction of 1–3 digits, by scale: the common scales' fraction text without a padStart. */
+const FRACTION_TEXT: (readonly string[] | undefined)[] = [];
+
+function fractionTexts(scale: number): readonly string[] | undefined {
+  if (scale < 1 || scale > 3) return undefined;
+  return (FRACTION_TEXT[scale] ??= Array.from({ length: 10 ** scale }, (_, i) => '.' + String(i).padStart(scale, '0')));
+}
+
+/**
+ * decimalReader for at most 15 integer and 15 fraction digits: each part accumulates exactly in a
+ * number (below 10^15 < 2^53) and becomes text once, instead of a string per digit group. The text
+ * is the same (the row decoder's cross-check against zongji covers every precision and scale).
+ */
+function smallDecimalReader(scale: number, intg0: number, frac0: number, frac0x: number, headBytes: number, tailBytes: number, size: number): ColumnReader {
+  const fractions = fractionTexts(scale);
+  const tailScale = 10 ** frac0x;
+  return (c) => {
+    const b = c.buf;
+    const start = c.pos;
+    c.pos = start + size;
+    const negative = (b[start]! & 0x80) === 0;
+    const mask = negative ? 0xff : 0;
+    let p = start;
+    let whole = 0;
+    if (headBytes > 0) {
+      whole = decimalGroup(b, p, headBytes, mask, start);
+      p += headBytes;
+    }
+    for (let k = 0; k < intg0; k++, p += 4) whole = whole * 1e9 + decimalGroup(b, p, 4, mask, start);
+    let fraction = 0;
+    for (let k = 0; k < frac0; k++, p += 4) fraction = fraction * 1e9 + decimalGroup(b, p, 4, mask, start);
+    if (tailBytes > 0) fraction = fraction * tailScale + decimalGroup(b, p, tailBytes, mask, start);
+    const text = scale === 0 ? String(whole) : String(whole) + (fractions && fraction < fractions.length ? fractions[fraction]! : '.' + String(fraction).padStart(scale, '0'));
+    return negative && (whole !== 0 || fraction !== 0) ? '-' + text : text;
+  };
 }
