@@ -73,4 +73,40 @@ describe('binlog worker wire', () => {
     const later: BinlogOffset = { gtids: mysqlGtids('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:11-19,4f22fa47-71ca-11e1-9e33-c80aa9429562:7') };
     expect(compareOffsets(got.offset!, later)).toBeLessThan(0);
   });
+
+  it('hands rows events over whole: their bytes, flags and logged columns, one TableRef per table', () => {
+    const map = { tableId: 5, database: 'shop', table: 'orders', types: [8, 15], meta: [0, 64], meta2: [0, 0], columnNames: ['id', 'sku'] };
+    const other = { ...map, tableId: 6, table: 'items' };
+    const rows = (table: { database: string; table: string }, m: typeof map, fill: number, extra: object) => ({
+      table: { ...table },
+      op: 'update' as const,
+      event: Buffer.alloc(40, fill),
+      checksumBytes: 4,
+      map: m as never,
+      zongjiMap: { tableName: table.table } as never,
+      zongjiConfig: { dateStrings: true },
+      ...extra,
+    });
+    const position = { file: 'binlog.000001', commitPosition: 900, eventIndex: 0 };
+    const raw = [
+      rows({ database: 'shop', table: 'orders' }, map, 1, { logged: ['id', 'sku'] }),
+      rows({ database: 'shop', table: 'orders' }, map, 2, { noForeignKeyChecks: true }),
+      rows({ database: 'shop', table: 'items' }, other, 3, {}),
+    ];
+    const first = across({ items: [{ kind: 'transaction', position, offset: fileOnly, timestampMs: 0, raw }], inTransaction: false, offset: fileOnly });
+    const got = first.items[0]!.kind === 'transaction' ? first.items[0]!.raw : [];
+    expect(got).toHaveLength(3);
+    const [a, b, c] = got as Extract<(typeof got)[number], { event: Buffer }>[];
+    expect([a!.event, b!.event, c!.event].map((e) => [Buffer.isBuffer(e), e.length, e[0]])).toEqual([[true, 40, 1], [true, 40, 2], [true, 40, 3]]);
+    expect(a!.table).toBe(b!.table);
+    expect(a!.table).toEqual({ database: 'shop', table: 'orders' });
+    expect(c!.table).toEqual({ database: 'shop', table: 'items' });
+    expect(a!.logged).toEqual(['id', 'sku']);
+    expect(b!.logged).toBeUndefined();
+    expect([a!.noForeignKeyChecks, b!.noForeignKeyChecks, c!.noForeignKeyChecks]).toEqual([undefined, true, undefined]);
+    expect(a!.map).toMatchObject({ tableId: 5, columnNames: ['id', 'sku'] });
+    expect(c!.map).toMatchObject({ tableId: 6 });
+    expect(b!.zongjiConfig).toEqual({ dateStrings: true });
+    expect(Object.keys(c!).sort()).toEqual(['checksumBytes', 'event', 'map', 'op', 'table', 'zongjiConfig', 'zongjiMap']);
+  });
 });

@@ -12,6 +12,7 @@ import { mariadbGtids, mysqlGtids, type BinlogOffset } from '../offset/offset.js
 import type { AssembledBatch } from './assembled-session.js';
 import type { AssembledEvent, RawTransaction } from './raw-transactions.js';
 import type { TableMapEvent } from './table-map.js';
+import type { TableRef } from '../events.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type RawItem = RawTransaction['raw'][number];
@@ -128,6 +129,20 @@ export class WireEncoder {
 export class WireDecoder {
   private readonly maps = new Map<number, Omit<WireTableMap, 'id'>>();
 
+  /** One TableRef object per table, as on the session's own thread (a clone makes one per rows event). */
+  private readonly tables = new Map<string, TableRef>();
+
+  /**
+   * The table's one TableRef: consumers look a table up once per run of changes sharing its object
+   * (raw-transactions.ts, the router), which a new object per rows event defeats.
+   */
+  private tableRef(t: TableRef): TableRef {
+    const key = `${t.database}\u0000${t.table}`;
+    let ref = this.tables.get(key);
+    if (!ref) this.tables.set(key, (ref = t));
+    return ref;
+  }
+
   addMaps(maps: readonly WireTableMap[]): void {
     for (const { id, ...m } of maps) this.maps.set(id, m);
   }
@@ -145,7 +160,18 @@ export class WireDecoder {
   private rawRows(c: WireRawRows): RawItem {
     const m = this.maps.get(c.map);
     if (!m) throw new Error(`binlog worker: a rows event names TABLE_MAP #${c.map}, which no message carried`);
-    const out: Mutable<RawRows> = { ...c, event: Buffer.from(c.event.buffer, c.event.byteOffset, c.event.byteLength), map: m.map, zongjiMap: m.zongjiMap, zongjiConfig: m.zongjiConfig };
+    // a literal, not a spread of `c`: a cloned object is copied key by key, a literal has one shape
+    const out: Mutable<RawRows> = {
+      table: this.tableRef(c.table),
+      op: c.op,
+      event: Buffer.from(c.event.buffer, c.event.byteOffset, c.event.byteLength),
+      checksumBytes: c.checksumBytes,
+      map: m.map,
+      zongjiMap: m.zongjiMap,
+      zongjiConfig: m.zongjiConfig,
+    };
+    if (c.noForeignKeyChecks) out.noForeignKeyChecks = true;
+    if (c.logged) out.logged = c.logged;
     return out;
   }
 }
