@@ -7,7 +7,16 @@ import type { ColumnReader } from './row-cursor.js';
 const DIG_TO_BYTES = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
 
 /** decimal2bin's groups for DECIMAL(precision, scale) and the value's size in bytes (decimal_bin_size). */
-function decimalLayout(precision: number, scale: number): { intg0: number; frac0: number; frac0x: number; headBytes: number; tailBytes: number; size: number } {
+interface DecimalLayout {
+  readonly intg0: number;
+  readonly frac0: number;
+  readonly frac0x: number;
+  readonly headBytes: number;
+  readonly tailBytes: number;
+  readonly size: number;
+}
+
+function decimalLayout(precision: number, scale: number): DecimalLayout {
   const intg = precision - scale;
   const intg0 = Math.floor(intg / 9);
   const frac0 = Math.floor(scale / 9);
@@ -30,13 +39,23 @@ export function decimalBytes(precision: number, scale: number): number {
  * no negative zero.
  */
 export function decimalReader(precision: number, scale: number): ColumnReader {
-  const { intg0, frac0, frac0x, headBytes, tailBytes, size } = decimalLayout(precision, scale);
-  if (precision - scale <= 15 && scale <= 15) return smallDecimalReader(scale, intg0, frac0, frac0x, headBytes, tailBytes, size);
+  const layout = decimalLayout(precision, scale);
+  const text = precision - scale <= 15 && scale <= 15 ? smallDecimalText(scale, layout) : decimalText(scale, layout);
+  const size = layout.size;
   return (c) => {
-    const b = c.buf;
     const start = c.pos;
     c.pos = start + size;
-    const negative = (b[start]! & 0x80) === 0;
+    const negative = (c.buf[start]! & 0x80) === 0;
+    return text(c.buf, start, negative);
+  };
+}
+
+/** The text of the value at `start`, its sign read already. */
+type DecimalText = (b: Buffer, start: number, negative: boolean) => string;
+
+/** Any DECIMAL: a string per digit group. */
+function decimalText(scale: number, { intg0, frac0, frac0x, headBytes, tailBytes }: DecimalLayout): DecimalText {
+  return (b, start, negative) => {
     const mask = negative ? 0xff : 0;
     let p = start;
     let text = '';
@@ -91,18 +110,14 @@ function fractionTexts(scale: number): readonly string[] | undefined {
 }
 
 /**
- * decimalReader for at most 15 integer and 15 fraction digits: each part accumulates exactly in a
- * number (below 10^15 < 2^53) and becomes text once, instead of a string per digit group. The text
- * is the same (the row decoder's cross-check against zongji covers every precision and scale).
+ * At most 15 integer and 15 fraction digits: each part accumulates exactly in a number (below
+ * 10^15 < 2^53) and becomes text once, instead of a string per digit group. The text is the same
+ * (the row decoder's cross-check against zongji covers every precision and scale).
  */
-function smallDecimalReader(scale: number, intg0: number, frac0: number, frac0x: number, headBytes: number, tailBytes: number, size: number): ColumnReader {
+function smallDecimalText(scale: number, { intg0, frac0, frac0x, headBytes, tailBytes }: DecimalLayout): DecimalText {
   const fractions = fractionTexts(scale);
   const tailScale = 10 ** frac0x;
-  return (c) => {
-    const b = c.buf;
-    const start = c.pos;
-    c.pos = start + size;
-    const negative = (b[start]! & 0x80) === 0;
+  return (b, start, negative) => {
     const mask = negative ? 0xff : 0;
     let p = start;
     let whole = 0;

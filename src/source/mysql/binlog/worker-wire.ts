@@ -1,10 +1,11 @@
 /**
  * What crosses the thread boundary between the binlog worker (binlog-worker.ts) and the reader
  * (worker-session.ts): assembled batches as plain data. Offsets travel as plain objects with their
- * GTID state as its text (`WireOffset`: the states are classes, which a clone would flatten), rows-event bytes as exact-size byte arrays
- * moved with the message (transferred, not copied), each TABLE_MAP once under a number (with
- * zongji's entry for it, which the zongji fallback decodes with), errors as their fields (a cloned
- * Error keeps only its message: the reader classifies by `code` and `errno`).
+ * GTID state as its text (`WireOffset`: the states are classes, which a clone would flatten),
+ * rows-event bytes as exact-size byte arrays moved with the message (transferred, not copied),
+ * each TABLE_MAP once under a number (with zongji's entry for it, which the zongji fallback decodes
+ * with), errors as their fields (a cloned Error keeps only its message: the reader classifies by
+ * `code` and `errno`).
  */
 import type { TableMapEntry } from '@vlasky/zongji';
 import { FloeError, type ErrorKind, type Subsystem } from '../../../util/errors.js';
