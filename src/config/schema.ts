@@ -197,6 +197,12 @@ const icebergSchema = z
           .min(0)
           .default(2_000_000)
           .describe('A table\'s key index stays in memory (~100 bytes per live row) up to this many rows; beyond, it lives in SQLite under stateDir (kept across restarts)'),
+        saveMinRows: z
+          .number()
+          .int()
+          .min(0)
+          .default(100_000)
+          .describe('At a clean stop, a memory key index of at least this many rows is saved under stateDir and taken back at the next start instead of being built from the lake (a smaller one is built in well under a second)'),
       })
       .strict()
       .prefault({}),
@@ -237,7 +243,7 @@ export const configSchema = z
       .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
-        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
+        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds, counted from the start of the checkpoint before (at a transaction boundary): a change is committed at most this long after the checkpoint before it began, plus that commit\'s duration, also when no event follows it'),
         maxBufferedChanges: z
           .number()
           .int()

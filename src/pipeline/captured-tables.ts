@@ -51,7 +51,7 @@ export class CapturedTables {
         jobId: config.job.id,
         upsertDeletes: config.iceberg.upsertDeletes,
         keyIndexMaxRows: config.iceberg.keyIndexMaxRows,
-        keyIndex: { stateDir: config.stateDir, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows },
+        keyIndex: { stateDir: config.stateDir, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows, saveMinRows: config.iceberg.keyIndex.saveMinRows },
         warn: (m) => logger.warn(m, { table: t.key }),
         info: (m) => logger.info(m, { table: t.key }),
         keyTableBuilder: this.w.keyTableBuilder,

@@ -17,7 +17,10 @@
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions), and also when no event came for as long as `msUntilDue`
- * says — and checkpoints every `commit.intervalMs`, when the changes
+ * says — and checkpoints every `commit.intervalMs` (counted from the start of the checkpoint
+ * before, as Flink's checkpoint interval is: writes go on while a checkpoint commits, so counting
+ * from its end would stretch the cadence by every commit's duration; a commit longer than the
+ * interval is followed by the next one at once, never by two at a time), when the changes
  * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
  * before a DDL, and at a clean stop.
  *
@@ -45,7 +48,7 @@ import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from 
 import { errorMessage, FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
-import { encodeTableProgress, obsoleteStateObjects, settleProgress, type SnapshotProgress, type TableProgress } from './state.js';
+import { encodeTableProgress, obsoleteStateObjects, settleProgress, strayStateObjects, type SnapshotProgress, type TableProgress } from './state.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
 
@@ -101,6 +104,7 @@ export class Checkpointer {
   readonly tables = new Map<string, CheckpointTable>();
   private nextId: bigint;
   private buffered = 0;
+  /** When the last checkpoint began: the interval counts from there. */
   private lastCheckpointMs: number;
   /** The source position everything routed so far reaches (C), and its commit time. */
   private position: BinlogOffset | undefined;
@@ -151,6 +155,21 @@ export class Checkpointer {
     this.tables.delete(key);
   }
 
+  /**
+   * At a clean end of the run, everything committed: each table's memory key index is saved to the
+   * state directory for the next start (table-committer.ts `saveKeyIndex`). A cache: a table whose
+   * index cannot be saved is only warned about (the next start builds it from the lake).
+   */
+  async saveKeyIndexes(): Promise<void> {
+    for (const t of this.tables.values()) {
+      try {
+        if (await t.committer.saveKeyIndex()) this.logger.debug('key index saved for the next start', { table: t.key });
+      } catch (e) {
+        this.logger.warn('could not save the key index for the next start (it is built from the lake then)', { table: t.key, err: e });
+      }
+    }
+  }
+
   /** Closes the tables' key indexes (disk ones stay on disk for the next run). */
   close(): void {
     for (const t of this.tables.values()) t.committer.close();
@@ -195,8 +214,8 @@ export class Checkpointer {
   }
 
   /**
-   * While changes are buffered: the milliseconds until the interval makes a checkpoint due (0: due
-   * already). The runner waits for the next source event at most this long, so the last changes
+   * While changes are buffered: the milliseconds until the interval, counted from the start of the
+   * checkpoint before, makes a checkpoint due (0: due already). The runner waits for the next source event at most this long, so the last changes
    * before a silence are committed one interval after the checkpoint before them — not at the next
    * event, which in a silence is the server's next heartbeat (`source.heartbeatMs`, or never for a
    * long period). Undefined with nothing buffered: an idle table's offset-only commit waits for events.
@@ -260,7 +279,7 @@ export class Checkpointer {
     }
     // what was written while the commits ran stays buffered
     this.buffered -= bufferedAtStart;
-    this.lastCheckpointMs = this.now();
+    this.lastCheckpointMs = now;
     return { checkpointId: id, reason, committed };
   }
 
@@ -319,6 +338,16 @@ export class Checkpointer {
     // leftover is harmless, and a commit whose outcome was unknown never gets here).
     for (const path of obsoleteStateObjects(before, recorded)) {
       await table.io.delete(path).catch((e: unknown) => this.logger.warn('could not remove a snapshot state object no longer needed', { table: table.key, path, err: e }));
+    }
+    // the snapshot part just dropped: every state object left is stray (a killed run's among them)
+    if (before?.snapshot && !recorded.snapshot) {
+      const stray = await strayStateObjects(table.io, table.location).catch((e: unknown) => {
+        this.logger.warn('could not list the snapshot state objects left behind', { table: table.key, err: e });
+        return [];
+      });
+      for (const path of stray) {
+        await table.io.delete(path).catch((e: unknown) => this.logger.warn('could not remove a snapshot state object left behind', { table: table.key, path, err: e }));
+      }
     }
     table.committed = recorded;
     table.working = recorded;

@@ -81,7 +81,10 @@ export interface RunResult {
 export async function runPipeline(config: FloeConfig, options: RunOptions): Promise<RunResult> {
   const run = new PipelineRun(config, options);
   try {
-    return await run.execute();
+    const result = await run.execute();
+    // a clean end, everything committed: the key indexes are kept for the next start
+    await run.saveKeyIndexes();
+    return result;
   } catch (error) {
     await run.abandon();
     return { reason: 'failed', error };
@@ -418,6 +421,10 @@ class PipelineRun {
 
   private async commit(reason: string, options: { flushIdle?: boolean } = {}): Promise<void> {
     this.notes.committed(await this.checkpointer!.checkpoint(reason, options));
+  }
+
+  async saveKeyIndexes(): Promise<void> {
+    await this.checkpointer?.saveKeyIndexes();
   }
 
   /** After a failure: drop buffered changes (never committed) so their files do not linger. */

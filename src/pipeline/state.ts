@@ -23,7 +23,9 @@
  *     <table location>/.floe/state/<checkpoint id>-<uuid>.json  {"v":1,"table":"db.t","plan":"<uri>","finished":{"db.t#3":{<offset>},…},"rows":45210}
  *   The plan is written once per table snapshot; a progress object per checkpoint that finished chunks.
  *   They live in the hidden `<table location>/.floe/state/` (`stateDirectory`: another engine's
- *   orphan-file removal skips it), and are deleted once a commit that no longer needs them landed.
+ *   orphan-file removal skips it), and are deleted once a commit that no longer needs them landed;
+ *   the whole directory once the snapshot part is dropped (`strayStateObjects`: also the objects of
+ *   commits that never landed).
  */
 import type { FileIO } from '../io/file-io.js';
 import { chunkId, parseChunk } from '../source/mysql/index.js';
@@ -103,6 +105,18 @@ export function obsoleteStateObjects(before: TableProgress | undefined, after: T
   if (was.stateLocation && was.stateLocation !== now?.stateLocation) out.push(was.stateLocation);
   if (was.planLocation && was.planLocation !== now?.planLocation) out.push(was.planLocation);
   return out.filter((p) => /\/\.?floe\/state\/[^/]+\.json$/.test(p));
+}
+
+/**
+ * Once a table's committed progress has no snapshot part any more (`settleProgress` dropped it),
+ * nothing it may resume from refers to a state object: every object in its state directory is
+ * stray — those `obsoleteStateObjects` names, and those of commits that never landed (a kill between
+ * an object's write and its commit leaves one behind, or the temporary file of its write; the
+ * directory is hidden, so no engine's orphan removal takes them).
+ */
+export async function strayStateObjects(io: FileIO, tableLocation: string): Promise<string[]> {
+  // every object: a killed create-if-absent leaves its temporary file too (local-file-io.ts)
+  return io.list(`${stateDirectory(tableLocation)}/`);
 }
 
 function checkpointText(id: bigint): string {

@@ -8,6 +8,7 @@
  * - `never` with an explicit start position (a GTID position read before some changes) streams
  *   exactly the changes after it.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/pipeline/observe/logger.js';
+import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { gtidStateText } from '../../src/source/mysql/offset/offset.js';
@@ -53,10 +54,16 @@ async function setup(prefix: string, rows: number): Promise<{ db: string; config
   };
 }
 
-function start(config: FloeConfig, mode: 'run' | 'snapshot' = 'run') {
+/** A logger keeping the info lines (the key index's "taken from" line). */
+function infoLines(lines: string[]): Logger {
+  const logger: Logger = { debug() {}, info: (m) => void lines.push(m), warn: (m) => void lines.push(`warn: ${m}`), error() {}, child: () => logger };
+  return logger;
+}
+
+function start(config: FloeConfig, mode: 'run' | 'snapshot' = 'run', logger: Logger = silentLogger) {
   const controller = new AbortController();
   const sink = new RecordingSink();
-  const result = runPipeline(config, { mode, signal: controller.signal, notifications: new FanOutNotifier(config.job.id, [sink], silentLogger), logger: silentLogger });
+  const result = runPipeline(config, { mode, signal: controller.signal, notifications: new FanOutNotifier(config.job.id, [sink], silentLogger), logger });
   return {
     result,
     sink,
@@ -100,6 +107,46 @@ describe('run modes', () => {
     await catchUp(catalog, db, 'mode_snapshot', run.result);
     expect((await run.stop()).reason).toBe('stopped');
     expect(run.sink.received.map((n) => n.type)).not.toContain('snapshot-started');
+    const after = await lakeTableRows(catalog, { namespace: [db], name: 't' });
+    expect(multisetDifference(await mysqlTableRows({ ...sharedMysqlConfig() }, db, 't', after.columns), after.rows)).toEqual({ missing: [], unexpected: [] });
+  });
+
+  it('a clean stop keeps the key index for the next start: snapshot mode saves it, the run takes it instead of building it', async () => {
+    const { db, config, catalog } = await setup('mode_saved_index', 300);
+    const stateDir = await mkdtemp(join(tmpdir(), 'floe-state-'));
+    warehouses.push(stateDir);
+    const base = config({});
+    const c: FloeConfig = { ...base, stateDir, iceberg: { ...base.iceberg, keyIndex: { ...base.iceberg.keyIndex, saveMinRows: 0 } } };
+    expect((await start(c, 'snapshot').result).reason).toBe('snapshot-complete');
+    const uuid = (await catalog.loadTable({ namespace: [db], name: 't' })).metadata.tableUuid;
+    const saved = join(stateDir, 'mode_saved_index', `${uuid}.keyindex.mem`);
+    expect(existsSync(saved), 'the snapshot saved the index it kept through its chunks').toBe(true);
+
+    await conn.query(`UPDATE \`${db}\`.t SET v = 'later' WHERE id < 40`);
+    await conn.query(`DELETE FROM \`${db}\`.t WHERE id >= 280`);
+    const log: string[] = [];
+    const run = start(c, 'run', infoLines(log));
+    await run.streaming();
+    await catchUp(catalog, db, 'mode_saved_index', run.result);
+    expect((await run.stop()).reason).toBe('stopped');
+    expect(log.join('\n')).toMatch(/key index of 300 rows taken from .*keyindex\.mem/);
+    expect(log.join('\n')).not.toMatch(/building the key index from the lake/);
+    const after = await lakeTableRows(catalog, { namespace: [db], name: 't' });
+    expect(multisetDifference(await mysqlTableRows({ ...sharedMysqlConfig() }, db, 't', after.columns), after.rows)).toEqual({ missing: [], unexpected: [] });
+    // the run's clean stop saved the index as its last commit left it
+    expect(existsSync(saved)).toBe(true);
+  });
+
+  it('snapshot and streaming in one run: the key index kept through the chunks serves the streaming writer (not built again at the hand-over)', async () => {
+    const { db, config, catalog } = await setup('mode_one_run_index', 250);
+    const log: string[] = [];
+    const run = start(config({}), 'run', infoLines(log));
+    await run.streaming();
+    await conn.query(`UPDATE \`${db}\`.t SET v = 'streamed' WHERE id % 3 = 0`);
+    await conn.query(`DELETE FROM \`${db}\`.t WHERE id < 10`);
+    await catchUp(catalog, db, 'mode_one_run_index', run.result);
+    expect((await run.stop()).reason).toBe('stopped');
+    expect(log.join('\n')).not.toMatch(/building the key index from the lake/);
     const after = await lakeTableRows(catalog, { namespace: [db], name: 't' });
     expect(multisetDifference(await mysqlTableRows({ ...sharedMysqlConfig() }, db, 't', after.columns), after.rows)).toEqual({ missing: [], unexpected: [] });
   });

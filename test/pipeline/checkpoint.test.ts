@@ -4,10 +4,11 @@
  * holds never), with which progress (`floe.source-offset` read back from the tables), increasing ids,
  * and refusing a checkpoint id some other process of the job already committed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { Schema } from '../../src/iceberg/spec/schema.js';
@@ -19,7 +20,8 @@ import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoin
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
-import type { BinlogOffset } from '../../src/source/mysql/offset/offset.js';
+import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
+import { chunkId, serializeChunk } from '../../src/source/mysql/snapshot/chunk.js';
 
 const JOB = 'ckpt';
 let dir: string;
@@ -211,6 +213,58 @@ describe('checkpointer', () => {
     await k.checkpoint('interval');
     expect(k.msUntilDue(), 'committed: nothing buffered').toBeUndefined();
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'a']]);
+  });
+
+  it('the interval counts from the start of the checkpoint before, not its end: a slow commit does not stretch the cadence', async () => {
+    const t = await table('cadence', { phase: 'streaming', offset: at(10) });
+    let clock = 1_000;
+    // every commit of the table takes `commitMs` on this clock
+    let commitMs = 300;
+    const commit = t.committer.commit.bind(t.committer);
+    vi.spyOn(t.committer, 'commit').mockImplementation(async (id, progress) => {
+      clock += commitMs;
+      return commit(id, progress);
+    });
+    const k = new Checkpointer(1n, { ...options, intervalMs: 1_000 }, silentLogger, undefined, () => clock);
+    const tt = t;
+    k.add(tt);
+    k.advance(at(10));
+    await k.ensureModes([[tt, 'upsert']]);
+    await k.write(tt, [{ op: 'insert', after: [1, 'a'] }]);
+    clock += 1_000;
+    expect(k.due()).toBe('interval');
+    await k.checkpoint('interval'); // began at 2,000, ended at 2,300
+    await k.write(tt, [{ op: 'insert', after: [2, 'b'] }]);
+    expect(k.msUntilDue(), 'the next one is due 1,000 ms after the last began').toBe(700);
+    clock += 700;
+    expect(k.due()).toBe('interval');
+    // a commit longer than the interval: the next checkpoint is due as soon as it ends
+    commitMs = 1_500;
+    await k.checkpoint('interval');
+    await k.write(tt, [{ op: 'insert', after: [3, 'c'] }]);
+    expect(k.msUntilDue()).toBe(0);
+  });
+
+  it('once the snapshot part is dropped, every state object left in the table\'s state directory goes (a killed run\'s leftovers too)', async () => {
+    const chunk = { table: { database: 'src', table: 'stray' }, index: 0, keyColumns: [] };
+    const snapshot = { chunks: [serializeChunk(chunk)], finished: new Map([[chunkId(chunk), serializeOffset(at(50))]]), rows: 0 };
+    const t = await table('stray', { phase: 'snapshot', snapshot });
+    const k = new Checkpointer(1n, options, silentLogger, undefined);
+    k.add(t);
+    await k.checkpoint('snapshot done');
+    const stateDir = join(fileURLToPath(t.location), '.floe', 'state');
+    expect((await readdir(stateDir)).length, 'the plan and the progress object').toBe(2);
+    // what a run killed between an object's write and its commit leaves behind
+    await writeFile(join(stateDir, '00000000000000000002-dead.json'), '{}');
+    await writeFile(join(stateDir, '.00000000000000000003-dead.json.1234.floe-tmp'), '{');
+    t.working = { ...t.working!, phase: 'streaming' };
+    k.advance(at(40));
+    await k.checkpoint('hand-over');
+    expect((await readdir(stateDir)).length, 'still before the chunk\'s high watermark: the snapshot part stays').toBe(4);
+    k.advance(at(60));
+    await k.checkpoint('past it', { flushIdle: true });
+    expect((await stamp(t))!.progress).toEqual({ phase: 'streaming', offset: at(60) });
+    expect(await readdir(stateDir)).toEqual([]);
   });
 
   it('refuses a checkpoint id the table already holds from this job (another process)', async () => {

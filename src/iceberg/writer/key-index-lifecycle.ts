@@ -7,8 +7,11 @@
  * - whether a writer gets one at all: only DV upserts (format v3, a key, not append mode, the
  *   table no larger than `keyIndexMaxRows` — beyond it equality deletes, with a warning);
  * - where it comes from: kept while the table's head is the snapshot it matches (floe's own last
- *   commit, or a manifest rewrite on top of it), else the persisted disk index caught up with the
+ *   commit, or a manifest rewrite on top of it), else the memory index saved at the last clean stop
+ *   when it holds the head (key-index-file.ts), else the persisted disk index caught up with the
  *   commits since its stamp, else built from the lake (on disk past `memoryMaxRows`);
+ * - at a clean stop (`save`), a memory index of at least `saveMinRows` rows is saved to the state
+ *   directory for the next start;
  * - when: with an off-thread builder (`keyTableBuilder`, the CLI's), a writer that needs a load gets
  *   its index later — the load runs in the background (a single integer key's table is built in a
  *   worker thread), the changes are applied meanwhile, and the checkpoint's commit waits for it;
@@ -28,8 +31,9 @@ import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
 import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
-import { buildKeyIndex, indexStillMatches, keyReader, type KeyIndex } from './key-index.js';
+import { buildKeyIndex, indexStillMatches, keyReader, MemoryKeyIndex, type KeyIndex } from './key-index.js';
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
+import { saveMemoryIndex, takeMemoryIndex } from './key-index-file.js';
 import type { PreparedChanges, WriteMode } from './table-change-writer.js';
 import { TableKey, type KeyId } from './table-key.js';
 import type { KeyTableBuilder } from './key-table-builder.js';
@@ -56,6 +60,12 @@ export interface KeyIndexOptions {
     stateDir?: string;
     /** With a state dir: a table's index stays in memory up to this many rows, on disk beyond (default 2 million). */
     memoryMaxRows?: number;
+    /**
+     * With a state dir: a memory index of at least this many rows is saved there at a clean stop
+     * (`save`) and taken back at the next start instead of being built from the lake (default
+     * 100,000: a smaller one is built in well under a second, and is not worth a file).
+     */
+    saveMinRows?: number;
   };
   /**
    * Builds a memory index of a single integer key column in another thread (key-table-builder.ts;
@@ -72,6 +82,8 @@ export interface KeyIndexOptions {
 /** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
 export interface KeyIndexLoads {
   built: number;
+  /** Taken from the file a clean stop saved (key-index-file.ts). */
+  restored: number;
   builtOnDisk: number;
   reused: number;
   replayed: number;
@@ -80,7 +92,7 @@ export interface KeyIndexLoads {
 }
 
 export class KeyIndexLifecycle {
-  readonly loads: KeyIndexLoads = { built: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
+  readonly loads: KeyIndexLoads = { built: 0, restored: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
   private index: KeyIndex | undefined;
   /** A load under way for a writer that takes its index later (`forWriter` with `later`). */
   private loading: { promise: Promise<KeyIndex>; snapshotId: bigint | undefined; schemaId: number } | undefined;
@@ -216,6 +228,16 @@ export class KeyIndexLifecycle {
     const key = TableKey.identifier(schema);
     const identity = diskIdentity(m.tableUuid, key, schema);
     const path = this.diskPath(table);
+    const saved = this.savedPath(table);
+    if (saved) {
+      const taken = await takeMemoryIndex(saved, table, identity);
+      if (taken.index) {
+        this.loads.restored++;
+        this.options.info?.(`${name}: key index of ${taken.index.size} rows taken from ${saved} (saved at the last clean stop)`);
+        return taken.index;
+      }
+      if (!taken.missing) this.options.info?.(`${name}: the key index saved at ${saved} does not hold the table as it is now (${taken.why}); building it from the lake`);
+    }
     let index: KeyIndex | undefined;
     if (path) {
       const opened = await openDiskKeyIndex(path, table, key, identity);
@@ -329,6 +351,26 @@ export class KeyIndexLifecycle {
     index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
     this.loads.followed++;
     return 'followed';
+  }
+
+  /**
+   * At a clean stop: a memory index that holds the table's head is saved to the state directory, for
+   * the next start to take instead of building it (key-index-file.ts). Whether it was saved.
+   */
+  async save(table: CatalogTable): Promise<boolean> {
+    const index = this.index;
+    const path = this.savedPath(table);
+    if (!path || this.loading || !(index instanceof MemoryKeyIndex) || index.size < (this.options.keyIndex?.saveMinRows ?? 100_000)) return false;
+    const m = table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === this.schemaId);
+    if (!schema || this.schemaId !== m.currentSchemaId || !indexStillMatches(m, index.snapshotId, currentSnapshot(m)?.snapshotId)) return false;
+    await saveMemoryIndex(path, diskIdentity(m.tableUuid, TableKey.identifier(schema), schema), index.saved());
+    return true;
+  }
+
+  private savedPath(table: CatalogTable): string | undefined {
+    const dir = this.options.keyIndex?.stateDir;
+    return dir ? join(dir, this.jobId, `${table.metadata.tableUuid}.keyindex.mem`) : undefined;
   }
 
   private diskPath(table: CatalogTable): string | undefined {

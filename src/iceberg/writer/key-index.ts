@@ -26,7 +26,7 @@ import { Schema } from '../spec/schema.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { KeyId, TableKey } from './table-key.js';
-import { KeyLocations } from './key-locations.js';
+import { KeyLocations, type KeyLocationsState } from './key-locations.js';
 import type { KeyTableBuilder } from './key-table-builder.js';
 import { NumberKeyTable } from './number-key-table.js';
 
@@ -72,9 +72,16 @@ export interface KeyIndex {
   close(): void;
 }
 
+/** A memory index as plain data (key-index-file.ts): its snapshot, its file slots (undefined: freed) and its entries. */
+export interface SavedMemoryIndex extends KeyLocationsState {
+  readonly snapshotId: bigint | undefined;
+  readonly files: readonly (DataFile | undefined)[];
+}
+
 export class MemoryKeyIndex implements KeyIndex {
   readonly kind = 'memory' as const;
-  private readonly files: DataFile[] = [];
+  /** Slot → data file; undefined only for a freed slot of a saved index (no entry points at it). */
+  private readonly files: (DataFile | undefined)[] = [];
   private readonly fileIds = new Map<string, number>();
   /** Key → (slot in `files`, position). */
   private readonly rows: KeyLocations;
@@ -85,16 +92,33 @@ export class MemoryKeyIndex implements KeyIndex {
   private lastFileId = -1;
 
   /**
-   * `rows`: room for as many numeric keys without growing (an index built from the lake), or the
-   * table of numeric keys built already (in a worker: buildKeyIndex), its first values slots of `files`.
+   * `rows`: room for as many numeric keys without growing (an index built from the lake), the table
+   * of numeric keys built already (in a worker: buildKeyIndex), its first values slots of `files`, or
+   * every entry (a saved index, key-index-file.ts). `files`: the data file of each slot, undefined
+   * for a slot no entry points at (freed by a compaction).
    */
   constructor(
     public snapshotId: bigint | undefined,
-    rows: number | NumberKeyTable = 0,
-    files: readonly DataFile[] = [],
+    rows: number | NumberKeyTable | KeyLocations = 0,
+    files: readonly (DataFile | undefined)[] = [],
   ) {
-    this.rows = new KeyLocations(rows);
-    for (const file of files) this.fileIds.set(file.filePath, this.files.push(file) - 1);
+    this.rows = rows instanceof KeyLocations ? rows : new KeyLocations(rows);
+    for (const [slot, file] of files.entries()) {
+      this.files.push(file);
+      if (file) this.fileIds.set(file.filePath, slot);
+      else this.freeIds.push(slot);
+    }
+  }
+
+  /** The index `saved()` gave, matching `snapshotId` (its own or one only manifest rewrites lead on to). */
+  static fromSaved(snapshotId: bigint | undefined, saved: SavedMemoryIndex): MemoryKeyIndex {
+    return new MemoryKeyIndex(snapshotId, KeyLocations.fromState(saved), saved.files);
+  }
+
+  /** The index as plain data; it shares the numeric table's buffer (the index stays usable). */
+  saved(): SavedMemoryIndex {
+    const free = new Set(this.freeIds);
+    return { snapshotId: this.snapshotId, files: this.files.map((f, slot) => (free.has(slot) ? undefined : f)), ...this.rows.state() };
   }
 
   get size(): number {

@@ -7,10 +7,16 @@
  * A lookup allocates nothing: `find` (or `take`) says whether the key is there and leaves its values
  * in `foundSlot` / `foundPos`.
  */
-import { NumberKeyTable } from './number-key-table.js';
+import { NumberKeyTable, type NumberKeyTableState } from './number-key-table.js';
 import type { KeyId } from './table-key.js';
 
 const TWO_32 = 4294967296;
+
+/** Every entry as plain data (key-index-file.ts): the numeric keys' table, the string keys and their packed values. */
+export interface KeyLocationsState {
+  readonly numbers: NumberKeyTableState;
+  readonly strings: { readonly keys: string[]; readonly values: Float64Array };
+}
 
 export class KeyLocations {
   private readonly numbers: NumberKeyTable;
@@ -22,6 +28,21 @@ export class KeyLocations {
   /** `numbers`: numeric keys to make room for without growing, or the table of numeric keys to start with. */
   constructor(numbers: number | NumberKeyTable = 0) {
     this.numbers = typeof numbers === 'number' ? new NumberKeyTable(numbers) : numbers;
+  }
+
+  /** The locations `state()` gave (the numeric table takes `state.numbers.buffer` over). */
+  static fromState(state: KeyLocationsState): KeyLocations {
+    const locations = new KeyLocations(NumberKeyTable.fromState(state.numbers));
+    const { keys, values } = state.strings;
+    for (let i = 0; i < keys.length; i++) locations.strings.set(keys[i]!, values[i]!);
+    return locations;
+  }
+
+  /** Every entry as plain data; the numeric table's buffer is shared, not copied (do not transfer it). */
+  state(): KeyLocationsState {
+    const keys = [...this.strings.keys()];
+    const values = Float64Array.from(this.strings.values());
+    return { numbers: this.numbers.state(), strings: { keys, values } };
   }
 
   get size(): number {

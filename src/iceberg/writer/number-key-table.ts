@@ -84,7 +84,10 @@ export class NumberKeyTable {
     return table;
   }
 
-  /** The contents, to be transferred: the table must not be used afterwards. */
+  /**
+   * The contents — to be transferred (the table must not be used afterwards), or written out as
+   * they are (key-index-file.ts: the table stays usable when the buffer is not transferred).
+   */
   state(): NumberKeyTableState {
     return { buffer: this.keys.buffer as ArrayBuffer, size: this.size, occupied: this.occupied };
   }

@@ -146,7 +146,9 @@ export class TableCommitter {
     this.table = table;
     this.writerOptions = { ...this.options.writer, ...options };
     this.writer = undefined;
-    this.keys.drop();
+    // The key index stays: the next writer's `forWriter` keeps it only while it holds the table's
+    // head and schema (so a snapshot's index, kept through its chunks' commits, serves the
+    // streaming writer the hand-over opens in the same run instead of being built again).
     return lastCommitted(table.metadata, this.jobId);
   }
 
@@ -367,6 +369,15 @@ export class TableCommitter {
     if (!this.table || this.hasChanges) return 'none'; // changes buffered: validated at commit as any
     this.table = table;
     return this.keys.follow(table, compaction);
+  }
+
+  /**
+   * At a clean stop, nothing buffered: saves a memory key index that holds the table as committed to
+   * the state directory, for the next start (key-index-lifecycle.ts `save`). Whether it was saved.
+   */
+  async saveKeyIndex(): Promise<boolean> {
+    if (!this.table || this.hasChanges || this.phase !== 'idle' || this.failed !== undefined) return false;
+    return this.keys.save(this.table);
   }
 
   /** Closes the key index (a disk one stays on disk for the next start). */
