@@ -16,9 +16,29 @@ function tsxApiUrl(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
 }
 
+/**
+ * The parent's Node options without tsx's loader (`--import tsx`): a worker inherits the parent's
+ * options, and a built module needs no TypeScript loader — with it, every module the worker loads
+ * (zongji and mysql2 in the binlog worker, parquet-wasm in each encoder) goes through tsx's hooks,
+ * which in the bench (run through tsx) cost a tenth of a second of CPU per worker at start.
+ */
+export function withoutTsx(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const a = execArgv[i]!;
+    if ((a === '--import' || a === '--require' || a === '-r' || a === '--loader') && /^tsx(\/|$)/.test(execArgv[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    if (/^--(import|require|loader)=tsx(\/|$)/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}
+
 /** `threadModule`: the thread module's URL, `.ts` or `.js` (the caller picks the one beside itself). */
 export function startModuleWorker(threadModule: URL): Worker {
-  if (!threadModule.pathname.endsWith('.ts')) return new Worker(threadModule);
+  if (!threadModule.pathname.endsWith('.ts')) return new Worker(threadModule, { execArgv: withoutTsx(process.execArgv) });
   const code = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(threadModule.href)}); })`;
   return new Worker(code, { eval: true });
 }
