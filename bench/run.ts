@@ -14,7 +14,9 @@
  *   (5b. the row decoders on that range's captured events, in-process: floe's own vs zongji's,
  *      bench/row-decoder.ts)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
- *      offset reaches the binlog position after the workload
+ *      offset reaches the binlog position after the workload — with the key index the snapshot run's
+ *      clean stop saved (key-index-file.ts), as `floe snapshot` then `floe run` go; then again from
+ *      the lake as the snapshot left it, without that index (as after a crash: built from the lake)
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
  *   (3c, 6b. the peers, bench/peers/peers.ts: Debezium's embedded engine snapshots the table right
  *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
@@ -27,7 +29,7 @@
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMariaDb, type LocalServer } from '../src/demo/local-mariadb.js';
@@ -72,7 +74,10 @@ export interface BenchResult {
   /** `mainBusy`: the share of the run floe's main thread was running code (bench/floe-child.ts). */
   snapshot: { rowsPerSecond: number; ratioToCeiling: number; rowsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   partitioned: PartitionedSnapshot[];
+  /** Streaming after the snapshot run's clean stop: floe takes the key index that stop saved. */
   cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
+  /** The same from the same lake without the saved key index, as after a crash: built from the lake at start. */
+  cdcAfterCrash: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   decoder: DecoderFigures;
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
@@ -109,6 +114,9 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
       ...(process.env.FLOE_BENCH_BINLOG_THREAD ? { binlogThread: process.env.FLOE_BENCH_BINLOG_THREAD } : {}),
     },
     warehouse: { location: warehouse },
+    // floe's local state beside the warehouse (the key index a clean stop saves, key-index-file.ts),
+    // not ./.floe/state of the directory the bench runs in
+    stateDir: `${warehouse}.state`,
     catalog: { type: 'filesystem', name: 'floe' },
     ...(partitionBy ? { tables: { overrides: { [`${DATABASE}.${TABLE}`]: { partitionBy: [partitionBy] } } } } : {}),
     ...(phase === 'streaming' ? { commit: { intervalMs: o.commitIntervalMs } } : {}),
@@ -260,18 +268,31 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path before its own decoder (and its fallback)"));
     rows.push(decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio));
 
+    // the lake as the snapshot left it, for the second CDC run (a filesystem warehouse holds absolute
+    // paths: it is put back in place, not used from elsewhere)
+    const asSnapshotted = `${warehouse}.as-snapshotted`;
+    await cp(warehouse, asSnapshotted, { recursive: true });
+    const cdcRun = async (step: string, note: string): Promise<{ row: Row; run: FloeRun }> => {
+      const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
+      const started = cdc.notifications.find((n) => n.event === 'streaming-started');
+      const row = floeRow(step, cdc, o.changes, 'changes', rate(rowB));
+      row.note = `${note}; commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; main thread busy ${percent(cdc.mainBusy)}`;
+      rows.push(row);
+      if (o.verify) {
+        const v = await verifyLake(lakeTable, connection, DATABASE);
+        if (v.mismatches > 0) throw new Error(`bench: after streaming the lake differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
+        verified = { afterSnapshot: true, afterStreaming: true };
+        log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
+      }
+      return { row, run: cdc };
+    };
     log('floe streaming (runPipeline mode run, child process) until the workload is committed');
-    const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
-    const started = cdc.notifications.find((n) => n.event === 'streaming-started');
-    const cdcRow = floeRow('floe CDC, start to committed', cdc, o.changes, 'changes', rate(rowB));
-    cdcRow.note = `commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; main thread busy ${percent(cdc.mainBusy)}`;
-    rows.push(cdcRow);
-    if (o.verify) {
-      const v = await verifyLake(lakeTable, connection, DATABASE);
-      if (v.mismatches > 0) throw new Error(`bench: after streaming the lake differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
-      verified = { afterSnapshot: true, afterStreaming: true };
-      log(`verified: the lake holds the ${v.lakeRows} rows of MySQL`);
-    }
+    const { row: cdcRow, run: cdc } = await cdcRun('floe CDC, start to committed', 'after the clean stop of the snapshot run (its key index saved)');
+    log('floe streaming again from the same lake, without the saved key index (as after a crash)');
+    await rm(warehouse, { recursive: true, force: true });
+    await rename(asSnapshotted, warehouse);
+    await rm(`${warehouse}.state`, { recursive: true, force: true });
+    const { row: crashRow, run: crashRun } = await cdcRun('floe CDC after a crash, start to committed', 'key index built from the lake at start');
 
     rows.push(...(await peers.streaming(peerContext, from, o.changes, rate(cdcRow)!, rate(rowB)!)));
 
@@ -284,6 +305,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes, mainBusy: snap.mainBusy },
       partitioned,
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes, mainBusy: cdc.mainBusy },
+      cdcAfterCrash: { eventsPerSecond: rate(crashRow)!, ratioToCeiling: crashRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (crashRun.cpuMs / 1000), peakRssBytes: crashRun.peakRssBytes, mainBusy: crashRun.mainBusy },
       decoder,
       verified,
       keyIndex,
@@ -322,7 +344,8 @@ async function main(): Promise<void> {
     '',
     `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A${vsPeer(result.peers.debezium?.snapshot)}), ` +
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B${vsPeer(result.peers.debezium?.streaming)}), ` +
-      `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes) / 2 ** 20)} MiB`,
+      `after a crash ${Math.round(result.cdcAfterCrash.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdcAfterCrash.ratioToCeiling.toFixed(2)}), ` +
+      `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes, result.cdcAfterCrash.peakRssBytes) / 2 ** 20)} MiB`,
     formatDecoderFigures(result.decoder),
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),
