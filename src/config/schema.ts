@@ -243,7 +243,7 @@ export const configSchema = z
       .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
-        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint every this many milliseconds, counted from the start of the checkpoint before (at a transaction boundary): a change is committed at most this long after the checkpoint before it began, plus that commit\'s duration, also when no event follows it'),
+        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before ended (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
         maxBufferedChanges: z
           .number()
           .int()

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { Schema } from '../../src/iceberg/spec/schema.js';
@@ -213,36 +213,6 @@ describe('checkpointer', () => {
     await k.checkpoint('interval');
     expect(k.msUntilDue(), 'committed: nothing buffered').toBeUndefined();
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'a']]);
-  });
-
-  it('the interval counts from the start of the checkpoint before, not its end: a slow commit does not stretch the cadence', async () => {
-    const t = await table('cadence', { phase: 'streaming', offset: at(10) });
-    let clock = 1_000;
-    // every commit of the table takes `commitMs` on this clock
-    let commitMs = 300;
-    const commit = t.committer.commit.bind(t.committer);
-    vi.spyOn(t.committer, 'commit').mockImplementation(async (id, progress) => {
-      clock += commitMs;
-      return commit(id, progress);
-    });
-    const k = new Checkpointer(1n, { ...options, intervalMs: 1_000 }, silentLogger, undefined, () => clock);
-    const tt = t;
-    k.add(tt);
-    k.advance(at(10));
-    await k.ensureModes([[tt, 'upsert']]);
-    await k.write(tt, [{ op: 'insert', after: [1, 'a'] }]);
-    clock += 1_000;
-    expect(k.due()).toBe('interval');
-    await k.checkpoint('interval'); // began at 2,000, ended at 2,300
-    await k.write(tt, [{ op: 'insert', after: [2, 'b'] }]);
-    expect(k.msUntilDue(), 'the next one is due 1,000 ms after the last began').toBe(700);
-    clock += 700;
-    expect(k.due()).toBe('interval');
-    // a commit longer than the interval: the next checkpoint is due as soon as it ends
-    commitMs = 1_500;
-    await k.checkpoint('interval');
-    await k.write(tt, [{ op: 'insert', after: [3, 'c'] }]);
-    expect(k.msUntilDue()).toBe(0);
   });
 
   it('once the snapshot part is dropped, every state object left in the table\'s state directory goes (a killed run\'s leftovers too)', async () => {
