@@ -38,7 +38,18 @@ export function withoutTsx(execArgv: readonly string[]): string[] {
 
 /** `threadModule`: the thread module's URL, `.ts` or `.js` (the caller picks the one beside itself). */
 export function startModuleWorker(threadModule: URL): Worker {
-  if (!threadModule.pathname.endsWith('.ts')) return new Worker(threadModule, { execArgv: withoutTsx(process.execArgv) });
+  if (!threadModule.pathname.endsWith('.ts')) {
+    const execArgv = withoutTsx(process.execArgv);
+    if (execArgv.length === process.execArgv.length) return new Worker(threadModule);
+    try {
+      return new Worker(threadModule, { execArgv });
+    } catch (e) {
+      // options a worker refuses when they are given (V8's, such as --max-old-space-size or
+      // --trace-gc) but takes silently when inherited: inherit them, tsx and all
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+      return new Worker(threadModule);
+    }
+  }
   const code = `import(${JSON.stringify(tsxApiUrl())}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(threadModule.href)}); })`;
   return new Worker(code, { eval: true });
 }

@@ -1,8 +1,9 @@
 /**
  * Thread modules started by io/module-worker.ts: a built (`.js`) module's worker runs without the
  * parent's tsx loader — a real Node process started with `--import tsx` starts one and reports the
- * Node options the worker got — and `withoutTsx` drops tsx's loader options in each spelling, nothing
- * else.
+ * Node options the worker got; with a V8 option among them (which a worker refuses when given) it
+ * still starts, inheriting them all — and `withoutTsx` drops tsx's loader options in each spelling,
+ * nothing else.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,11 +29,15 @@ describe('startModuleWorker', () => {
         `const w = startModuleWorker(new URL(${JSON.stringify(pathToFileURL(thread).href)}));\n` +
         `w.on('message', (m: string[]) => { console.log(JSON.stringify({ parent: process.execArgv, worker: m })); void w.terminate(); });\n`,
     );
-    const out = spawnSync(process.execPath, ['--no-deprecation', '--import', 'tsx', main], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', timeout: 60_000 });
-    expect(out.status, out.stderr).toBe(0);
-    const { parent, worker } = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { parent: string[]; worker: string[] };
-    expect(parent).toEqual(['--no-deprecation', '--import', 'tsx']);
-    expect(worker).toEqual(['--no-deprecation']);
+    const started = (options: string[]): { parent: string[]; worker: string[] } => {
+      const out = spawnSync(process.execPath, [...options, main], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', timeout: 60_000 });
+      expect(out.status, out.stderr).toBe(0);
+      return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { parent: string[]; worker: string[] };
+    };
+    expect(started(['--no-deprecation', '--import', 'tsx'])).toEqual({ parent: ['--no-deprecation', '--import', 'tsx'], worker: ['--no-deprecation'] });
+    // a V8 option, which a worker refuses when given but takes when inherited: inherited, tsx too
+    const withV8 = ['--max-old-space-size=512', '--import', 'tsx'];
+    expect(started(withV8)).toEqual({ parent: withV8, worker: withV8 });
   });
 
   it('withoutTsx: --import/--require/--loader tsx in each spelling go, everything else stays in order', () => {
