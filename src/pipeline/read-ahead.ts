@@ -90,18 +90,30 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
    */
   async during(work: Promise<unknown>, route?: (event: SourceEvent) => Promise<boolean>): Promise<void> {
     let finished = false;
-    const end = (): 'ended' => {
+    // One waiter on the work at a time, not a Promise.race with it per event: every race leaves a
+    // reaction on the work's promise holding that race's result — each event taken, with all its
+    // decoded rows — until the work ends (nodejs/node#17469, as stream-stop.ts); a commit that
+    // waited 3 s for a key index kept 300,000 routed changes reachable, and every scavenge copied them.
+    let wake: ((r: 'ended') => void) | undefined;
+    const end = (): void => {
       finished = true;
-      return 'ended';
+      wake?.('ended');
     };
-    const ended = work.then(end, end);
+    work.then(end, end);
     let changes = 0;
     let routing = route !== undefined && this.held.length === 0;
     let routeFailure: { error: unknown } | undefined;
     while (!finished && changes < this.maxChanges && this.readable()) {
       const pending = (this.pending ??= this.take());
       // a failed read stays pending for the next() that hands it out; the work is awaited either way
-      const r = await Promise.race([pending.then((result) => ({ result }), () => 'failed' as const), ended]);
+      const r = await new Promise<{ result: IteratorResult<SourceEvent> } | 'failed' | 'ended'>((resolve) => {
+        wake = resolve;
+        pending.then(
+          (result) => resolve({ result }),
+          () => resolve('failed'),
+        );
+      });
+      wake = undefined;
       if (r === 'ended' || r === 'failed') break;
       this.pending = undefined;
       if (routing && !r.result.done) {

@@ -6,6 +6,8 @@
  * route (the runner writing transactions into the next checkpoint), what it handles is not held.
  */
 import { readFile } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ReadAhead, TIMED_OUT } from '../../src/pipeline/read-ahead.js';
 import type { SourceEvent } from '../../src/source/mysql/index.js';
@@ -201,5 +203,40 @@ describe('ReadAhead', () => {
     await a.during(io);
     expect(a.heldCount, 'events taken before the work\'s file read completed').toBeLessThan(ready / 4);
     expect(await positions(a, 3)).toEqual([1, 2, 3]);
+  });
+
+  it('what the route handled while the work runs is not kept alive by the wait for the work (no reaction per event on it)', async () => {
+    // a Promise.race with the work per event left a reaction on the work's promise holding each
+    // race's result — every routed transaction with its rows — until the work ended
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const n = 200;
+    const events = Array.from({ length: n }, (_, i) => tx(i + 1, 10));
+    const collected = new Set<number>();
+    const registry = new FinalizationRegistry<number>((i) => collected.add(i));
+    events.forEach((e, i) => registry.register(e, i));
+    // a source that lets go of each event as it hands it out; then nothing but the read-ahead may hold them
+    const queue = events.splice(0);
+    const iterator: AsyncIterator<SourceEvent> = {
+      next: async () => (queue.length > 0 ? { value: queue.shift()!, done: false } : new Promise(() => {})),
+    };
+    const a = new ReadAhead(iterator, 1_000_000);
+    const w = work();
+    let routed = 0;
+    const during = a.during(w.promise, async () => {
+      routed++;
+      return true;
+    });
+    for (let i = 0; i < 50 && routed < n; i++) await settle();
+    expect(routed).toBe(n);
+    for (let i = 0; i < 5 && collected.size < n - 1; i++) {
+      gc();
+      await settle();
+    }
+    // the work still runs: every routed event is garbage (the last one handed out may still sit in
+    // the read-ahead's suspended frame)
+    expect(collected.size).toBeGreaterThanOrEqual(n - 1);
+    w.release();
+    await during;
   });
 });
