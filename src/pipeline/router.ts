@@ -127,7 +127,7 @@ export class Router {
       }
       let list = byTable.get(t);
       if (!list) byTable.set(t, (list = []));
-      list.push(toWriterChange(t, change.op, change.before, change.after));
+      list.push(toWriterChange(t, change));
     }
     if (byTable.size > 0) {
       await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t.checkpoint, t.streamMode] as const));
@@ -141,13 +141,19 @@ export class Router {
   }
 }
 
-function toWriterChange(t: RoutedTable, op: 'insert' | 'update' | 'delete', before: Row | undefined, after: Row | undefined): WriterChange {
+function toWriterChange(t: RoutedTable, change: TransactionEvent['changes'][number] & { op: 'insert' | 'update' | 'delete' }): WriterChange {
+  const { op } = change;
+  const before = op === 'insert' ? undefined : t.project(change.before!);
+  const after = op === 'delete' ? undefined : t.project(change.after!);
+  // an identity projection (no column reordered, dropped or transformed): the source change is the
+  // writer's change as it is — op, before and after mean the same — with no object made per change
+  if (before === change.before && after === change.after) return change;
   switch (op) {
     case 'insert':
-      return { op, after: t.project(after!) };
+      return { op, after: after! };
     case 'update':
-      return { op, before: t.project(before!), after: t.project(after!) };
+      return { op, before: before!, after: after! };
     case 'delete':
-      return { op, before: t.project(before!) };
+      return { op, before: before! };
   }
 }

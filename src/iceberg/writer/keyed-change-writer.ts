@@ -40,7 +40,7 @@ export class KeyedChangeWriter implements ModeWriter {
    * snapshot checkpoint writes hundreds of thousands — hot path, and what the checkpoint's memory
    * is mostly made of).
    */
-  private readonly keys = new KeyLocations();
+  private readonly keys: KeyLocations;
   /** The data files rows of this checkpoint went to. */
   private readonly rowFiles: DataFileHandle[] = [];
   /** Keys an equality delete of this checkpoint already covers. */
@@ -63,7 +63,10 @@ export class KeyedChangeWriter implements ModeWriter {
     private keyIndex: KeyIndex | undefined,
     /** DV mode with the index handed in later (`useIndex`); `keyIndex` is then undefined. */
     indexLater = false,
+    /** Rows the checkpoint is expected to write: the key map is sized for them at once, not grown (rehashed) on the way. */
+    expectedRows = 0,
   ) {
+    this.keys = new KeyLocations(expectedRows);
     if (indexLater) this.waiting = [];
   }
 

@@ -103,6 +103,12 @@ export interface TableChangeWriterOptions {
    */
   keyIndex?: KeyIndex;
   /**
+   * Rows this checkpoint is expected to write (its committer passes the previous checkpoint's): the
+   * keyed writer's map of this checkpoint's keys is sized for them at once — grown by doubling, it
+   * was rehashed over and over (a tenth of a CDC run's writer time in a profile).
+   */
+  expectedRows?: number;
+  /**
    * Deletion-vector upserts whose index is handed in later (`useKeyIndex`): a writer opened while
    * the table's previous checkpoint is still being committed (keyed-change-writer.ts). It cannot be
    * prepared before it has the index.
@@ -170,7 +176,7 @@ export class TableChangeWriter {
     if (this.mode === 'append') {
       this.writer = new KeylessChangeWriter(key, this.sinks, m.location);
     } else {
-      this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex, !options.keyIndex && options.keyIndexLater === true);
+      this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex, !options.keyIndex && options.keyIndexLater === true, options.expectedRows);
       this.writer = this.keyed;
     }
   }

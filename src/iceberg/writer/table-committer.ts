@@ -85,6 +85,8 @@ export class TableCommitter {
   private writer: TableChangeWriter | undefined;
   /** Whether `writer` was given a key index (the next writer then needs one too). */
   private writerIndexed = false;
+  /** Rows the last writer detached had written: the next writer's `expectedRows`. */
+  private lastRowsWritten = 0;
   /** The writer `detach` took out, for the commit under way (or about to start). */
   private detached: TableChangeWriter | undefined;
   /** While a commit is under way: whether `write` may buffer (see the header), and how. */
@@ -126,6 +128,7 @@ export class TableCommitter {
     const writer = this.writer;
     this.writer = undefined;
     this.detached = writer;
+    if (writer) this.lastRowsWritten = writer.stats.rowsWritten;
     this.phase = 'detached';
     // A writer opened during the commit needs what this one had: an index (that commit's rows in
     // it once it lands), or none. Without a writer (a stamps-only commit) that is not known.
@@ -170,7 +173,7 @@ export class TableCommitter {
       // an index still to be built from the lake comes later (built off this thread): the changes
       // are applied meanwhile, and the commit waits for it (commitBuffered)
       const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode, { later: true });
-      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index });
+      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, expectedRows: this.lastRowsWritten });
       this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
     }
     try {
