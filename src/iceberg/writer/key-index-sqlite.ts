@@ -90,6 +90,15 @@ export class DiskKeyIndex implements KeyIndex {
     return new DiskKeyIndex(createIndexDatabase(path), path);
   }
 
+  foundPos = 0;
+
+  find(k: KeyId): DataFile | undefined {
+    const at = this.get(k);
+    if (!at) return undefined;
+    this.foundPos = at.pos;
+    return at.file;
+  }
+
   get(k: KeyId): IndexedRow | undefined {
     const r = this.q.get.get(sqlKey(k));
     if (!r) return undefined;

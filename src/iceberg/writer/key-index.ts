@@ -53,6 +53,13 @@ export interface KeyIndex {
   /** 'memory' (a Map) or 'disk' (SQLite under the state directory, key-index-sqlite.ts). */
   readonly kind: 'memory' | 'disk';
   get(k: KeyId): IndexedRow | undefined;
+  /**
+   * `get` without an object per answer (the writer's hot path: one per UPDATE and DELETE): the data
+   * file of `k`'s row, its position left in `foundPos`, or undefined.
+   */
+  find(k: KeyId): DataFile | undefined;
+  /** The position of the row the last successful `find` found. */
+  readonly foundPos: number;
   set(k: KeyId, file: DataFile, pos: number): void;
   delete(k: KeyId): void;
   /**
@@ -128,6 +135,15 @@ export class MemoryKeyIndex implements KeyIndex {
   get(k: KeyId): IndexedRow | undefined {
     const rows = this.rows;
     return rows.find(k) ? { file: this.files[rows.foundSlot]!, pos: rows.foundPos } : undefined;
+  }
+
+  foundPos = 0;
+
+  find(k: KeyId): DataFile | undefined {
+    const rows = this.rows;
+    if (!rows.find(k)) return undefined;
+    this.foundPos = rows.foundPos;
+    return this.files[rows.foundSlot]!;
   }
 
   set(k: KeyId, file: DataFile, pos: number): void {

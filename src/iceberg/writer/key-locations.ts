@@ -83,6 +83,12 @@ export class KeyLocations {
     this.strings.clear();
   }
 
+  /** `each(key, slot, position)` for every entry (no array per entry, as `entries` makes). */
+  forEach(each: (k: KeyId, slot: number, pos: number) => void): void {
+    this.numbers.forEach(each);
+    for (const [k, packed] of this.strings) each(k, Math.floor(packed / TWO_32), packed % TWO_32);
+  }
+
   /** Every entry as [key, slot, position], one at a time. */
   *entries(): Generator<readonly [KeyId, number, number]> {
     yield* this.numbers.entries();

@@ -175,8 +175,8 @@ export class KeyedChangeWriter implements ModeWriter {
   /** DV mode: the committed row of `k`, if the index knows one, gets a DV entry (once per checkpoint). */
   private deleteCommitted(index: KeyIndex, k: KeyId): void {
     // the index knows every live row, so a key it lacks has no row to delete
-    const at = index.get(k);
-    if (at && this.sinks.positions.deleteCommitted(at)) this.indexDeleted.push(k);
+    const file = index.find(k);
+    if (file && this.sinks.positions.deleteCommittedAt(file, index.foundPos)) this.indexDeleted.push(k);
   }
 
   private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
@@ -201,8 +201,12 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** DV mode, after the data files are finished: how the table's rows move once this commit lands. */
   indexDelta(): KeyIndexDelta {
-    const set: KeyIndexDelta['set'][number][] = [];
-    for (const [k, i, pos] of this.keys.entries()) set.push([k, this.rowFiles[i]!.dataFile!, pos]);
+    const set: KeyIndexDelta['set'][number][] = new Array(this.keys.size);
+    const files = this.rowFiles;
+    let n = 0;
+    this.keys.forEach((k, i, pos) => {
+      set[n++] = [k, files[i]!.dataFile!, pos];
+    });
     return { set, deleted: this.indexDeleted.slice() };
   }
 

@@ -161,6 +161,17 @@ export class NumberKeyTable {
     this.occupied = 0;
   }
 
+  /** `each(key, first, second)` for every live entry: `entries` without an array (and an iterator result) per entry. */
+  forEach(each: (key: number, first: number, second: number) => void): void {
+    const capacity = this.mask + 1;
+    const keys = this.keys;
+    const words = this.words;
+    for (let i = 0; i < capacity; i++) {
+      const tag = words[4 * i + 2]!;
+      if (isLive(tag)) each(keys[2 * i]!, (tag - 1) >>> 0, words[4 * i + 3]! >>> 0);
+    }
+  }
+
   /** Every live entry as [key, first, second], one at a time. */
   *entries(): Generator<readonly [number, number, number]> {
     const capacity = this.mask + 1;

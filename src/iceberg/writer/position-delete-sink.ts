@@ -44,12 +44,24 @@ export class PositionDeleteSink {
 
   /** DV mode: removes a row committed earlier; whether it was not removed already. */
   deleteCommitted(at: IndexedRow): boolean {
-    let target = this.committed.get(at.file.filePath);
-    if (!target) this.committed.set(at.file.filePath, (target = { file: at.file, positions: new PositionBitmap() }));
-    if (!target.positions.addIfAbsent(at.pos)) return false;
+    return this.deleteCommittedAt(at.file, at.pos);
+  }
+
+  /** `deleteCommitted` of the row at `pos` of `file`. */
+  deleteCommittedAt(file: DataFile, pos: number): boolean {
+    // the last target is the likely one: a checkpoint's deletes land in a few large files
+    let target = this.lastTarget;
+    if (target?.file !== file) {
+      target = this.committed.get(file.filePath);
+      if (!target) this.committed.set(file.filePath, (target = { file, positions: new PositionBitmap() }));
+      this.lastTarget = target;
+    }
+    if (!target.positions.addIfAbsent(pos)) return false;
     this.stats.positionDeletes++;
     return true;
   }
+
+  private lastTarget: { file: DataFile; positions: PositionBitmap } | undefined;
 
   /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
   committedTargetPaths(): string[] {
@@ -89,5 +101,6 @@ export class PositionDeleteSink {
 
   clear(): void {
     this.committed.clear();
+    this.lastTarget = undefined;
   }
 }

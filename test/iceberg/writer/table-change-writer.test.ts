@@ -181,6 +181,10 @@ describe('upsert writer files', () => {
         asked.push(k);
         return super.get(k);
       }
+      override find(k: KeyId) {
+        asked.push(k);
+        return super.find(k);
+      }
     })(undefined);
     const writer = new TableChangeWriter(table, { mode: 'append-only', keyIndex: index });
     await writer.applyAll([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(1n, 1, 'a again'))]);
