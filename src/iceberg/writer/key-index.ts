@@ -179,6 +179,9 @@ export class MemoryKeyIndex implements KeyIndex {
 
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined): void {
     for (const k of delta.deleted) this.rows.delete(k);
+    // keys new to the index grow it — a snapshot's chunks add every key they set, a stream of updates
+    // hardly any (each replaces a key the delta deleted): one rehash for them, not one per doubling
+    this.rows.reserve(Math.max(0, delta.set.length - delta.deleted.length));
     for (const [k, file, pos] of delta.set) this.set(k, file, pos);
     this.snapshotId = snapshotId;
   }

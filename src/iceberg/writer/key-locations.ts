@@ -73,6 +73,28 @@ export class KeyLocations {
     else this.strings.set(k, slot * TWO_32 + pos);
   }
 
+  /**
+   * `set`, and whether `k` had values before — those are left in `foundSlot` / `foundPos`: one probe
+   * where `take` then `set` of a key the map does not hold make two.
+   */
+  swap(k: KeyId, slot: number, pos: number): boolean {
+    if (typeof k === 'number') {
+      const numbers = this.numbers;
+      if (!numbers.set(k, slot, pos)) return false;
+      this.foundSlot = numbers.previousFirst;
+      this.foundPos = numbers.previousSecond;
+      return true;
+    }
+    const old = this.strings.get(k);
+    this.strings.set(k, slot * TWO_32 + pos);
+    return this.foundString(old);
+  }
+
+  /** Room for `more` new numeric keys without a rehash on the way (NumberKeyTable.reserve). */
+  reserve(more: number): void {
+    this.numbers.reserve(more);
+  }
+
   delete(k: KeyId): void {
     if (typeof k === 'number') this.numbers.delete(k);
     else this.strings.delete(k);

@@ -3,7 +3,9 @@
  * `BaseTaskWriter.BaseEqualityDeltaWriter`, iceberg-rust `DeltaWriter`; docs/iceberg-writer-checklist.md
  * §4.3; docs/design.md §4):
  *
- *   insert/update → deleteKey(key) + write(row); an update whose key changed also deleteKey(old key)
+ *   insert/update → write(row) + deleteKey(key) of the row it replaces (in that order: one probe
+ *                   of the key map for both, `replace`); an update whose key changed also
+ *                   deleteKey(old key) first
  *   delete        → deleteKey(key)
  *   deleteKey(k)  → k written earlier in this checkpoint: remove that row by position (v2 position
  *                   delete, v3 deletion vector); otherwise an equality delete of the key columns —
@@ -89,14 +91,10 @@ export class KeyedChangeWriter implements ModeWriter {
       case 'insert': {
         const after = this.key.checkRow(change.after, 'insert: after');
         const k = this.key.keyOfRow(after, 'insert');
-        if (this.mode === 'append-only') {
-          // The key cannot be committed (see the header): only a row of this checkpoint can hold
-          // it, so neither an equality delete nor the key index is consulted (a snapshot row looks
-          // up nothing but this checkpoint's own keys).
-          this.deleteWritten(k);
-          return this.writeRow(k, after);
-        }
-        return this.replace(k, after);
+        // append-only: the key cannot be committed (see the header), so only a row of this
+        // checkpoint can hold it — neither an equality delete nor the key index is consulted (a
+        // snapshot row looks up nothing but this checkpoint's own keys)
+        return this.replace(k, after, this.mode === 'upsert');
       }
       case 'update': {
         const after = this.key.checkRow(change.after, 'update: after');
@@ -108,9 +106,9 @@ export class KeyedChangeWriter implements ModeWriter {
         const oldKey = before ? this.key.keyOfRow(before, 'update: key') : this.key.encode(given!, 'update: key');
         if (oldKey !== newKey) {
           const deleted = this.deleteKey(oldKey, given ?? this.key.valuesOf(before!));
-          if (deleted) return deleted.then(() => this.replace(newKey, after));
+          if (deleted) return deleted.then(() => this.replace(newKey, after, true));
         }
-        return this.replace(newKey, after);
+        return this.replace(newKey, after, true);
       }
       case 'delete': {
         const values = this.oldKeyValues(change);
@@ -128,12 +126,34 @@ export class KeyedChangeWriter implements ModeWriter {
     return undefined;
   }
 
-  /** deleteKey(k) then writeRow(k, row) — closures only on the (rare) asynchronous path. */
-  private replace(k: KeyId, row: Row): Promise<void> | undefined {
+  /**
+   * The row of `k` is `row` now: `row` written, and the row it replaces removed — by position when
+   * this checkpoint wrote it, else (`committedToo`) the committed one (deleteUnwritten). The row goes
+   * to its file first and the key map is probed once for both (`swap`: where it is now, where it was):
+   * a delete before the write made two probes of a key the map mostly lacks. The order changes no
+   * outcome — the removal and the new row land in the same commit. Closures only on the (rare)
+   * asynchronous paths.
+   */
+  private replace(k: KeyId, row: Row, committedToo: boolean): Promise<void> | undefined {
     // the key's values are for an equality delete: none with a key index (DV mode) or in append-only
-    const deleted = this.deleteKey(k, this.mode === 'upsert' && !this.keyIndex && !this.waiting ? this.key.valuesOf(row) : undefined);
-    if (deleted) return deleted.then(() => this.writeRow(k, row));
-    return this.writeRow(k, row);
+    const values = committedToo && !this.keyIndex && !this.waiting ? this.key.valuesOf(row) : undefined;
+    const loc = this.sinks.data.write(row);
+    if (loc instanceof Promise) return loc.then((l) => this.placed(k, l, committedToo, values));
+    return this.placed(k, loc, committedToo, values);
+  }
+
+  /** `k`'s row written at `loc`: the map says so, and the row it replaced is removed (see `replace`). */
+  private placed(k: KeyId, loc: RowLocation, committedToo: boolean, values: Value[] | undefined): Promise<void> | undefined {
+    // The file's index is kept on its handle: a partitioned table's consecutive rows go to different
+    // files, and looking the file up in `rowFiles` would cost a scan per row.
+    let i = loc.file.rowFileIndex;
+    if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
+    const keys = this.keys;
+    if (keys.swap(k, i, loc.pos)) {
+      this.sinks.positions.deleteAt({ file: this.rowFiles[keys.foundSlot]!, pos: keys.foundPos });
+      return undefined;
+    }
+    return committedToo ? this.deleteUnwritten(k, values) : undefined;
   }
 
   /** Removes by position the row of key `k` this checkpoint wrote, if any; whether there was one. */
@@ -151,6 +171,11 @@ export class KeyedChangeWriter implements ModeWriter {
    */
   private deleteKey(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
     if (this.deleteWritten(k)) return undefined;
+    return this.deleteUnwritten(k, values);
+  }
+
+  /** `deleteKey` of a key this checkpoint holds no row of: the committed row (index, or equality delete). */
+  private deleteUnwritten(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
     if (this.waiting) {
       this.waiting.push(k);
       return undefined;
@@ -177,26 +202,6 @@ export class KeyedChangeWriter implements ModeWriter {
     // the index knows every live row, so a key it lacks has no row to delete
     const file = index.find(k);
     if (file && this.sinks.positions.deleteCommittedAt(file, index.foundPos)) this.indexDeleted.push(k);
-  }
-
-  private writeRow(k: KeyId, row: Row): Promise<void> | undefined {
-    // deleteKey ran just before, so any earlier row of k is already position-deleted.
-    const loc = this.sinks.data.write(row);
-    if (loc instanceof Promise) {
-      return loc.then((l) => {
-        this.remember(k, l);
-      });
-    }
-    this.remember(k, loc);
-    return undefined;
-  }
-
-  private remember(k: KeyId, loc: RowLocation): void {
-    // The file's index is kept on its handle: a partitioned table's consecutive rows go to different
-    // files, and looking the file up in `rowFiles` would cost a scan per row.
-    let i = loc.file.rowFileIndex;
-    if (i < 0) i = loc.file.rowFileIndex = this.rowFiles.push(loc.file) - 1;
-    this.keys.set(k, i, loc.pos);
   }
 
   /** DV mode, after the data files are finished: how the table's rows move once this commit lands. */

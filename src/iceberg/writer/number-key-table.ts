@@ -112,8 +112,27 @@ export class NumberKeyTable {
     return this.words[4 * slot + 3]! >>> 0;
   }
 
-  /** Sets the values of `k`; `first` a non-negative 31-bit integer (below 2^31), `second` an unsigned 32-bit one. */
-  set(k: number, first: number, second: number): void {
+  /**
+   * Makes room for `more` new entries at once: one rehash to the size they need instead of one per
+   * doubling on the way (a snapshot's commit adds half a million keys to the key index at a time).
+   */
+  reserve(more: number): void {
+    const capacity = this.mask + 1;
+    if (this.occupied + more <= capacity * MAX_LOAD) return;
+    let next = capacity;
+    while ((this.size + more + 1) > next * MAX_LOAD) next *= 2;
+    this.rebuild(next);
+  }
+
+  /** The values a `set` replaced (when it returned true). */
+  previousFirst = 0;
+  previousSecond = 0;
+
+  /**
+   * Sets the values of `k`; `first` a non-negative 31-bit integer (below 2^31), `second` an unsigned
+   * 32-bit one. Whether `k` had values already — those are left in `previousFirst` / `previousSecond`.
+   */
+  set(k: number, first: number, second: number): boolean {
     if (this.occupied + 1 > (this.mask + 1) * MAX_LOAD) this.rehash();
     const keys = this.keys;
     const words = this.words;
@@ -128,14 +147,16 @@ export class NumberKeyTable {
         words[4 * at + 2] = first + 1;
         words[4 * at + 3] = second;
         this.size++;
-        return;
+        return false;
       }
       if (tag === DELETED) {
         if (tombstone < 0) tombstone = i;
       } else if (keys[2 * i] === k) {
+        this.previousFirst = (tag - 1) >>> 0;
+        this.previousSecond = words[4 * i + 3]! >>> 0;
         words[4 * i + 2] = first + 1;
         words[4 * i + 3] = second;
-        return;
+        return true;
       }
     }
   }
@@ -184,7 +205,12 @@ export class NumberKeyTable {
   /** Grows (or, with many tombstones, only cleans) the table and re-inserts the live entries. */
   private rehash(): void {
     const capacity = this.mask + 1;
-    const next = this.size + 1 > (capacity * MAX_LOAD) / 2 ? capacity * 2 : capacity;
+    this.rebuild(this.size + 1 > (capacity * MAX_LOAD) / 2 ? capacity * 2 : capacity);
+  }
+
+  /** Re-inserts the live entries into a table of `next` slots (a power of two). */
+  private rebuild(next: number): void {
+    const capacity = this.mask + 1;
     const { keys, words } = this;
     this.keys = new Float64Array(2 * next);
     this.words = new Int32Array(this.keys.buffer);
