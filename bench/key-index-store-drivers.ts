@@ -33,7 +33,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { DataFile } from '../src/iceberg/spec/data-file.js';
-import type { IndexedRow } from '../src/iceberg/writer/key-index.js';
+import { keyIndexDelta, type IndexedRow } from '../src/iceberg/writer/key-index.js';
 import { DiskKeyIndex, type DiskIndexIdentity } from '../src/iceberg/writer/key-index-sqlite.js';
 import type { KeyId } from '../src/iceberg/writer/table-key.js';
 import { ROWS_PER_FILE } from './key-index.js';
@@ -83,7 +83,7 @@ async function sqliteCandidate(dir: string): Promise<Candidate> {
     },
     get: (k) => open().get(k),
     async checkpoint(moved, committed, snapshotId) {
-      open().apply({ set: moved, deleted: [] }, snapshotId, committed);
+      open().apply(keyIndexDelta(moved, []), snapshotId, committed);
     },
     async close() {
       index?.close();

@@ -154,7 +154,7 @@ export class DiskKeyIndex implements KeyIndex {
   apply(delta: KeyIndexDelta, snapshotId: bigint | undefined, committed?: CommittedFiles): void {
     this.transaction(() => {
       for (const k of delta.deleted) this.delete(k);
-      for (const [k, file, pos] of delta.set) this.set(k, file, pos);
+      delta.forEachSet((k, file, pos) => this.set(k, file, pos));
       if (committed) {
         const dvs = new Map<string, string>();
         for (const d of committed.deleteFiles) if (d.fileFormat === 'PUFFIN' && d.referencedDataFile) dvs.set(d.referencedDataFile, d.filePath);

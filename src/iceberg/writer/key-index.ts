@@ -38,8 +38,25 @@ export interface IndexedRow {
 
 /** What a landed commit changed: keys now at a new place, keys whose row is gone. */
 export interface KeyIndexDelta {
-  readonly set: readonly (readonly [KeyId, DataFile, number])[];
+  /** How many keys are at a new place. */
+  readonly setCount: number;
+  /**
+   * `each(k, file, pos)` for every key now at a new place — not a list of them: a snapshot commit's
+   * delta holds half a million, and an array per entry was most of what its commit allocated.
+   */
+  forEachSet(each: (k: KeyId, file: DataFile, pos: number) => void): void;
   readonly deleted: readonly KeyId[];
+}
+
+/** A delta of listed entries (a commit that moves no row: `keyIndexDelta([], [])`). */
+export function keyIndexDelta(set: readonly (readonly [KeyId, DataFile, number])[], deleted: readonly KeyId[]): KeyIndexDelta {
+  return {
+    setCount: set.length,
+    forEachSet: (each) => {
+      for (const [k, file, pos] of set) each(k, file, pos);
+    },
+    deleted,
+  };
 }
 
 /**
@@ -181,8 +198,8 @@ export class MemoryKeyIndex implements KeyIndex {
     for (const k of delta.deleted) this.rows.delete(k);
     // keys new to the index grow it — a snapshot's chunks add every key they set, a stream of updates
     // hardly any (each replaces a key the delta deleted): one rehash for them, not one per doubling
-    this.rows.reserve(Math.max(0, delta.set.length - delta.deleted.length));
-    for (const [k, file, pos] of delta.set) this.set(k, file, pos);
+    this.rows.reserve(Math.max(0, delta.setCount - delta.deleted.length));
+    delta.forEachSet((k, file, pos) => this.set(k, file, pos));
     this.snapshotId = snapshotId;
   }
 

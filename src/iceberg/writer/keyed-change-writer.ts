@@ -42,7 +42,7 @@ export class KeyedChangeWriter implements ModeWriter {
    * snapshot checkpoint writes hundreds of thousands — hot path, and what the checkpoint's memory
    * is mostly made of).
    */
-  private readonly keys: KeyLocations;
+  private keys: KeyLocations;
   /** The data files rows of this checkpoint went to. */
   private readonly rowFiles: DataFileHandle[] = [];
   /** Keys an equality delete of this checkpoint already covers. */
@@ -206,18 +206,16 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** DV mode, after the data files are finished: how the table's rows move once this commit lands. */
   indexDelta(): KeyIndexDelta {
-    const set: KeyIndexDelta['set'][number][] = new Array(this.keys.size);
-    const files = this.rowFiles;
-    let n = 0;
-    this.keys.forEach((k, i, pos) => {
-      set[n++] = [k, files[i]!.dataFile!, pos];
-    });
-    return { set, deleted: this.indexDeleted.slice() };
+    // the delta reads this checkpoint's key map itself (clear() gives the writer a new one)
+    const keys = this.keys;
+    const files = this.rowFiles.map((h) => h.dataFile!);
+    return { setCount: keys.size, forEachSet: (each) => keys.forEach((k, i, pos) => each(k, files[i]!, pos)), deleted: this.indexDeleted.slice() };
   }
 
   clear(): void {
     if (this.waiting) this.waiting.length = 0;
-    this.keys.clear();
+    // a new map, not the old one emptied: the index delta of the checkpoint may still read it
+    this.keys = new KeyLocations();
     this.rowFiles.length = 0;
     this.eqDeleted.clear();
     this.indexDeleted.length = 0;

@@ -13,7 +13,7 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
+import { buildKeyIndex, keyIndexDelta, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
 import { DiskKeyIndex, openDiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
 import { TableCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { TableKey, type KeyId } from '../../../src/iceberg/writer/table-key.js';
@@ -63,11 +63,9 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
           mem.delete(k);
           disk.delete(k);
         } else {
-          const delta = {
-            set: Array.from({ length: Math.floor(rnd() * 20) }, () => [keyOf(), files[Math.floor(rnd() * files.length)], Math.floor(rnd() * 1000)] as const),
-            deleted: Array.from({ length: Math.floor(rnd() * 20) }, keyOf),
-          };
-          for (const [k] of delta.set) universe.add(k);
+          const set = Array.from({ length: Math.floor(rnd() * 20) }, () => [keyOf(), files[Math.floor(rnd() * files.length)], Math.floor(rnd() * 1000)] as const);
+          const delta = keyIndexDelta(set, Array.from({ length: Math.floor(rnd() * 20) }, keyOf));
+          for (const [k] of set) universe.add(k);
           const snap = BigInt(step);
           mem.apply(delta, snap);
           disk.apply(delta, snap);
@@ -78,8 +76,8 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
       for (const k of universe) expect(disk.get(k), `key ${String(k)}`).toEqual(mem.get(k));
       expect([...disk.entries()].length).toBe(mem.size);
       // the stamp (snapshot and row count) is written with a delta: the last one seals the state
-      mem.apply({ set: [], deleted: [] }, 99999n);
-      disk.apply({ set: [], deleted: [] }, 99999n);
+      mem.apply(keyIndexDelta([], []), 99999n);
+      disk.apply(keyIndexDelta([], []), 99999n);
       disk.close();
       // reopened: the stamp, the count and every answer survive (files re-resolved by path)
       const opened = DiskKeyIndex.openExisting(dbPath);

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex } from '../../../src/iceberg/writer/key-index.js';
+import { buildKeyIndex, keyIndexDelta } from '../../../src/iceberg/writer/key-index.js';
 import { TableKey } from '../../../src/iceberg/writer/table-key.js';
 import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
@@ -59,7 +59,7 @@ describe('buildKeyIndex', () => {
       expect(fileRows.get(index.get(key.encode([3n]))!.file.filePath)![index.get(key.encode([3n]))!.pos].name).toBe('moved');
 
       const somewhere = index.get(key.encode([0n]))!;
-      index.apply({ set: [[key.encode([7n]), somewhere.file, 99]], deleted: [key.encode([0n])] }, 42n);
+      index.apply(keyIndexDelta([[key.encode([7n]), somewhere.file, 99]], [key.encode([0n])]), 42n);
       expect(index.get(key.encode([0n]))).toBeUndefined();
       expect(index.get(key.encode([7n]))).toEqual({ file: somewhere.file, pos: 99 });
       expect(index.snapshotId).toBe(42n);
