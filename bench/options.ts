@@ -18,6 +18,9 @@
  *   --key-index-keys K   keys in the key-index micro-benchmarks (bench/key-index.ts, memory; and floe's
  *                     disk index, bench/key-index-stores.ts; 0 skips both)
  *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
+ *   --cdc-runs N      floe's CDC phase (after the snapshot run's clean stop) N times over the same range,
+ *                     each from the lake and state directory as the snapshot left them; the row shows the
+ *                     median run, the note every rate (default 1)   FLOE_BENCH_CDC_RUNS
  *   --no-peers        skip the peers (bench/peers/: Debezium's embedded engine, Flink CDC's MySqlSource),
  *                     otherwise measured after floe's phases when java and mvn are on PATH
  *   --json FILE       also write the results as JSON to FILE
@@ -39,12 +42,14 @@ export interface BenchOptions {
   keyIndexKeys: number;
   /** Measure the peers (bench/peers/) in the same run. */
   peers: boolean;
+  /** Runs of floe's CDC phase after the snapshot's clean stop (the median shown). */
+  cdcRuns: number;
   jsonFile?: string;
   keep: boolean;
   verify: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--key-index-keys K] [--no-peers] [--json FILE] [--keep] [--verify|--no-verify]';
+const USAGE = 'usage: npm run bench -- [--rows N] [--changes M] [--seed S] [--mysql-url URL] [--database NAME] [--commit-interval-ms T] [--parallelism P] [--partition SPEC]... [--no-partitioned] [--key-index-keys K] [--cdc-runs N] [--no-peers] [--json FILE] [--keep] [--verify|--no-verify]';
 
 function count(text: string, what: string): number {
   const n = Number(text.replace(/[_,]/g, ''));
@@ -66,6 +71,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     partitions: env.FLOE_BENCH_PARTITIONS !== undefined ? env.FLOE_BENCH_PARTITIONS.split(';').map((x) => x.trim()).filter(Boolean) : [...DEFAULT_PARTITIONS],
     keyIndexKeys: count(env.FLOE_BENCH_KEY_INDEX_KEYS ?? '1000000', 'FLOE_BENCH_KEY_INDEX_KEYS'),
     peers: true,
+    cdcRuns: Math.max(1, count(env.FLOE_BENCH_CDC_RUNS ?? '1', 'FLOE_BENCH_CDC_RUNS')),
     keep: false,
     verify: false,
   };
@@ -115,6 +121,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
         break;
       case '--no-peers':
         o.peers = false;
+        break;
+      case '--cdc-runs':
+        o.cdcRuns = Math.max(1, count(value(), '--cdc-runs'));
         break;
       case '--json':
         o.jsonFile = value();

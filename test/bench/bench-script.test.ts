@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'floe-bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run bench', () => {
-  it('runs with --rows 2000 --changes 500 and reports every figure', async () => {
+  it('runs with --rows 2000 --changes 500 --cdc-runs 2 and reports every figure', async () => {
     const database = await createTestDatabase('bench');
     const json = join(dir, 'result.json');
     const env = { ...process.env };
@@ -32,7 +32,7 @@ describe('npm run bench', () => {
     delete env.FLOE_BENCH_MYSQL_URL;
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--key-index-keys', String(KEYS), '--no-peers', '--json', json],
+      ['--import', 'tsx', 'bench/run.ts', '--rows', '2000', '--changes', '500', '--mysql-url', inject('mysqlUrl'), '--database', database, '--key-index-keys', String(KEYS), '--cdc-runs', '2', '--no-peers', '--json', json],
       { cwd: join(import.meta.dirname, '..', '..'), env, maxBuffer: 1 << 24, timeout: 170_000 },
     );
     expect(stdout).toMatch(/floe snapshot/);
@@ -50,6 +50,9 @@ describe('npm run bench', () => {
     expect(counts['floe CDC, start to committed']).toBe(500);
     // the same range again from the lake as the snapshot left it, without the saved key index
     expect(counts['floe CDC after a crash, start to committed']).toBe(500);
+    // --cdc-runs 2: the phase ran twice from the lake as the snapshot left it; the row is one of them
+    expect(result.options.cdcRuns).toBe(2);
+    expect(result.rows.find((r) => r.step === 'floe CDC, start to committed')!.note).toMatch(/^median of 2 runs \([\d,]+, [\d,]+ changes\/s\)/);
     expect(counts['ceiling B: zongji decode, no sink']).toBe(500);
     // the partitioned cases, beside the unpartitioned snapshot: verified, with their files and commits
     expect(stdout).toMatch(/floe snapshot, partitioned by day\(created_at\)/);
