@@ -30,6 +30,7 @@
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +135,15 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The bench's own copies (the lake put back between CDC runs: hundreds of MB) written out before
+ * floe is measured, so that their writeback does not fall into floe's run (`sync`; where it is
+ * missing, nothing).
+ */
+async function settleDisk(): Promise<void> {
+  await new Promise<void>((resolve) => execFile('sync', () => resolve()));
 }
 
 function percent(share: number): string {
@@ -296,7 +306,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       await rm(stateDir, { recursive: true, force: true });
       await cp(asSnapshotted, warehouse, { recursive: true });
       if (withState) await cp(`${stateDir}.as-snapshotted`, stateDir, { recursive: true }).catch(() => {});
+      await settleDisk();
     };
+    await settleDisk();
     const cdcRun = async (step: string, note: string): Promise<{ row: Row; run: FloeRun }> => {
       const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
       const started = cdc.notifications.find((n) => n.event === 'streaming-started');
