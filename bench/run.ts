@@ -31,6 +31,8 @@
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
 import { execFile } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,12 +140,18 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
 }
 
 /**
- * The bench's own copies (the lake put back between CDC runs: hundreds of MB) written out before
- * floe is measured, so that their writeback does not fall into floe's run (`sync`; where it is
- * missing, nothing).
+ * The bench's own work out of the way before a process is measured: its copies of the lake (put
+ * back between CDC runs: hundreds of MB) written out (`sync`; where it is missing, nothing), and its
+ * heap collected and left to settle — the row-decoder micro-benchmark just before floe's CDC leaves
+ * hundreds of MB of garbage whose collection and release, on V8's background threads, otherwise fall
+ * into the measured run on the same two cores (the first CDC run after it was the slow one in four
+ * bench runs out of four).
  */
-async function settleDisk(): Promise<void> {
+async function settleBench(): Promise<void> {
   await new Promise<void>((resolve) => execFile('sync', () => resolve()));
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  await new Promise((r) => setTimeout(r, 500));
 }
 
 function percent(share: number): string {
@@ -306,9 +314,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       await rm(stateDir, { recursive: true, force: true });
       await cp(asSnapshotted, warehouse, { recursive: true });
       if (withState) await cp(`${stateDir}.as-snapshotted`, stateDir, { recursive: true }).catch(() => {});
-      await settleDisk();
+      await settleBench();
     };
-    await settleDisk();
+    await settleBench();
     const cdcRun = async (step: string, note: string): Promise<{ row: Row; run: FloeRun }> => {
       const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
       const started = cdc.notifications.find((n) => n.event === 'streaming-started');
