@@ -140,12 +140,11 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
 }
 
 /**
- * The bench's own work out of the way before a process is measured: its copies of the lake (put
- * back between CDC runs: hundreds of MB) written out (`sync`; where it is missing, nothing), and its
- * heap collected and left to settle — the row-decoder micro-benchmark just before floe's CDC leaves
- * hundreds of MB of garbage whose collection and release, on V8's background threads, otherwise fall
- * into the measured run on the same two cores (the first CDC run after it was the slow one in four
- * bench runs out of four).
+ * The bench's own work out of the way before floe's CDC runs: its copies of the lake (put back
+ * between runs: hundreds of MB) written out (`sync`; where it is missing, nothing), and its heap
+ * collected and left to settle — the row-decoder micro-benchmark just before leaves hundreds of MB
+ * of garbage, whose collection and release on V8's background threads would otherwise fall into
+ * the measured run, on the same two cores.
  */
 async function settleBench(): Promise<void> {
   await new Promise<void>((resolve) => execFile('sync', () => resolve()));
