@@ -118,6 +118,10 @@ export async function takeMemoryIndex(path: string, table: { io: FileIO; metadat
 }
 
 async function readSaved(handle: import('node:fs/promises').FileHandle, table: { io: FileIO; metadata: TableMetadata }, identity: DiskIndexIdentity): Promise<SavedIndexLoad> {
+  // the table's live data files are read meanwhile (its manifests: the longer part of a load, each
+  // read waiting its turn among a stream's changes)
+  const live = liveDataFiles(table);
+  live.catch(() => {}); // raised below, if the file is worth reading that far
   const size = (await handle.stat()).size;
   const fixed = Buffer.alloc(MAGIC.length + 4);
   await readExactly(handle, fixed, 0);
@@ -150,14 +154,14 @@ async function readSaved(handle: import('node:fs/promises').FileHandle, table: {
   const crc = checksum([fixed, headerBytes, new Uint8Array(numbers), new Uint8Array(values.buffer)]);
   if (crc !== trailer.readUInt32LE(0)) return unusable('its checksum does not match (a damaged file)');
 
-  const live = await liveDataFiles(table);
+  const liveFiles = await live;
   const files: (DataFile | undefined)[] = [];
   for (const path of header.files) {
     if (path === null) {
       files.push(undefined);
       continue;
     }
-    const file = live.get(path);
+    const file = liveFiles.get(path);
     if (!file) return unusable(`it names ${path}, which is not a live data file of the table`);
     files.push(file);
   }
