@@ -8,8 +8,8 @@
  *   {type:'started', floe}                        just before runPipeline is called; floe: 'build' or 'sources' (bench/floe-build.ts)
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes, mainBusy} when the parent asks to stop (before the final commit)
- *   {type:'commit', table, seconds}               with FLOE_BENCH_COMMITS=1 (bench/soak.ts): each commit's duration
- *   {type:'maintained', table}                    … and each maintenance round of a table (its health measured)
+ *   {type:'commit', table, seconds, atMs}         each commit of a table: its duration, and when it ended (ms since runPipeline started)
+ *   {type:'maintained', table}                    each maintenance round of a table (its health measured)
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes, mainBusy}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
@@ -39,16 +39,21 @@ const { sharedWorkerEncoderPool } = await load<typeof WorkerEncoder>('iceberg/pa
 const { workerKeyTableBuilder } = await load<typeof WorkerKeyTable>('iceberg/writer/worker-key-table.js');
 const { errorMessage } = await load<typeof Errors>('util/errors.js');
 
-/** The runner's metrics hook, reduced to what the soak benchmark charts: every commit's duration. */
-const commitReporter: Metrics = {
-  rowsWritten: () => {},
-  binlogEvents: () => {},
-  readerLag: () => {},
-  tableLag: () => {},
-  commitDuration: (table, seconds) => send({ type: 'commit', table, seconds }),
-  filesWritten: () => {},
-  tableHealth: (table) => send({ type: 'maintained', table }),
-};
+/**
+ * The runner's metrics hook, reduced to what the benchmarks use: every commit's duration and the
+ * moment it ended (bench/floe-process.ts times CDC to it; bench/soak.ts charts the durations).
+ */
+function commitReporter(sinceStartMs: () => number): Metrics {
+  return {
+    rowsWritten: () => {},
+    binlogEvents: () => {},
+    readerLag: () => {},
+    tableLag: () => {},
+    commitDuration: (table, seconds) => send({ type: 'commit', table, seconds, atMs: sinceStartMs() }),
+    filesWritten: () => {},
+    tableHealth: (table) => send({ type: 'maintained', table }),
+  };
+}
 
 export interface ChildUsage {
   elapsedMs: number;
@@ -66,7 +71,7 @@ export type ChildMessage =
   | { type: 'started'; floe: 'build' | 'sources' }
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
-  | { type: 'commit'; table: string; seconds: number }
+  | { type: 'commit'; table: string; seconds: number; atMs: number }
   | { type: 'maintained'; table: string }
   | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
 
@@ -140,8 +145,8 @@ async function main(): Promise<void> {
   const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
   // FLOE_BENCH_KEY_TABLE: 'worker' (default, as the CLI runs) or 'main' (key indexes built on the main thread, the changes waiting)
   const keyTableBuilder = process.env.FLOE_BENCH_KEY_TABLE === 'main' ? undefined : workerKeyTableBuilder;
-  const metrics = process.env.FLOE_BENCH_COMMITS ? { metrics: commitReporter } : {};
-  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder, keyTableBuilder, ...metrics });
+  const metrics = commitReporter(() => performance.now() - t0);
+  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder, keyTableBuilder, metrics });
   const final = usage();
   if (process.env.FLOE_BENCH_THREADS) process.stderr.write(threadTimes());
   await notifications.close(1000);

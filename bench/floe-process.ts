@@ -3,9 +3,11 @@
  * as the child sees it, CPU time of the whole child process (every thread), peak RSS.
  *
  * - `runFloeSnapshot`: mode `snapshot`, until runPipeline returns 'snapshot-complete'.
- * - `runFloeUntil`: mode `run`; the parent polls `done()` (the lake's committed offset against the
- *   server's binlog position) and, once it holds, asks the child to stop; the time, CPU and RSS are
- *   taken at that moment (the child then commits what it holds and exits).
+ * - `runFloeUntil`: mode `run`; the parent checks `done()` (the lake's committed offset against the
+ *   server's binlog position) after each commit the child reports and every `pollMs`, and once it
+ *   holds asks the child to stop. The time is the end of the commit that made it hold (as the child
+ *   timed it), not the moment the parent noticed; CPU and RSS are taken at the stop (the child then
+ *   commits what it holds and exits).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,8 @@ export interface FloeRun extends ChildUsage {
   reason: string;
   /** Pipeline notifications with the time since runPipeline started. */
   notifications: { event: string; atMs: number }[];
+  /** The end of each commit of a table, in ms since runPipeline started. */
+  commits: { table: string; atMs: number }[];
 }
 
 const CHILD = fileURLToPath(new URL('./floe-child.ts', import.meta.url));
@@ -24,6 +28,9 @@ interface Running {
   started: Promise<void>;
   usage: Promise<ChildUsage>;
   done: Promise<FloeRun>;
+  commits: FloeRun['commits'];
+  /** Resolves at the next commit the child reports. */
+  nextCommit: () => Promise<void>;
 }
 
 function start(mode: 'snapshot' | 'run', config: unknown): Running {
@@ -34,6 +41,8 @@ function start(mode: 'snapshot' | 'run', config: unknown): Running {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const notifications: FloeRun['notifications'] = [];
+  const commits: FloeRun['commits'] = [];
+  let commitWaiters: (() => void)[] = [];
   let onStarted!: () => void;
   let onUsage!: (u: ChildUsage) => void;
   const started = new Promise<void>((r) => (onStarted = r));
@@ -48,11 +57,18 @@ function start(mode: 'snapshot' | 'run', config: unknown): Running {
         case 'notification':
           notifications.push({ event: m.event, atMs: m.atMs });
           break;
+        case 'commit': {
+          commits.push({ table: m.table, atMs: m.atMs });
+          const waiters = commitWaiters;
+          commitWaiters = [];
+          for (const w of waiters) w();
+          break;
+        }
         case 'usage':
           onUsage(m);
           break;
         case 'done':
-          result = { reason: m.reason, elapsedMs: m.elapsedMs, cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes, mainBusy: m.mainBusy, notifications };
+          result = { reason: m.reason, elapsedMs: m.elapsedMs, cpuMs: m.cpuMs, peakRssBytes: m.peakRssBytes, mainBusy: m.mainBusy, notifications, commits };
           if (m.reason === 'failed') reject(new Error(`bench: floe (${mode}) failed: ${m.error ?? 'no message'}`));
           break;
       }
@@ -63,7 +79,8 @@ function start(mode: 'snapshot' | 'run', config: unknown): Running {
       else reject(new Error(`bench: floe child (${mode}) exited with ${signal ?? code} before reporting a result`));
     });
   });
-  return { child, started, usage, done };
+  const nextCommit = () => new Promise<void>((r) => commitWaiters.push(r));
+  return { child, started, usage, done, commits, nextCommit };
 }
 
 export async function runFloeSnapshot(config: unknown): Promise<FloeRun> {
@@ -79,25 +96,46 @@ export interface UntilOptions {
   timeoutMs: number;
 }
 
-/** Runs floe in `run` mode until `done()` holds; the measures are taken at that moment. */
+/**
+ * Runs floe in `run` mode until `done()` holds. Its time is the end of the commit that made it hold,
+ * as the child timed it: `done()` is checked as soon as the child reports a commit and every
+ * `pollMs` besides, and a table's commits are at least `commit.intervalMs` apart (counted from the
+ * end of the one before; the bench's interval is longer than `pollMs`), so the first commit reported
+ * after the start of the last check that did not hold is the one. CPU and peak RSS are taken when the
+ * parent stops the child (a few milliseconds later, with nothing left to do).
+ */
 export async function runFloeUntil(config: unknown, done: () => Promise<boolean>, options: UntilOptions): Promise<FloeRun> {
   const r = start('run', config);
   let failure: unknown;
   r.done.catch((e) => (failure = e));
   await Promise.race([r.started, r.done]);
   const deadline = performance.now() + options.timeoutMs;
+  // commits reported when the last check that did not hold began (undefined: no such check yet)
+  let reportedBeforeMiss: number | undefined;
   for (;;) {
     if (failure) throw failure;
+    const reported = r.commits.length;
     if (await done()) break;
+    reportedBeforeMiss = reported;
     if (performance.now() > deadline) {
       r.child.kill('SIGKILL');
       throw new Error(`bench: floe did not commit the workload within ${options.timeoutMs / 1000} s`);
     }
-    await new Promise((res) => setTimeout(res, options.pollMs ?? 100));
+    await waitAny(options.pollMs ?? 100, r.nextCommit());
   }
+  // the commit that made it hold has landed; its report may still be on its way
+  while (reportedBeforeMiss !== undefined && r.commits.length <= reportedBeforeMiss && !failure) await waitAny(1000, r.nextCommit());
+  const reachedAtMs = reportedBeforeMiss === undefined ? undefined : r.commits[reportedBeforeMiss]?.atMs;
   r.child.send({ type: 'stop' });
   const usage = await r.usage;
   const final = await r.done;
   if (final.reason !== 'stopped') throw new Error(`bench: floe run ended with ${final.reason}, expected stopped`);
-  return { ...final, ...usage };
+  return { ...final, ...usage, elapsedMs: reachedAtMs ?? usage.elapsedMs };
+}
+
+/** Waits for the first of the promises or `ms`, whichever comes first (a rejection counts as settled). */
+async function waitAny(ms: number, ...events: Promise<unknown>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([...events.map((e) => e.then(() => {}, () => {})), new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  clearTimeout(timer);
 }

@@ -296,7 +296,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const lake: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
     child = fork(CHILD, ['run'], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, FLOE_BENCH_CONFIG: JSON.stringify(floeConfig(o, connection, warehouse)), FLOE_BENCH_COMMITS: '1' },
+      env: { ...process.env, FLOE_BENCH_CONFIG: JSON.stringify(floeConfig(o, connection, warehouse)) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const pid = child.pid;
