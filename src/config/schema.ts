@@ -262,6 +262,10 @@ export const configSchema = z
           .min(1000)
           .default(600_000)
           .describe('… or when its last commit is this old'),
+        whenCaughtUp: z
+          .boolean()
+          .default(true)
+          .describe('Also checkpoint as soon as the binlog stream goes quiet (no event for 25 ms) after at least intervalMs of changes without a pause: a backlog drained is committed at once, not up to an interval later (at most one such checkpoint per interval of changes; never during a snapshot)'),
       })
       .strict()
       .prefault({}),

@@ -22,7 +22,12 @@
  * merged and written again whole — so under load the cadence slows with the commits; measured,
  * a start-to-start cadence took a fifth more CPU in a CDC run of the bench), when the changes
  * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
- * before a DDL, and at a clean stop.
+ * before a DDL, and at a clean stop. And when the stream catches up (`commit.whenCaughtUp`): after at
+ * least an interval of binlog changes that came without a pause, the source's first quiet spell
+ * (no event for CAUGHT_UP_QUIET_MS) is checkpointed at once — a backlog drained (a restart after
+ * downtime, a bulk update) is in the lake as soon as floe has read it, not up to an interval later.
+ * At most one such checkpoint per interval of changes, and never in the snapshot phase (its chunks
+ * come in bursts; a pause between them is not the end of anything).
  *
  * Ids: increase per job. A restart continues at (highest `floe.max-committed-checkpoint-id` over every
  * table) + 1, so an id is never re-used, even for tables that a crash left one checkpoint behind.
@@ -51,6 +56,9 @@ import type { Metrics } from './observe/metrics.js';
 import { encodeTableProgress, obsoleteStateObjects, settleProgress, strayStateObjects, type SnapshotProgress, type TableProgress } from './state.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
+
+/** What the runner tells `sourceEvent`: a binlog event, or one of the snapshot phase (rows, plan, chunk progress, phase switch). */
+export type SourceEventKind = 'binlog' | 'snapshot';
 
 /** A table as checkpoints see it. */
 export interface CheckpointTable {
@@ -83,7 +91,17 @@ export interface CheckpointOptions {
   readonly idleMaxMs: number;
   /** Tables committed at the same time. */
   readonly concurrency: number;
+  /** Checkpoint as soon as the stream goes quiet after a backlog (module header); default true. */
+  readonly whenCaughtUp?: boolean;
 }
+
+/**
+ * No event for this long ends a stretch of changes (commit.whenCaughtUp). Within a backlog the next
+ * transaction is already decoded and waiting (the binlog worker reads ahead of the pipeline), so a
+ * wait this long means the server has nothing more to send; a wait that only looks this long (the
+ * thread was busy with I/O callbacks meanwhile) merely starts a new stretch — no checkpoint.
+ */
+export const CAUGHT_UP_QUIET_MS = 25;
 
 export interface CommittedTable {
   readonly key: string;
@@ -111,6 +129,8 @@ export class Checkpointer {
   private positionTimeMs: number | undefined;
   /** The tables of the checkpoint being committed (undefined between checkpoints). */
   private committing: Set<CheckpointTable> | undefined;
+  /** When the current stretch of binlog changes without a quiet spell began (undefined: none now). */
+  private activeSince: number | undefined;
 
   constructor(
     firstCheckpointId: bigint,
@@ -222,7 +242,35 @@ export class Checkpointer {
    */
   msUntilDue(): number | undefined {
     if (this.buffered === 0) return undefined;
-    return Math.max(0, this.lastCheckpointMs + this.options.intervalMs - this.now());
+    const left = Math.max(0, this.lastCheckpointMs + this.options.intervalMs - this.now());
+    // after a backlog: a wait this long for the next event means the stream caught up
+    return this.backlogged() ? Math.min(left, CAUGHT_UP_QUIET_MS) : left;
+  }
+
+  /**
+   * The runner took a source event after waiting `waitedMs` for it. A binlog event (a transaction, a
+   * DDL, a progress mark) after a quiet spell starts a stretch of changes; anything of the snapshot
+   * phase ends it (module header).
+   */
+  sourceEvent(event: SourceEventKind, waitedMs: number): void {
+    if (event === 'snapshot') this.activeSince = undefined;
+    else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
+  }
+
+  /**
+   * No event came within `msUntilDue` (the runner waited `waitedMs`): why the checkpoint it makes due
+   * is due — the stream caught up after a backlog, or the interval ran out in a silence.
+   */
+  dueAfterSilence(waitedMs: number): string {
+    const caughtUp = this.backlogged() && waitedMs >= CAUGHT_UP_QUIET_MS;
+    const why = caughtUp ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
+    if (waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = undefined;
+    return why;
+  }
+
+  /** Whether the changes have come without a quiet spell for at least an interval (commit.whenCaughtUp). */
+  private backlogged(): boolean {
+    return (this.options.whenCaughtUp ?? true) && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
   }
 
   /** Why a checkpoint is due now, or undefined. */

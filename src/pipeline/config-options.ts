@@ -75,6 +75,7 @@ export function checkpointOptions(config: FloeConfig): CheckpointOptions {
     idleCheckpoints: config.commit.idleCheckpoints,
     idleMaxMs: config.commit.idleMaxMs,
     concurrency: 4,
+    whenCaughtUp: config.commit.whenCaughtUp,
   };
 }
 

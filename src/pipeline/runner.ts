@@ -32,7 +32,7 @@ import type { KeyTableBuilder } from '../iceberg/writer/index.js';
 import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
-import { Checkpointer } from './checkpoint.js';
+import { Checkpointer, type SourceEventKind } from './checkpoint.js';
 import { ReadAhead, TIMED_OUT } from './read-ahead.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
@@ -196,9 +196,11 @@ class PipelineRun {
       for (;;) {
         // with changes buffered, the wait for the next event ends when the interval makes a checkpoint due
         const wait = this.checkpointer!.msUntilDue();
+        const asked = performance.now();
         const next = await nextOrStop(() => ahead.nextWithin(wait), this.options.signal);
+        const waited = performance.now() - asked;
         if (next === TIMED_OUT) {
-          await this.checkpointDue(ahead, 'interval, no event since');
+          await this.checkpointDue(ahead, this.checkpointer!.dueAfterSilence(waited));
           continue;
         }
         if (next === STOP) {
@@ -210,6 +212,7 @@ class PipelineRun {
           return end;
         }
         if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
+        this.checkpointer!.sourceEvent(eventKind(next.value), waited);
         if (first) {
           first = false;
           // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
@@ -442,4 +445,11 @@ class PipelineRun {
     await this.mysql?.close();
     await this.catalog?.close?.().catch(() => {});
   }
+}
+
+/** Binlog events make a stretch of changes for `commit.whenCaughtUp`; the snapshot phase's never do. */
+function eventKind(e: SourceEvent): SourceEventKind {
+  if (e.kind === 'transaction' || e.kind === 'ddl') return 'binlog';
+  if (e.kind === 'progress') return e.chunksTotal === undefined ? 'binlog' : 'snapshot';
+  return 'snapshot';
 }

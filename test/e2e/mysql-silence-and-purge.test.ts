@@ -10,6 +10,8 @@
  * - The last changes before a silence (heartbeats 10 minutes apart: no event at all follows them)
  *   are committed one commit interval after the checkpoint before them: the run loop's wait for the
  *   next event ends when a checkpoint is due (checkpoint.ts `msUntilDue`).
+ * - A backlog (floe restarted after 100,000 changes) is committed as soon as the stream goes quiet
+ *   after it (`commit.whenCaughtUp`), not an interval later; a trickle of changes never is.
  * - A stall: the connection goes silent without closing (a TCP proxy that stops forwarding,
  *   test/support/tcp-stall-proxy.ts) while writes go on on the server. The watchdog notices, floe
  *   reconnects (or restarts the pipeline from the lake) once the path is back, and the lake equals
@@ -225,6 +227,61 @@ async function offsetOf(lake: Lake, db: string, table: string): Promise<BinlogOf
 }
 
 describe('MySQL silence and stalls', () => {
+  it('a backlog drained is committed as soon as the stream goes quiet (commit.whenCaughtUp), a trickle of changes only at the interval', async () => {
+    const server = await startMariaDb({ serverId: 34 });
+    servers.push(server);
+    const db = 'caught_up';
+    await createTables(server, db, ['items'], 20_000);
+    const lake = await lakeFor('caught-up');
+    await writeConfig(lake, server, db, 7204, { commit: { intervalMs: 200 } });
+    const caughtUp = (r: LogRecord) => r.msg === 'checkpoint committed' && /caught up/.test(text(r));
+    // A backlog is read at full speed (floe restarts after it was written) for far longer than the
+    // 200 ms interval; its tail is committed by a checkpoint cut when the stream goes quiet — unless an
+    // interval checkpoint happened to take the last transaction (the tail then has nothing left to
+    // commit): a new backlog then, at most three.
+    let backlogs = 0;
+    let logs: LogRecord[] = [];
+    while (backlogs < 3 && !logs.some(caughtUp)) {
+      const c = await connect(server, db);
+      // 200 transactions of 500 rows: 100,000 changes
+      for (let i = 0; i < 200; i++) await c.query('UPDATE items SET qty = qty + 1 WHERE id > ? AND id <= ?', [(i % 40) * 500, (i % 40) * 500 + 500]);
+      await c.end();
+      const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
+      try {
+        await catchUp(p, lake, server, db, ['items']);
+        // its log line may come a moment after the commit the lake shows (floe's stdout is read apart)
+        await Promise.race([p.waitFor(caughtUp), sleep(2000)]);
+        await stopCleanly(p);
+      } finally {
+        p.kill();
+      }
+      logs = p.logs;
+      backlogs++;
+    }
+    expect(logs.filter(caughtUp).map(text), `a checkpoint cut when the stream went quiet after ${backlogs} backlog(s)`).not.toEqual([]);
+    await expectLakeEqualsMysql(lake, server, db, ['items']);
+
+    // A trickle: a wait for every change longer than the quiet spell, so no stretch of changes ever
+    // lasts an interval — the interval alone commits them.
+    const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
+    try {
+      await notified(p, 'streaming-started');
+      const c = await connect(server, db);
+      for (let id = 1; id <= 12; id++) {
+        await c.query('UPDATE items SET name = ? WHERE id = ?', [`trickle-${id}`, id]);
+        await sleep(120);
+      }
+      await c.end();
+      await catchUp(p, lake, server, db, ['items']);
+      await stopCleanly(p);
+      expect(p.logs.filter((r) => r.msg === 'checkpoint committed').length, 'the trickle was committed by checkpoints').toBeGreaterThan(0);
+      expect(p.logs.filter(caughtUp).map(text), 'no checkpoint cut as caught up during a trickle').toEqual([]);
+    } finally {
+      p.kill();
+    }
+    await expectLakeEqualsMysql(lake, server, db, ['items']);
+  });
+
   it('a long silence: heartbeats keep the binlog connection, an idle table still commits its offset, and the writes after it land', async () => {
     const server = await startMariaDb({ serverId: 31 });
     servers.push(server);
@@ -300,7 +357,9 @@ describe('MySQL silence and stalls', () => {
       await c.end();
       await catchUp(p, lake, server, db, ['items']); // within 60 s: long before any heartbeat
       // its log line may come a moment after the commit the lake shows (floe's stdout is read apart)
-      const byWait = await Promise.race([p.waitFor((r) => r.msg === 'checkpoint committed' && /no event since/.test(text(r))), sleep(30_000).then(() => 'none in 30 s')]);
+      // ('interval, no event since'; on a machine slow enough that the 20 updates took an interval,
+      // 'caught up (no event for 25 ms …)' — the same wait, commit.whenCaughtUp)
+      const byWait = await Promise.race([p.waitFor((r) => r.msg === 'checkpoint committed' && /no event (since|for)/.test(text(r))), sleep(30_000).then(() => 'none in 30 s')]);
       expect(byWait === undefined || typeof byWait === 'string' ? `a checkpoint the wait made due: ${byWait ?? 'floe exited'}` : 'logged').toBe('logged');
       expect(p.logs.filter(isReconnectOrRestart).map(text)).toEqual([]);
       await stopCleanly(p);

@@ -16,7 +16,7 @@ import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js'
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { Types } from '../../src/iceberg/spec/types.js';
 import { TableCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
-import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
+import { CAUGHT_UP_QUIET_MS, Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
@@ -213,6 +213,70 @@ describe('checkpointer', () => {
     await k.checkpoint('interval');
     expect(k.msUntilDue(), 'committed: nothing buffered').toBeUndefined();
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'a']]);
+  });
+
+  it('whenCaughtUp: after an interval of binlog changes without a quiet spell, the wait for the next event is the quiet spell, and its end is a checkpoint "caught up"', async () => {
+    const t = await table('caughtup', { phase: 'streaming', offset: at(10) });
+    let clock = 1_000;
+    const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock);
+    k.add(t);
+    k.advance(at(10));
+    await k.ensureModes([[t, 'upsert']]);
+    // a trickle: every change after a wait of a quiet spell or more starts a new stretch
+    for (let i = 1; i <= 6; i++) {
+      clock += 100;
+      k.sourceEvent('binlog', CAUGHT_UP_QUIET_MS + 5);
+      await k.write(t, [{ op: 'insert', after: [i, 'trickle'] }]);
+    }
+    expect(k.msUntilDue(), 'a trickle: the interval as ever').toBe(0);
+    expect(k.dueAfterSilence(10)).toBe('interval, no event since');
+    k.advance(at(20));
+    await k.checkpoint('interval');
+    // a backlog: changes back to back for 600 ms (> the interval)
+    for (let i = 0; i < 60; i++) {
+      clock += 10;
+      k.sourceEvent('binlog', 0);
+      await k.write(t, [{ op: 'insert', after: [100 + i, 'backlog'] }]);
+    }
+    k.advance(at(30));
+    await k.checkpoint('interval');
+    clock += 5;
+    k.sourceEvent('binlog', 0);
+    await k.write(t, [{ op: 'insert', after: [200, 'tail'] }]);
+    expect(k.msUntilDue(), 'the backlog went on for an interval: a quiet spell is waited for, not the interval').toBe(CAUGHT_UP_QUIET_MS);
+    clock += CAUGHT_UP_QUIET_MS;
+    expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.6 s of changes\)$/);
+    k.advance(at(40));
+    await k.checkpoint('caught up');
+    clock += 5;
+    k.sourceEvent('binlog', 0);
+    await k.write(t, [{ op: 'insert', after: [201, 'after'] }]);
+    expect(k.msUntilDue(), 'the quiet spell ended the stretch: the interval again').toBe(495);
+
+    // a snapshot's events never make a stretch; and the option turns it off
+    for (let i = 0; i < 60; i++) {
+      clock += 10;
+      k.sourceEvent(i % 2 === 0 ? 'binlog' : 'snapshot', 0);
+    }
+    expect(k.msUntilDue(), 'snapshot events in between: no stretch of an interval').toBe(0);
+    await k.checkpoint('end');
+    const ids = (await readTableRows(await loadCatalogTable(catalog, t.identifier))).map((r) => r[0] as number).sort((a, b) => a - b);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6, ...Array.from({ length: 60 }, (_, i) => 100 + i), 200, 201]);
+
+    const t2 = await table('caughtup_off', { phase: 'streaming', offset: at(10) });
+    const off = new Checkpointer(1n, { ...options, intervalMs: 500, whenCaughtUp: false }, silentLogger, undefined, () => clock);
+    off.add(t2);
+    await off.ensureModes([[t2, 'upsert']]);
+    off.advance(at(10));
+    await off.checkpoint('start');
+    for (let i = 0; i < 60; i++) {
+      clock += 10;
+      off.sourceEvent('binlog', 0);
+    }
+    await off.write(t2, [{ op: 'insert', after: [300, 'off'] }]);
+    expect(off.msUntilDue(), 'whenCaughtUp false: the interval only').toBe(0);
+    clock -= 200;
+    expect(off.msUntilDue(), 'whenCaughtUp false: the time left of the interval, never the quiet spell').toBe(100);
   });
 
   it('once the snapshot part is dropped, every state object left in the table\'s state directory goes (a killed run\'s leftovers too)', async () => {
