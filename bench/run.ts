@@ -13,7 +13,7 @@
  *   5. ceiling B: zongji's decode of that binlog range with no sink (`drainRawBinlog`), three times —
  *      twice before floe's CDC runs, once after — the median counting (the VM's speed drifts)
  *   (5b. the row decoders on that range's captured events, in-process: floe's own vs zongji's,
- *      bench/row-decoder.ts)
+ *      bench/row-decoder.ts; measured last, after the peers, their rows shown here)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload — with the key index the snapshot run's
  *      clean stop saved (key-index-file.ts), as `floe snapshot` then `floe run` go; then again from
@@ -23,14 +23,16 @@
  *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
  *      consumed after floe's CDC phase; built before anything is measured; --no-peers skips them)
  *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
- *      --key-index-keys keys (default 1,000,000), in the bench process, before the server starts;
+ *      --key-index-keys keys (default 1,000,000), in a child process (bench/key-index-child.ts),
+ *      before the server starts;
  *      then the disk index, floe's SQLite store (key-index-sqlite.ts, bench/key-index-stores.ts):
  *      bytes per key on disk, lookups/s, build rate and checkpoint batches with as many keys (the
  *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md)
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -50,8 +52,9 @@ import { floeModules } from './floe-build.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
-import { formatKeyIndex, keyIndexBench, type KeyIndexFigures } from './key-index.js';
-import { diskKeyIndexBench, formatStoreLine, type StoreFigures } from './key-index-stores.js';
+import { formatKeyIndex, type KeyIndexFigures } from './key-index.js';
+import type { KeyIndexChildMessage } from './key-index-child.js';
+import { formatStoreLine, type StoreFigures } from './key-index-stores.js';
 import { Peers, peersSummary, type PeerContext, type PeerPhase, type PeersResult } from './peers/peers.js';
 
 const JOB_ID = 'bench';
@@ -146,6 +149,20 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
  * of garbage, whose collection and release on V8's background threads would otherwise fall into
  * the measured run, on the same two cores.
  */
+/** The key-index micro-benchmarks in a child process (bench/key-index-child.ts). */
+async function keyIndexBenchApart(keys: number, seed: number): Promise<{ keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[] }> {
+  const child = fork(fileURLToPath(new URL('./key-index-child.ts', import.meta.url)), [String(keys), String(seed)], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const answer = new Promise<KeyIndexChildMessage | undefined>((resolve) => {
+    child.once('message', (m: KeyIndexChildMessage) => resolve(m));
+    child.once('exit', () => resolve(undefined));
+  });
+  const m = await answer;
+  await new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  if (!m) throw new Error(`bench: the key-index benchmark process exited (${child.signalCode ?? child.exitCode}) without its figures`);
+  if ('error' in m) throw new Error(`bench: the key-index benchmark failed: ${m.error}`);
+  return m;
+}
+
 async function settleBench(): Promise<void> {
   await new Promise<void>((resolve) => execFile('sync', () => resolve()));
   setFlagsFromString('--expose-gc');
@@ -174,16 +191,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const warehouseRoot = await mkdtemp(join(tmpdir(), 'floe-bench-'));
   const warehouse = join(warehouseRoot, 'warehouse');
   try {
-    // first, while the process holds nothing else: the heap delta is the index's alone
+    // first, in a process of their own (bench/key-index-child.ts): nothing of theirs stays beside floe's runs
     let keyIndex: KeyIndexFigures[] = [];
-    if (o.keyIndexKeys > 0) {
-      log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s`);
-      keyIndex = await keyIndexBench(o.keyIndexKeys, o.seed);
-    }
     let diskKeyIndex: StoreFigures[] = [];
     if (o.keyIndexKeys > 0) {
-      log(`disk key index (SQLite): ${o.keyIndexKeys} keys, bytes per key on disk and lookups/s`);
-      diskKeyIndex = await diskKeyIndexBench(o.keyIndexKeys, o.seed);
+      log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s; disk key index (SQLite): bytes per key on disk and lookups/s (child process)`);
+      ({ keyIndex, diskKeyIndex } = await keyIndexBenchApart(o.keyIndexKeys, o.seed));
     }
     const peers = new Peers(log);
     await peers.prepare(o.peers);
@@ -206,7 +219,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
     const rows: Row[] = [];
     for (const k of keyIndex) {
-      rows.push({ step: `key index lookups, ${k.key} key`, seconds: k.lookups / k.lookupsPerSecond, count: k.lookups, unit: 'lookups', note: `${k.heapBytesPerKey.toFixed(0)} heap bytes/key with ${k.keys.toLocaleString('en-US')} keys; bench process` });
+      rows.push({ step: `key index lookups, ${k.key} key`, seconds: k.lookups / k.lookupsPerSecond, count: k.lookups, unit: 'lookups', note: `${k.heapBytesPerKey.toFixed(0)} heap bytes/key with ${k.keys.toLocaleString('en-US')} keys; a child process` });
     }
     for (const d of diskKeyIndex) {
       rows.push({
@@ -214,7 +227,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         seconds: d.lookups / d.lookupsPerSecond,
         count: d.lookups,
         unit: 'lookups',
-        note: `SQLite: ${d.bytesPerKey.toFixed(1)} bytes/key on disk (${d.disk.files} files, WAL included) with ${d.keys.toLocaleString('en-US')} keys; built at ${Math.round(d.buildKeysPerSecond).toLocaleString('en-US')} keys/s; bench process`,
+        note: `SQLite: ${d.bytesPerKey.toFixed(1)} bytes/key on disk (${d.disk.files} files, WAL included) with ${d.keys.toLocaleString('en-US')} keys; built at ${Math.round(d.buildKeysPerSecond).toLocaleString('en-US')} keys/s; a child process`,
       });
     }
 
@@ -295,12 +308,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     settleB();
     rows.push(rowB);
 
-    log("row decoder: floe's decoder vs zongji on the captured workload events (in-process)");
-    const decoder = await decoderBench(connection, DATABASE, from, to);
-    const decoderRow = (step: string, perSecond: number, note: string, ratio?: number): Row => ({ step, seconds: decoder.changes / perSecond, count: decoder.changes, unit: 'changes', ratio, note });
-    rows.push(decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 5 rounds, per CPU-second of the bench process`));
-    rows.push(decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path before its own decoder (and its fallback)"));
-    rows.push(decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio));
+    // the row decoders' rows go here; they are measured last (below)
+    const decoderRowsAt = rows.length;
 
     // the lake and floe's state directory as the snapshot left them, for the CDC runs after the first
     // (a filesystem warehouse holds absolute paths: it is put back in place, not used from elsewhere)
@@ -320,7 +329,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
       const started = cdc.notifications.find((n) => n.event === 'streaming-started');
       const row = floeRow(step, cdc, o.changes, 'changes', rate(rowB));
-      row.note = `${note}; commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; main thread busy ${percent(cdc.mainBusy)}`;
+      // the commits up to the one that reached the target: where the time went between them
+      const commits = cdc.commits.filter((c) => c.atMs <= cdc.elapsedMs + 1).map((c) => (c.atMs / 1000).toFixed(2));
+      row.note = `${note}; commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; commits ended at ${commits.join(', ')} s; main thread busy ${percent(cdc.mainBusy)}`;
       if (o.verify) {
         const v = await verifyLake(lakeTable, connection, DATABASE);
         if (v.mismatches > 0) throw new Error(`bench: after streaming the lake differs from MySQL in ${v.mismatches} rows (lake ${v.lakeRows}, MySQL ${v.mysqlRows}); first: ${v.firstMismatch}`);
@@ -348,6 +359,21 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     for (const r of [cdcRow, crashRow]) r.ratio = rate(r)! / rate(rowB)!;
 
     rows.push(...(await peers.streaming(peerContext, from, o.changes, rate(cdcRow)!, rate(rowB)!)));
+
+    // Last: the row decoders allocate hundreds of MB in this process (the captured events, five
+    // rounds of each decoder), and whatever ran right after them ran slower — floe's first CDC run
+    // took 4.8–6.1 CPU-seconds there against 3.7–3.9 in the runs after it (2026-12-04), as floe's
+    // snapshot after the key-index micro-benchmarks did (bench/key-index-child.ts).
+    log("row decoder: floe's decoder vs zongji on the captured workload events (in-process)");
+    const decoder = await decoderBench(connection, DATABASE, from, to);
+    const decoderRow = (step: string, perSecond: number, note: string, ratio?: number): Row => ({ step, seconds: decoder.changes / perSecond, count: decoder.changes, unit: 'changes', ratio, note });
+    rows.splice(
+      decoderRowsAt,
+      0,
+      decoderRow('row decoder: zongji', decoder.zongjiPerSecond, `${decoder.rowsEvents} captured rows events; median of 5 rounds, per CPU-second of the bench process`),
+      decoderRow('row decoder: zongji + binlog-values', decoder.zongjiConvertedPerSecond, "floe's streaming path before its own decoder (and its fallback)"),
+      decoderRow("row decoder: floe's", decoder.floePerSecond, `vs zongji (target ≥ 3); ${decoder.ratioToConverted.toFixed(2)}× zongji + binlog-values`, decoder.ratio),
+    );
 
     const { jsonFile: _jsonFile, ...shown } = o;
     return {
