@@ -142,13 +142,6 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
   }
 }
 
-/**
- * The bench's own work out of the way before floe's CDC runs: its copies of the lake (put back
- * between runs: hundreds of MB) written out (`sync`; where it is missing, nothing), and its heap
- * collected and left to settle — the row-decoder micro-benchmark just before leaves hundreds of MB
- * of garbage, whose collection and release on V8's background threads would otherwise fall into
- * the measured run, on the same two cores.
- */
 /** The key-index micro-benchmarks in a child process (bench/key-index-child.ts). */
 async function keyIndexBenchApart(keys: number, seed: number): Promise<{ keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[] }> {
   const child = fork(fileURLToPath(new URL('./key-index-child.ts', import.meta.url)), [String(keys), String(seed)], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -163,6 +156,12 @@ async function keyIndexBenchApart(keys: number, seed: number): Promise<{ keyInde
   return m;
 }
 
+/**
+ * The bench's own work out of the way before floe's CDC runs: its copies of the lake (put back
+ * between runs: hundreds of MB) written out (`sync`; where it is missing, nothing), and its heap
+ * collected and left to settle, so that no collection or release on V8's background threads falls
+ * into the measured run, on the same two cores.
+ */
 async function settleBench(): Promise<void> {
   await new Promise<void>((resolve) => execFile('sync', () => resolve()));
   setFlagsFromString('--expose-gc');

@@ -91,8 +91,8 @@ export interface CheckpointOptions {
   readonly idleMaxMs: number;
   /** Tables committed at the same time. */
   readonly concurrency: number;
-  /** Checkpoint as soon as the stream goes quiet after a backlog (module header); default true. */
-  readonly whenCaughtUp?: boolean;
+  /** Checkpoint as soon as the stream goes quiet after a backlog (module header). */
+  readonly whenCaughtUp: boolean;
 }
 
 /**
@@ -272,7 +272,7 @@ export class Checkpointer {
 
   /** Whether the changes have come without a quiet spell for at least an interval (commit.whenCaughtUp). */
   private backlogged(): boolean {
-    return (this.options.whenCaughtUp ?? true) && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
+    return this.options.whenCaughtUp && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
   }
 
   /** Why a checkpoint is due now, or undefined. */

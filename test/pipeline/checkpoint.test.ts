@@ -64,7 +64,7 @@ async function stamp(t: CheckpointTable): Promise<{ checkpoint: bigint; progress
   return { checkpoint: last.snapshotCheckpointId, progress: await decodeTableProgress(last.sourceOffset, loaded.io, t.key, t.key) };
 }
 
-const options = { intervalMs: 1_000_000, maxBufferedChanges: 5, idleCheckpoints: 3, idleMaxMs: 1_000_000, concurrency: 2 };
+const options = { intervalMs: 1_000_000, maxBufferedChanges: 5, idleCheckpoints: 3, idleMaxMs: 1_000_000, concurrency: 2, whenCaughtUp: true };
 
 describe('checkpointer', () => {
   it('commits changed tables each checkpoint, idle ones every N, skipping ones never', async () => {

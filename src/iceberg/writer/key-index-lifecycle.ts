@@ -31,7 +31,7 @@ import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
 import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
-import { buildKeyIndex, indexStillMatches, keyIndexDelta, keyReader, MemoryKeyIndex, type KeyIndex } from './key-index.js';
+import { buildKeyIndex, indexStillMatches, keyReader, MemoryKeyIndex, NO_KEY_MOVES, type KeyIndex } from './key-index.js';
 import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
 import { saveMemoryIndex, takeMemoryIndex } from './key-index-file.js';
 import type { PreparedChanges, WriteMode } from './table-change-writer.js';
@@ -90,9 +90,6 @@ export interface KeyIndexLoads {
   spilled: number;
   followed: number;
 }
-
-/** The delta of a commit that moves no row (a manifest rewrite, a stamps-only commit). */
-const NO_CHANGE = keyIndexDelta([], []);
 
 export class KeyIndexLifecycle {
   readonly loads: KeyIndexLoads = { built: 0, restored: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
@@ -161,7 +158,7 @@ export class KeyIndexLifecycle {
     }
     // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
     // (an empty delta re-stamps it: on disk, too)
-    if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply(NO_CHANGE, head);
+    if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply(NO_KEY_MOVES, head);
     if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) {
       if (options.later && this.options.keyTableBuilder) {
         this.loadInBackground(table, schema);
@@ -295,7 +292,7 @@ export class KeyIndexLifecycle {
     if (result.status === 'committed' && indexStillMatches(result.table.metadata, index.snapshotId, result.snapshot.parentSnapshotId)) {
       // a kill here leaves a disk index stamped with the parent: the next start replays this commit
       await failpoint('key-index-before-apply');
-      index.apply(prepared?.indexDelta ?? NO_CHANGE, result.snapshot.snapshotId, prepared);
+      index.apply(prepared?.indexDelta ?? NO_KEY_MOVES, result.snapshot.snapshotId, prepared);
       await this.spillIfLarge(result.table);
     } else this.drop();
   }
@@ -322,7 +319,7 @@ export class KeyIndexLifecycle {
       return 'dropped';
     }
     if (!compaction) {
-      if (index.snapshotId !== head) index.apply(NO_CHANGE, head); // a manifest rewrite moves no row
+      if (index.snapshotId !== head) index.apply(NO_KEY_MOVES, head); // a manifest rewrite moves no row
       return 'followed';
     }
     const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));

@@ -48,7 +48,7 @@ export interface KeyIndexDelta {
   readonly deleted: readonly KeyId[];
 }
 
-/** A delta of listed entries (a commit that moves no row: `keyIndexDelta([], [])`). */
+/** A delta of listed entries. */
 export function keyIndexDelta(set: readonly (readonly [KeyId, DataFile, number])[], deleted: readonly KeyId[]): KeyIndexDelta {
   return {
     setCount: set.length,
@@ -58,6 +58,9 @@ export function keyIndexDelta(set: readonly (readonly [KeyId, DataFile, number])
     deleted,
   };
 }
+
+/** The delta of a commit that moves no row (a manifest rewrite, a stamps-only commit, no keyed writer). */
+export const NO_KEY_MOVES: KeyIndexDelta = keyIndexDelta([], []);
 
 /**
  * What the writer and the committer need of an index. `get` is synchronous: the writer asks it

@@ -41,7 +41,7 @@ import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from './table-key.js';
-import { keyIndexDelta, type KeyIndex } from './key-index.js';
+import { NO_KEY_MOVES, type KeyIndex } from './key-index.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -298,7 +298,7 @@ export class TableChangeWriter {
     const otherDeletes = [...deleteFiles];
     const positionalPaths = written.slice(positionalStart);
     deleteFiles.push(...positional.deleteFiles);
-    const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? keyIndexDelta([], [])) : undefined;
+    const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? NO_KEY_MOVES) : undefined;
     const targets = positions.committedTargetPaths();
     this.writer.clear();
     positions.clear();
