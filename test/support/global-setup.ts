@@ -1,21 +1,25 @@
 /**
- * Vitest global setup: one shared binlog-enabled MariaDB for the whole run, unless
- * FLOE_TEST_MYSQL_URL names another server, or FLOE_TEST_MYSQL_CONTAINER names a MySQL image
- * (e.g. `mysql:8.4`) to start with testcontainers where a Docker engine is reachable. Test files get
- * the server's URL with `sharedMysqlUrl()` from `test/support/shared-mysql.ts` and create their own
- * databases in it.
+ * Vitest global setup: one shared binlog-enabled server for the whole run of a project — MariaDB for
+ * `integration`, Oracle MySQL 8 for `mysql8` (test/mysql8-suites.ts) — unless FLOE_TEST_MYSQL_URL
+ * names another server, or FLOE_TEST_MYSQL_CONTAINER names a MySQL image (e.g. `mysql:8.4`) to start
+ * with testcontainers where a Docker engine is reachable. Test files get the server's URL with
+ * `sharedMysqlUrl()` from `test/support/shared-mysql.ts` and create their own databases in it, and
+ * the server's kind with `serverKind()` from `test/support/servers.ts`.
  */
 import type { TestProject } from 'vitest/node';
-import { startMariaDb, type TestServer } from './mariadb.js';
+import type { LocalServer } from '../../src/demo/local-server.js';
 import type { ContainerMysql } from './mysql-container.js';
+import { startServerOfKind, type ServerKind } from './servers.js';
 
-let server: TestServer | undefined;
+let server: LocalServer | undefined;
 let container: ContainerMysql | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  const kind: ServerKind = project.name === 'mysql8' ? 'mysql' : 'mariadb';
   const external = process.env.FLOE_TEST_MYSQL_URL;
   if (external) {
     project.provide('mysqlUrl', external);
+    project.provide('serverKind', (process.env.FLOE_TEST_SERVER_KIND as ServerKind | undefined) ?? 'mysql');
     return;
   }
   const image = process.env.FLOE_TEST_MYSQL_CONTAINER;
@@ -33,10 +37,12 @@ export async function setup(project: TestProject): Promise<void> {
     // differently (FLOE_TEST_MYSQL_URL) see the container as such.
     process.env.FLOE_TEST_MYSQL_URL = container.url;
     project.provide('mysqlUrl', container.url);
+    project.provide('serverKind', 'mysql');
     return;
   }
-  server = await startMariaDb({ serverId: 1 });
+  server = await startServerOfKind(kind, { serverId: 1 });
   project.provide('mysqlUrl', server.url);
+  project.provide('serverKind', kind);
 }
 
 export async function teardown(): Promise<void> {
@@ -47,5 +53,6 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     mysqlUrl: string;
+    serverKind: ServerKind;
   }
 }

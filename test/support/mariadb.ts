@@ -8,7 +8,8 @@
  * testcontainers (global-setup.ts, mysql-container.ts). Tests that must reconfigure the server (pre-flight) always start
  * their own with `startMariaDb({ extraArgs })`.
  */
-import { freePort, startMariaDb, type LocalServer } from '../../src/demo/local-mariadb.js';
+import { freePort, type LocalServer } from '../../src/demo/local-server.js';
+import { startMariaDb } from '../../src/demo/local-mariadb.js';
 
 export { freePort, startMariaDb };
 export type TestServer = LocalServer;

@@ -32,7 +32,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { freePort } from '../../src/demo/local-mariadb.js';
+import { freePort } from '../../src/demo/local-server.js';
 import type { S3Config } from '../../src/io/s3-file-io.js';
 import type { TestS3Server } from './s3-server.js';
 

@@ -11,7 +11,7 @@ import { UNIT_TESTS } from '../unit-tests.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NEEDS_SERVER_OR_PROCESS =
-  /sharedMysql|mysqlUrl|startMariaDb|local-mariadb|moto-server|s3-server|s3rver|postgres|from 'pg'|child_process|testcontainers|schemathesis|\bfork\(|spawn\(|execFile|run-floe|mariaDbAvailable|connectMysql|mysql2/;
+  /sharedMysql|mysqlUrl|startMariaDb|startTestServer|servers\.js|local-mariadb|local-server|moto-server|s3-server|s3rver|postgres|from 'pg'|child_process|testcontainers|schemathesis|\bfork\(|spawn\(|execFile|run-floe|mariaDbAvailable|connectMysql|mysql2/;
 const RELATIVE_IMPORT = /from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]/g;
 
 function globToRegExp(glob: string): RegExp {

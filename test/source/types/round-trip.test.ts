@@ -16,7 +16,8 @@ import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot/s
 import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowConverter } from '../../../src/source/mysql/binlog/binlog-values.js';
 import { chunkSql } from '../../../src/source/mysql/snapshot/chunk.js';
 import { parseTimestamp, parseDate, type Row } from '../../../src/model/values.js';
-import { startMariaDb, parseMysqlUrl, type TestServer } from '../../support/mariadb.js';
+import { parseMysqlUrl, type TestServer } from '../../support/mariadb.js';
+import { startTestServer } from '../../support/servers.js';
 
 // Values must not depend on the process zone: run in a non-UTC one even if the runner forgot TZ.
 process.env.TZ ??= 'Asia/Seoul';
@@ -93,7 +94,7 @@ beforeAll(async () => {
     await admin.query("SET GLOBAL time_zone = '+05:30'");
     await admin.close();
   } else {
-    server = await startMariaDb({ serverId: 31, extraArgs: ['--default-time-zone=+05:30'] });
+    server = await startTestServer({ serverId: 31, extraArgs: ['--default-time-zone=+05:30'] });
   }
 });
 

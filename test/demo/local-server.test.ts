@@ -1,5 +1,5 @@
 /**
- * The demo's local server (src/demo/local-mariadb.ts, also the test harness's): a persistent home is
+ * The demo's local server (src/demo/local-server.ts, also the test harness's; run on MariaDB and MySQL 8): a persistent home is
  * initialised once and reused, a server left running by a killed process is adopted, and without
  * mariadbd or Docker `floe demo` says what to install.
  */
@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { startMariaDb } from '../../src/demo/local-mariadb.js';
+import { startTestServer } from '../support/servers.js';
 import { dockerMaybeReachable } from '../../src/demo/demo-server.js';
 import { runFloe } from '../cli/run-floe.js';
 
@@ -30,10 +30,10 @@ async function query(port: number, sql: string): Promise<unknown[]> {
   }
 }
 
-describe('local MariaDB with a persistent home', () => {
+describe('a local server with a persistent home', () => {
   it('keeps its data across restarts, adopts a server it finds running, and records where it runs', async () => {
     const home = join(dir, 'home');
-    const first = await startMariaDb({ home, serverId: 3 });
+    const first = await startTestServer({ home, serverId: 3 });
     await query(first.port, 'CREATE DATABASE kept');
     await query(first.port, 'CREATE TABLE kept.t (id INT PRIMARY KEY)');
     await query(first.port, 'INSERT INTO kept.t VALUES (42)');
@@ -42,14 +42,14 @@ describe('local MariaDB with a persistent home', () => {
 
     // A second start while the first still runs (its process was "killed" before it could stop the
     // server): the running server is adopted, not fought over.
-    const adopted = await startMariaDb({ home, serverId: 3 });
+    const adopted = await startTestServer({ home, serverId: 3 });
     expect(adopted.port).toBe(first.port);
     await adopted.stop();
     expect(existsSync(join(home, 'server.json'))).toBe(false);
     await expect(query(first.port, 'SELECT 1')).rejects.toThrow();
 
     // Started again on the same home: same data, binlog on.
-    const again = await startMariaDb({ home, serverId: 3 });
+    const again = await startTestServer({ home, serverId: 3 });
     try {
       expect(await query(again.port, 'SELECT id FROM kept.t')).toEqual([{ id: 42 }]);
       expect(await query(again.port, "SHOW GLOBAL VARIABLES LIKE 'binlog_format'")).toEqual([{ Variable_name: 'binlog_format', Value: 'ROW' }]);
