@@ -1,5 +1,5 @@
 /**
- * floe's exit codes (also printed by `floe --help` and listed in the README's Operations section).
+ * floe's exit codes (also printed by `floe --help` and listed in docs/operations.md).
  * Scripts and supervisors branch on them: restart on 1, page a person on 3 and 4, never restart on 2.
  */
 export const ExitCode = {

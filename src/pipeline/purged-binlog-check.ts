@@ -7,7 +7,7 @@
  * floe stopped too long), the changes that table had since are gone for good: no reconnect and no
  * restart can bring them back, and streaming on from a later point would lose them silently.
  *
- * What floe does then (README "Purged binlogs"): it stops the whole run with ONE error naming every
+ * What floe does then (docs/operations.md "Purged binlogs"): it stops the whole run with ONE error naming every
  * such table, its offset, the oldest binlog the server still has, and the way out — re-snapshot those
  * tables (drop their Iceberg tables; floe creates and copies them anew on the next start) — and which
  * tables are not affected (their binlog is still there: they resume from their own offsets, untouched).

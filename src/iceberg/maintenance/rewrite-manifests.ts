@@ -8,7 +8,7 @@
  * Why floe needs it although its commits merge manifests (table/manifest-merge.ts, Java's
  * `ManifestMergeManager`): that merge only packs once `commit.manifest.min-count-to-merge` (100)
  * manifests of one content and spec pile up, so a table floe streams into swings between 1 and 100
- * data manifests plus as many delete manifests (measured: README "Manifests"); a table whose
+ * data manifests plus as many delete manifests (measured: docs/performance.md "Manifests"); a table whose
  * `commit.manifest-merge.enabled` is false, or that other engines append to without merging, grows
  * one manifest per commit for ever; compaction (rewrite-data-files.ts) only replaces the manifests
  * of the files it rewrites.

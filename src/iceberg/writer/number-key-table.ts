@@ -9,7 +9,7 @@
  * Why not a Map<number, number>: the key index holds one entry per live row, millions of them, and
  * a packed value file × 2^32 + position above 2^31 is a heap number per entry. Building the index of
  * a 2M-row table spent a seventh of the CDC run in Map.set and much of the rest in collections
- * tracing those numbers (a CPU profile of the bench, README "Performance"). Here an entry is 16 bytes and no
+ * tracing those numbers (a CPU profile of the bench, docs/performance.md). Here an entry is 16 bytes and no
  * object, and nothing in the table is for the GC to trace.
  */
 

@@ -1,6 +1,6 @@
 /**
  * A `KeyTableBuilder` (key-table-builder.ts) that builds in a `worker_threads` worker, one per build:
- * the key index of a 2M-row table costs about 0.8 s of CPU to build (README "Performance": the
+ * the key index of a 2M-row table costs about 0.8 s of CPU to build (docs/performance.md: the
  * Parquet decoding of the key column and the table's inserts, which are memory bound), which on the
  * pipeline's thread stalls every change behind it. Here the pipeline's thread only reads the files
  * and their deletes and posts them; the table comes back as one transferred buffer.

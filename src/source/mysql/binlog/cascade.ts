@@ -13,7 +13,7 @@
  *   rows at its high watermark no longer hold children whose parent was deleted inside the window;
  * - hand-over: a synthetic delete is dropped when it is not after the high watermark of ANY chunk
  *   of the child table (every chunk already reflects it) and passed otherwise (handover.ts).
- *   Remaining edge case (documented in handover.ts and the README): when some child chunks were read
+ *   Remaining edge case (documented in handover.ts and docs/operations.md): when some child chunks were read
  *   before the parent delete and some after, the delete is applied to the whole child table — a
  *   child row inserted between the parent delete and the later chunks' high watermark with the SAME
  *   FK values (the parent key deleted and re-inserted, and a child attached to it, inside that
