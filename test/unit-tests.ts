@@ -20,6 +20,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli/notifications.test.ts',
   'test/cli/progress.test.ts',
   'test/config/config.test.ts',
+  'test/config/source-tls.test.ts',
   'test/iceberg/table/commit.test.ts',
   'test/iceberg/table/evolution.test.ts',
   'test/iceberg/table/merge.test.ts',
