@@ -4,6 +4,8 @@
  * test/mysql8-suites.ts), as a caching_sha2_password user with a password and `source.tls.mode:
  * required`: the snapshot and the streamed changes reach the lake, which then equals MySQL row for
  * row; the server reports floe's Binlog Dump thread, and every other session of floe's, encrypted.
+ * `floe status` reads the source's position over the same TLS, and `floe demo` runs on the server
+ * as a configured source with `verify-ca`.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,13 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import type { LocalServer } from '../../src/demo/local-server.js';
 import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
+import { runFloe } from '../cli/run-floe.js';
 import { startTestServer } from '../support/servers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
 const JOB = 'tls-e2e';
-const DB = 'shop';
+const DB = 'tls_shop';
 const TABLES = ['orders', 'notes'];
 const USER = 'floe_tls';
 const PASSWORD = 'tls-E2e-pass-5521';
@@ -92,7 +95,8 @@ describe('floe run under source.tls.mode required', () => {
         '  serverId: 9141',
         `  include: ["${DB}.*"]`,
         '  snapshot: { chunkSize: 400, parallelism: 2 }',
-        '  tls: { mode: required }',
+        '  tls:',
+        '    mode: ${FLOE_TLS_MODE:-required}',
         `warehouse: { location: ${JSON.stringify(warehouse)} }`,
         'commit: { intervalMs: 300, idleCheckpoints: 2 }',
         '',
@@ -133,5 +137,20 @@ describe('floe run under source.tls.mode required', () => {
     }
     expect(floe.logs.filter((r) => r.level === 'error'), floe.tail()).toEqual([]);
     expect(floe.logs.map((r) => JSON.stringify(r)).join('\n')).not.toContain(PASSWORD);
+
+    // floe status reads where the source stands over the same TLS (it warns when it cannot)
+    const status = await runFloe(['status', '-c', configPath, '--json', '--log-format', 'json'], { env: { FLOE_TLS_E2E_PASSWORD: PASSWORD } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).not.toContain('cannot read the source binlog position');
+    const plain = await runFloe(['status', '-c', configPath, '--json', '--log-format', 'json'], { env: { FLOE_TLS_E2E_PASSWORD: PASSWORD, FLOE_TLS_MODE: 'disabled' } });
+    expect(plain.stderr).toContain('ER_SECURE_TRANSPORT_REQUIRED (3159)');
+  });
+
+  it('floe demo with a configured source that requires TLS', async () => {
+    const configPath = join(dir, 'demo.yaml');
+    await writeFile(configPath, `source: { host: ${server.host}, port: ${server.port}, user: root, serverId: 9142, tls: { mode: verify-ca, ca: ${JSON.stringify(join(server.dataDir!, 'ca.pem'))} } }\n`);
+    const demo = await runFloe(['demo', '-c', configPath], { cwd: dir, timeoutMs: 180_000 });
+    expect(demo.code, `${demo.stdout}\n${demo.stderr.slice(-4000)}`).toBe(0);
+    expect(demo.stdout.match(/✓ same rows as MySQL/g)).toHaveLength(4);
   });
 });
