@@ -15,6 +15,10 @@
  *
  * Data reads use `rowsAsArray` (one array per row, in select-list order) and can be streamed, so a
  * chunk never has to be in memory as a whole.
+ *
+ * Every session goes over the transport of `tls.mode` (tls/tls-settings.ts): for `preferred`, TLS
+ * when the server offers it. Its handshake completes before the first statement, so a connection
+ * that fails is reported as one (connect-error.ts), never as a failed statement.
  */
 import mysql from 'mysql2';
 import { FloeError, errorMessage } from '../../util/errors.js';
@@ -155,10 +159,7 @@ export async function driverOptions(config: MysqlConnectionConfig, transport: Tr
   };
 }
 
-/**
- * Opens a session and applies floe's session settings. The handshake completes first, so a
- * connection that fails is reported as such (connect-error.ts), not as a failed statement.
- */
+/** Opens a session (see the module header for its transport) and applies floe's session settings. */
 export async function connectMysql(config: MysqlConnectionConfig, options: ConnectOptions = {}): Promise<MysqlClient> {
   const transports = transportsToTry((config.tls ?? DEFAULT_TLS).mode);
   let driver: DriverConnection | undefined;
@@ -173,6 +174,8 @@ export async function connectMysql(config: MysqlConnectionConfig, options: Conne
       transport = t;
       break;
     } catch (e) {
+      // a connection given up on: a late error of its socket has no one left to tell
+      candidate?.on('error', () => {});
       candidate?.destroy();
       // `preferred`: plain only when the server does not offer TLS at all (MySQL's --ssl-mode=PREFERRED)
       const noTls = (e as { code?: string }).code === 'HANDSHAKE_NO_SSL_SUPPORT';
