@@ -55,6 +55,9 @@ async function capture(connection: MysqlConnectionConfig, database: string, from
   await installRawCapture();
   const out: Captured = { events: [], tableMaps: new Map(), tableMapState: {}, useChecksum: false };
   let file = from.file!;
+  const probe = await connectMysql(connection);
+  const options = { ...(await driverOptions(connection, probe.encrypted ? 'tls' : 'plain')), ...BINLOG_CONNECTION_OPTIONS };
+  await probe.close();
   await new Promise<void>((resolve, reject) => {
     let session: BinlogSession | undefined;
     const finish = (e?: unknown) => {
@@ -63,7 +66,7 @@ async function capture(connection: MysqlConnectionConfig, database: string, from
       void s?.stop().then(() => (e ? reject(e) : resolve()));
     };
     session = new BinlogSession({
-      connection: { ...driverOptions(connection), ...BINLOG_CONNECTION_OPTIONS },
+      connection: options,
       serverId: 4_000_002,
       start: { file: from.file, position: from.position },
       includeSchema: { [database]: true },

@@ -20,6 +20,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli/notifications.test.ts',
   'test/cli/progress.test.ts',
   'test/config/config.test.ts',
+  'test/config/source-tls.test.ts',
   'test/docs/links.test.ts',
   'test/scripts/bench-summary.test.ts',
   'test/iceberg/table/commit.test.ts',

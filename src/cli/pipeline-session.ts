@@ -116,11 +116,13 @@ async function runWithRestarts(
     if (Date.now() - startedAt > RECOVERED_AFTER_MS) attempts = 0;
     if (attempts >= policy.maxAttempts) {
       if (policy.maxAttempts === 0) return result;
-      return { reason: 'failed', error: new FloeError('cli', 'source', `the MySQL source kept failing: gave up after ${attempts} restart(s) in a row (source.restart.maxAttempts): ${errorMessage(result.error)}`, { cause: result.error }) };
+      // the source's own error, named once, with how long floe kept trying
+      const e = result.error;
+      return { reason: 'failed', error: new FloeError(e.subsystem, 'source', `${e.detail}; gave up after ${attempts} restart(s) of the pipeline in a row (source.restart.maxAttempts)`, { cause: e }) };
     }
     attempts++;
     const delay = Math.min(policy.initialDelayMs * 2 ** (attempts - 1), policy.maxDelayMs);
-    options.logger.warn(`MySQL source failed: ${errorMessage(result.error)}; restarting the pipeline from the lake in ${delay} ms (restart ${attempts}/${policy.maxAttempts})`, { restart: attempts, delayMs: delay });
+    options.logger.warn(`${result.error.message}; restarting the pipeline from the lake in ${delay} ms (restart ${attempts}/${policy.maxAttempts})`, { restart: attempts, delayMs: delay });
     if (!(await sleepUnlessAborted(delay, options.signal))) return { reason: 'stopped' };
   }
 }

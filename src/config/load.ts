@@ -11,13 +11,14 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { FloeError } from '../util/errors.js';
+import { redactPrivateKeys } from '../util/pem.js';
 import { redactUrlCredentials } from '../util/redact.js';
 import { configSchema, type FloeConfig } from './schema.js';
 
 const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^${}]*))?\}/;
 
 function configError(message: string): FloeError {
-  return new FloeError('config', 'config', redactUrlCredentials(message));
+  return new FloeError('config', 'config', redactPrivateKeys(redactUrlCredentials(message)));
 }
 
 /**
@@ -159,13 +160,17 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
   }
 }
 
-/** The config with secrets replaced, for logs and `floe check` output. */
+/**
+ * The config with secrets replaced, for logs and `floe check` output: values of secret-named keys
+ * (and `source.tls.key`, a private key or its path), URL passwords, and private keys' PEM blocks
+ * wherever they appear.
+ */
 export function redactConfig(config: FloeConfig): unknown {
-  const secretKeys = /password|secret|token|credential|salt|sessionToken/i;
+  const secretKeys = /password|secret|token|credential|salt|sessionToken|^key$/i;
   const walk = (v: unknown, key = ''): unknown => {
     if (typeof v === 'string') {
       if (secretKeys.test(key)) return v ? '***' : v;
-      return redactUrlCredentials(v);
+      return redactPrivateKeys(redactUrlCredentials(v));
     }
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));

@@ -6,6 +6,7 @@
  * filesystem catalog, format v3, evolve on DDL.
  */
 import { z } from 'zod';
+import { isPemText } from '../util/pem.js';
 
 /** `new URL(text)`, or undefined: the refinements below report a bad URL without quoting it (it may hold a password). */
 function parsedUrl(text: string): URL | undefined {
@@ -21,7 +22,57 @@ const mysqlUrl = z.string().superRefine((text, ctx) => {
   const found = u ? `the scheme ${u.protocol}//` : 'a string that is not a URL';
   if (!u || (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:')) ctx.addIssue({ code: 'custom', message: `expected mysql://user:password@host:port (or mariadb://), found ${found}; percent-encode a password's reserved characters (/ ? # @ : as %2F %3F %23 %40 %3A)` });
   else if (u.port !== '' && (Number(u.port) < 1 || Number(u.port) > 65535)) ctx.addIssue({ code: 'custom', message: 'expected a port 1..65535 in the URL' });
+  // parameter names only: a value may be a secret
+  else if (u.search !== '') ctx.addIssue({ code: 'custom', message: `expected no query parameters, found ${[...new Set(u.searchParams.keys())].map((k) => JSON.stringify(k)).join(', ')}; TLS is set with source.tls (mode, ca, cert, key)` });
 });
+
+/**
+ * A certificate or key setting: a file path, or the PEM text itself (a `${VAR}` holding it), told
+ * apart by the `-----BEGIN` line (src/util/pem.ts). Messages never quote the value: it may be a key.
+ */
+const pemSetting = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    if (isPemText(text)) {
+      if (!text.includes('-----END')) ctx.addIssue({ code: 'custom', message: 'expected PEM text from -----BEGIN to -----END, found no -----END line (the text is cut short)' });
+    } else if (/[\r\n]/.test(text)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a file path, or PEM text starting with its -----BEGIN line, found several lines without one' });
+    }
+  });
+
+const TLS_MODES = ['disabled', 'preferred', 'required', 'verify-ca', 'verify-identity'] as const;
+
+/** `source.tls` (src/source/mysql/tls/tls-settings.ts; docs/tls.md). */
+const tlsSchema = z
+  .object({
+    mode: z
+      .enum(TLS_MODES)
+      .default('preferred')
+      .describe(
+        "disabled: no TLS; preferred: TLS when the server offers it, the certificate not checked (the MySQL client's default); required: TLS, the certificate not checked; verify-ca: TLS, the server certificate chains to `ca`; verify-identity: also names the host (source.host)",
+      ),
+    ca: pemSetting.optional().describe('The CA certificate(s) the server certificate must chain to (verify-ca, verify-identity): a PEM file path or the PEM text'),
+    cert: pemSetting.optional().describe('A client certificate (a user created REQUIRE X509): a PEM file path or the PEM text; needs `key`'),
+    key: pemSetting.optional().describe("The client certificate's private key (unencrypted PEM): a file path or the PEM text, e.g. ${FLOE_SOURCE_TLS_KEY}"),
+  })
+  .strict()
+  .superRefine((tls, ctx) => {
+    const issue = (path: string, message: string): void => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (tls.cert !== undefined && tls.key === undefined) issue('cert', 'expected source.tls.key with a client certificate, found none: set the private key that belongs to it');
+    if (tls.key !== undefined && tls.cert === undefined) issue('key', 'expected source.tls.cert with a private key, found none: set the client certificate it belongs to');
+    const given = (['ca', 'cert', 'key'] as const).filter((k) => tls[k] !== undefined);
+    if (tls.mode === 'disabled' && given.length > 0) {
+      issue('mode', `expected no ${given.join(', ')} with mode disabled (no TLS: they would be ignored), found ${given.length === 1 ? 'it' : 'them'}; set mode: required, verify-ca or verify-identity, or remove them`);
+    } else if ((tls.mode === 'preferred' || tls.mode === 'required') && tls.ca !== undefined) {
+      issue('ca', `mode ${tls.mode} does not check the server certificate, so ca would be ignored: set mode: verify-ca (the certificate chains to ca) or verify-identity (and names source.host)`);
+    }
+    if (tls.mode === 'verify-ca' && tls.ca === undefined) {
+      // the public CAs issue certificates to anyone for their own names: a chain to one of them, with
+      // the name unchecked, says nothing about the server
+      issue('ca', 'expected the CA certificate that issued the server certificate with mode verify-ca, found none: set ca (a path or PEM text), or use verify-identity, which checks the host name against the public CAs when ca is not set');
+    }
+  });
 
 /** Endpoints floe speaks HTTP to: zod's plain url() takes any scheme ("u:pw@host" parses as the scheme u:). */
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL (percent-encode reserved characters in a user or password)' });
@@ -60,6 +111,7 @@ export const sourceSchema = z
     port: z.number().int().min(1).max(65535).default(3306),
     user: z.string().default('root'),
     password: z.string().default(''),
+    tls: tlsSchema.prefault({}).describe('TLS to the source, for every connection floe opens to it (docs/tls.md)'),
     serverId: z
       .number()
       .int()

@@ -146,12 +146,18 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function canConnect(port: number): Promise<boolean> {
+/** ER_SECURE_TRANSPORT_REQUIRED: the server runs with require_secure_transport=ON. */
+const SECURE_TRANSPORT_REQUIRED = 3159;
+
+async function canConnect(port: number, ssl?: { rejectUnauthorized: false }): Promise<boolean> {
   try {
-    const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', password: '', connectTimeout: 2000 });
+    const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', password: '', connectTimeout: 2000, ...(ssl ? { ssl } : {}) });
     await conn.end();
     return true;
-  } catch {
+  } catch (e) {
+    // a server started with --require-secure-transport=ON refuses a plain session: ask again over TLS
+    // (the readiness probe only needs an answer; its certificate is the server's own, not checked)
+    if (!ssl && (e as { errno?: number }).errno === SECURE_TRANSPORT_REQUIRED) return canConnect(port, { rejectUnauthorized: false });
     return false;
   }
 }

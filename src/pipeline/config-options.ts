@@ -16,9 +16,9 @@ import { FloeError } from '../util/errors.js';
 import type { CheckpointOptions } from './checkpoint.js';
 import type { Logger } from './observe/logger.js';
 
-/** The MySQL connection: `source.url` (mysql://user:password@host:port[?ssl=true]) wins over host/port/user/password. */
+/** The MySQL connection: `source.url` (mysql://user:password@host:port) wins over host/port/user/password; TLS from `source.tls`. */
 export function mysqlConnection(source: SourceConfig): MysqlConnectionConfig {
-  if (!source.url) return { host: source.host, port: source.port, user: source.user, password: source.password };
+  if (!source.url) return { host: source.host, port: source.port, user: source.user, password: source.password, tls: source.tls };
   let u: URL;
   try {
     u = new URL(source.url);
@@ -26,13 +26,12 @@ export function mysqlConnection(source: SourceConfig): MysqlConnectionConfig {
     throw new FloeError('config', 'config', 'source.url: expected mysql://user:password@host:port, found a string that is not a URL');
   }
   if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') throw new FloeError('config', 'config', `source.url: expected the mysql:// scheme, found ${u.protocol}//`);
-  const ssl = u.searchParams.get('ssl');
   return {
     host: u.hostname || source.host,
     port: u.port ? Number(u.port) : source.port,
     user: u.username ? decodeURIComponent(u.username) : source.user,
     password: u.password ? decodeURIComponent(u.password) : source.password,
-    ...(ssl === 'true' || ssl === '1' ? { ssl: true } : {}),
+    tls: source.tls,
   };
 }
 

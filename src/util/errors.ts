@@ -32,6 +32,11 @@ export class FloeError extends Error {
   readonly kind: ErrorKind;
   readonly retryable: boolean;
   readonly context: Record<string, string>;
+  /**
+   * The message without its subsystem prefix, for a caller that puts it into a sentence of its own
+   * (a check line, an error that adds its context): the subsystem is then named once, or not at all.
+   */
+  readonly detail: string;
 
   constructor(
     subsystem: Subsystem,
@@ -45,6 +50,7 @@ export class FloeError extends Error {
     this.kind = kind;
     this.retryable = options.retryable ?? (kind === 'commit-conflict');
     this.context = options.context ?? {};
+    this.detail = message;
   }
 }
 

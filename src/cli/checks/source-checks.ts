@@ -4,13 +4,19 @@
  * `source.`.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import { connectMysql, type MysqlClient } from '../../source/mysql/index.js';
+import { connectMysql, readSessionTls, type MysqlClient } from '../../source/mysql/index.js';
 import { discoverTables } from '../../source/mysql/index.js';
 import { runPreflight } from '../../source/mysql/index.js';
 import { tableKey } from '../../source/mysql/index.js';
-import { errorMessage } from '../../util/errors.js';
+import { errorMessage, isFloeError } from '../../util/errors.js';
 import { mysqlConnection } from '../../pipeline/config-options.js';
 import type { CheckLine } from './check-line.js';
+import { tlsCheckLine } from './tls-check.js';
+
+/** An error as a check line's message: the line names the check, so the message names no subsystem. */
+function checkMessage(e: unknown): string {
+  return isFloeError(e) ? e.detail : errorMessage(e);
+}
 
 export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
   const source = config.source;
@@ -23,10 +29,12 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
   try {
     client = await connectMysql(connection);
   } catch (e) {
-    return [{ check: 'source.connection', ok: false, severity: 'error', message: `cannot connect to ${where}: ${errorMessage(e)}` }];
+    // the connection error says where and what to do (connect-error.ts)
+    return [{ check: 'source.connection', ok: false, severity: 'error', message: checkMessage(e) }];
   }
   try {
     const lines: CheckLine[] = [{ check: 'source.connection', ok: true, severity: 'error', message: `connected to ${where}` }];
+    lines.push(tlsCheckLine(source.tls, connection.host, await readSessionTls(client)));
     const tables = await discoverTables(client, { include: source.include, exclude: source.exclude });
     lines.push(
       tables.length > 0
@@ -37,7 +45,7 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
     for (const c of report.checks) lines.push({ ...c, check: `source.${c.check}` });
     return lines;
   } catch (e) {
-    return [{ check: 'source.preflight', ok: false, severity: 'error', message: `pre-flight queries failed on ${where}: ${errorMessage(e)}` }];
+    return [{ check: 'source.preflight', ok: false, severity: 'error', message: `a pre-flight query failed: ${checkMessage(e)}` }];
   } finally {
     // the check's verdict is already made; a failed close of its probe connection changes nothing
     await client.close().catch(() => undefined);

@@ -15,19 +15,25 @@
  *
  * Data reads use `rowsAsArray` (one array per row, in select-list order) and can be streamed, so a
  * chunk never has to be in memory as a whole.
+ *
+ * Every session goes over the transport of `tls.mode` (tls/tls-settings.ts): for `preferred`, TLS
+ * when the server offers it. Its handshake completes before the first statement, so a connection
+ * that fails is reported as one (connect-error.ts), never as a failed statement.
  */
 import mysql from 'mysql2';
 import { FloeError, errorMessage } from '../../util/errors.js';
+import { connectError } from './connect-error.js';
+import { DEFAULT_TLS, driverSsl, transportsToTry, type TlsSettings, type Transport } from './tls/tls-settings.js';
 
-/** Where and as whom to connect. Never logged with its password. */
+/** Where and as whom to connect. Never logged with its password or its TLS key. */
 export interface MysqlConnectionConfig {
   host: string;
   port: number;
   user: string;
   password: string;
   database?: string;
-  /** `true` for TLS with the system CAs, or mysql2's SSL options object. */
-  ssl?: boolean | Record<string, unknown>;
+  /** TLS to the server (tls-settings.ts); default `preferred`, as the MySQL client's. */
+  tls?: TlsSettings;
   /** Connect timeout in milliseconds (default 10 s). */
   connectTimeoutMs?: number;
 }
@@ -65,6 +71,8 @@ export interface DriverConnection {
     callback: (err: Error | null, rows: unknown, fields: DriverFieldPacket[] | undefined) => void,
   ): unknown;
   query(options: DriverQueryOptions): DriverQuery;
+  /** Completes the handshake (mysql2 otherwise connects at the first statement). */
+  connect(callback: (err: Error | null) => void): void;
   end(callback: (err?: Error | null) => void): void;
   destroy(): void;
   on(event: 'error', listener: (err: Error) => void): unknown;
@@ -100,7 +108,9 @@ export interface MysqlClient {
   streamBatches(sql: string, options?: { highWaterMark?: number }): AsyncIterable<unknown[][]>;
   /** The server's id for this session (`CONNECTION_ID()`), e.g. to KILL it. */
   readonly threadId: number | null;
-  readonly config: Readonly<Omit<MysqlConnectionConfig, 'password'>>;
+  /** Whether the session runs over TLS: by its `tls.mode`, and for `preferred` by what the server offered. */
+  readonly encrypted: boolean;
+  readonly config: Readonly<Omit<MysqlConnectionConfig, 'password' | 'tls'>>;
   close(): Promise<void>;
 }
 
@@ -129,9 +139,13 @@ export const VALUE_SHAPING_OPTIONS = {
   charset: 'UTF8MB4_GENERAL_CI',
 } as const;
 
-/** mysql2 connection options for a config (for code that must hand mysql2 options to a library). */
-export function driverOptions(config: MysqlConnectionConfig): Record<string, unknown> {
-  const ssl = config.ssl === true ? {} : config.ssl === false ? undefined : config.ssl;
+/**
+ * mysql2 connection options for a connection of `config` over `transport` (for code that must hand
+ * mysql2 options to a library: the binlog connection goes over the transport its control session
+ * found, `MysqlClient.encrypted`). Plain data: they cross to the binlog worker thread.
+ */
+export async function driverOptions(config: MysqlConnectionConfig, transport: Transport): Promise<Record<string, unknown>> {
+  const ssl = await driverSsl(config.tls ?? DEFAULT_TLS, transport);
   return {
     host: config.host,
     port: config.port,
@@ -145,46 +159,51 @@ export function driverOptions(config: MysqlConnectionConfig): Record<string, unk
   };
 }
 
-/** Opens a session and applies floe's session settings. */
+/** Opens a session (see the module header for its transport) and applies floe's session settings. */
 export async function connectMysql(config: MysqlConnectionConfig, options: ConnectOptions = {}): Promise<MysqlClient> {
-  const driver = (options.driver ?? defaultFactory)(driverOptions(config));
-  const client = new DriverClient(driver, config);
+  const transports = transportsToTry((config.tls ?? DEFAULT_TLS).mode);
+  let driver: DriverConnection | undefined;
+  let transport: Transport = 'plain';
+  for (const [i, t] of transports.entries()) {
+    let candidate: DriverConnection | undefined;
+    try {
+      candidate = (options.driver ?? defaultFactory)(await driverOptions(config, t));
+      const opening = candidate;
+      await new Promise<void>((resolve, reject) => opening.connect((err) => (err ? reject(err) : resolve())));
+      driver = candidate;
+      transport = t;
+      break;
+    } catch (e) {
+      // a connection given up on: a late error of its socket has no one left to tell
+      candidate?.on('error', () => {});
+      candidate?.destroy();
+      // `preferred`: plain only when the server does not offer TLS at all (MySQL's --ssl-mode=PREFERRED)
+      const noTls = (e as { code?: string }).code === 'HANDSHAKE_NO_SSL_SUPPORT';
+      if (!(noTls && i < transports.length - 1)) throw await connectError(config, e);
+    }
+  }
+  const client = new DriverClient(driver!, config, transport === 'tls');
   try {
     for (const statement of [...SESSION_INIT_STATEMENTS, ...(options.initStatements ?? [])]) {
       await client.query(statement);
     }
   } catch (e) {
-    driver.destroy();
-    throw connectError(config, e);
+    driver!.destroy();
+    throw e;
   }
   return client;
 }
 
-const TRANSIENT_CONNECT_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED']);
-
-function connectError(config: MysqlConnectionConfig, cause: unknown): FloeError {
-  // the driver's code, also when the failing statement already wrapped it (DriverClient.wrap)
-  const code = mysqlErrorCode(cause);
-  // the server is not there (yet/any more): a restart of the pipeline may find it again
-  const retryable = code !== undefined && TRANSIENT_CONNECT_CODES.has(code);
-  return new FloeError(
-    'source.mysql',
-    'source',
-    `cannot open a session to ${config.user}@${config.host}:${config.port}: ${errorMessage(cause)}` +
-      (code === 'ER_ACCESS_DENIED_ERROR' ? ' (check the user name and password in the source config)' : ''),
-    { retryable, cause },
-  );
-}
-
 class DriverClient implements MysqlClient {
-  readonly config: Readonly<Omit<MysqlConnectionConfig, 'password'>>;
+  readonly config: Readonly<Omit<MysqlConnectionConfig, 'password' | 'tls'>>;
   private lastError: Error | undefined;
 
   constructor(
     private readonly driver: DriverConnection,
     config: MysqlConnectionConfig,
+    readonly encrypted: boolean,
   ) {
-    const { password: _password, ...rest } = config;
+    const { password: _password, tls: _tls, ...rest } = config;
     this.config = rest;
     // mysql2 emits fatal connection errors on the connection; keep them for the next caller instead of
     // crashing the process with an unhandled 'error' event.

@@ -21,7 +21,7 @@
  *
  * `ok: false` with severity 'error' blocks a pipeline; 'warning' lines are advice.
  */
-import { errorMessage } from '../../util/errors.js';
+import { errorMessage, isFloeError } from '../../util/errors.js';
 import type { MysqlClient, MysqlConnectionConfig } from './client.js';
 import { connectMysql, quoteString } from './client.js';
 import type { ServerDialect } from './dialect.js';
@@ -67,7 +67,8 @@ export async function checkSource(config: MysqlConnectionConfig, options: Prefli
   try {
     client = await connectMysql(config);
   } catch (e) {
-    return { checks: [{ check: 'connection', ok: false, severity: 'error', message: errorMessage(e) }] };
+    // a check line names its check: the connection error's own text, without its subsystem
+    return { checks: [{ check: 'connection', ok: false, severity: 'error', message: isFloeError(e) ? e.detail : errorMessage(e) }] };
   }
   try {
     return await runPreflight(client, options);

@@ -55,6 +55,26 @@ describe('MySQL session', () => {
     expect(mysqlErrorCode(err)).toBe('ER_NO_SUCH_TABLE');
   });
 
+  it('a connection that never opened is one line: where, the socket code or the server error, what to check; no statement', async () => {
+    const refused = await connectMysql({ host: '127.0.0.1', port: 1, user: 'nobody', password: 'pw-never-shown', tls: { mode: 'disabled' } }).catch((e: unknown) => e);
+    expect((refused as Error).message).toBe('source.mysql: cannot connect to nobody@127.0.0.1:1: connection refused (ECONNREFUSED): no server listens there; check source.host and source.port, and that the server runs');
+    // the server may be back later: a restart of the pipeline may find it
+    expect(isFloeError(refused, 'source') && refused.retryable).toBe(true);
+    expect(mysqlErrorCode(refused)).toBe('ECONNREFUSED');
+
+    const shared = sharedMysqlConfig();
+    const denied = await connectMysql({ ...shared, user: 'no_such_user_here', password: 'pw-never-shown' }).catch((e: unknown) => e);
+    expect((denied as Error).message).toMatch(
+      new RegExp(`^source\\.mysql: cannot connect to no_such_user_here@${shared.host.replace(/\./g, '\\.')}:${shared.port}: server error ER_ACCESS_DENIED_ERROR \\(1045\\): Access denied for user 'no_such_user_here'@'[^']+' \\(using password: YES\\); check source\\.user and source\\.password`),
+    );
+    expect(isFloeError(denied, 'source') && denied.retryable).toBe(false);
+    for (const e of [refused, denied]) {
+      expect((e as Error).message).not.toMatch(/statement failed|\[SET /);
+      expect((e as Error).message).not.toContain('pw-never-shown');
+      expect((e as Error).message.match(/source\.mysql:/g)).toHaveLength(1);
+    }
+  });
+
   it('takes an injected driver', async () => {
     const statements: string[] = [];
     const driver = (options: Record<string, unknown>): DriverConnection => {

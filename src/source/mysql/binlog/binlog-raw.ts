@@ -9,7 +9,7 @@ import { FloeError } from '../../../util/errors.js';
 import { BINLOG_CONNECTION_OPTIONS } from './binlog-values.js';
 import { classifyBinlogError } from './binlog-errors.js';
 import { BinlogSession } from './binlog-session.js';
-import { driverOptions, type MysqlConnectionConfig } from '../client.js';
+import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../client.js';
 import { compareBinlogFiles, formatOffset, type BinlogOffset } from '../offset/offset.js';
 
 export interface RawDecodeOptions {
@@ -35,6 +35,10 @@ export async function drainRawBinlog(options: RawDecodeOptions): Promise<RawDeco
   if (from.file === undefined || from.position === undefined || to.file === undefined || to.position === undefined) {
     throw new FloeError('source.mysql.binlog', 'invalid-argument', `raw decode needs file/position offsets, found ${formatOffset(from)} → ${formatOffset(to)}`);
   }
+  // the raw session goes the way a session of floe's goes (for source.tls.mode preferred: TLS when the server offers it)
+  const probe = await connectMysql(options.connection);
+  const connection = { ...(await driverOptions(options.connection, probe.encrypted ? 'tls' : 'plain')), ...BINLOG_CONNECTION_OPTIONS };
+  await probe.close();
   let events = 0;
   let rowEvents = 0;
   let rows = 0;
@@ -52,7 +56,7 @@ export async function drainRawBinlog(options: RawDecodeOptions): Promise<RawDeco
       return c !== undefined && (c > 0 || (c === 0 && pos >= to.position!));
     };
     session = new BinlogSession({
-      connection: { ...driverOptions(options.connection), ...BINLOG_CONNECTION_OPTIONS },
+      connection,
       serverId: options.serverId,
       start: { file: from.file, position: from.position },
       includeSchema: options.databases ? Object.fromEntries(options.databases.map((d) => [d, true as const])) : undefined,

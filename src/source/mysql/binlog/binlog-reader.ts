@@ -202,7 +202,8 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     const decoding = this.options.decoding;
     const rawRows = decoding.compiledFor !== undefined && this.options.rowDecoder !== 'zongji';
     const options: AssemblingSessionOptions = {
-      connection: { ...driverOptions(this.options.connection), ...(decoding.connectionOptions ?? {}) },
+      // the dump connection goes the way its control session went (for source.tls.mode preferred: TLS when the server offered it)
+      connection: { ...(await driverOptions(this.options.connection, this.control!.encrypted ? 'tls' : 'plain')), ...(decoding.connectionOptions ?? {}) },
       serverId: this.options.serverId,
       start,
       assemblerStart,
@@ -282,7 +283,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     if (!err.retryable || this.attempts >= max) {
       this.queue.fail(
         err.retryable
-          ? new FloeError(SUBSYSTEM, 'source', `gave up reconnecting after ${this.attempts} attempts: ${err.message}`, { retryable: true, cause: err })
+          ? new FloeError(SUBSYSTEM, 'source', `gave up reconnecting after ${this.attempts} attempts: ${err.detail}`, { retryable: true, cause: err })
           : err,
       );
       await this.close();
@@ -290,7 +291,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     }
     this.attempts++;
     const delay = Math.min((policy.initialDelayMs ?? 200) * 2 ** (this.attempts - 1), policy.maxDelayMs ?? 10_000);
-    this.options.log?.(`binlog: ${err.message}; reconnecting in ${delay} ms from ${this.last ? formatOffset(this.last) : 'start'} (attempt ${this.attempts}/${max})`);
+    this.options.log?.(`binlog: ${err.detail}; reconnecting in ${delay} ms from ${this.last ? formatOffset(this.last) : 'start'} (attempt ${this.attempts}/${max})`);
     await new Promise((r) => setTimeout(r, delay));
     if (this.closed) return;
     try {
