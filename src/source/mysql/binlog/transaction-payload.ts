@@ -44,7 +44,7 @@ const NONE = 255;
 const EVENT_LENGTH_AT = 9;
 const LOG_POS_AT = 13;
 
-export interface TransactionPayloadHeader {
+interface TransactionPayloadHeader {
   /** 0 ZSTD, 255 NONE. */
   readonly compressionType: number;
   readonly payloadSize: number;
@@ -58,7 +58,7 @@ export interface TransactionPayloadHeader {
  * JavaScript). Both read a stream of one or more frames.
  */
 const nodeZstd = (zlib as { zstdDecompressSync?: (data: Uint8Array) => Buffer }).zstdDecompressSync;
-export const zstdDecompress: (data: Uint8Array) => Uint8Array = nodeZstd ? (data) => nodeZstd(data) : (data) => fzstdDecompress(data);
+const zstdDecompress: (data: Uint8Array) => Uint8Array = nodeZstd ? (data) => nodeZstd(data) : (data) => fzstdDecompress(data);
 
 /** Reads the header fields of a TRANSACTION_PAYLOAD_EVENT (`event`: the whole event, checksum included). */
 export function readPayloadHeader(event: Uint8Array, checksumBytes: number, file?: string): TransactionPayloadHeader {
@@ -113,7 +113,7 @@ export function readPayloadHeader(event: Uint8Array, checksumBytes: number, file
 }
 
 /** The uncompressed payload: the inner events back to back, without checksums. */
-export function payloadEvents(event: Uint8Array, checksumBytes: number, file?: string): Uint8Array {
+function payloadEvents(event: Uint8Array, checksumBytes: number, file?: string): Uint8Array {
   const header = readPayloadHeader(event, checksumBytes, file);
   const where = place(event, file);
   const payload = event.subarray(header.payloadStart, header.payloadStart + header.payloadSize);
