@@ -10,4 +10,4 @@ export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts
  * Tests of what only MySQL 8 has (compressed transactions): the `mysql8` project runs them, the
  * `integration` project (MariaDB) leaves them out.
  */
-export const MYSQL8_ONLY_SUITES: readonly string[] = ['test/source/binlog/compressed-transactions.test.ts'];
+export const MYSQL8_ONLY_SUITES: readonly string[] = ['test/source/binlog/compressed-transactions.test.ts', 'test/e2e/compressed-transactions.test.ts'];
