@@ -154,14 +154,16 @@ function payloadEvents(event: Uint8Array, checksumBytes: number, file?: string):
  * uncompressed event at the payload's position: log_pos = the payload's end position (see the module
  * header) and, when the stream carries checksums (`checksumBytes` 4), event_length + 4 and a CRC32
  * of the event appended, so that the events parse like every other event of the stream. Each comes
- * with `lead` zero bytes before it (room for a packet header, without another copy).
+ * with `lead` zero bytes before it (room for a packet header, without another copy). The payload is
+ * decompressed and its framing checked at once (a damaged payload fails before any of its events is
+ * handed out); each event is copied out as it is taken.
  */
-export function innerEvents(event: Uint8Array, checksumBytes: number, options: { lead?: number; file?: string } = {}): Buffer[] {
+export function innerEvents(event: Uint8Array, checksumBytes: number, options: { lead?: number; file?: string } = {}): IterableIterator<Buffer> {
   const lead = options.lead ?? 0;
   const events = payloadEvents(event, checksumBytes, options.file);
   const view = Buffer.from(events.buffer, events.byteOffset, events.byteLength);
   const logPos = Buffer.from(event.buffer, event.byteOffset, event.byteLength).readUInt32LE(LOG_POS_AT);
-  const out: Buffer[] = [];
+  const starts: number[] = [];
   for (let at = 0; at < view.length; ) {
     const length = at + COMMON_HEADER_BYTES <= view.length ? view.readUInt32LE(at + EVENT_LENGTH_AT) : 0;
     if (length < COMMON_HEADER_BYTES || at + length > view.length) {
@@ -172,16 +174,21 @@ export function innerEvents(event: Uint8Array, checksumBytes: number, options: {
         { context: { reason: 'payload-events' } },
       );
     }
-    const inner = Buffer.alloc(lead + length + checksumBytes);
-    view.copy(inner, lead, at, at + length);
-    inner.writeUInt32LE(length + checksumBytes, lead + EVENT_LENGTH_AT);
-    inner.writeUInt32LE(logPos, lead + LOG_POS_AT);
-    // CRC32 over the event as rewritten (log_event.cc: the checksum covers header and body)
-    if (checksumBytes === 4) inner.writeUInt32LE(zlib.crc32(inner.subarray(lead, lead + length)), lead + length);
-    out.push(inner);
+    starts.push(at);
     at += length;
   }
-  return out;
+  return (function* () {
+    for (const at of starts) {
+      const length = view.readUInt32LE(at + EVENT_LENGTH_AT);
+      const inner = Buffer.alloc(lead + length + checksumBytes);
+      view.copy(inner, lead, at, at + length);
+      inner.writeUInt32LE(length + checksumBytes, lead + EVENT_LENGTH_AT);
+      inner.writeUInt32LE(logPos, lead + LOG_POS_AT);
+      // CRC32 over the event as rewritten (log_event.cc: the checksum covers header and body)
+      if (checksumBytes === 4) inner.writeUInt32LE(zlib.crc32(inner.subarray(lead, lead + length)), lead + length);
+      yield inner;
+    }
+  })();
 }
 
 /** Where the event is, for messages: "ending at <file>:<its log_pos>" (the position after it). */

@@ -60,35 +60,45 @@ export function expandTransactionPayloads(zongji: unknown, flow: DumpFlow): void
       );
       return;
     }
-    const waiting: DumpPacket[] = [];
+    /** The inner events of the payload being fed, and how each becomes a packet. */
+    let pending: { readonly events: Iterator<Buffer>; readonly packet: (bytes: Buffer) => DumpPacket } | undefined;
     let broken = false;
     let command: unknown;
     const fail = (e: unknown): void => {
       // nothing after a transaction floe could not read may be delivered: the session ends here
       broken = true;
-      waiting.length = 0;
+      pending = undefined;
       z.emit('error', e);
     };
-    /** Feeds waiting inner events while the connection is not paused; true when none is left. */
+    /** Feeds the pending inner events while the connection is not paused; true when none is left. */
     const feed = (): boolean => {
       try {
-        while (waiting.length > 0 && !flow.paused && !broken) parse.call(command, waiting.shift()!, connection);
+        while (pending && !flow.paused && !broken) {
+          const next = pending.events.next();
+          if (next.done) pending = undefined;
+          else parse.call(command, pending.packet(next.value), connection);
+        }
       } catch (e) {
         fail(e);
       }
-      return waiting.length === 0 && !broken;
+      return pending === undefined && !broken;
     };
     flow.beforeResume = feed;
     proto.binlogData = function (this: unknown, packet: DumpPacket, conn: unknown): unknown {
       if (broken) return proto.binlogData;
       if (!isPayloadPacket(packet)) return parse.call(this, packet, conn);
+      if (pending) {
+        // mysql2 hands over packets only while the connection is not paused, and it stays paused
+        // until a payload's events are all fed: a second payload now would be fed out of order
+        fail(new FloeError(SUBSYSTEM, 'internal', 'expected the events of one compressed transaction to be fed before the next arrives, found a second one while the first was still being fed: report this as a bug'));
+        return proto.binlogData;
+      }
       command = this;
       try {
-        const event = packet.buffer.subarray(packet.offset + 1, packet.end);
         const Packet = packet.constructor as PacketClass;
-        for (const bytes of innerEvents(event, z.useChecksum ? 4 : 0, { lead: EVENT_START, file: z.options?.filename })) {
-          waiting.push(new Packet(packet.sequenceId, bytes, 0, bytes.length));
-        }
+        const { sequenceId } = packet;
+        const events = innerEvents(packet.buffer.subarray(packet.offset + 1, packet.end), z.useChecksum ? 4 : 0, { lead: EVENT_START, file: z.options?.filename });
+        pending = { events, packet: (bytes) => new Packet(sequenceId, bytes, 0, bytes.length) };
       } catch (e) {
         fail(e);
         return proto.binlogData;
