@@ -6,7 +6,8 @@
  * has landed after MySQL committed such a transaction and before the lake held it — and started
  * again. Then transactions that mix four tables (inserts, updates, key changes, deletes; one table
  * without a primary key) run while floe is killed again, once at a random moment and once inside a
- * commit (a failpoint). A last run catches up and stops cleanly: every table equals its MySQL table
+ * commit (a failpoint), and while a last run streams; it catches up and stops cleanly: every table
+ * equals its MySQL table
  * row for row (a multiset: nothing lost, nothing doubled), no checkpoint id appears twice in a
  * table's history, and the server logged every transaction of the run compressed.
  *
@@ -36,6 +37,8 @@ const JOB = 'compressed';
 const DB = 'cz';
 const TABLES = ['big', 'a', 'b', 'c'];
 const BIG_ROWS = 100_000;
+/** Mixed transactions written while the last run streams. */
+const AFTER_KILLS = 150;
 
 let server: LocalServer;
 let source: { host: string; port: number; user: string; password: string };
@@ -115,7 +118,7 @@ async function mixedTransaction(c: mysql.Connection, random: () => number, n: nu
   await c.query(`INSERT INTO ${DB}.a VALUES (?, ?, ?, FROM_UNIXTIME(?))`, [`${18446744073709551615n - BigInt(n)}`, `ü${n}`, JSON.stringify({ n, list: [n, 'x', null] }), 1_700_000_000 + n + 0.25]);
   await c.query(`INSERT INTO ${DB}.b VALUES (?, 'k', ?), (?, 'l', ?)`, [n, (n % 1000) / 4, n, -(n % 1000) / 8]);
   await c.query(`INSERT INTO ${DB}.c VALUES (?, 'x'), (?, 'y')`, [n, -n]);
-  await c.query(`UPDATE ${DB}.big SET amount = amount * 2, name = CONCAT(name, '+') WHERE id BETWEEN ? AND ?`, [1 + pick(BIG_ROWS), 1 + pick(BIG_ROWS) + 20]);
+  await c.query(`UPDATE ${DB}.big SET amount = -amount, name = CONCAT(LEFT(name, 62), '+') WHERE id BETWEEN ? AND ?`, [1 + pick(BIG_ROWS), 1 + pick(BIG_ROWS) + 20]);
   if (n > 1) {
     const old = 1 + pick(n - 1);
     await c.query(`UPDATE ${DB}.a SET id = id - 500000, v = CONCAT(v, '*') WHERE id = ?`, [`${18446744073709551615n - BigInt(old)}`]);
@@ -170,49 +173,59 @@ describe('compressed transactions through floe run', () => {
     console.log(kills.join('; '));
     expect(inside, kills.join('; ')).toBeGreaterThan(0);
 
-    // mixed transactions while floe is killed at a random moment, then inside a commit
+    // mixed transactions while floe is killed at a random moment, then inside a commit, and then
+    // AFTER_KILLS more while the last run streams
     const writer = await mysql.createConnection({ ...source, supportBigNumbers: true, bigNumberStrings: true });
     let n = 0;
-    let writing = true;
+    let writing: 'during kills' | 'during the last run' | 'stop' = 'during kills';
+    let killedAt = 0;
+    let writerFailure: unknown;
     const written = (async () => {
-      while (writing) await mixedTransaction(writer, random, ++n);
+      while (writing === 'during kills' || (writing === 'during the last run' && n < killedAt + AFTER_KILLS)) await mixedTransaction(writer, random, ++n);
+    })().catch((e: unknown) => {
+      writerFailure = e;
+    });
+    const last = await (async () => {
+      try {
+        const first = await streaming();
+        await sleep(500 + random() * 2000);
+        await killed(first);
+        const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:3:exit' } });
+        const exit = await Promise.race([second.exited, sleep(60_000).then(() => undefined)]);
+        if (exit?.signal !== 'SIGKILL') throw new Error(`expected floe to die at its failpoint, found ${JSON.stringify(exit)}:\n${second.tail()}`);
+        killedAt = n;
+        writing = 'during the last run';
+        // a last run streams the rest, catches up, and stops cleanly
+        const p = new FloeProcess(configPath);
+        await written;
+        if (writerFailure) throw writerFailure;
+        console.log(`${n} mixed transactions, ${killedAt} of them written before the second kill`);
+        const target = await serverPosition(source);
+        try {
+          await waitForCatchUp(
+            catalog,
+            TABLES.map((t) => ({ identifier: { namespace: [DB], name: t }, sourceKey: `${DB}.${t}` })),
+            JOB,
+            target,
+            {
+              timeoutMs: 180_000,
+              check: () => {
+                if (p.hasExited) throw new Error(`the last run exited:\n${p.tail()}`);
+              },
+            },
+          );
+        } finally {
+          p.kill('SIGTERM');
+        }
+        return p;
+      } finally {
+        writing = 'stop';
+        await written;
+        await writer.end();
+      }
     })();
-    try {
-      const first = await streaming();
-      await sleep(500 + random() * 2000);
-      await killed(first);
-      const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:3:exit' } });
-      const exit = await Promise.race([second.exited, sleep(60_000).then(() => undefined)]);
-      if (exit?.signal !== 'SIGKILL') throw new Error(`expected floe to die at its failpoint, found ${JSON.stringify(exit)}:\n${second.tail()}`);
-      await sleep(300);
-    } finally {
-      writing = false;
-      await written;
-      await writer.end();
-    }
-    console.log(`${n} mixed transactions written while floe was killed twice`);
-    expect(n).toBeGreaterThan(20);
-
-    // a last run catches up and stops cleanly
-    const target = await serverPosition(source);
-    const last = new FloeProcess(configPath);
-    try {
-      await waitForCatchUp(
-        catalog,
-        TABLES.map((t) => ({ identifier: { namespace: [DB], name: t }, sourceKey: `${DB}.${t}` })),
-        JOB,
-        target,
-        {
-          timeoutMs: 180_000,
-          check: () => {
-            if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
-          },
-        },
-      );
-    } finally {
-      last.kill('SIGTERM');
-    }
     expect(await last.exited, last.tail()).toEqual({ code: 0, signal: null });
+    expect(killedAt).toBeGreaterThan(10);
 
     for (const t of TABLES) {
       const lake = await lakeTableRows(catalog, { namespace: [DB], name: t });
