@@ -7,9 +7,8 @@
  * again. Then transactions that mix four tables (inserts, updates, key changes, deletes; one table
  * without a primary key) run while floe is killed again, once at a random moment and once inside a
  * commit (a failpoint), and while a last run streams; it catches up and stops cleanly: every table
- * equals its MySQL table
- * row for row (a multiset: nothing lost, nothing doubled), no checkpoint id appears twice in a
- * table's history, and the server logged every transaction of the run compressed.
+ * equals its MySQL table row for row (a multiset: nothing lost, nothing doubled), no checkpoint id
+ * appears twice in a table's history, and the server logged every transaction of the run compressed.
  *
  * MySQL only (listed in test/mysql8-suites.ts MYSQL8_ONLY_SUITES). The mixed writer's seed is
  * printed; FLOE_COMPRESSED_SEED replays it.
