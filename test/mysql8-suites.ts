@@ -4,11 +4,17 @@
  * These are the suites where the two servers differ in what floe sees: the binlog (GTIDs, events,
  * row metadata, JSON), the SQL floe issues, server restarts, failover and purges.
  */
-export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts'];
+export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts', 'test/source/binlog/dump-flow.test.ts'];
 
 /**
  * Integration tests of what only Oracle MySQL 8 has here: TLS to the source (the certificates
- * `mysqld --initialize` generates, require_secure_transport). The mysql8 project runs them; the
- * MariaDB project leaves them out (Debian's MariaDB runs without TLS).
+ * `mysqld --initialize` generates, require_secure_transport; Debian's MariaDB runs without TLS) and
+ * compressed transactions. The mysql8 project runs them; the MariaDB project leaves them out.
  */
-export const MYSQL8_ONLY_SUITES: readonly string[] = ['test/source/tls/tls.test.ts', 'test/cli/check-tls.test.ts', 'test/e2e/pipeline-tls.test.ts'];
+export const MYSQL8_ONLY_SUITES: readonly string[] = [
+  'test/source/tls/tls.test.ts',
+  'test/cli/check-tls.test.ts',
+  'test/e2e/pipeline-tls.test.ts',
+  'test/source/binlog/compressed-transactions.test.ts',
+  'test/e2e/compressed-transactions.test.ts',
+];

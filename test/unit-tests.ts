@@ -45,6 +45,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/transforms.test.ts',
   'test/source/binlog/decoding-skip.test.ts',
   'test/source/binlog/row-decoder-events.test.ts',
+  'test/source/binlog/transaction-payload.test.ts',
   'test/source/ddl/ddl-parser.test.ts',
   'test/support/test-split.test.ts',
   'test/source/types/mysql-json.test.ts',

@@ -10,7 +10,7 @@
  * | binlog_format                  | ROW                                                             |
  * | binlog_row_image               | FULL (before and after images hold every column)                |
  * | binlog_row_value_options       | '' on MySQL 8.0.3+ (PARTIAL_JSON diffs cannot be decoded)       |
- * | binlog_transaction_compression | OFF on MySQL 8.0.20+ (compressed payloads cannot be decoded)    |
+ * | binlog_transaction_compression | reported on MySQL 8.0.20+ (ON and OFF both read)                |
  * | binlog_row_metadata            | FULL recommended (warning): row events describe their columns   |
  * | log_replica_updates            | ON when the server is itself a replica                          |
  * | privileges                     | REPLICATION SLAVE, REPLICATION CLIENT (MariaDB: BINLOG MONITOR),|
@@ -127,13 +127,14 @@ export async function runPreflight(client: MysqlClient, options: PreflightOption
       : `binlog_row_value_options is ${rvo}: set binlog_row_value_options='' (${dynamic} binlog_row_value_options=''), partial JSON updates cannot be decoded into full rows`);
   }
 
-  // binlog_transaction_compression (MySQL 8.0.20+)
+  // binlog_transaction_compression (MySQL 8.0.20+): either way the transactions are read
+  // (binlog/transaction-payload.ts); sessions may set it for themselves, so this reports the default
   if (dialect.hasTransactionCompression) {
     const comp = (v('binlog_transaction_compression') ?? 'OFF').toUpperCase();
-    const off = comp === 'OFF' || comp === '0';
-    add('binlog_transaction_compression', off, 'error', off
-      ? 'binlog_transaction_compression=OFF'
-      : `binlog_transaction_compression is ${comp}: set binlog_transaction_compression=OFF (${dynamic} binlog_transaction_compression=OFF), compressed transaction payloads cannot be decoded`);
+    const on = comp === 'ON' || comp === '1';
+    add('binlog_transaction_compression', true, 'info', on
+      ? 'binlog_transaction_compression=ON: transactions are logged compressed (zstd); floe decompresses them'
+      : 'binlog_transaction_compression=OFF (sessions that turn it on are read too)');
   }
 
   // binlog_row_metadata (advice)

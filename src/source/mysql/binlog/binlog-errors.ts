@@ -73,13 +73,6 @@ export function classifyBinlogError(e: unknown, resumeFrom: BinlogOffset | undef
       { retryable: false, cause: e, context: { reason: 'privilege' } },
     );
   }
-  if (/TRANSACTION_PAYLOAD_EVENT/.test(msg)) {
-    return new FloeError(SUBSYSTEM, 'source', `expected uncompressed transactions in the binlog, found compressed ones: set binlog_transaction_compression=OFF (${msg})`, {
-      retryable: false,
-      cause: e,
-      context: { reason: 'config' },
-    });
-  }
   if (/PARTIAL_UPDATE_ROWS_EVENT/.test(msg)) {
     return new FloeError(SUBSYSTEM, 'source', `expected full row images, found partial JSON updates: set binlog_row_value_options='' (${msg})`, {
       retryable: false,

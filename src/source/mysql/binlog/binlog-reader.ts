@@ -11,7 +11,8 @@
  * delivered twice and nothing is skipped.
  *
  * Failures that reconnecting cannot fix stop the stream with a FloeError: a purged binlog (error
- * 1236), a server change without GTIDs, missing privileges, compressed transactions.
+ * 1236), a server change without GTIDs, missing privileges, partial JSON updates, a compressed
+ * transaction floe cannot decompress.
  */
 import { FloeError } from '../../../util/errors.js';
 import type { BinlogEvent, TableRef } from '../events.js';

@@ -8,12 +8,16 @@
  * start, `SET @slave_connect_state='d-s-n,…'` before COM_BINLOG_DUMP, and decodes ANNOTATE_ROWS (160),
  * BINLOG_CHECKPOINT (161), GTID (162) and GTID_LIST (163); MySQL GTID starts use
  * COM_BINLOG_DUMP_GTID. The one thing floe adds on the wire is the heartbeat period below; the
- * connection uses the value-shaping options of `binlog-values.ts` (passed in by the reader).
+ * connection uses the value-shaping options of `binlog-values.ts` (passed in by the reader). A
+ * compressed transaction (TRANSACTION_PAYLOAD_EVENT) is unpacked into its events before zongji
+ * parses them (zongji-payload-events.ts).
  */
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
 import { attachExactValueDecoding, type ZongjiLike } from './binlog-values.js';
 import { setRawRows } from './zongji-raw-events.js';
+import { expandTransactionPayloads } from './zongji-payload-events.js';
+import { DumpFlow } from './dump-flow.js';
 
 /** mysql2 connection options (host, port, user, password, ssl, …) plus decoder-required flags. */
 type ConnectionOptions = Record<string, unknown>;
@@ -88,10 +92,16 @@ export class BinlogSession {
     // server detection, so this statement runs on the binlog connection before COM_BINLOG_DUMP.
     // The server then sends a HEARTBEAT event after every idle period (nanoseconds; MySQL
     // replication protocol, CHANGE MASTER TO MASTER_HEARTBEAT_PERIOD does the same on a replica).
-    const conn = (this.zongji as unknown as { connection?: { query(sql: string, cb: (e: unknown) => void): void } }).connection;
+    const conn = (this.zongji as unknown as { connection?: { query(sql: string, cb: (e: unknown) => void): void; pause(): void; resume(): void } }).connection;
     conn?.query(`SET @master_heartbeat_period = ${BigInt(heartbeatMs) * 1_000_000n}`, (e) => {
       if (e) this.fail(e);
     });
+    if (conn) {
+      // zongji (a TABLE_MAP's column look-up) and pause() below (backpressure) both hold the dump
+      // connection paused (dump-flow.ts); a compressed transaction reaches zongji as the events it
+      // holds (zongji-payload-events.ts), from the dump on ('ready' comes after this)
+      expandTransactionPayloads(this.zongji, new DumpFlow(conn));
+    }
     this.watchdog = setInterval(() => {
       if (!this.paused && Date.now() - this.lastEventAt > 3 * heartbeatMs) {
         this.fail(new Error(`binlog read timeout: no event or heartbeat for ${Date.now() - this.lastEventAt} ms`));
