@@ -4,7 +4,8 @@
  * names another server, or FLOE_TEST_MYSQL_CONTAINER names a MySQL image (e.g. `mysql:8.4`) to start
  * with testcontainers where a Docker engine is reachable. Test files get the server's URL with
  * `sharedMysqlUrl()` from `test/support/shared-mysql.ts` and create their own databases in it, and
- * the server's kind with `serverKind()` from `test/support/servers.ts`.
+ * tests that need a server of their own start one of the same kind with `startTestServer()`
+ * (`test/support/servers.ts`).
  */
 import type { TestProject } from 'vitest/node';
 import type { LocalServer } from '../../src/demo/local-server.js';
