@@ -45,11 +45,22 @@ export interface BinlogSessionOptions {
   readonly onError: (error: unknown) => void;
 }
 
+/** The binlog connection's flow control, as mysql2 has it. */
+interface Pausable {
+  pause(): void;
+  resume(): void;
+}
+
 export class BinlogSession {
   private readonly zongji: ZongJi;
   private failed = false;
   private stopped = false;
+  /** floe's backpressure holds the connection. */
   private paused = false;
+  /** zongji holds the connection while it reads a TABLE_MAP's columns from information_schema. */
+  private zongjiPaused = false;
+  /** The connection's own pause/resume, before `gateFlowControl`. */
+  private flow: Pausable | undefined;
   private lastEventAt = Date.now();
   private watchdog?: NodeJS.Timeout;
 
@@ -84,6 +95,7 @@ export class BinlogSession {
       zopts.position = start.position;
     }
     this.zongji.start(zopts);
+    this.gateFlowControl();
     // start() creates the binlog connection synchronously and queues its preamble after async
     // server detection, so this statement runs on the binlog connection before COM_BINLOG_DUMP.
     // The server then sends a HEARTBEAT event after every idle period (nanoseconds; MySQL
@@ -104,14 +116,39 @@ export class BinlogSession {
   pause(): void {
     if (this.paused) return;
     this.paused = true;
-    this.binlogConnection()?.pause();
+    this.flow?.pause();
   }
 
   resume(): void {
     if (!this.paused) return;
     this.paused = false;
     this.lastEventAt = Date.now();
-    this.binlogConnection()?.resume();
+    if (!this.zongjiPaused) this.flow?.resume();
+  }
+
+  /**
+   * Two parties pause the one binlog connection: floe (backpressure) and zongji, which under
+   * binlog_row_metadata=MINIMAL pauses it while it reads a new TABLE_MAP's columns from
+   * information_schema and registers the table only when the answer is in. mysql2 keeps one flag,
+   * so a backpressure `resume()` during that query would let the rows events after the TABLE_MAP be
+   * parsed before their table is registered — and zongji skips rows of an unknown table id silently
+   * (RowsEvent: "TableMap event was filtered"). The connection therefore reads only when neither
+   * holds it.
+   */
+  private gateFlowControl(): void {
+    const conn = this.binlogConnection();
+    if (!conn) return;
+    const flow: Pausable = { pause: conn.pause.bind(conn), resume: conn.resume.bind(conn) };
+    this.flow = flow;
+    if (this.paused) flow.pause();
+    conn.pause = () => {
+      this.zongjiPaused = true;
+      flow.pause();
+    };
+    conn.resume = () => {
+      this.zongjiPaused = false;
+      if (!this.paused) flow.resume();
+    };
   }
 
   /** The MySQL thread id of the dump connection (tests KILL it). */
@@ -143,8 +180,8 @@ export class BinlogSession {
     this.zongji.on('error', () => {});
   }
 
-  private binlogConnection(): { pause(): void; resume(): void } | undefined {
-    return (this.zongji as unknown as { connection?: { pause(): void; resume(): void } }).connection ?? undefined;
+  private binlogConnection(): Pausable | undefined {
+    return (this.zongji as unknown as { connection?: Pausable }).connection ?? undefined;
   }
 
   private fail(e: unknown): void {
