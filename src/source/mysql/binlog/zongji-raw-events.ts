@@ -13,6 +13,8 @@
  *   benchmark's sessions leave zongji decoding as it always did).
  * - `_fetchOneRow` of the rows events: for an event that kept `floeRows`, it skips the row images
  *   (the parser jumps to the event end) instead of decoding them.
+ * - per instance, `_fetchTableInfo`: see `setRawRows` (the information_schema description of a
+ *   TABLE_MAP without column metadata).
  *
  * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
  * table it does not read (row-decoder.ts `compileTable` 'unsupported').
@@ -20,6 +22,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { FloeError } from '../../../util/errors.js';
 
 interface ZongjiParser {
   _buffer: Buffer;
@@ -99,11 +102,44 @@ const rowsEventProto = Object.getPrototypeOf(rowsClasses.WriteRows.prototype) as
 rowsEventProto._fetchOneRow = skipWhenRaw(rowsEventProto._fetchOneRow);
 rowsClasses.UpdateRows.prototype._fetchOneRow = skipWhenRaw(rowsClasses.UpdateRows.prototype._fetchOneRow);
 
-/** From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header). */
+/** Set on a table map entry whose information_schema description has fewer columns than its TABLE_MAP. */
+const DRIFTED = Symbol('floe.drifted');
+
+interface FetchingZongji {
+  tableMap: Record<string, { parentSchema: string; tableName: string; columnSchemas: Record<string, unknown>[]; [DRIFTED]?: true } | undefined>;
+  _fetchTableInfo(event: { tableId: number; columnCount: number }, next: () => void): void;
+}
+
+/**
+ * From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header).
+ *
+ * A TABLE_MAP without column metadata (binlog_row_metadata=MINIMAL, MySQL 8's default) makes zongji
+ * describe the table from information_schema as it stands when the event is read — after any DDL
+ * run since the event was logged, e.g. while floe was stopped — and stop the stream when that
+ * description has fewer columns than the event (`updateColumnInfo`). floe's own decoder reads such
+ * rows with the definition it keeps for the event's position (binlog-decoding.ts), not with
+ * zongji's description, so for those tables the description is padded to the logged column count
+ * and the entry marked: only `replayWithZongji`, zongji's decoding, needs it right, and refuses a
+ * marked entry.
+ */
 export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
   // zongji creates its tableMap object once, in its constructor
   rawSessions.set((zongji as ZongjiInstance).tableMap, zongji as ZongjiInstance);
+  const z = zongji as FetchingZongji;
+  const fetch = z._fetchTableInfo;
+  z._fetchTableInfo = function (this: FetchingZongji, event, next) {
+    fetch.call(this, event, () => {
+      const entry = this.tableMap[String(event.tableId)];
+      if (entry && wants(entry) && entry.columnSchemas.length < event.columnCount) {
+        for (let i = entry.columnSchemas.length; i < event.columnCount; i++) {
+          entry.columnSchemas.push({ COLUMN_NAME: `@${i + 1}`, COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: '' });
+        }
+        entry[DRIFTED] = true;
+      }
+      next();
+    });
+  };
 }
 
 /** The connection settings zongji's value decoding reads (dateStrings, timezone, …), to replay with. */
@@ -133,6 +169,14 @@ function rowsClassOf(type: number): RowsEventClass {
  * and its connection settings: the row images zongji would have delivered ({before, after} for updates).
  */
 export function replayWithZongji(event: Buffer, tableMapEntry: unknown, checksumBytes: number, config: unknown): unknown[] {
+  const entry = tableMapEntry as { parentSchema: string; tableName: string; [DRIFTED]?: true };
+  if (entry[DRIFTED]) {
+    throw new FloeError(
+      'source.mysql.binlog',
+      'unsupported',
+      `table ${entry.parentSchema}.${entry.tableName}: expected information_schema to describe the columns its binlog rows were logged with, found fewer (the table changed since; binlog_row_metadata=MINIMAL logs no column descriptions), and floe's own decoder does not read this table (a column charset it does not decode): set binlog_row_metadata=FULL, then re-snapshot the table`,
+    );
+  }
   const parser = new Parser();
   parser.append(event);
   parser._offset = 19;
