@@ -42,6 +42,8 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/transforms.test.ts',
   'test/source/binlog/decoding-skip.test.ts',
   'test/source/binlog/row-decoder-events.test.ts',
+  'test/source/binlog/partial-json.test.ts',
+  'test/source/binlog/zongji-internals.test.ts',
   'test/source/ddl/ddl-parser.test.ts',
   'test/support/test-split.test.ts',
   'test/source/types/mysql-json.test.ts',

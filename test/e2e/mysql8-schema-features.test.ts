@@ -110,7 +110,10 @@ function candidateKeys(): string[] {
   return keys;
 }
 
-const ALL_TABLES = [...Object.keys(FEATURES), ...DDL_TABLES, ...COLLATIONS.map(collationTable)];
+/** Updated by a client that turns binlog_row_value_options=PARTIAL_JSON (MySQL) and binlog_row_image=MINIMAL on. */
+const SESSION_TABLES = ['pjson', 'plain'];
+
+const ALL_TABLES = [...Object.keys(FEATURES), ...DDL_TABLES, ...COLLATIONS.map(collationTable), ...SESSION_TABLES];
 
 function schema(): string[] {
   const out: string[] = [];
@@ -122,6 +125,15 @@ function schema(): string[] {
     out.push(DDL_SCHEMA(t));
     out.push(`INSERT INTO ${t} VALUES ${Array.from({ length: ROWS }, (_, i) => `(${i + 1}, 'a${i + 1}', ${i}, 'c${i % 3}')`).join(', ')}`);
   }
+  out.push('CREATE TABLE pjson (id INT PRIMARY KEY, doc JSON, tags JSON, n INT)');
+  out.push(
+    `INSERT INTO pjson VALUES ${Array.from(
+      { length: ROWS },
+      (_, i) => `(${i + 1}, '{"n": ${i}, "name": "item ${i}", "list": [${i}, ${i + 1}, ${i + 2}], "nested": {"deep": {"x": ${i % 3 === 0 ? 'null' : `"v${i}"`}}}, "한": ${i}.5}', '["t${i % 4}"]', ${i})`,
+    ).join(', ')}`,
+  );
+  out.push('CREATE TABLE plain (id INT PRIMARY KEY, v INT, w VARCHAR(10))');
+  out.push(`INSERT INTO plain VALUES ${Array.from({ length: ROWS }, (_, i) => `(${i + 1}, ${i}, 'w${i}')`).join(', ')}`);
   for (const collation of COLLATIONS) {
     const t = collationTable(collation);
     out.push(`CREATE TABLE ${t} (k VARCHAR(40) CHARACTER SET utf8mb4 COLLATE ${collation} PRIMARY KEY, v INT NOT NULL, w VARCHAR(40))`);
@@ -330,7 +342,61 @@ describe.each(['FULL', 'MINIMAL'])('MySQL 8 schema features through snapshot and
       expect(after.mid).toBeGreaterThan(Math.max(...Object.values(before[t as 'live'])));
     }
   });
+  it('decodes the partial JSON updates of a client that turns PARTIAL_JSON on while floe streams, and stops at images without every column', async () => {
+    const client = await sql(server);
+    await client.query(`USE \`${h.db}\``);
+    const run = h.start();
+    try {
+      await h.untilStreaming(run);
+      // a session variable: any client allowed to set it can, whatever the server's global value
+      if (MYSQL) await client.query("SET SESSION binlog_row_value_options = 'PARTIAL_JSON'");
+      await client.query(`UPDATE pjson SET doc = JSON_SET(doc, '$.n', n + 100, '$.added', 'x', '$.list[1]', 'one', '$.list[9]', 'end') WHERE id % 2 = 0`);
+      await client.query(`UPDATE pjson SET doc = JSON_REMOVE(doc, '$.list[0]', '$."한"'), n = n + 1 WHERE id % 3 = 0`);
+      await client.query(`UPDATE pjson SET doc = JSON_REPLACE(doc, '$.nested.deep.x', JSON_OBJECT('k', 1.5), '$.list[last]', NULL), tags = JSON_SET(tags, '$[0]', 'T') WHERE id % 5 = 0`);
+      await client.beginTransaction();
+      await client.query(`UPDATE pjson SET doc = JSON_SET(doc, '$.name', CONCAT('renamed ', id)) WHERE id < 10`);
+      await client.query('UPDATE plain SET v = v + 1 WHERE id < 20');
+      await client.query(`UPDATE pjson SET n = n * 2 WHERE id > 30`);
+      await client.commit();
+      await h.catchUp(run, ALL_TABLES);
+      for (const t of SESSION_TABLES) await h.expectLakeEqualsMysql(t);
+      if (MYSQL) expect(await partialUpdateEvents(server, 'pjson')).toBeGreaterThan(0);
+
+      // binlog_row_image=MINIMAL in a session: the update's after image lacks the unchanged columns
+      await client.query("SET SESSION binlog_row_image = 'MINIMAL'");
+      await client.query("UPDATE plain SET w = 'minimal' WHERE id = 1");
+      const ended = await Promise.race([run.result, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000))]);
+      expect(ended?.reason).toBe('failed');
+      expect(String(ended?.error)).toMatch(
+        new RegExp(`rows event of ${h.db}\\.plain: expected full row images, found update images without the columns id, v — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB, .* Set binlog_row_image=FULL for that client \\(and globally\\), then re-snapshot the table`),
+      );
+    } finally {
+      await client.end();
+      await run.stop();
+    }
+  });
 });
+
+/** Rows events of `table` logged as PARTIAL_UPDATE_ROWS_EVENT so far (SHOW BINLOG EVENTS: Update_rows_partial). */
+async function partialUpdateEvents(server: LocalServer, table: string): Promise<number> {
+  const conn = await sql(server);
+  try {
+    const [logs] = (await conn.query('SHOW BINARY LOGS')) as unknown as [{ Log_name: string }[]];
+    let n = 0;
+    for (const { Log_name } of logs) {
+      const [events] = (await conn.query(`SHOW BINLOG EVENTS IN '${Log_name}'`)) as unknown as [{ Event_type: string; Info: string }[]];
+      let mapped = false;
+      for (const e of events) {
+        // Info: 'table_id: 106 (db.t)'
+        if (e.Event_type === 'Table_map') mapped = e.Info.endsWith(`.${table})`);
+        else if (e.Event_type === 'Update_rows_partial' && mapped) n++;
+      }
+    }
+    return n;
+  } finally {
+    await conn.end();
+  }
+}
 
 /** Every binlog twin (id + TWIN) equals its snapshot row in every column but the id. */
 async function expectTwins(h: Harness, table: string): Promise<void> {

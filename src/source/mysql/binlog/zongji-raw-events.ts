@@ -15,6 +15,12 @@
  *   (the parser jumps to the event end) instead of decoding them.
  * - per instance, `_fetchTableInfo`: see `setRawRows` (the information_schema description of a
  *   TABLE_MAP without column metadata).
+ * - per binlog command class (made at each start, announced by 'ready'), `binlogData`: a
+ *   PARTIAL_UPDATE_ROWS_EVENT (type 39, binlog_row_value_options=PARTIAL_JSON) is read as the
+ *   UPDATE_ROWS_EVENT (31) whose layout it shares up to the row images, so zongji keeps its bytes
+ *   for floe like any rows event (they keep type 39: row-decoder.ts reads its after images with
+ *   partial-update-rows.ts). zongji itself has no decoder for it: it would skip the event with a
+ *   one-time error, and the update would be lost.
  *
  * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
  * table it does not read (row-decoder.ts `compileTable` 'unsupported').
@@ -63,6 +69,36 @@ const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventPr
 const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
 const { Parser } = await load<{ Parser: new () => ZongjiParser }>('reader.js');
 
+const PARTIAL_UPDATE_ROWS_EVENT = 39;
+const UPDATE_ROWS_EVENT = 31;
+/** Set while zongji handles a PARTIAL_UPDATE_ROWS_EVENT read as an UPDATE_ROWS_EVENT (synchronous). */
+let partialUpdate = false;
+
+/** mysql2's packet as zongji's binlog command receives it. */
+interface BinlogPacketIn {
+  buffer: Buffer;
+  offset: number;
+}
+type BinlogData = (this: unknown, packet: BinlogPacketIn, connection: unknown) => unknown;
+
+/** Reads type 39 as type 31 in the binlog command class of one start (see the module header). */
+function readPartialUpdatesAsUpdates(binlogClass: { prototype: { binlogData: BinlogData } } | undefined): void {
+  if (!binlogClass) return;
+  const data = binlogClass.prototype.binlogData;
+  binlogClass.prototype.binlogData = function (packet, connection) {
+    // an event packet: the OK byte, then the common header: timestamp (4), type (1), … (binlog.js)
+    const at = packet.offset + 5;
+    if (packet.buffer[packet.offset] !== 0x00 || packet.buffer[at] !== PARTIAL_UPDATE_ROWS_EVENT) return data.call(this, packet, connection);
+    packet.buffer[at] = UPDATE_ROWS_EVENT;
+    partialUpdate = true;
+    try {
+      return data.call(this, packet, connection);
+    } finally {
+      partialUpdate = false;
+    }
+  };
+}
+
 const readTableId = BinlogEvent.prototype._readTableId;
 BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?: ZongjiInstance; tableId?: number }, parser: ZongjiParser) {
   const start = parser._offset - 19;
@@ -81,8 +117,12 @@ BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?:
   if (wants) {
     const entry = zongji.tableMap[String(this.tableId)] as { parentSchema: string; tableName: string } | undefined;
     // a copy: the event is decoded when the consumer takes its transaction, after later packets;
-    // one that owns its whole ArrayBuffer (not Buffer's shared pool), so a worker can move it as is
-    if (entry && wants(entry)) this.floeRows = ownedCopy(parser._buffer.subarray(start, parser._packetEnd));
+    // one that owns its whole ArrayBuffer (not Buffer's shared pool), so a worker can move it as is.
+    // A partial update is never left to zongji, which would misread its after images.
+    if (entry && (wants(entry) || partialUpdate)) {
+      this.floeRows = ownedCopy(parser._buffer.subarray(start, parser._packetEnd));
+      if (partialUpdate) this.floeRows[4] = PARTIAL_UPDATE_ROWS_EVENT;
+    }
   }
 };
 function ownedCopy(bytes: Uint8Array): Buffer {
@@ -126,7 +166,8 @@ export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
   // zongji creates its tableMap object once, in its constructor
   rawSessions.set((zongji as ZongjiInstance).tableMap, zongji as ZongjiInstance);
-  const z = zongji as FetchingZongji;
+  const z = zongji as FetchingZongji & { BinlogClass?: { prototype: { binlogData: BinlogData } }; on(event: 'ready', listener: () => void): unknown };
+  z.on('ready', () => readPartialUpdatesAsUpdates(z.BinlogClass));
   const fetch = z._fetchTableInfo;
   z._fetchTableInfo = function (this: FetchingZongji, event, next) {
     fetch.call(this, event, () => {
@@ -175,6 +216,13 @@ export function replayWithZongji(event: Buffer, tableMapEntry: unknown, checksum
       'source.mysql.binlog',
       'unsupported',
       `table ${entry.parentSchema}.${entry.tableName}: expected information_schema to describe the columns its binlog rows were logged with, found fewer (the table changed since; binlog_row_metadata=MINIMAL logs no column descriptions), and floe's own decoder does not read this table (a column charset it does not decode): set binlog_row_metadata=FULL, then re-snapshot the table`,
+    );
+  }
+  if (event[4] === PARTIAL_UPDATE_ROWS_EVENT) {
+    throw new FloeError(
+      'source.mysql.binlog',
+      'unsupported',
+      `table ${entry.parentSchema}.${entry.tableName}: a partial JSON update (binlog_row_value_options=PARTIAL_JSON in the writing session) of a table floe's own decoder does not read (a column charset it does not decode), and zongji cannot decode partial updates: set binlog_row_value_options='' for the clients that set it, then re-snapshot the table`,
     );
   }
   const parser = new Parser();
