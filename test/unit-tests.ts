@@ -45,6 +45,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/source/binlog/partial-json.test.ts',
   'test/source/binlog/zongji-internals.test.ts',
   'test/source/ddl/ddl-parser.test.ts',
+  'test/source/ddl/ddl-parser-mysql8.test.ts',
   'test/support/test-split.test.ts',
   'test/source/types/mysql-json.test.ts',
   'test/source/types/mysql8-vectors.test.ts',

@@ -1,6 +1,7 @@
 /**
  * floe's own row-event decoder: WRITE/UPDATE/DELETE_ROWS (v1 and v2, MySQL and MariaDB type codes,
- * MariaDB's zlib-compressed variants) decoded from the raw event bytes straight into value-model
+ * MariaDB's zlib-compressed variants, MySQL's PARTIAL_UPDATE_ROWS of binlog_row_value_options=
+ * PARTIAL_JSON — partial-update-rows.ts) decoded from the raw event bytes straight into value-model
  * rows, with a table compiled once per TABLE_MAP into an array of column readers (column-readers.ts).
  * The values are those binlog-values.ts makes of zongji's decoding (test/source/binlog/
  * row-decoder.test.ts cross-checks the two on random tables and rows).
@@ -13,7 +14,8 @@
  *   for the after image | rows until the checksum, each: a NULL bitmap over the *present* columns
  *   ((present+7)/8 bytes, bit i = i-th present column) and the present non-NULL values in order.
  * Under binlog_row_image=MINIMAL/NOBLOB the bitmaps leave columns out: those read as null here, and
- * the event's bitmaps (`present`, `presentAfter`) say which columns the images really hold.
+ * the event's bitmaps (`present`, `presentAfter`) say which columns the images really hold
+ * (`requireFullImages` refuses such images where the writer would need the missing columns).
  * MariaDB's compressed rows events (log_bin_compress, types 166–171) keep the header and bitmaps and
  * wrap the rows in one envelope (sql/log_event.cc binlog_buf_uncompress): a byte 0x80 | length-size,
  * the big-endian uncompressed length, then a zlib stream.
