@@ -368,7 +368,7 @@ describe.each(['FULL', 'MINIMAL'])('MySQL 8 schema features through snapshot and
       const ended = await Promise.race([run.result, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000))]);
       expect(ended?.reason).toBe('failed');
       expect(String(ended?.error)).toMatch(
-        new RegExp(`rows event of ${h.db}\\.plain: expected full row images, found update images without the columns id, v — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB, .* Set binlog_row_image=FULL for that client \\(and globally\\), then re-snapshot the table`),
+        new RegExp(`rows event of ${h.db}\\.plain: expected full row images, found update images without the columns id, v — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB \\(or MariaDB's FULL_NODUP\\), .* Set binlog_row_image=FULL for that client \\(and globally\\), then re-snapshot the table`),
       );
     } finally {
       await client.end();

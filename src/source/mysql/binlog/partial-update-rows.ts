@@ -12,8 +12,9 @@
  *
  * A partial value is applied to the same column's document in the row's before image, which the
  * server logs whole under binlog_row_image=FULL (its default, and what floe's preflight requires).
- * A session that also set binlog_row_image=MINIMAL or NOBLOB leaves the before image without the
- * document: nothing can rebuild the new one, and the table stops with an error that says so.
+ * When the before image lacks the document (a session with binlog_row_image=MINIMAL), MySQL logs the
+ * new document whole instead (seen on 8.0.31: value options 0); a partial value without a document
+ * to apply it to is refused.
  */
 import type { Row, Value } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
@@ -80,7 +81,7 @@ function applyPartial(c: Cursor, column: string, before: Value | undefined): str
     throw new FloeError(
       'source.mysql.binlog',
       'unsupported',
-      `partial JSON update of ${column}: expected the row's before image to hold the document the changes apply to, found ${before === null || before === undefined ? 'none' : typeof before} — the session that wrote it ran with binlog_row_value_options=PARTIAL_JSON and binlog_row_image=MINIMAL or NOBLOB, so the new document is in no event. Set binlog_row_value_options='' (or binlog_row_image=FULL) for that client, then re-snapshot the table`,
+      `partial JSON update of ${column}: expected the row's before image to hold the document the changes apply to, found ${before === null || before === undefined ? 'none' : typeof before}, so the new document is in no event. Set binlog_row_value_options='' and binlog_row_image=FULL for the client that wrote it, then re-snapshot the table`,
     );
   }
   return applyJsonDiffs(before, diffs, column);

@@ -202,11 +202,11 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
 
 /**
  * Refuses images floe cannot write whole rows from: binlog_row_image=FULL logs every column, but
- * MINIMAL and NOBLOB — session variables too, which any client allowed to set them can — leave out
- * the columns an UPDATE did not change (and NOBLOB unchanged BLOB/TEXT ones), so the after image of
- * an insert or update must hold every column, and a before image the primary key (every column for
- * a table without one), which is all the writer uses of it. Reading the missing columns as null would
- * write wrong rows without a trace.
+ * MINIMAL and NOBLOB (MariaDB also FULL_NODUP) — a session variable too, which any client allowed
+ * to set it can — leave out columns an UPDATE did not change (NOBLOB: unchanged BLOB/TEXT ones).
+ * So the after image of an insert or update must hold every column, and a before image the primary
+ * key (every column for a table without one), which is all the writer uses of it. Reading the
+ * missing columns as null would write wrong rows without a trace.
  */
 export function requireFullImages(decoded: DecodedRows, table: CompiledTable): void {
   const columns = table.mapped.columns;
@@ -224,7 +224,7 @@ export function requireFullImages(decoded: DecodedRows, table: CompiledTable): v
   throw new FloeError(
     'source.mysql.binlog',
     'unsupported',
-    `rows event of ${tableKey(table.mapped.schema.id)}: expected full row images, found ${decoded.kind} images without the columns ${lacking.join(', ')} — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB, and the rows cannot be rebuilt from the binlog. Set binlog_row_image=FULL for that client (and globally), then re-snapshot the table`,
+    `rows event of ${tableKey(table.mapped.schema.id)}: expected full row images, found ${decoded.kind} images without the columns ${lacking.join(', ')} — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB (or MariaDB's FULL_NODUP), and the rows cannot be rebuilt from the binlog. Set binlog_row_image=FULL for that client (and globally), then re-snapshot the table`,
   );
 }
 
