@@ -4,7 +4,13 @@
  * These are the suites where the two servers differ in what floe sees: the binlog (GTIDs, events,
  * row metadata, JSON), the SQL floe issues, server restarts, failover and purges.
  */
-export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts', 'test/source/binlog/dump-flow.test.ts'];
+export const MYSQL8_SUITES: readonly string[] = [
+  'test/demo/local-server.test.ts',
+  'test/source/binlog/dump-flow.test.ts',
+  'test/e2e/mysql8-schema-features.test.ts',
+  'test/source/binlog/binlog-session.test.ts',
+  'test/source/split/key-compare-collations.test.ts',
+];
 
 /**
  * Integration tests of what only Oracle MySQL 8 has here: TLS to the source (the certificates

@@ -5,7 +5,8 @@
  * then the event (common header: timestamp u32, type u8, server id u32, length u32, log_pos u32,
  * flags u16; body; checksum) — and `rewrite` may change the event's bytes in place (its length stays).
  * A changed event's CRC32 trailer is left stale: zongji does not verify it. Everything else — the
- * server, the protocol, the client — is the real component.
+ * server, the protocol, the client — is the real component. Its clients connect without TLS
+ * (`tls: { mode: 'disabled' }`): the proxy must read the events' bytes.
  */
 import net from 'node:net';
 

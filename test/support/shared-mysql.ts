@@ -16,10 +16,10 @@ export function sharedMysqlConfig(): { host: string; port: number; user: string;
 
 let counter = 0;
 
-/** Creates a uniquely named database and returns its name. */
-export async function createTestDatabase(prefix: string): Promise<string> {
+/** Creates a uniquely named database (in the shared server, or in `server`) and returns its name. */
+export async function createTestDatabase(prefix: string, server = sharedMysqlConfig()): Promise<string> {
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`.replace(/[^A-Za-z0-9_]/g, '_');
-  const conn = await mysql.createConnection(sharedMysqlConfig());
+  const conn = await mysql.createConnection(server);
   try {
     await conn.query(`CREATE DATABASE \`${name}\``);
   } finally {

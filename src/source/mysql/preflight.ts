@@ -9,7 +9,8 @@
  * | log_bin                        | ON                                                              |
  * | binlog_format                  | ROW                                                             |
  * | binlog_row_image               | FULL (before and after images hold every column)                |
- * | binlog_row_value_options       | '' on MySQL 8.0.3+ (PARTIAL_JSON diffs cannot be decoded)       |
+ * | binlog_row_value_options       | '' or PARTIAL_JSON on MySQL 8.0.3+ (diffs applied to the before  |
+ * |                                | image, partial-update-rows.ts; reported)                        |
  * | binlog_transaction_compression | reported on MySQL 8.0.20+ (ON and OFF both read)                |
  * | binlog_row_metadata            | FULL recommended (warning): row events describe their columns   |
  * | log_replica_updates            | ON when the server is itself a replica                          |
@@ -121,10 +122,13 @@ export async function runPreflight(client: MysqlClient, options: PreflightOption
 
   // binlog_row_value_options (MySQL 8.0.3+)
   if (dialect.hasRowValueOptions) {
-    const rvo = (v('binlog_row_value_options') ?? '').trim();
-    add('binlog_row_value_options', rvo === '', 'error', rvo === ''
+    const rvo = (v('binlog_row_value_options') ?? '').trim().toUpperCase();
+    const known = rvo === '' || rvo === 'PARTIAL_JSON';
+    add('binlog_row_value_options', known, 'error', rvo === ''
       ? "binlog_row_value_options=''"
-      : `binlog_row_value_options is ${rvo}: set binlog_row_value_options='' (${dynamic} binlog_row_value_options=''), partial JSON updates cannot be decoded into full rows`);
+      : known
+        ? 'binlog_row_value_options=PARTIAL_JSON: partial JSON updates are applied to the document of the full before image (binlog_row_image=FULL)'
+        : `binlog_row_value_options is ${rvo}: expected '' or PARTIAL_JSON; set binlog_row_value_options='' (${dynamic} binlog_row_value_options='')`);
   }
 
   // binlog_transaction_compression (MySQL 8.0.20+): either way the transactions are read

@@ -1,5 +1,5 @@
 /**
- * Running the real pipeline in process against the harness MariaDB and a local warehouse, for the
+ * Running the real pipeline in process against the harness server (or a private one) and a local warehouse, for the
  * schema-change and cascade tests: start/stop a run, wait for it to stream and to catch up with the
  * server, compare a lake table with its MySQL table (e2e helpers: the MySQL side converted by the
  * snapshot path and projected onto the lake's field names, the lake read by floe's scan).
@@ -15,6 +15,7 @@ import type { FloeConfig } from '../../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
+import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
@@ -28,6 +29,8 @@ interface Running {
 
 export interface Harness {
   db: string;
+  /** The MySQL server the harness replicates. */
+  server: MysqlConnectionConfig;
   conn: mysql.Connection;
   catalog: FileSystemCatalog;
   config: FloeConfig;
@@ -46,13 +49,20 @@ function serverIdFor(prefix: string): number {
   return 600_000 + h * 64 + (process.pid % 8) * 8;
 }
 
-export async function openHarness(prefix: string, job: string, tables: readonly string[], schema: readonly string[], extra: Record<string, unknown> = {}): Promise<Harness> {
-  const db = await createTestDatabase(prefix);
-  const conn = await sql();
+/** `server`: the MySQL server to replicate (default: the run's shared one). */
+export async function openHarness(
+  prefix: string,
+  job: string,
+  tables: readonly string[],
+  schema: readonly string[],
+  extra: Record<string, unknown> = {},
+  server: MysqlConnectionConfig = sharedMysqlConfig(),
+): Promise<Harness> {
+  const db = await createTestDatabase(prefix, server);
+  const conn = await sql(server);
   await conn.query(`USE \`${db}\``);
   for (const s of schema) await conn.query(s);
   const warehouse = await mkdtemp(join(tmpdir(), `floe-${prefix}-`));
-  const server = sharedMysqlConfig();
   const base = {
     job: { id: job },
     source: {
@@ -72,6 +82,7 @@ export async function openHarness(prefix: string, job: string, tables: readonly 
   const catalog = new FileSystemCatalog({ warehouse });
   const h: Harness = {
     db,
+    server,
     conn,
     catalog,
     config,
@@ -100,7 +111,7 @@ export async function openHarness(prefix: string, job: string, tables: readonly 
       ]);
     },
     async catchUp(r, names) {
-      const target = await serverPosition({ ...sharedMysqlConfig() });
+      const target = await serverPosition(server);
       let ended: RunResult | undefined;
       void r.result.then((res) => (ended = res));
       await waitForCatchUp(
@@ -118,7 +129,7 @@ export async function openHarness(prefix: string, job: string, tables: readonly 
     },
     async expectLakeEqualsMysql(table) {
       const lake = await lakeTableRows(catalog, { namespace: [db], name: table });
-      const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, db, table, lake.columns);
+      const expected = await mysqlTableRows(server, db, table, lake.columns);
       const diff = multisetDifference(expected, lake.rows);
       expect({ table, ...diff, count: lake.rows.length }).toEqual({ table, missing: [], unexpected: [], count: expected.length });
     },

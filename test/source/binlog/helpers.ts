@@ -18,8 +18,10 @@ export function sourceConfig(): MysqlConnectionConfig {
   return { host: c.host, port: c.port, user: c.user, password: c.password };
 }
 
-export async function sql(): Promise<mysql.Connection> {
-  return mysql.createConnection({ ...sharedMysqlConfig(), supportBigNumbers: true, bigNumberStrings: true });
+/** A mysql2 connection to the shared server, or to `server`. */
+export async function sql(server: MysqlConnectionConfig = sharedMysqlConfig()): Promise<mysql.Connection> {
+  const { host, port, user, password } = server;
+  return mysql.createConnection({ host, port, user, password, supportBigNumbers: true, bigNumberStrings: true });
 }
 
 /** the source's real binlog decoding for the given tables (schemas captured now). */

@@ -49,10 +49,17 @@ export interface BinlogSessionOptions {
   readonly onError: (error: unknown) => void;
 }
 
+/** The binlog connection's flow control, as mysql2 has it. */
+interface Pausable {
+  pause(): void;
+  resume(): void;
+}
+
 export class BinlogSession {
   private readonly zongji: ZongJi;
   private failed = false;
   private stopped = false;
+  /** floe's backpressure holds the connection (dump-flow.ts counts it beside zongji's holds). */
   private paused = false;
   private lastEventAt = Date.now();
   private watchdog?: NodeJS.Timeout;
@@ -153,8 +160,8 @@ export class BinlogSession {
     this.zongji.on('error', () => {});
   }
 
-  private binlogConnection(): { pause(): void; resume(): void } | undefined {
-    return (this.zongji as unknown as { connection?: { pause(): void; resume(): void } }).connection ?? undefined;
+  private binlogConnection(): Pausable | undefined {
+    return (this.zongji as unknown as { connection?: Pausable }).connection ?? undefined;
   }
 
   private fail(e: unknown): void {

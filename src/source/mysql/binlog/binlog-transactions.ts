@@ -60,6 +60,13 @@ export class TransactionAssembler {
   readonly tableMaps = new Map<string, TableMapEntry>();
   /** The last TABLE_MAP per table id, parsed (sessions with raw rows only). */
   private readonly rawTableMaps = new Map<number, TableMapEvent & { readonly bytes: Buffer }>();
+  /**
+   * Per table id: the column names its last TABLE_MAP event carried itself (binlog_row_metadata=FULL),
+   * undefined without them. Not zongji's table map entry: under MINIMAL zongji fills that from
+   * information_schema when it reads the event, which can be long after later DDLs changed the
+   * table — names of another definition than the rows were logged with.
+   */
+  private readonly loggedNames = new Map<number, readonly string[] | undefined>();
 
   constructor(private readonly options: AssemblerOptions) {
     this.file = options.start.file;
@@ -107,11 +114,12 @@ export class TransactionAssembler {
       case 'xaprepare':
         return this.commit(e);
       case 'tablemap': {
+        const { tableId, columnNames, columnCount } = e as unknown as { tableId: number; columnNames?: string[]; columnCount: number };
+        this.loggedNames.set(tableId, columnNames?.length === columnCount ? columnNames : undefined);
         const { floeTableMap: bytes, floeChecksumBytes: checksumBytes = 0 } = e as RawEventBytes;
         if (bytes) {
           // every transaction logs its tables' TABLE_MAPs again: an unchanged one (same bytes between
           // the common header and the checksum) keeps its parsed form, so its compiled decoder is reused
-          const tableId = (e as unknown as { tableId: number }).tableId;
           const known = this.rawTableMaps.get(tableId);
           if (!known || !samePayload(known.bytes, bytes, checksumBytes)) {
             const copy = Buffer.from(bytes);
@@ -232,8 +240,8 @@ export class TransactionAssembler {
     // did not enforce foreign keys — and so cascaded nothing — for these rows
     const fk: { noForeignKeyChecks?: true; logged?: readonly string[] } = ((ev.flags ?? 0) & 0x0002) !== 0 ? { noForeignKeyChecks: true as const } : {};
     // the logged layout, so a decoder can check it against its mapping (after a DDL)
-    const names = (tm as { columns?: { name?: string }[] }).columns?.map((col) => col.name ?? '');
-    if (names && names.every((n) => n !== '')) fk.logged = names;
+    const names = this.loggedNames.get(ev.tableId);
+    if (names) fk.logged = names;
     // one object per row without spreading (hot path: every row change passes here)
     const noForeignKeyChecks = fk.noForeignKeyChecks;
     const logged = fk.logged;

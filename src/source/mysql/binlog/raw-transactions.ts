@@ -9,7 +9,7 @@ import type { TableMapEntry } from '@vlasky/zongji';
 import type { Row } from '../../../model/values.js';
 import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from '../events.js';
 import type { EventPosition } from '../offset/offset.js';
-import { decodeRowsEvent, type CompiledTable } from './row-decoder.js';
+import { decodeRowsEvent, requireFullImages, type CompiledTable } from './row-decoder.js';
 import type { TableMapEvent } from './table-map.js';
 import { replayWithZongji } from './zongji-raw-events.js';
 
@@ -165,7 +165,13 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
 function decodeRowsEventInto(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition, emit: (c: RawRowsEvent, before: Row | undefined, after: Row | undefined) => void): void {
   const compiled = decoding.compiledFor ? decoding.compiledFor(c.table, c.map, c.logged, position) : 'zongji';
   if (compiled === undefined) return;
-  const rows = compiled !== 'zongji' ? decodeRowsEvent(c.event, compiled, c.checksumBytes).rows : zongjiRows(c, decoding, position);
+  let rows: Row[] | undefined;
+  if (compiled === 'zongji') rows = zongjiRows(c, decoding, position);
+  else {
+    const decoded = decodeRowsEvent(c.event, compiled, c.checksumBytes);
+    requireFullImages(decoded, compiled);
+    rows = decoded.rows;
+  }
   if (!rows) return;
   // the images in order; for updates before, after, before, after, … (row-decoder.ts DecodedRows)
   if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);

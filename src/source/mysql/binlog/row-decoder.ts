@@ -1,6 +1,7 @@
 /**
  * floe's own row-event decoder: WRITE/UPDATE/DELETE_ROWS (v1 and v2, MySQL and MariaDB type codes,
- * MariaDB's zlib-compressed variants) decoded from the raw event bytes straight into value-model
+ * MariaDB's zlib-compressed variants, MySQL's PARTIAL_UPDATE_ROWS of binlog_row_value_options=
+ * PARTIAL_JSON — partial-update-rows.ts) decoded from the raw event bytes straight into value-model
  * rows, with a table compiled once per TABLE_MAP into an array of column readers (column-readers.ts).
  * The values are those binlog-values.ts makes of zongji's decoding (test/source/binlog/
  * row-decoder.test.ts cross-checks the two on random tables and rows).
@@ -13,7 +14,8 @@
  *   for the after image | rows until the checksum, each: a NULL bitmap over the *present* columns
  *   ((present+7)/8 bytes, bit i = i-th present column) and the present non-NULL values in order.
  * Under binlog_row_image=MINIMAL/NOBLOB the bitmaps leave columns out: those read as null here, and
- * the event's bitmaps (`present`, `presentAfter`) say which columns the images really hold.
+ * the event's bitmaps (`present`, `presentAfter`) say which columns the images really hold
+ * (`requireFullImages` refuses such images where the writer would need the missing columns).
  * MariaDB's compressed rows events (log_bin_compress, types 166–171) keep the header and bitmaps and
  * wrap the rows in one envelope (sql/log_event.cc binlog_buf_uncompress): a byte 0x80 | length-size,
  * the big-endian uncompressed length, then a zlib stream.
@@ -32,23 +34,25 @@ import type { MappedTable } from '../schema/type-mapping.js';
 import { columnReader, columnSkipper, textDecoder } from './column-readers.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';
 import { COMMON_HEADER_BYTES, type TableMapEvent } from './table-map.js';
+import { readPartialUpdateAfterImage } from './partial-update-rows.js';
 
 type RowsEventKind = 'insert' | 'update' | 'delete';
 
-/** Event type code → [kind, v2 post-header, compressed] (log_event.h Log_event_type). */
-const ROWS_EVENTS = new Map<number, readonly [RowsEventKind, boolean, boolean]>([
-  [23, ['insert', false, false]], // WRITE_ROWS_EVENT_V1 (MySQL 5.1–5.5, MariaDB)
-  [24, ['update', false, false]],
-  [25, ['delete', false, false]],
-  [30, ['insert', true, false]], // WRITE_ROWS_EVENT (v2, MySQL 5.6+)
-  [31, ['update', true, false]],
-  [32, ['delete', true, false]],
-  [166, ['insert', false, true]], // MariaDB WRITE_ROWS_COMPRESSED_EVENT_V1
-  [167, ['update', false, true]],
-  [168, ['delete', false, true]],
-  [169, ['insert', true, true]], // MariaDB WRITE_ROWS_COMPRESSED_EVENT (v2 layout)
-  [170, ['update', true, true]],
-  [171, ['delete', true, true]],
+/** Event type code → [kind, v2 post-header, compressed, partial JSON] (log_event.h Log_event_type). */
+const ROWS_EVENTS = new Map<number, readonly [RowsEventKind, boolean, boolean, boolean]>([
+  [23, ['insert', false, false, false]], // WRITE_ROWS_EVENT_V1 (MySQL 5.1–5.5, MariaDB)
+  [24, ['update', false, false, false]],
+  [25, ['delete', false, false, false]],
+  [30, ['insert', true, false, false]], // WRITE_ROWS_EVENT (v2, MySQL 5.6+)
+  [31, ['update', true, false, false]],
+  [32, ['delete', true, false, false]],
+  [39, ['update', true, false, true]], // PARTIAL_UPDATE_ROWS_EVENT (MySQL 8.0.3+, partial-update-rows.ts)
+  [166, ['insert', false, true, false]], // MariaDB WRITE_ROWS_COMPRESSED_EVENT_V1
+  [167, ['update', false, true, false]],
+  [168, ['delete', false, true, false]],
+  [169, ['insert', true, true, false]], // MariaDB WRITE_ROWS_COMPRESSED_EVENT (v2 layout)
+  [170, ['update', true, true, false]],
+  [171, ['delete', true, true, false]],
 ]);
 
 /** A table compiled for decoding: built once per TABLE_MAP, reused for all its rows events. */
@@ -62,6 +66,10 @@ export interface CompiledTable {
    * as null).
    */
   readonly beforeReaders: readonly ColumnReader[];
+  /** Wire type per column (TABLE_MAP), for the after images of partial JSON updates. */
+  readonly types: Uint8Array;
+  /** 'db.table.column' per column, for messages. */
+  readonly columnNames: readonly string[];
 }
 
 /** A decoded rows event. `rows`: the images in order; for updates before, after, before, after, … */
@@ -112,7 +120,7 @@ export function compileTable(map: TableMapEvent, mapped: MappedTable, beforeColu
   const beforeReaders = beforeColumns
     ? columns.map((c, i) => (beforeColumns.has(c.column.name.toLowerCase()) ? readers[i]! : columnSkipper(c, map.types[i]!, map.meta[i]!, map.meta2[i]!)))
     : readers;
-  return { tableId: map.tableId, mapped, readers, beforeReaders };
+  return { tableId: map.tableId, mapped, readers, beforeReaders, types: map.types, columnNames: columns.map((c) => c.qualifiedName) };
 }
 
 /** The table id of a rows (or TABLE_MAP) event, to find its compiled table. */
@@ -132,10 +140,10 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
     throw new FloeError(
       'source.mysql.binlog',
       'unsupported',
-      `expected a WRITE/UPDATE/DELETE_ROWS event (type 23–25, 30–32 or MariaDB's compressed 166–171), found type ${type}${type === 39 ? ' (PARTIAL_UPDATE_ROWS_EVENT: set binlog_row_value_options to empty)' : ''}`,
+      `expected a WRITE/UPDATE/DELETE_ROWS event (type 23–25, 30–32, MySQL's partial update 39 or MariaDB's compressed 166–171), found type ${type}`,
     );
   }
-  const [kind, v2, compressed] = layout;
+  const [kind, v2, compressed, partialJson] = layout;
   let end = event.length - checksumBytes;
   let p = COMMON_HEADER_BYTES;
   const tableId = event.readUIntLE(p, 6);
@@ -150,8 +158,9 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
     p += 2;
   }
   const readers = table.readers;
-  // the images of what was there before: an UPDATE's before images, a DELETE's rows
-  const beforeReaders = kind === 'insert' ? readers : table.beforeReaders;
+  // the images of what was there before: an UPDATE's before images, a DELETE's rows; in full for a
+  // partial JSON update, whose after images apply changes to the before image's documents
+  const beforeReaders = kind === 'insert' || partialJson ? readers : table.beforeReaders;
   const n = readers.length;
   if (width !== n) throw corrupt(table, `it has ${width} columns, the TABLE_MAP ${n}`);
   const bitmapBytes = (n + 7) >> 3;
@@ -178,8 +187,10 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
   const rows: Row[] = [];
   try {
     while (c.pos < end) {
-      rows.push(full ? readFull(c, beforeReaders) : readPartial(c, beforeReaders, present, count));
-      if (kind === 'update') rows.push(fullAfter ? readFull(c, readers) : readPartial(c, readers, presentAfter, countAfter));
+      const before = full ? readFull(c, beforeReaders) : readPartial(c, beforeReaders, present, count);
+      rows.push(before);
+      if (partialJson) rows.push(readPartialUpdateAfterImage(c, table, presentAfter, countAfter, before));
+      else if (kind === 'update') rows.push(fullAfter ? readFull(c, readers) : readPartial(c, readers, presentAfter, countAfter));
     }
   } catch (e) {
     if (e instanceof FloeError) throw e;
@@ -187,6 +198,34 @@ export function decodeRowsEvent(event: Buffer, table: CompiledTable, checksumByt
   }
   if (c.pos !== end) throw corrupt(table, `the row images end at byte ${c.pos}, the event at ${end}`);
   return { kind, tableId, flags, rows, present: full ? undefined : Uint8Array.from(present), presentAfter: kind === 'update' && !fullAfter ? Uint8Array.from(presentAfter) : undefined };
+}
+
+/**
+ * Refuses images floe cannot write whole rows from: binlog_row_image=FULL logs every column, but
+ * MINIMAL and NOBLOB (MariaDB also FULL_NODUP) — a session variable too, which any client allowed
+ * to set it can — leave out columns an UPDATE did not change (NOBLOB: unchanged BLOB/TEXT ones).
+ * So the after image of an insert or update must hold every column, and a before image the primary
+ * key (every column for a table without one), which is all the writer uses of it. Reading the
+ * missing columns as null would write wrong rows without a trace.
+ */
+export function requireFullImages(decoded: DecodedRows, table: CompiledTable): void {
+  const columns = table.mapped.columns;
+  const missing = (bitmap: Uint8Array | undefined, which: readonly number[]): string[] =>
+    bitmap ? which.filter((i) => (bitmap[i >> 3]! & (1 << (i & 7))) === 0).map((i) => columns[i]!.column.name) : [];
+  const all = columns.map((_, i) => i);
+  const key = table.mapped.schema.primaryKey.length > 0 ? table.mapped.schema.primaryKey.map((k) => columns.findIndex((c) => c.column.name === k)) : all;
+  const lacking =
+    decoded.kind === 'insert'
+      ? missing(decoded.present, all)
+      : decoded.kind === 'update'
+        ? [...new Set([...missing(decoded.present, key), ...missing(decoded.presentAfter, all)])]
+        : missing(decoded.present, key);
+  if (lacking.length === 0) return;
+  throw new FloeError(
+    'source.mysql.binlog',
+    'unsupported',
+    `rows event of ${tableKey(table.mapped.schema.id)}: expected full row images, found ${decoded.kind} images without the columns ${lacking.join(', ')} — the session that wrote them ran with binlog_row_image=MINIMAL or NOBLOB (or MariaDB's FULL_NODUP), and the rows cannot be rebuilt from the binlog. Set binlog_row_image=FULL for that client (and globally), then re-snapshot the table`,
+  );
 }
 
 function allSet(bitmap: Uint8Array, n: number): boolean {

@@ -13,6 +13,14 @@
  *   benchmark's sessions leave zongji decoding as it always did).
  * - `_fetchOneRow` of the rows events: for an event that kept `floeRows`, it skips the row images
  *   (the parser jumps to the event end) instead of decoding them.
+ * - per instance, `_fetchTableInfo`: see `setRawRows` (the information_schema description of a
+ *   TABLE_MAP without column metadata).
+ * - per binlog command class (made at each start, announced by 'ready'), `binlogData`: a
+ *   PARTIAL_UPDATE_ROWS_EVENT (type 39, binlog_row_value_options=PARTIAL_JSON) is read as the
+ *   UPDATE_ROWS_EVENT (31) whose layout it shares up to the row images, so zongji keeps its bytes
+ *   for floe like any rows event (they keep type 39: row-decoder.ts reads its after images with
+ *   partial-update-rows.ts). zongji itself has no decoder for it: it would skip the event with a
+ *   one-time error, and the update would be lost.
  *
  * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
  * table it does not read (row-decoder.ts `compileTable` 'unsupported').
@@ -20,6 +28,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { FloeError } from '../../../util/errors.js';
 
 interface ZongjiParser {
   _buffer: Buffer;
@@ -60,6 +69,36 @@ const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventPr
 const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
 const { Parser } = await load<{ Parser: new () => ZongjiParser }>('reader.js');
 
+const PARTIAL_UPDATE_ROWS_EVENT = 39;
+const UPDATE_ROWS_EVENT = 31;
+/** Set while zongji handles a PARTIAL_UPDATE_ROWS_EVENT read as an UPDATE_ROWS_EVENT (synchronous). */
+let partialUpdate = false;
+
+/** mysql2's packet as zongji's binlog command receives it. */
+interface BinlogPacketIn {
+  buffer: Buffer;
+  offset: number;
+}
+type BinlogData = (this: unknown, packet: BinlogPacketIn, connection: unknown) => unknown;
+
+/** Reads type 39 as type 31 in the binlog command class of one start (see the module header). */
+function readPartialUpdatesAsUpdates(binlogClass: { prototype: { binlogData: BinlogData } } | undefined): void {
+  if (!binlogClass) return;
+  const data = binlogClass.prototype.binlogData;
+  binlogClass.prototype.binlogData = function (packet, connection) {
+    // an event packet: the OK byte, then the common header: timestamp (4), type (1), … (binlog.js)
+    const at = packet.offset + 5;
+    if (packet.buffer[packet.offset] !== 0x00 || packet.buffer[at] !== PARTIAL_UPDATE_ROWS_EVENT) return data.call(this, packet, connection);
+    packet.buffer[at] = UPDATE_ROWS_EVENT;
+    partialUpdate = true;
+    try {
+      return data.call(this, packet, connection);
+    } finally {
+      partialUpdate = false;
+    }
+  };
+}
+
 const readTableId = BinlogEvent.prototype._readTableId;
 BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?: ZongjiInstance; tableId?: number }, parser: ZongjiParser) {
   const start = parser._offset - 19;
@@ -78,8 +117,12 @@ BinlogEvent.prototype._readTableId = function (this: RawEventBytes & { _zongji?:
   if (wants) {
     const entry = zongji.tableMap[String(this.tableId)] as { parentSchema: string; tableName: string } | undefined;
     // a copy: the event is decoded when the consumer takes its transaction, after later packets;
-    // one that owns its whole ArrayBuffer (not Buffer's shared pool), so a worker can move it as is
-    if (entry && wants(entry)) this.floeRows = ownedCopy(parser._buffer.subarray(start, parser._packetEnd));
+    // one that owns its whole ArrayBuffer (not Buffer's shared pool), so a worker can move it as is.
+    // A partial update is never left to zongji, which would misread its after images.
+    if (entry && (wants(entry) || partialUpdate)) {
+      this.floeRows = ownedCopy(parser._buffer.subarray(start, parser._packetEnd));
+      if (partialUpdate) this.floeRows[4] = PARTIAL_UPDATE_ROWS_EVENT;
+    }
   }
 };
 function ownedCopy(bytes: Uint8Array): Buffer {
@@ -99,11 +142,45 @@ const rowsEventProto = Object.getPrototypeOf(rowsClasses.WriteRows.prototype) as
 rowsEventProto._fetchOneRow = skipWhenRaw(rowsEventProto._fetchOneRow);
 rowsClasses.UpdateRows.prototype._fetchOneRow = skipWhenRaw(rowsClasses.UpdateRows.prototype._fetchOneRow);
 
-/** From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header). */
+/** Set on a table map entry whose information_schema description has fewer columns than its TABLE_MAP. */
+const DRIFTED = Symbol('floe.drifted');
+
+interface FetchingZongji {
+  tableMap: Record<string, { parentSchema: string; tableName: string; columnSchemas: Record<string, unknown>[]; [DRIFTED]?: true } | undefined>;
+  _fetchTableInfo(event: { tableId: number; columnCount: number }, next: () => void): void;
+}
+
+/**
+ * From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header).
+ *
+ * A TABLE_MAP without column metadata (binlog_row_metadata=MINIMAL, MySQL 8's default) makes zongji
+ * describe the table from information_schema as it stands when the event is read — after any DDL
+ * run since the event was logged, e.g. while floe was stopped — and stop the stream when that
+ * description has fewer columns than the event (`updateColumnInfo`). floe's own decoder reads such
+ * rows with the definition it keeps for the event's position (binlog-decoding.ts), not with
+ * zongji's description, so for those tables the description is padded to the logged column count
+ * and the entry marked: only `replayWithZongji`, zongji's decoding, needs it right, and refuses a
+ * marked entry.
+ */
 export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
   // zongji creates its tableMap object once, in its constructor
   rawSessions.set((zongji as ZongjiInstance).tableMap, zongji as ZongjiInstance);
+  const z = zongji as FetchingZongji & { BinlogClass?: { prototype: { binlogData: BinlogData } }; on(event: 'ready', listener: () => void): unknown };
+  z.on('ready', () => readPartialUpdatesAsUpdates(z.BinlogClass));
+  const fetch = z._fetchTableInfo;
+  z._fetchTableInfo = function (this: FetchingZongji, event, next) {
+    fetch.call(this, event, () => {
+      const entry = this.tableMap[String(event.tableId)];
+      if (entry && wants(entry) && entry.columnSchemas.length < event.columnCount) {
+        for (let i = entry.columnSchemas.length; i < event.columnCount; i++) {
+          entry.columnSchemas.push({ COLUMN_NAME: `@${i + 1}`, COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: '' });
+        }
+        entry[DRIFTED] = true;
+      }
+      next();
+    });
+  };
 }
 
 /** The connection settings zongji's value decoding reads (dateStrings, timezone, …), to replay with. */
@@ -133,6 +210,21 @@ function rowsClassOf(type: number): RowsEventClass {
  * and its connection settings: the row images zongji would have delivered ({before, after} for updates).
  */
 export function replayWithZongji(event: Buffer, tableMapEntry: unknown, checksumBytes: number, config: unknown): unknown[] {
+  const entry = tableMapEntry as { parentSchema: string; tableName: string; [DRIFTED]?: true };
+  if (entry[DRIFTED]) {
+    throw new FloeError(
+      'source.mysql.binlog',
+      'unsupported',
+      `table ${entry.parentSchema}.${entry.tableName}: expected information_schema to describe the columns its binlog rows were logged with, found fewer (the table changed since; binlog_row_metadata=MINIMAL logs no column descriptions), and floe's own decoder does not read this table (a column charset it does not decode): set binlog_row_metadata=FULL, then re-snapshot the table`,
+    );
+  }
+  if (event[4] === PARTIAL_UPDATE_ROWS_EVENT) {
+    throw new FloeError(
+      'source.mysql.binlog',
+      'unsupported',
+      `table ${entry.parentSchema}.${entry.tableName}: a partial JSON update (binlog_row_value_options=PARTIAL_JSON in the writing session) of a table floe's own decoder does not read (a column charset it does not decode), and zongji cannot decode partial updates: set binlog_row_value_options='' for the clients that set it, then re-snapshot the table`,
+    );
+  }
   const parser = new Parser();
   parser.append(event);
   parser._offset = 19;

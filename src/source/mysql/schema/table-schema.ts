@@ -6,6 +6,19 @@
  *
  * The capture session runs with `time_zone = '+00:00'`, so literal TIMESTAMP defaults are reported as
  * UTC instants (MySQL and MariaDB print them in the session zone).
+ *
+ * Which columns a table has here is which columns its binlog rows carry, in the same order — the row
+ * decoder reads them by position (checked on MySQL 8.0.31 and MariaDB 10.11, binlog_row_image=FULL):
+ * - INVISIBLE columns (MySQL 8.0.23+, MariaDB 10.3+) are replicated. `SELECT *` leaves them out, but
+ *   the binlog logs them in every row image and information_schema lists them (EXTRA 'INVISIBLE'); the
+ *   snapshot names every column (chunk.ts), so both paths give them. Dropping them would also
+ *   break the position-for-position match with the logged rows.
+ * - Generated columns, VIRTUAL and STORED: a FULL row image holds the computed value of a VIRTUAL
+ *   column too (the server evaluates it for the image), so they are columns like any other.
+ * - The hidden virtual columns of functional and multi-valued index parts (MySQL 8.0.13+, named
+ *   `!hidden!…`) are in neither information_schema.COLUMNS nor the TABLE_MAP's column list: they get
+ *   no lake column and shift no other. STATISTICS lists such a key part with a NULL COLUMN_NAME
+ *   (readIndexes leaves those indexes out of the chunk-key candidates).
  */
 import type { MysqlClient } from '../client.js';
 import { quoteIdent, quoteString } from '../client.js';
