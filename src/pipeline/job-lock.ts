@@ -9,6 +9,14 @@ import type { FloeConfig } from '../config/schema.js';
 import { JobLock, jobLockName, type MysqlConnectionConfig } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 
+/** The context of the error `takeJobLock` throws (callers tell it from other failures by it). */
+const JOB_LOCKED: Readonly<Record<string, string>> = Object.freeze({ job: 'locked' });
+
+/** Whether `e` is `takeJobLock`'s refusal. */
+export function isJobLocked(e: unknown): boolean {
+  return e instanceof FloeError && e.context.job === JOB_LOCKED.job;
+}
+
 function lockName(config: FloeConfig): string {
   const c = config.catalog;
   const where = c.type === 'sql' ? c.url : c.type === 'rest' ? c.uri : '';
@@ -26,5 +34,6 @@ export async function takeJobLock(config: FloeConfig, connection: MysqlConnectio
     'pipeline',
     'unsupported',
     `${who}: job ${config.job.id} is in use by another process (MySQL connection ${attempt.heldBy ?? 'unknown'} holds its lock): another floe run of this job, or floe verify --repair; expected none — stop it first (one writer per job)`,
+    { context: JOB_LOCKED },
   );
 }
