@@ -65,6 +65,8 @@ function digitsOf(x: number, n: number): { digits: string; decpt: number } {
 
 /** `my_gcvt(x, MY_GCVT_ARG_DOUBLE, style.width)` (module header); x finite. */
 export function serverFloatText(x: number, style: FloatTextStyle): string {
+  // no server stores these; a lake value that is one never equals the server's text
+  if (!Number.isFinite(x)) return String(x);
   if (x === 0) return Object.is(x, -0) ? style.negativeZero : '0';
   let width = style.width;
   const negative = x < 0;

@@ -116,9 +116,9 @@ function transformText(c: MappedColumn): string | undefined {
   const trimmedFraction = (format: string, value: string) => `TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM DATE_FORMAT(${value}, '${format}.%f')))`;
   switch (c.kind) {
     case 'boolean-int':
-      return `IF(${id} <> 0, 'true', 'false')`;
+      return `CASE WHEN ${id} IS NULL THEN NULL WHEN ${id} <> 0 THEN 'true' ELSE 'false' END`;
     case 'boolean-bit':
-      return `IF(${id} + 0 <> 0, 'true', 'false')`;
+      return `CASE WHEN ${id} IS NULL THEN NULL WHEN ${id} + 0 <> 0 THEN 'true' ELSE 'false' END`;
     case 'int':
     case 'long':
     case 'unsigned-long':
