@@ -4,4 +4,4 @@
  * These are the suites where the two servers differ in what floe sees: the binlog (GTIDs, events,
  * row metadata, JSON), the SQL floe issues, server restarts, failover and purges.
  */
-export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts', 'test/pipeline/verify/verify-run.test.ts', 'test/pipeline/verify/canonical-row.test.ts', 'test/e2e/verify.test.ts'];
+export const MYSQL8_SUITES: readonly string[] = ['test/demo/local-server.test.ts', 'test/pipeline/verify/verify-run.test.ts', 'test/pipeline/verify/canonical-row.test.ts', 'test/e2e/verify.test.ts', 'test/e2e/verify-streaming.test.ts'];
