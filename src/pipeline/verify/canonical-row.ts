@@ -32,7 +32,7 @@ function fraction(micros: number, fsp: number): string {
 }
 
 /** 'YYYY-MM-DD HH:MM:SS[.fsp]' of microseconds since the epoch (MySQL's DATETIME / TIMESTAMP text). */
-export function mysqlDateTimeText(micros: bigint, fsp: number): string {
+function mysqlDateTimeText(micros: bigint, fsp: number): string {
   let days = micros / MICROS_PER_DAY;
   let rem = micros % MICROS_PER_DAY;
   if (rem < 0n) {
@@ -45,7 +45,7 @@ export function mysqlDateTimeText(micros: bigint, fsp: number): string {
 }
 
 /** '[-]HH:MM:SS[.fsp]' of signed microseconds (MySQL's TIME text; hours may pass 99). */
-export function mysqlTimeText(micros: bigint, fsp: number): string {
+function mysqlTimeText(micros: bigint, fsp: number): string {
   const negative = micros < 0n;
   const abs = Number(negative ? -micros : micros);
   const seconds = Math.floor(abs / 1_000_000);

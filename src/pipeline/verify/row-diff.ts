@@ -13,9 +13,9 @@ import type { JsonValue } from '../../util/json.js';
 import { toHex, type Row, type Value } from '../../model/values.js';
 import type { VerifyPlan } from './verify-plan.js';
 
-export type RowValues = Record<string, JsonValue>;
+type RowValues = Record<string, JsonValue>;
 
-export interface DifferingRow {
+interface DifferingRow {
   readonly key: RowValues;
   readonly columns: readonly string[];
   readonly mysql?: RowValues;

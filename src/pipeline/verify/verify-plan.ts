@@ -21,7 +21,7 @@ import { compileTransforms, type ColumnTransform } from '../transforms.js';
 import { partWriter, RowHasher } from './canonical-row.js';
 import type { FloatTextStyle } from './server-float-text.js';
 
-export interface ComparedColumn {
+interface ComparedColumn {
   readonly name: string;
   /** Index of the field in lake rows (the Iceberg table's current schema order). */
   readonly fieldIndex: number;
@@ -29,7 +29,7 @@ export interface ComparedColumn {
   readonly transform?: Exclude<ColumnTransform, { kind: 'drop' }>;
 }
 
-export interface ExcludedColumn {
+interface ExcludedColumn {
   readonly column: string;
   readonly reason: string;
 }

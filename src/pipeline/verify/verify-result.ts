@@ -14,7 +14,7 @@ import type { ChunkRowDiff } from './row-diff.js';
  * - skipped: the table was not compared at all (`reason`: not in the lake yet, still in its
  *   snapshot, …).
  */
-export type TableStatus = 'equal' | 'differs' | 'repaired' | 'unverified' | 'skipped';
+type TableStatus = 'equal' | 'differs' | 'repaired' | 'unverified' | 'skipped';
 
 export interface ChunkDifference {
   readonly chunk: number;
@@ -34,7 +34,7 @@ export interface RepairOutcome {
   readonly stillDiffering: number;
 }
 
-export interface TableStats {
+interface TableStats {
   readonly chunks: number;
   /** Chunks whose checksums settled it. */
   readonly checksumEqual: number;

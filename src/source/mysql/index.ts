@@ -40,7 +40,7 @@ export { createKeyComparator, serverCollationWeigher } from './snapshot/key-comp
 export type { KeyComparator } from './snapshot/key-compare.js';
 export { discoverForeignKeys, planCascades } from './schema/foreign-keys.js';
 export { transformComputable } from './verify/canonical-sql.js';
-export type { CanonicalColumn, SqlTransform } from './verify/canonical-sql.js';
+export type { CanonicalColumn } from './verify/canonical-sql.js';
 export { readChunkChecksum, readChunkRows } from './verify/chunk-reads.js';
 export type { ChunkChecksum, ReadServer } from './verify/chunk-reads.js';
 export type { ReadPoint } from './verify/read-point.js';

@@ -34,7 +34,7 @@ import { quoteIdent } from '../client.js';
 import type { MappedColumn } from '../schema/type-mapping.js';
 
 /** A column transform as the pipeline applies it (pipeline/transforms.ts), drop excluded. */
-export type SqlTransform = { readonly kind: 'hash'; readonly salt: string } | { readonly kind: 'mask'; readonly keepLast: number };
+type SqlTransform = { readonly kind: 'hash'; readonly salt: string } | { readonly kind: 'mask'; readonly keepLast: number };
 
 /** One compared column: the MySQL column and the transform its Iceberg values carry. */
 export interface CanonicalColumn {
@@ -188,7 +188,7 @@ export function canonicalRowSql(columns: readonly CanonicalColumn[]): string {
 }
 
 /** The 64-bit row hash as an unsigned integer expression. */
-export function rowHashSql(columns: readonly CanonicalColumn[]): string {
+function rowHashSql(columns: readonly CanonicalColumn[]): string {
   return `CAST(CONV(LEFT(MD5(${canonicalRowSql(columns)}), 16), 16, 10) AS UNSIGNED)`;
 }
 
