@@ -164,5 +164,5 @@ describe('floe verify', () => {
     const after = await floeVerify(configPath);
     expect(after.code, after.stderr).toBe(0);
     expect(statuses(after.tables)).toEqual({ customers: 'equal', orders: 'equal', events: 'equal' });
-  });
+  }, 420_000);
 });

@@ -52,17 +52,24 @@ function mysqlTimeText(micros: bigint, fsp: number): string {
   return `${negative ? '-' : ''}${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}${fraction(abs % 1_000_000, fsp)}`;
 }
 
-/** `<UTF-8 byte length>:<text>`. */
-function lengthPrefixed(text: string): string {
-  return `${Buffer.byteLength(text, 'utf8')}:${text}`;
+/** A column's part: how a non-null value is written, and whether it is free text (null mask) or never 'N'. */
+export interface ColumnPart {
+  readonly write: PartWriter;
+  readonly text: boolean;
 }
 
 /**
- * The part writer of a column (see the module header); `transformed`: the value is the text a hash
- * or mask transform made. `floatStyle` is required for FLOAT and DOUBLE columns.
+ * The part of a column (see the module header); `transformed`: the value is the text a hash or mask
+ * transform made. `floatStyle` is required for FLOAT and DOUBLE columns.
  */
-export function partWriter(column: MappedColumn, transformed: boolean, floatStyle?: FloatTextStyle): PartWriter {
-  if (transformed) return (v) => lengthPrefixed(v as string);
+export function columnPart(column: MappedColumn, transformed: boolean, floatStyle?: FloatTextStyle): ColumnPart {
+  const write = partWriter(column, transformed, floatStyle);
+  const k = column.kind;
+  return { write, text: transformed || k === 'string' || k === 'enum' || k === 'set' || k === 'json' || k === 'uuid' || k === 'inet4' || k === 'inet6' };
+}
+
+function partWriter(column: MappedColumn, transformed: boolean, floatStyle?: FloatTextStyle): PartWriter {
+  if (transformed) return (v) => v as string;
   const fsp = column.column.datetimePrecision ?? 0;
   switch (column.kind) {
     case 'boolean-int':
@@ -101,7 +108,7 @@ export function partWriter(column: MappedColumn, transformed: boolean, floatStyl
     case 'uuid':
     case 'inet4':
     case 'inet6':
-      return (v) => lengthPrefixed(v as string);
+      return (v) => v as string;
   }
 }
 
@@ -109,21 +116,32 @@ export function partWriter(column: MappedColumn, transformed: boolean, floatStyl
 export class RowHasher {
   constructor(
     private readonly indexes: readonly number[],
-    private readonly parts: readonly PartWriter[],
+    private readonly parts: readonly ColumnPart[],
   ) {}
 
-  /** The row's canonical parts (for naming the columns that differ). */
-  partsOf(row: Row): string[] {
-    const out = new Array<string>(this.indexes.length);
+  /** The row's canonical parts, a NULL of a text column as null (for naming the columns that differ). */
+  partsOf(row: Row): (string | null)[] {
+    const out = new Array<string | null>(this.indexes.length);
     for (let i = 0; i < this.indexes.length; i++) {
       const v = row[this.indexes[i]!];
-      out[i] = v === null || v === undefined ? 'N' : this.parts[i]!(v);
+      const p = this.parts[i]!;
+      out[i] = v === null || v === undefined ? (p.text ? null : 'N') : p.write(v);
     }
     return out;
   }
 
+  /** The parts (NULL text parts left out, as CONCAT_WS does) and the text parts' byte lengths, joined by '#'. */
   text(row: Row): string {
-    return this.partsOf(row).join('#');
+    const parts = this.partsOf(row);
+    const kept: string[] = [];
+    const lengths: string[] = [];
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      if (p !== null) kept.push(p);
+      if (this.parts[i]!.text) lengths.push(p === null ? 'n' : String(Buffer.byteLength(p, 'utf8')));
+    }
+    if (lengths.length > 0) kept.push(lengths.join(','));
+    return kept.join('#');
   }
 
   /** The first 64 bits of MD5(text) as two unsigned 32-bit halves. */

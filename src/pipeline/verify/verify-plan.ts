@@ -18,7 +18,7 @@ import { transformComputable, type CanonicalColumn, type MappedColumn, type Mapp
 import { rowProjection } from '../table-mapping-catalog.js';
 import { planTableMapping } from '../table-mapping.js';
 import { compileTransforms, type ColumnTransform } from '../transforms.js';
-import { partWriter, RowHasher } from './canonical-row.js';
+import { columnPart, RowHasher } from './canonical-row.js';
 import type { FloatTextStyle } from './server-float-text.js';
 
 interface ComparedColumn {
@@ -92,7 +92,7 @@ export function planVerification(config: FloeConfig, mapped: MappedTable, schema
     canonical: kept.map((c) => ({ column: c.mapped, ...(c.transform ? { transform: c.transform } : {}) })),
     hasher: new RowHasher(
       kept.map((c) => c.fieldIndex),
-      kept.map((c) => partWriter(c.mapped, c.transform !== undefined, floatStyle)),
+      kept.map((c) => columnPart(c.mapped, c.transform !== undefined, floatStyle)),
     ),
     project: rowProjection(mapping, schema),
     identifierFields: schema.identifierFieldIds.map((fid) => schema.fields.findIndex((f) => f.id === fid)),

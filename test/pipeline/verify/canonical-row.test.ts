@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { parsePrimitive } from '../../../src/iceberg/spec/types.js';
-import { ChunkSum, partWriter, RowHasher } from '../../../src/pipeline/verify/canonical-row.js';
+import { ChunkSum, columnPart, RowHasher } from '../../../src/pipeline/verify/canonical-row.js';
 import { calibrateFloatText, FLOAT_PROBES, type FloatTextStyle } from '../../../src/pipeline/verify/server-float-text.js';
 import { valueTransformer, type ColumnTransform } from '../../../src/pipeline/transforms.js';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
@@ -68,7 +68,7 @@ async function bothSides(m: MappedTable, transform?: (c: CanonicalColumn['column
   const { rows: raw } = await client.queryArrays(chunkSql(m, { table: id, index: 0, keyColumns: [] }));
   const transformers = columns.map((c) => (c.transform ? valueTransformer(c.transform, parsePrimitive(c.column.icebergType)) : (v: Value) => v));
   const indexes = columns.map((c) => m.columns.indexOf(c.column));
-  const hasher = new RowHasher(columns.map((_, i) => i), columns.map((c) => partWriter(c.column, c.transform !== undefined, style)));
+  const hasher = new RowHasher(columns.map((_, i) => i), columns.map((c) => columnPart(c.column, c.transform !== undefined, style)));
   const lake = raw.map((r) => {
     const row = convert(r);
     return hasher.text(indexes.map((i, k) => (row[i] === null ? null : transformers[k]!(row[i]!))) as Row);
@@ -113,7 +113,7 @@ describe('canonical row text', () => {
     // the values as stored (not as read back: on MySQL 8 the server's 22-character text of a few
     // doubles has 15 or 16 digits only, which the snapshot path then reads as another double)
     const m = await mapped('floats');
-    const [d, f] = [m.columns[1]!, m.columns[2]!].map((c) => partWriter(c, false, style));
+    const [d, f] = [m.columns[1]!, m.columns[2]!].map((c) => columnPart(c, false, style).write);
     const { rows } = await client.queryArrays(`SELECT id, ${canonicalRowSql([{ column: m.columns[1]! }, { column: m.columns[2]! }])} FROM floats`);
     const wrong = rows
       .map((r) => [Number(r[0]), Buffer.from(r[1] as Uint8Array).toString('utf8')] as const)
@@ -126,12 +126,20 @@ describe('canonical row text', () => {
     expect(wrong.slice(0, 5)).toEqual([]);
   });
 
+  it("keeps NULL, '' and 'N' apart, and a '#' in a text from moving a boundary", async () => {
+    await conn.query('CREATE TABLE texts (id INT PRIMARY KEY, a VARCHAR(5), b VARCHAR(5) CHARACTER SET latin1, n INT)');
+    await conn.query("INSERT INTO texts VALUES (1, NULL, 'N', NULL), (2, '', NULL, 0), (3, 'N', '', NULL), (4, NULL, NULL, NULL), (5, 'N#', '', 1), (6, 'N', '#', 1)");
+    const pairs = await bothSides(await mapped('texts'));
+    for (const [server, lake] of pairs) expect(lake).toBe(server);
+    expect(new Set(pairs.map(([server]) => server.slice(server.indexOf('#')))).size).toBe(6);
+  });
+
   it('sums to the same chunk checksum on both sides', async () => {
     const m = await mapped('all_types');
     const columns = m.columns.map((column) => ({ column }));
     const server = await readChunkChecksum(client, { dialect, identity: await readServerIdentity(client, dialect.flavor) }, m, { table: m.schema.id, index: 0, keyColumns: [] }, columns);
     const convert = createSnapshotRowConverter(m);
-    const hasher = new RowHasher(m.columns.map((_, i) => i), m.columns.map((c) => partWriter(c, false, style)));
+    const hasher = new RowHasher(m.columns.map((_, i) => i), m.columns.map((c) => columnPart(c, false, style)));
     const sum = new ChunkSum();
     for (const raw of (await client.queryArrays(chunkSql(m, { table: m.schema.id, index: 0, keyColumns: [] }))).rows) sum.add(...hasher.hash(convert(raw)));
     expect(sum.total()).toEqual({ rows: server.rows, sum: server.sum });
