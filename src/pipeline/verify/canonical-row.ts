@@ -15,7 +15,7 @@ import { FloeError } from '../../util/errors.js';
 import { serverFloatText, type FloatTextStyle } from './server-float-text.js';
 
 /** A non-null value's canonical part. */
-export type PartWriter = (value: Value) => string;
+type PartWriter = (value: Value) => string;
 
 const MICROS_PER_DAY = 86_400_000_000n;
 

@@ -116,7 +116,7 @@ function plainPart(c: MappedColumn): string {
 }
 
 /** Whether a column's part is free text (NULL left out and flagged in the null mask), or never 'N' (NULL as 'N'). */
-export function isTextPart(c: CanonicalColumn): boolean {
+function isTextPart(c: CanonicalColumn): boolean {
   if (c.transform) return true;
   const k = c.column.kind;
   return k === 'string' || k === 'enum' || k === 'set' || k === 'json' || k === 'uuid' || k === 'inet4' || k === 'inet6';
