@@ -23,16 +23,25 @@ function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
+const POWERS_OF_TEN = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
+
 /** `.ffffff` cut to `fsp` digits — unless a digit beyond `fsp` is set (then all six: the server's text cannot match). */
 function fraction(micros: number, fsp: number): string {
-  if (fsp <= 0 && micros === 0) return '';
-  const six = String(micros).padStart(6, '0');
-  const cut = /^0*$/.test(six.slice(fsp)) ? fsp : 6;
-  return cut === 0 ? '' : `.${six.slice(0, cut)}`;
+  const cut = fsp >= 6 || micros % POWERS_OF_TEN[6 - Math.max(0, fsp)]! === 0 ? Math.max(0, Math.min(6, fsp)) : 6;
+  if (cut === 0) return '';
+  return `.${String(Math.floor(micros / POWERS_OF_TEN[6 - cut]!) + POWERS_OF_TEN[cut]!).slice(1)}`;
 }
 
 /** 'YYYY-MM-DD HH:MM:SS[.fsp]' of microseconds since the epoch (MySQL's DATETIME / TIMESTAMP text). */
 function mysqlDateTimeText(micros: bigint, fsp: number): string {
+  // within ±2^53 µs (years 1685–2255) a double holds the value exactly: no BigInt division
+  if (micros > -9_007_199_254_740_991n && micros < 9_007_199_254_740_991n) {
+    const m = Number(micros);
+    const day = Math.floor(m / 86_400_000_000);
+    const r = m - day * 86_400_000_000;
+    const seconds = Math.floor(r / 1_000_000);
+    return `${formatDate(day)} ${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}${fraction(r % 1_000_000, fsp)}`;
+  }
   let days = micros / MICROS_PER_DAY;
   let rem = micros % MICROS_PER_DAY;
   if (rem < 0n) {
@@ -132,16 +141,25 @@ export class RowHasher {
 
   /** The parts (NULL text parts left out, as CONCAT_WS does) and the text parts' byte lengths, joined by '#'. */
   text(row: Row): string {
-    const parts = this.partsOf(row);
-    const kept: string[] = [];
-    const lengths: string[] = [];
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i]!;
-      if (p !== null) kept.push(p);
-      if (this.parts[i]!.text) lengths.push(p === null ? 'n' : String(Buffer.byteLength(p, 'utf8')));
+    let out = '';
+    let lengths = '';
+    let first = true;
+    let anyText = false;
+    for (let i = 0; i < this.indexes.length; i++) {
+      const v = row[this.indexes[i]!];
+      const p = this.parts[i]!;
+      const part = v === null || v === undefined ? (p.text ? null : 'N') : p.write(v);
+      if (part !== null) {
+        out = first ? part : `${out}#${part}`;
+        first = false;
+      }
+      if (p.text) {
+        const length = part === null ? 'n' : String(Buffer.byteLength(part, 'utf8'));
+        lengths = anyText ? `${lengths},${length}` : length;
+        anyText = true;
+      }
     }
-    if (lengths.length > 0) kept.push(lengths.join(','));
-    return kept.join('#');
+    return anyText ? (first ? lengths : `${out}#${lengths}`) : out;
   }
 
   /** The first 64 bits of MD5(text) as two unsigned 32-bit halves. */

@@ -11,14 +11,17 @@ import type { Row, Value } from '../../model/values.js';
 import { maxOffset, readChunkRows, rowsAtOffset, type Chunk } from '../../source/mysql/index.js';
 import { diffChunkRows, type ChunkRowDiff } from './row-diff.js';
 import type { TableRun } from './table-run.js';
+import { settled } from './verify-session.js';
 
 export type RowLevelVerdict = { readonly kind: 'equal' } | { readonly kind: 'differs'; readonly rows: ChunkRowDiff } | { readonly kind: 'retry'; readonly reason: string };
 
 export async function compareRowByRow(run: TableRun, chunks: readonly Chunk[]): Promise<Map<number, RowLevelVerdict>> {
   const { session, mapped, plan } = run;
-  const reads = await session.parallel(chunks, (client, chunk) => readChunkRows(client, session.server, mapped, chunk));
   const lake = await run.lake();
-  const pass = await run.reader.read(lake, chunks, new Set(chunks.map((c) => c.index)));
+  const [reads, pass] = await settled([
+    session.parallel(chunks, (client, chunk) => readChunkRows(client, session.server, mapped, chunk)),
+    run.reader.read(lake, chunks, new Set(chunks.map((c) => c.index))),
+  ]);
   run.count(pass);
   await run.log.until(maxOffset([lake.offset, ...reads.map((r) => r.point.high)]));
   const out = new Map<number, RowLevelVerdict>();

@@ -22,6 +22,7 @@ import { toHex, type Value } from '../../model/values.js';
 import { compareRowByRow, type RowLevelVerdict } from './row-level.js';
 import type { TableRun } from './table-run.js';
 import type { ChunkDifference, TableVerification } from './verify-result.js';
+import { settled } from './verify-session.js';
 
 const ROWS_PER_BATCH = 1_000_000;
 const ROWS_PER_ROW_LEVEL_GROUP = 200_000;
@@ -48,9 +49,12 @@ export async function verifyTableRun(run: TableRun): Promise<TableOutcome> {
     const changed: Chunk[] = [];
     for (const batch of await batchesOf(run, suspects)) {
       session.checkAborted();
-      const sums = await session.parallel(batch, (client, chunk) => readChunkChecksum(client, session.server, run.mapped, chunk, run.plan.canonical));
+      // the two sides at once: the server's statements and the lake's files are independent reads
       const lake = await run.lake();
-      const pass = await run.reader.read(lake, batch, new Set());
+      const [sums, pass] = await settled([
+        session.parallel(batch, (client, chunk) => readChunkChecksum(client, session.server, run.mapped, chunk, run.plan.canonical)),
+        run.reader.read(lake, batch, new Set()),
+      ]);
       run.count(pass);
       await run.log.until(maxOffset([lake.offset, ...sums.map((s) => s.point.high)]));
       const points = new Map<number, ReadPoint>(batch.map((c, i) => [c.index, sums[i]!.point]));

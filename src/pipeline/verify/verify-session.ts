@@ -37,6 +37,17 @@ export interface VerifyOptions {
   readonly onRows?: (table: string, rows: number, totalEstimate?: number) => void;
 }
 
+/**
+ * Both results, once both reads have ended (a failing one does not leave the other running on the
+ * chunk-read connections into the next table's reads); the first failure is thrown.
+ */
+export async function settled<A, B>(reads: readonly [Promise<A>, Promise<B>]): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled(reads);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}
+
 export class VerifySession {
   private constructor(
     readonly config: FloeConfig,
