@@ -19,6 +19,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/cli/metrics.test.ts',
   'test/cli/notifications.test.ts',
   'test/cli/progress.test.ts',
+  'test/cli/verify-report.test.ts',
   'test/config/config.test.ts',
   'test/docs/links.test.ts',
   'test/scripts/bench-summary.test.ts',
