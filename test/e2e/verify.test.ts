@@ -1,7 +1,7 @@
 /**
  * `floe verify` end to end, with real `floe` processes against the run's server (MariaDB, and MySQL 8
  * in the mysql8 project): a lake floe run keeps verifies equal (exit 0) while floe streams; --repair
- * is refused while floe run holds the job (exit 3); then the lake is made to differ in known ways —
+ * is refused while floe run holds the job (exit 3), and so is a second floe run of it; then the lake is made to differ in known ways —
  * an ON DELETE SET NULL child the server changed without binlog events, a row deleted and a value
  * changed by another writer, a whole chunk missing — and verify finds exactly those chunks and rows
  * (exit 4), --repair fixes them as a checkpoint of the job (exit 4, "repaired"), a second verify
@@ -114,6 +114,10 @@ describe('floe verify', () => {
     const refused = await floeVerify(configPath, ['--repair']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/floe verify --repair: job verify-e2e is in use by another process .*stop it first/);
+    // a second floe run of the job is refused the same way
+    const second = new FloeProcess(configPath);
+    expect((await second.exited).code).toBe(1);
+    expect(second.tail()).toMatch(/floe run: job verify-e2e is in use by another process/);
 
     // the server sets the orders of customer 7 to NULL without a binlog event for them
     await exec('DELETE FROM customers WHERE id = 7');
