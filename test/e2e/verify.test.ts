@@ -1,12 +1,12 @@
 /**
  * `floe verify` end to end, with real `floe` processes against the run's server (MariaDB, and MySQL 8
  * in the mysql8 project): a lake floe run keeps verifies equal (exit 0) while floe streams; --repair
- * is refused while floe run holds the job (exit 3), and so is a second floe run of it; then the lake is made to differ in known ways —
- * an ON DELETE SET NULL child the server changed without binlog events, a row deleted and a value
- * changed by another writer, a whole chunk missing — and verify finds exactly those chunks and rows
- * (exit 4), --repair fixes them as a checkpoint of the job (exit 4, "repaired"), a second verify
- * exits 0, and floe run streams on from the repaired lake, which still verifies equal.
- */
+ * is refused while floe run holds the job (exit 3), and so is a second floe run of it; then the lake
+ * is made to differ in known ways — an ON DELETE SET NULL child the server changed without binlog
+ * events, a row deleted and a value changed by another writer, a whole chunk missing — and verify
+ * finds exactly those chunks and rows (exit 4), --repair fixes them as a checkpoint of the job
+ * (exit 4, "repaired"), a second verify exits 0, and floe run streams on from the repaired lake,
+ * which still verifies equal. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
