@@ -6,7 +6,8 @@
  * events, a row deleted and a value changed by another writer, a whole chunk missing — and verify
  * finds exactly those chunks and rows (exit 4), --repair fixes them as a checkpoint of the job
  * (exit 4, "repaired"), a second verify exits 0, and floe run streams on from the repaired lake,
- * which still verifies equal. */
+ * which still verifies equal.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
