@@ -16,7 +16,7 @@
 import { TableCommitter, lastCommitted, type RowChange } from '../../iceberg/writer/index.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import type { Row, Value } from '../../model/values.js';
-import { maxOffset, readChunksForRepair, rowsAtOffset, type Chunk } from '../../source/mysql/index.js';
+import { maxOffset, readChunksForRepair, rowsAtOffset, type BinlogOffset, type Chunk } from '../../source/mysql/index.js';
 import { FloeError } from '../../util/errors.js';
 import { icebergIdentifier } from '../table-mapping.js';
 import { compareRowByRow } from './row-level.js';
@@ -51,7 +51,7 @@ export async function repairChunks(run: TableRun, chunks: readonly Chunk[], chec
     throw new FloeError('pipeline.verify', 'unsupported', `table ${run.key} has no primary key: its rows have no identity to upsert on, so floe verify --repair leaves it alone; re-snapshot it (drop its Iceberg table and run floe again)`);
   }
   const { config } = session;
-  const reads: { chunk: Chunk; rows: Row[]; high: Parameters<typeof maxOffset>[0][number] }[] = [];
+  const reads: { chunk: Chunk; rows: Row[]; high: BinlogOffset }[] = [];
   for await (const r of readChunksForRepair({
     connection: session.connection,
     dialect: session.source.dialect,

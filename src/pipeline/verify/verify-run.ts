@@ -9,7 +9,7 @@
  * with the error — the other tables are still verified.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import type { JobLock } from '../../source/mysql/index.js';
+import type { JobLock, MappedTable } from '../../source/mysql/index.js';
 import { tableKey } from '../../source/mysql/index.js';
 import { errorMessage } from '../../util/errors.js';
 import { takeJobLock } from '../job-lock.js';
@@ -58,7 +58,7 @@ export async function runVerification(config: FloeConfig, options: VerifyOptions
   }
 }
 
-async function verifyOne(session: VerifySession, mapped: Parameters<typeof openTableRun>[1], checkpoints: RepairCheckpoints): Promise<TableVerification> {
+async function verifyOne(session: VerifySession, mapped: MappedTable, checkpoints: RepairCheckpoints): Promise<TableVerification> {
   const key = tableKey(mapped.schema.id);
   const iceberg = () => {
     const id = icebergIdentifier(mapped.schema.id, session.config);

@@ -17,8 +17,8 @@
  * - text of any kind (CHAR…TEXT, ENUM and SET labels, JSON, MariaDB UUID / INET) and every hashed or
  *   masked column: the text itself in UTF-8 (a NULL is left out by CONCAT_WS), and after all parts
  *   one more: the text columns' UTF-8 byte lengths, `n` for NULL, joined by ',' — so NULL, '' and 'N'
- *   stay apart, and a '#' inside a text cannot shift where the parts begin. (A length prefix on each
- *   text part would do the same by copying every text once more: a third more of the server's time.)
+ *   stay apart, and a '#' inside a text cannot shift where the parts begin (a length prefix on each
+ *   text part would do the same, but copies every text once more on the server).
  * The parts are joined as binary strings (`_binary'#'`), so columns of different collations never
  * meet in a collation aggregation; text in a character set other than utf8mb3 / utf8mb4 / ascii is
  * converted to utf8mb4 first (what the client gets).
