@@ -76,8 +76,15 @@ async function verifyOne(session: VerifySession, mapped: MappedTable, checkpoint
   try {
     const { result, differing } = await verifyTableRun(run);
     if (!session.options.repair || differing.length === 0) return result;
-    const repair = await repairChunks(run, differing, checkpoints);
-    return { ...result, status: repair.stillDiffering === 0 ? 'repaired' : 'differs', repair };
+    try {
+      const repair = await repairChunks(run, differing, checkpoints);
+      return { ...result, status: repair.stillDiffering === 0 ? 'repaired' : 'differs', repair };
+    } catch (e) {
+      // what differs is known either way: the report keeps it, and says why it was not repaired
+      session.checkAborted();
+      session.logger.warn('repair of a table failed', { table: key, err: e });
+      return { ...result, notes: [...result.notes, `not repaired: ${errorMessage(e)}`] };
+    }
   } catch (e) {
     session.checkAborted();
     session.logger.warn('verification of a table failed', { table: key, err: e });

@@ -3,7 +3,8 @@
  * process) filled: every supported type, a string key under a case-insensitive collation, a hashed
  * key, masked / dropped columns and a table without a key verify equal; changes made in MySQL while
  * floe is stopped are lag, not differences; rows another writer deleted or changed in the lake are
- * found exactly (chunk, key, column), `repair` fixes them as a checkpoint of the job, and floe run
+ * found exactly (chunk, key, column), `repair` fixes them as a checkpoint of the job (a table without
+ * a key is reported, not repaired), and floe run
  * streams on from there.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -102,11 +103,12 @@ async function runFloeUntilCaughtUp(): Promise<void> {
 }
 
 /** Another writer (not the job) changes the lake: upserts / deletes through floe's own writer library. */
-async function intrude(table: string, changes: RowChange[]): Promise<void> {
+async function intrude(table: string, changes: RowChange[], mode: 'upsert' | 'append' = 'upsert'): Promise<void> {
   const committer = new TableCommitter({ catalog, identifier: { namespace: [db], name: table }, jobId: 'intruder' });
-  await committer.open({ mode: 'upsert' });
+  await committer.open({ mode });
   await committer.write(changes);
-  await committer.commit(1n, '{}');
+  const last = await committer.lastCommitted();
+  await committer.commit((last?.checkpointId ?? 0n) + 1n, '{}');
   committer.close();
 }
 
@@ -145,8 +147,11 @@ describe('runVerification', () => {
       { op: 'delete', before: await lakeRow('items', 300) },
       { op: 'insert', after: [changed[0]!, 'tampered', ...changed.slice(2)] },
     ]);
+    await intrude('logs', [{ op: 'insert', after: ['intruded', 99] }], 'append');
     const report = await runVerification(config, options(), silentLogger);
     expect(report.status).toBe('differs');
+    const logs = report.tables.find((t) => t.table === `${db}.logs`)!;
+    expect(logs.differences.map((d) => [d.rows.onlyInMysql, d.rows.onlyInLake, d.rows.differing])).toEqual([[0, 1, 0]]);
     const items = report.tables.find((t) => t.table === `${db}.items`)!;
     expect(items.status).toBe('differs');
     // exactly those rows, each in the chunk whose key range holds it
@@ -160,10 +165,15 @@ describe('runVerification', () => {
       { kind: 'differs', key: 202, columns: ['name'], inRange: true },
       { kind: 'only in MySQL', key: 300, inRange: true },
     ]);
-    expect(report.tables.filter((t) => t.table !== `${db}.items`).map((t) => t.status)).toEqual(['equal', 'equal', 'equal']);
+    expect(report.tables.filter((t) => t.table !== `${db}.items` && t.table !== `${db}.logs`).map((t) => t.status)).toEqual(['equal', 'equal']);
 
     const repaired = await runVerification(config, options({ repair: true }), silentLogger);
     expect(repaired.tables.find((t) => t.table === `${db}.items`)!.status).toBe('repaired');
+    // a table without a key is reported, not repaired
+    const unrepaired = repaired.tables.find((t) => t.table === `${db}.logs`)!;
+    expect(unrepaired.status).toBe('differs');
+    expect(unrepaired.notes.join(' ')).toMatch(/not repaired: .*has no primary key: its rows have no identity to upsert on/);
+    await intrude('logs', [{ op: 'delete', before: ['intruded', 99] }], 'append');
     const again = await runVerification(config, options(), silentLogger);
     expect(again.status).toBe('equal');
 
