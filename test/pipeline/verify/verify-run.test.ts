@@ -4,8 +4,7 @@
  * key, masked / dropped columns and a table without a key verify equal; changes made in MySQL while
  * floe is stopped are lag, not differences; rows another writer deleted or changed in the lake are
  * found exactly (chunk, key, column), `repair` fixes them as a checkpoint of the job (a table without
- * a key is reported, not repaired), and floe run
- * streams on from there.
+ * a key is reported, not repaired), and floe run streams on from there.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
