@@ -19,6 +19,9 @@
  *      clean stop saved (key-index-file.ts), as `floe snapshot` then `floe run` go; then again from
  *      the lake as the snapshot left it, without that index (as after a crash: built from the lake)
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
+ *   7b. `floe verify` of the table after streaming (bench/verify-step.ts, child process): rows/s
+ *      beside the snapshot's, bytes read from the lake, its CPU and the server's (the server's during
+ *      the snapshot too, when the server runs on this machine)
  *   (3c, 6b. the peers, bench/peers/peers.ts: Debezium's embedded engine snapshots the table right
  *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
  *      consumed after floe's CDC phase; built before anything is measured; --no-peers skips them)
@@ -52,6 +55,7 @@ import { parseBenchOptions, type BenchOptions } from './options.js';
 import { floeModules } from './floe-build.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
+import { runFloeVerify, serverCpuSeconds } from './verify-step.js';
 import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
 import { formatKeyIndex, type KeyIndexFigures } from './key-index.js';
 import type { KeyIndexChildMessage } from './key-index-child.js';
@@ -88,6 +92,8 @@ export interface BenchResult {
   cdcAfterCrash: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   decoder: DecoderFigures;
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
+  /** `floe verify` of the table after streaming; server CPU seconds undefined when the server is not on this machine. */
+  verify?: { rowsPerSecond: number; ratioToSnapshot: number; lakeBytesRead: number; cpuSeconds: number; serverCpuSeconds?: number; snapshotServerCpuSeconds?: number };
   /** The key-index micro-benchmark (empty with --key-index-keys 0). */
   keyIndex: KeyIndexFigures[];
   /** The disk key index, floe's SQLite store, with as many keys (empty with --key-index-keys 0). */
@@ -170,6 +176,11 @@ async function settleBench(): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
 }
 
+/** b − a, when both are known. */
+function minus(b: number | undefined, a: number | undefined): number | undefined {
+  return a === undefined || b === undefined ? undefined : b - a;
+}
+
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
@@ -242,9 +253,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     rows.push(rowA);
 
     log('floe snapshot (runPipeline mode snapshot, child process)');
+    const snapServerCpu0 = await serverCpuSeconds(connection);
     const snap = await runFloeSnapshot(floeConfig(o, connection, warehouse, 'snapshot'));
+    const snapServerCpu = minus(await serverCpuSeconds(connection), snapServerCpu0);
     const snapRow = floeRow('floe snapshot', snap, o.rows, 'rows', rate(rowA));
-    snapRow.note = `default commit interval (10 s); main thread busy ${percent(snap.mainBusy)}`;
+    snapRow.note = `default commit interval (10 s); main thread busy ${percent(snap.mainBusy)}${snapServerCpu === undefined ? '' : `; server CPU ${snapServerCpu.toFixed(1)} s`}`;
     rows.push(snapRow);
     let verified: BenchResult['verified'];
     if (o.verify) {
@@ -354,6 +367,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     await putBack(false);
     const { row: crashRow, run: crashRun } = await cdcRun('floe CDC after a crash, start to committed', 'key index built from the lake at start');
     rows.push(crashRow);
+    log('floe verify of the table (child process)');
+    const verifyServerCpu0 = await serverCpuSeconds(connection);
+    const checked = await runFloeVerify(floeConfig(o, connection, warehouse, 'streaming'));
+    const verifyServerCpu = minus(await serverCpuSeconds(connection), verifyServerCpu0);
+    const verifyRow: Row = { step: 'floe verify', seconds: checked.elapsedMs / 1000, count: checked.rows, unit: 'rows', cpuSeconds: checked.cpuMs / 1000, peakRssBytes: checked.peakRssBytes };
+    verifyRow.ratio = rate(verifyRow)! / rate(snapRow)!;
+    verifyRow.note = `vs the snapshot's rate; ${(checked.lakeBytesRead / 2 ** 20).toFixed(1)} MiB read from the lake (${checked.lakeFilesRead} files); ${checked.rowByRow} chunk(s) row by row${verifyServerCpu === undefined ? '' : `; server CPU ${verifyServerCpu.toFixed(1)} s (snapshot ${snapServerCpu?.toFixed(1) ?? '?'} s)`}`;
+    rows.push(verifyRow);
     await decodeB();
     settleB();
     for (const r of [cdcRow, crashRow]) r.ratio = rate(r)! / rate(rowB)!;
@@ -387,6 +408,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       cdcAfterCrash: { eventsPerSecond: rate(crashRow)!, ratioToCeiling: crashRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (crashRun.cpuMs / 1000), peakRssBytes: crashRun.peakRssBytes, mainBusy: crashRun.mainBusy },
       decoder,
       verified,
+      verify: { rowsPerSecond: rate(verifyRow)!, ratioToSnapshot: verifyRow.ratio, lakeBytesRead: checked.lakeBytesRead, cpuSeconds: checked.cpuMs / 1000, ...(verifyServerCpu === undefined ? {} : { serverCpuSeconds: verifyServerCpu }), ...(snapServerCpu === undefined ? {} : { snapshotServerCpuSeconds: snapServerCpu }) },
       keyIndex,
       diskKeyIndex,
       peers: peers.result,
@@ -425,6 +447,8 @@ async function main(): Promise<void> {
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B${vsPeer(result.peers.debezium?.streaming)}), ` +
       `after a crash ${Math.round(result.cdcAfterCrash.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdcAfterCrash.ratioToCeiling.toFixed(2)}), ` +
       `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes, result.cdcAfterCrash.peakRssBytes) / 2 ** 20)} MiB`,
+    `verify ${Math.round(result.verify!.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.verify!.ratioToSnapshot.toFixed(2)} of the snapshot's rate), ${(result.verify!.lakeBytesRead / 2 ** 20).toFixed(1)} MiB read from the lake, ${result.verify!.cpuSeconds.toFixed(1)} CPU-s` +
+      (result.verify!.serverCpuSeconds === undefined ? '' : `; server CPU ${result.verify!.serverCpuSeconds.toFixed(1)} s (snapshot ${result.verify!.snapshotServerCpuSeconds?.toFixed(1) ?? '?'} s)`),
     formatDecoderFigures(result.decoder),
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),

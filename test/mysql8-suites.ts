@@ -10,6 +10,10 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/e2e/mysql8-schema-features.test.ts',
   'test/source/binlog/binlog-session.test.ts',
   'test/source/split/key-compare-collations.test.ts',
+  'test/pipeline/verify/verify-run.test.ts',
+  'test/pipeline/verify/canonical-row.test.ts',
+  'test/e2e/verify.test.ts',
+  'test/e2e/verify-streaming.test.ts',
 ];
 
 /**

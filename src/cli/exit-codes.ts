@@ -1,6 +1,8 @@
 /**
  * floe's exit codes (also printed by `floe --help` and listed in docs/operations.md).
  * Scripts and supervisors branch on them: restart on 1, page a person on 3 and 4, never restart on 2.
+ * `floe verify` gives 1 when a table could not be verified, 3 when the source or the job lock could
+ * not be had (as `floe check`), 4 when the lake differs.
  */
 export const ExitCode = {
   /** Done: snapshot complete, clean stop after a signal, all checks passed. */
@@ -13,6 +15,8 @@ export const ExitCode = {
   preflight: 3,
   /** Stopped at a DDL statement (schemaChanges: stop): everything before it is committed. */
   ddlStop: 4,
+  /** `floe verify` found the lake different from MySQL (also when --repair fixed it). */
+  differences: 4,
   /** A second SIGINT/SIGTERM forced the exit before the current checkpoint was committed. */
   interrupted: 130,
 } as const;
@@ -25,5 +29,6 @@ Exit codes:
   1    failure (see the log)
   2    bad configuration or usage
   3    a pre-flight check failed
-  4    stopped at a DDL statement (schemaChanges: stop); everything before it is committed
+  4    stopped at a DDL statement (schemaChanges: stop); everything before it is committed —
+       floe verify: the lake differs from MySQL (also when --repair fixed it)
   130  interrupted twice: forced exit before the current checkpoint was committed`;

@@ -14,6 +14,7 @@ import { registerScan } from './commands/scan.js';
 import { registerMaintain } from './commands/maintain.js';
 import { registerCatalogServe } from './commands/catalog-serve.js';
 import { registerStatus } from './commands/status.js';
+import { registerVerify } from './commands/verify.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -33,6 +34,7 @@ export function buildProgram(setExit: (code: ExitCodeValue) => void = (code) => 
   registerRun(program, setExit);
   registerCheck(program, setExit);
   registerStatus(program, setExit);
+  registerVerify(program, setExit);
   registerDemo(program, setExit);
   // Commands registered by other modules:
   registerScan(program, setExit);

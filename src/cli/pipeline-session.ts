@@ -17,6 +17,7 @@ import { runPipeline, type RunResult } from '../pipeline/runner.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { sharedWorkerEncoderPool } from '../iceberg/parquet/worker-encoder.js';
 import { workerKeyTableBuilder } from '../iceberg/writer/worker-key-table.js';
+import { ScheduledVerification } from './scheduled-verify.js';
 
 /**
  * Parquet files are encoded in worker threads, so that reading MySQL and building Arrow batches on
@@ -40,6 +41,8 @@ export interface SessionOptions {
   terminal: TerminalRouter;
   /** More notification sinks (the demo records notifications to follow the phases). */
   extraSinks?: NotificationSink[];
+  /** The configuration file: `floe run`'s scheduled verification (verify.intervalMs) runs `floe verify` on it. */
+  configPath?: string;
 }
 
 export interface SessionOutcome {
@@ -65,9 +68,13 @@ export async function runPipelineSession(config: FloeConfig, options: SessionOpt
       options.terminal.routeTo((text) => bars.writeLine(text));
     }
     let result: RunResult;
+    const verification = options.mode === 'run' && options.configPath ? new ScheduledVerification(config, options.configPath, logger, notifier, metrics) : undefined;
+    if (config.verify.intervalMs !== undefined && !verification) logger.warn('verify.intervalMs is set, but floe was not started with a configuration file for the verification to read; no verification is scheduled');
+    verification?.start();
     try {
       result = await runWithRestarts(config, options, { notifier, metrics, progress });
     } finally {
+      verification?.stop();
       progress?.stop();
       options.terminal.routeTo(undefined);
     }

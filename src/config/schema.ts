@@ -398,6 +398,19 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    verify: z
+      .object({
+        intervalMs: z
+          .number()
+          .int()
+          .min(1000)
+          .optional()
+          .describe('floe run verifies its tables against MySQL this often (ms; hours are typical), in a `floe verify` process of its own started in the background (never repairing); the result goes to the floe_verify_* metrics and a notification. Off when absent'),
+        chunkSize: z.number().int().min(1).optional().describe('Rows per verified chunk (default source.snapshot.chunkSize)'),
+        parallelism: z.number().int().min(1).max(64).default(1).describe("Chunks floe run's scheduled verification reads on the server at a time (`floe verify --parallelism` defaults to source.snapshot.parallelism)"),
+      })
+      .strict()
+      .prefault({}),
     schemaChanges: z.enum(['evolve', 'fail', 'stop']).default('evolve'),
     transforms: z.array(transformSchema).default([]),
     notifications: z

@@ -30,7 +30,7 @@ import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import type { KeyTableBuilder } from '../iceberg/writer/index.js';
 import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
-import type { DdlEvent, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
+import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer, type SourceEventKind } from './checkpoint.js';
 import { ReadAhead, TIMED_OUT } from './read-ahead.js';
@@ -40,6 +40,7 @@ import type { Notifier } from './observe/notifications.js';
 import type { ProgressReporter } from './observe/progress.js';
 import { Router } from './router.js';
 import { checkResumeBinlogs, withPurgedTables } from './purged-binlog-check.js';
+import { takeJobLock } from './job-lock.js';
 import { checkpointOptions, configuredStart, sourceConfig } from './config-options.js';
 import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './ddl-handler.js';
 import { announceSnapshotRows, firstCheckpointId, joinedTableClash, prepareTables } from './prepared-tables.js';
@@ -101,6 +102,8 @@ class PipelineRun {
   /** The MySQL side, opened once for the run; each source session is one stream of it. */
   private mysql: OpenedMySqlSource | undefined;
   private catalog: Catalog | undefined;
+  /** The job lock (job-lock.ts): one writer per job — a second floe run, or floe verify --repair, is refused. */
+  private lock: JobLock | undefined;
   private source: MySqlSource | undefined;
   private checkpointer: Checkpointer | undefined;
   private router: Router | undefined;
@@ -135,7 +138,9 @@ class PipelineRun {
     const logger = this.logger;
 
     // ---- start: tables, their Iceberg tables and where each stands ----------------------------
-    const mysql = (this.mysql = await openMySqlSource(sourceConfig(source, (m) => logger.debug(m, { component: 'source' }))));
+    const settings = sourceConfig(source, (m) => logger.debug(m, { component: 'source' }));
+    this.lock = await takeJobLock(config, settings.connection, 'floe run');
+    const mysql = (this.mysql = await openMySqlSource(settings));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     if (mysql.tables.size === 0) {
       throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);
@@ -444,6 +449,7 @@ class PipelineRun {
     // closing after the run's outcome is decided: a failing close must not replace it
     await this.mysql?.close();
     await this.catalog?.close?.().catch(() => {});
+    await this.lock?.release();
   }
 }
 

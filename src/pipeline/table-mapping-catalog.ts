@@ -179,7 +179,7 @@ function warnOnSpecDifference(table: CatalogTable, mapping: TableMapping, logger
  * mapping lacks (only while a DDL is pending, see `EnsureOptions`) is null; a source column the
  * table lacks is not written.
  */
-function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
+export function rowProjection(mapping: TableMapping, schema: Schema): (row: Row) => Row {
   const byName = new Map(mapping.columns.map((c) => [c.name, c]));
   const plan = schema.fields.map((f) => byName.get(f.name));
   const identity = plan.length === mapping.sourceColumnCount && plan.every((c, i) => c !== undefined && c.sourceIndex === i && !c.transform);

@@ -54,6 +54,10 @@ describe('npm run bench', () => {
     expect(result.options.cdcRuns).toBe(2);
     expect(result.rows.find((r) => r.step === 'floe CDC, start to committed')!.note).toMatch(/^median of 2 runs \([\d,]+, [\d,]+ changes\/s\)/);
     expect(counts['ceiling B: zongji decode, no sink']).toBe(500);
+    // floe verify of the table after streaming: every row compared (the table's rows then), figures there
+    expect(stdout).toMatch(/verify [\d,]+ rows\/s \([\d.]+ of the snapshot's rate\)/);
+    expect(counts['floe verify']).toBeGreaterThan(1500);
+    for (const v of [result.verify!.rowsPerSecond, result.verify!.ratioToSnapshot, result.verify!.lakeBytesRead, result.verify!.cpuSeconds]) expect(v).toBeGreaterThan(0);
     // the partitioned cases, beside the unpartitioned snapshot: verified, with their files and commits
     expect(stdout).toMatch(/floe snapshot, partitioned by day\(created_at\)/);
     expect(result.partitioned.map((p) => p.partitionBy)).toEqual(['day(created_at)', 'bucket(16, id)']);

@@ -68,7 +68,7 @@ async function pipelineCommand(mode: 'run' | 'snapshot', ctx: CommandContext, op
   try {
     // The pipeline's modules load when a pipeline runs, not for every command (start-up time).
     const { runPipelineSession } = await import('../pipeline-session.js');
-    const { exitCode } = await runPipelineSession(config, { mode, signal: stop.signal, logger, progress: options.progress, terminal: ctx.terminal });
+    const { exitCode } = await runPipelineSession(config, { mode, signal: stop.signal, logger, progress: options.progress, terminal: ctx.terminal, configPath: ctx.configPath });
     return exitCode;
   } finally {
     stop.dispose();

@@ -19,6 +19,10 @@
  * | floe_table_deleted_rows                 | gauge     | table, kind     | rows those delete files remove (equality / position) |
  * | floe_table_snapshots                    | gauge     | table           | snapshots retained in the metadata                 |
  * | floe_table_metadata_bytes               | gauge     | table           | size of the current metadata.json                  |
+ * | floe_verify_differing_rows              | gauge     | table           | rows the last scheduled verification found differing (only in MySQL, only in the lake, or different) |
+ * | floe_verify_differing_chunks            | gauge     | table           | chunks it found differing                          |
+ * | floe_verify_unverified                  | gauge     | table           | 1 when it could not verify the table, else 0       |
+ * | floe_verify_last_run_timestamp_seconds  | gauge     |                 | when the last scheduled verification finished      |
  * | process_* / nodejs_*                    |           |                 | prom-client's default process metrics (CPU, RSS, event loop lag) |
  *
  * Tables are labelled with their source name `db.table`.
@@ -45,6 +49,10 @@ export interface Metrics {
   filesWritten(table: string, content: FileContent, files: number, bytes: number): void;
   /** The table's health (iceberg/maintenance/table-health.ts), measured at a maintenance round. */
   tableHealth?(table: string, health: TableHealth): void;
+  /** A scheduled verification's result for `table` (differing rows and chunks; whether it could be verified). */
+  verification?(table: string, result: { differingRows: number; differingChunks: number; verified: boolean }): void;
+  /** A scheduled verification finished (at `timeMs`). */
+  verificationFinished?(timeMs: number): void;
 }
 
 export class PrometheusMetrics implements Metrics {
@@ -65,6 +73,7 @@ export class PrometheusMetrics implements Metrics {
     manifests: Gauge<'table' | 'content'>;
     metadataBytes: Gauge<'table'>;
   };
+  private readonly verify: { rows: Gauge<'table'>; chunks: Gauge<'table'>; unverified: Gauge<'table'>; last: Gauge };
 
   constructor(options: { registry?: Registry; defaultMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -92,6 +101,12 @@ export class PrometheusMetrics implements Metrics {
       manifests: new Gauge({ name: 'floe_table_manifests', help: 'Manifests of the current snapshot by content (data, deletes); maintenance.manifests rewrites them when small ones pile up', labelNames: ['table', 'content'], registers }),
       metadataBytes: new Gauge({ name: 'floe_table_metadata_bytes', help: 'Size of the current metadata.json', labelNames: ['table'], registers }),
     };
+    this.verify = {
+      rows: new Gauge({ name: 'floe_verify_differing_rows', help: 'Rows the last scheduled verification found differing between MySQL and the lake', labelNames: ['table'], registers }),
+      chunks: new Gauge({ name: 'floe_verify_differing_chunks', help: 'Chunks the last scheduled verification found differing', labelNames: ['table'], registers }),
+      unverified: new Gauge({ name: 'floe_verify_unverified', help: '1 when the last scheduled verification could not verify the table', labelNames: ['table'], registers }),
+      last: new Gauge({ name: 'floe_verify_last_run_timestamp_seconds', help: 'When the last scheduled verification finished (Unix seconds)', registers }),
+    };
   }
 
   rowsWritten(table: string, phase: RowPhase, rows: number): void {
@@ -112,6 +127,15 @@ export class PrometheusMetrics implements Metrics {
   filesWritten(table: string, content: FileContent, files: number, bytes: number): void {
     if (files > 0) this.files.inc({ table, content }, files);
     if (bytes > 0) this.bytes.inc({ table, content }, bytes);
+  }
+
+  verification(table: string, r: { differingRows: number; differingChunks: number; verified: boolean }): void {
+    this.verify.rows.set({ table }, r.differingRows);
+    this.verify.chunks.set({ table }, r.differingChunks);
+    this.verify.unverified.set({ table }, r.verified ? 0 : 1);
+  }
+  verificationFinished(timeMs: number): void {
+    this.verify.last.set(timeMs / 1000);
   }
 
   tableHealth(table: string, h: TableHealth): void {

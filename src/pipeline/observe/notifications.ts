@@ -24,7 +24,9 @@ export type PipelineEvent =
   | { type: 'stopped'; reason: 'signal' | 'snapshot-complete' }
   /** schemaChanges: stop — everything before the DDL is committed; `position` is its GTID and/or file:pos. */
   | { type: 'ddl-stop'; table?: string; statement: string; position: string }
-  | { type: 'failed'; error: string };
+  | { type: 'failed'; error: string }
+  /** A verification `floe run` scheduled (verify.intervalMs) finished: the lake equals MySQL, differs, or could not all be verified. */
+  | { type: 'verify-finished'; status: 'equal' | 'differs' | 'unverified'; tables: { table: string; status: string; differingChunks: number; differingRows: number }[] };
 
 export type PipelineEventType = PipelineEvent['type'];
 
@@ -97,7 +99,7 @@ export class LogSink implements NotificationSink {
     const message = describeEvent(n);
     const log = { notification: type, ...fields };
     if (type === 'failed' || type === 'schema-change-refused') this.logger.error(message, log);
-    else if (type === 'ddl-stop') this.logger.warn(message, log);
+    else if (type === 'ddl-stop' || (n.type === 'verify-finished' && n.status !== 'equal')) this.logger.warn(message, log);
     else this.logger.info(message, log);
   }
 }
@@ -123,6 +125,12 @@ export function describeEvent(e: PipelineEvent): string {
       return `stopped before a DDL at ${e.position} (schemaChanges: stop); review it and start floe again: ${e.statement}`;
     case 'failed':
       return `pipeline failed: ${e.error}`;
+    case 'verify-finished': {
+      const differing = e.tables.filter((t) => t.differingChunks > 0).map((t) => `${t.table} (${t.differingRows} rows in ${t.differingChunks} chunks)`);
+      if (e.status === 'equal') return `verification: the lake equals MySQL (${e.tables.length} table${e.tables.length === 1 ? '' : 's'})`;
+      if (e.status === 'differs') return `verification: the lake differs from MySQL in ${differing.join(', ')}; floe verify --repair re-copies those chunks`;
+      return `verification: not every table could be verified (${e.tables.filter((t) => t.status !== 'equal').map((t) => `${t.table}: ${t.status}`).join(', ')})`;
+    }
   }
 }
 

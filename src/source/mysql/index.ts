@@ -37,3 +37,19 @@ export type { ColumnSchema, TableId, TableSchema } from './schema/table-schema.j
 export { mapColumn, mapTable } from './schema/type-mapping.js';
 export type { MappedColumn, MappedTable, TypeMappingOptions } from './schema/type-mapping.js';
 export { readWatermark } from './snapshot/watermark.js';
+// `floe verify` (src/pipeline/verify/): the server side of its checksums and reads, and the job lock
+export { ChunkLocator, chunkKeyColumns } from './snapshot/chunk.js';
+export { createKeyComparator, serverCollationWeigher } from './snapshot/key-compare.js';
+export type { KeyComparator } from './snapshot/key-compare.js';
+export { discoverForeignKeys, planCascades } from './schema/foreign-keys.js';
+export { transformComputable } from './verify/canonical-sql.js';
+export type { CanonicalColumn } from './verify/canonical-sql.js';
+export { readChunkChecksum, readChunkRows } from './verify/chunk-reads.js';
+export type { ChunkChecksum, ReadServer } from './verify/chunk-reads.js';
+export type { ReadPoint } from './verify/read-point.js';
+export { TableChangeLog } from './verify/change-log.js';
+export { changedChunks } from './verify/changed-chunks.js';
+export { rowsAtOffset } from './verify/window-apply.js';
+export { serverFloatTexts } from './verify/float-text.js';
+export { readChunksForRepair } from './verify/repair-read.js';
+export { JobLock, jobLockName } from './job-lock.js';

@@ -159,11 +159,19 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     const conn = given?.client ?? (await connectMysql(this.options.connection));
     this.control = conn;
     this.ownsControl = !given;
+    // closed while connecting: close() found no connection to close yet
+    if (this.closed) return this.releaseControl();
     this.dialect = this.options.dialect ?? (await detectDialect(conn));
     this.identity = given?.identity ?? (await readServerIdentity(conn, this.dialect.flavor));
     const start = await resolveStartOffset(conn, this.dialect, this.identity, this.options.start);
     this.last = start;
     await this.connect(start);
+  }
+
+  /** Closes the control connection when it is the reader's own. */
+  private async releaseControl(): Promise<void> {
+    if (this.ownsControl) await this.control?.close().catch(() => {});
+    this.control = undefined;
   }
 
   /** Chooses file/position or GTIDs for `from`, verifying the server and that the binlog is still there. */
@@ -193,13 +201,13 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
   }
 
   private async connect(from: BinlogOffset): Promise<void> {
-    if (this.closed) return;
+    if (this.closed) return this.releaseControl();
     if (this.reachedStop(from)) {
       await this.close();
       return;
     }
     const { start, assemblerStart } = await this.sessionStart(from);
-    if (this.closed) return;
+    if (this.closed) return this.releaseControl();
     const decoding = this.options.decoding;
     const rawRows = decoding.compiledFor !== undefined && this.options.rowDecoder !== 'zongji';
     const options: AssemblingSessionOptions = {

@@ -100,7 +100,7 @@ export function chunkKeyColumns(table: MappedTable, chunk: Pick<Chunk, 'keyColum
 }
 
 /** The WHERE condition selecting exactly a chunk's rows ('' for a whole-table chunk). */
-function chunkCondition(table: MappedTable, chunk: Chunk): string {
+export function chunkCondition(table: MappedTable, chunk: Chunk): string {
   const columns = chunkKeyColumns(table, chunk);
   const parts: string[] = [];
   if (chunk.lower) parts.push(keyLowerCondition(columns, chunk.lower, true));

@@ -87,7 +87,7 @@ function signedTime(micros: bigint): string {
 }
 
 /** A double literal that MySQL parses to exactly `n` (shortest round-trip digits, exponent form). */
-function doubleLiteral(n: number): string {
+export function doubleLiteral(n: number): string {
   if (!Number.isFinite(n)) throw new FloeError('source.mysql', 'invalid-data', `cannot write ${n} as a MySQL double literal`);
   if (Object.is(n, -0)) return '-0e0';
   return n.toExponential().replace('e+', 'e');
