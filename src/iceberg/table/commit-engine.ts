@@ -3,7 +3,7 @@
  * Java `SnapshotProducer.commit` + `Tasks` retries, pyiceberg `_refresh_for_retry`). Every change floe
  * makes to a table's metadata goes through it: snapshots (snapshot-producer.ts), schema and spec
  * updates (table-updates.ts), and — through `resolveUnknownOutcome` — the checkpoint committer's
- * last look at a commit whose outcome stayed unknown (writer/table-committer.ts).
+ * last look at a commit whose outcome stayed unknown (checkpoint/table-committer.ts).
  *
  * One attempt = plan the change on the table as it is now (updates + requirements, or 'skip'), then
  * swap the catalog's metadata pointer. Then:

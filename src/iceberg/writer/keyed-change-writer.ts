@@ -27,11 +27,11 @@
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
-import type { KeyIndex, KeyIndexDelta } from './key-index.js';
+import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
-import type { KeyId, TableKey } from './table-key.js';
-import { KeyLocations } from './key-locations.js';
+import type { KeyId, TableKey } from '../keyindex/table-key.js';
+import { KeyLocations } from '../keyindex/key-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

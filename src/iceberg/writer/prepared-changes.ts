@@ -6,7 +6,7 @@
  */
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { KeyIndex, KeyIndexDelta } from './key-index.js';
+import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';
 

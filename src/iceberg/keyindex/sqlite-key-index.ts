@@ -17,7 +17,7 @@
  * anything it cannot follow — a data file it points at no longer live (another writer's rewrite), a
  * different table, key or schema, an unreadable database — answers "rebuild" with the reason.
  *
- * The database file itself (tables, pragmas, statements, stamp row): key-index-sqlite-file.ts.
+ * The database file itself (tables, pragmas, statements, stamp row): sqlite-index-file.ts.
  * Tables: `rows(k PRIMARY KEY, file, pos) WITHOUT ROWID` (k: the KeyId — an INTEGER for numeric
  * keys, the canonical TEXT otherwise; the two never compare equal), `files(id, path, deletes)` (the
  * data files rows point at; `deletes` the paths of the delete files that applied to the file when
@@ -37,7 +37,7 @@ import { DELETED_DATA_FILES } from '../table/snapshot-summary.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
 import type { KeyId, TableKey } from './table-key.js';
-import { createIndexDatabase, FORMAT, indexStatements, openIndexDatabase, deletesSignature, signature, sqlKey, type FileRow, type StampRow } from './key-index-sqlite-file.js';
+import { createIndexDatabase, FORMAT, indexStatements, openIndexDatabase, deletesSignature, signature, sqlKey, type FileRow, type StampRow } from './sqlite-index-file.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 /** Rows per transaction while building (one fsync each, bounded WAL). */

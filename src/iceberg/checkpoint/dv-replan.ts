@@ -11,8 +11,8 @@ import { FloeError } from '../../util/errors.js';
 import { identifierToString, type TableIdentifier } from '../metadata/catalog.js';
 import { findExistingDeletes } from './existing-deletes.js';
 import { isCheckpointCommitted } from './checkpoint-stamps.js';
-import type { KeyIndexLifecycle } from './key-index-lifecycle.js';
-import type { PreparedChanges } from './table-change-writer.js';
+import type { KeyIndexLifecycle } from '../keyindex/key-index-lifecycle.js';
+import type { PreparedChanges } from '../writer/table-change-writer.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 import { reloadTable, type CatalogTable } from '../table/index.js';
 

@@ -43,12 +43,12 @@ import type { Snapshot } from '../spec/table-metadata.js';
 import { snapshotById } from '../spec/snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, resolveUnknownOutcome, type CatalogTable, type CommitResult, type RetryPolicy } from '../table/index.js';
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
-import type { RowChange } from './row-change.js';
-import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
+import type { RowChange } from '../writer/row-change.js';
+import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from '../writer/table-change-writer.js';
 import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
 import { findExistingDeletes } from './existing-deletes.js';
-import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
-import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from './key-index-lifecycle.js';
+import type { CompactionCommit } from '../keyindex/key-index.js';
+import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
 import { MAX_RELOCATIONS, replanDeletes } from './dv-replan.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 
@@ -172,7 +172,7 @@ export class TableCommitter {
     if (!this.writer) {
       // an index still to be built from the lake comes later (built off this thread): the changes
       // are applied meanwhile, and the commit waits for it (commitBuffered)
-      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode, { later: true });
+      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
       this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, expectedRows: this.lastRowsWritten });
       this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
     }
@@ -230,7 +230,7 @@ export class TableCommitter {
 
   /** A writer that waits for its key index gets the index of the table as it is now (built, if need be). */
   private async handIndexTo(writer: TableChangeWriter): Promise<void> {
-    const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode);
+    const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode === 'append');
     if (!keyIndex) {
       throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: the changes buffered while the key index was built or checkpoint commits ran need the table's key index, which the table no longer gets (it grew past iceberg.keyIndexMaxRows meanwhile?); restart floe — it resumes from the committed checkpoint`);
     }

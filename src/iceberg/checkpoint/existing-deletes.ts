@@ -19,7 +19,7 @@ import { readParquetRows } from '../parquet/reader.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
 import { readManifestEntries, readSnapshotManifests, type CatalogTable } from '../table/index.js';
-import { readExistingDeletionVector, type ExistingDeletes } from './position-delete-writers.js';
+import { readExistingDeletionVector, type ExistingDeletes } from '../writer/position-delete-writers.js';
 
 export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'metadata'>, dataFilePaths: Iterable<string>): Promise<Map<string, ExistingDeletes>> {
   const targets = new Set(dataFilePaths);
