@@ -26,6 +26,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/iceberg/table/evolution.test.ts',
   'test/iceberg/table/merge.test.ts',
   'test/iceberg/table/retry.test.ts',
+  'test/iceberg/checkpoint/checkpoint-commit.test.ts',
   'test/iceberg/checkpoint/replay.test.ts',
   'test/iceberg/keyindex/row-key.test.ts',
   'test/iceberg/writer/table-change-writer.test.ts',

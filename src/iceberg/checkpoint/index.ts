@@ -9,5 +9,5 @@
  * - `findExistingDeletes`: the deletes a table holds for data files a new deletion vector replaces.
  */
 export { TableCommitter, type TableCommitOutcome, type TableCommitterOptions } from './table-committer.js';
-export { CHECKPOINT_ID_KEY, JOB_ID_KEY, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
+export { CHECKPOINT_ID_KEY, everyStampedProgress, JOB_ID_KEY, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 export { findExistingDeletes } from './existing-deletes.js';

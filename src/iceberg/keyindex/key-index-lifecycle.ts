@@ -22,18 +22,19 @@
  *   taken for another writer's (failpoint `key-index-before-follow-compaction`).
  */
 import { join } from 'node:path';
-import { errorMessage } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
 import type { TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
-import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
-import { buildKeyIndex, indexStillMatches, keyReader, MemoryKeyIndex, NO_KEY_MOVES, type CompactionCommit, type KeyIndex, type KeyIndexDelta } from './key-index.js';
-import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './sqlite-key-index.js';
+import { buildKeyIndex, indexStillMatches, MemoryKeyIndex, NO_KEY_MOVES, type CompactionCommit, type KeyIndex, type KeyIndexDelta } from './key-index.js';
+import { DiskKeyIndex, type DiskIndexIdentity } from './sqlite-key-index.js';
+import { openDiskKeyIndex } from './sqlite-index-open.js';
 import { saveMemoryIndex, takeMemoryIndex } from './saved-index-file.js';
-import { TableKey, type KeyId } from './table-key.js';
+import { readCompactionMoves } from './compaction-moves.js';
+import { TableKey } from './table-key.js';
 import type { KeyTableBuilder } from './key-table-builder.js';
 
 export interface KeyIndexOptions {
@@ -328,31 +329,13 @@ export class KeyIndexLifecycle {
       if (index.snapshotId !== head) index.apply(NO_KEY_MOVES, head); // a manifest rewrite moves no row
       return 'followed';
     }
-    const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));
-    const sequenceNumber = snapshotById(m, compaction.snapshotId)?.sequenceNumber ?? 0n;
-    const reader = keyReader(table, TableKey.identifier(schema), schema);
-    const moved: [KeyId, DataFile, number][] = [];
-    let consistent = true;
-    try {
-      for (const file of compaction.addedDataFiles) {
-        await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
-          // every row of a new file was a live row of a removed one, indexed there (and only once)
-          const at = index.get(k);
-          if (!at || !removed.has(at.file.filePath)) consistent = false;
-          moved.push([k, file, pos]);
-        });
-      }
-    } catch (e) {
-      // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
-      this.options.warn?.(`${this.name}: could not read the key columns of the files floe's compaction wrote (${errorMessage(e)}); the key index is rebuilt from the lake`);
+    const moves = await readCompactionMoves(table, schema, index, compaction);
+    if ('why' in moves) {
+      this.options.warn?.(`${this.name}: ${moves.why}; rebuilding it from the lake`);
       this.drop();
       return 'dropped';
     }
-    if (!consistent) {
-      this.options.warn?.(`${this.name}: the key index did not hold the rows floe's compaction moved as expected; rebuilding it from the lake`);
-      this.drop();
-      return 'dropped';
-    }
+    const { moved, removed } = moves;
     await failpoint('key-index-before-follow-compaction');
     index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
     this.loads.followed++;

@@ -12,7 +12,7 @@
  *                   or, with a key index (deletion-vector upserts), a DV entry on the committed row.
  *
  * A writer opened while the table's previous checkpoint is still being committed (its changes are
- * applied meanwhile: #11 item 3) has no index yet — the index will know that checkpoint's rows only
+ * applied meanwhile) has no index yet — the index will know that checkpoint's rows only
  * once it lands; nor has one opened while its index is built from the lake in another thread
  * (key-index-lifecycle.ts). Its lookups of committed rows wait, in order, as bare keys, until `useIndex` hands
  * it the index: they touch nothing the rest of a step reads (only the DV targets and the keys whose
