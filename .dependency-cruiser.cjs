@@ -32,6 +32,13 @@ module.exports = {
     below('iceberg', ['catalog', 'pipeline', 'cli', 'source', 'demo'], 'the table layer depends on the catalog seam (src/iceberg/metadata/catalog.ts), never on a catalog'),
     below('catalog', ['source', 'pipeline', 'cli', 'demo'], 'catalogs hold table pointers; they know nothing of MySQL or the pipeline'),
     below('pipeline', ['cli', 'demo'], 'the pipeline is driven by the commands, never the other way round'),
+    // inside iceberg, the upsert path from the bottom up: table (commits) · keyindex (the key index of
+    // DV upserts) · writer (change writers and sinks) · maintenance (compaction writes with the
+    // writer) · checkpoint (the table committer, over all of them)
+    below('iceberg/table', ['iceberg/keyindex', 'iceberg/writer', 'iceberg/maintenance', 'iceberg/checkpoint'], 'the commit engine knows nothing of the writers above it'),
+    below('iceberg/keyindex', ['iceberg/writer', 'iceberg/maintenance', 'iceberg/checkpoint'], 'the key index is what the writer looks rows up in, never the other way round'),
+    below('iceberg/writer', ['iceberg/maintenance', 'iceberg/checkpoint'], 'the change writers are used by compaction and the committer, and use neither'),
+    below('iceberg/maintenance', ['iceberg/checkpoint'], 'maintenance commits through the table layer, not the checkpoint committer'),
     {
       name: 'mysql-surface',
       comment: 'pipeline, cli and demo use the MySQL source through src/source/mysql/index.ts only',

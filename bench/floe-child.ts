@@ -22,7 +22,7 @@ import type * as Notifications from '../src/pipeline/observe/notifications.js';
 import type { Notification } from '../src/pipeline/observe/notifications.js';
 import type * as Runner from '../src/pipeline/runner.js';
 import type * as WorkerEncoder from '../src/iceberg/parquet/worker-encoder.js';
-import type * as WorkerKeyTable from '../src/iceberg/writer/worker-key-table.js';
+import type * as WorkerKeyTable from '../src/iceberg/keyindex/worker-key-table.js';
 import type * as Errors from '../src/util/errors.js';
 import type { Metrics } from '../src/pipeline/observe/metrics.js';
 import { floeModules } from './floe-build.js';
@@ -36,7 +36,7 @@ const { createLogger } = await load<typeof Logger>('pipeline/observe/logger.js')
 const { FanOutNotifier, LogSink } = await load<typeof Notifications>('pipeline/observe/notifications.js');
 const { runPipeline } = await load<typeof Runner>('pipeline/runner.js');
 const { sharedWorkerEncoderPool } = await load<typeof WorkerEncoder>('iceberg/parquet/worker-encoder.js');
-const { workerKeyTableBuilder } = await load<typeof WorkerKeyTable>('iceberg/writer/worker-key-table.js');
+const { workerKeyTableBuilder } = await load<typeof WorkerKeyTable>('iceberg/keyindex/worker-key-table.js');
 const { errorMessage } = await load<typeof Errors>('util/errors.js');
 
 /**

@@ -1,11 +1,11 @@
 /**
  * The three stores of the key-index store benchmark (bench/key-index-stores.ts), each driven the way
- * floe drives its disk index (src/iceberg/writer/key-index.ts): a build in transactions of 50,000
+ * floe drives its disk index (src/iceberg/keyindex/key-index.ts): a build in transactions of 50,000
  * rows with the stamp last, a synchronous `get`, and a checkpoint — the moved keys, the deletes of
  * the files the commit touched and the stamp — in one transaction. Loaded lazily: a store that does
  * not install or load here fails alone (the benchmark records it).
  *
- *   sqlite   floe's own store, key-index-sqlite.ts itself (DiskKeyIndex.build / get / apply): its
+ *   sqlite   floe's own store, sqlite-key-index.ts itself (DiskKeyIndex.build / get / apply): its
  *            schema, statements and pragmas (WAL, synchronous=NORMAL), better-sqlite3
  *   lmdb     `lmdb` (lmdb-js): named databases rows / files / stamp in one environment; keys the
  *            KeyId itself (lmdb-js's ordered-binary key encoding), values raw bytes; writes in
@@ -26,22 +26,22 @@
  * overlappingSync (the flush runs after the commit; the meta pages are switched so that the last
  * flushed transaction survives a power loss), LevelDB `sync: false` (the log is written, not fsynced;
  * recovery drops a torn tail by its checksums). The lake is the truth and the index a stamped cache
- * (key-index-sqlite.ts header): an older state is replayed, so none needs an fsync per commit.
+ * (sqlite-key-index.ts header): an older state is replayed, so none needs an fsync per commit.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { DataFile } from '../src/iceberg/spec/data-file.js';
-import { keyIndexDelta, type IndexedRow } from '../src/iceberg/writer/key-index.js';
-import { DiskKeyIndex, type DiskIndexIdentity } from '../src/iceberg/writer/key-index-sqlite.js';
-import type { KeyId } from '../src/iceberg/writer/table-key.js';
+import { keyIndexDelta, type IndexedRow } from '../src/iceberg/keyindex/key-index.js';
+import { DiskKeyIndex, type DiskIndexIdentity } from '../src/iceberg/keyindex/sqlite-key-index.js';
+import type { KeyId } from '../src/iceberg/keyindex/table-key.js';
 import { ROWS_PER_FILE } from './key-index.js';
 
 export type StoreName = 'sqlite' | 'lmdb' | 'leveldb';
 export const STORES: readonly StoreName[] = ['sqlite', 'lmdb', 'leveldb'];
 
-/** Rows per build transaction, as key-index-sqlite.ts's BUILD_BATCH. */
+/** Rows per build transaction, as sqlite-key-index.ts's BUILD_BATCH. */
 const BUILD_BATCH = 50_000;
 
 type Moved = readonly (readonly [KeyId, DataFile, number])[];
@@ -67,7 +67,7 @@ function stampText(snapshotId: bigint, rowCount: number): string {
   return JSON.stringify({ ...IDENTITY, snapshotId: String(snapshotId), rowCount, format: 1 });
 }
 
-/** floe's own: key-index-sqlite.ts, unchanged. */
+/** floe's own: sqlite-key-index.ts, unchanged. */
 async function sqliteCandidate(dir: string): Promise<Candidate> {
   const path = join(dir, 'table.keyindex.sqlite');
   let index: DiskKeyIndex | undefined;
@@ -121,7 +121,7 @@ function unpackRow(b: Uint8Array): [number, number] {
   return [out[0], out[1]];
 }
 
-/** Data files by id, as key-index-sqlite.ts keeps them (the store holds ids; DataFiles stay in memory). */
+/** Data files by id, as sqlite-key-index.ts keeps them (the store holds ids; DataFiles stay in memory). */
 class FileIds {
   private readonly byPath = new Map<string, number>();
   private readonly byId: DataFile[] = [];
@@ -146,7 +146,7 @@ class FileIds {
   }
 }
 
-/** Each file's deletes after a commit, as key-index-sqlite.ts's apply records them. */
+/** Each file's deletes after a commit, as sqlite-key-index.ts's apply records them. */
 function committedDeletes(committed: Committed): Map<string, string> {
   const out = new Map<string, string>();
   for (const f of committed.dataFiles) out.set(f.filePath, '\n|');

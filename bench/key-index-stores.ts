@@ -2,15 +2,15 @@
  * The disk key index's store, chosen by measurement (issue #10: "LMDB or LevelDB bindings are
  * candidates: choose by measurement"; the decision and its figures: docs/key-index-store.md). Three
  * embedded stores run the key-index workload of deletion-vector upserts on local disk, driven the
- * way floe drives its index (src/iceberg/writer/key-index.ts): floe's own SQLite store
- * (key-index-sqlite.ts itself), LMDB (lmdb-js) and LevelDB (classic-level), each configured as
+ * way floe drives its index (src/iceberg/keyindex/key-index.ts): floe's own SQLite store
+ * (sqlite-key-index.ts itself), LMDB (lmdb-js) and LevelDB (classic-level), each configured as
  * bench/key-index-store-drivers.ts says, all with the same crash safety (a commit survives SIGKILL;
  * a power loss may lose the last ones but never corrupts).
  *
  * Workload, for N keys (default 1,000,000) of a BIGINT key and of a composite (BIGINT, VARCHAR) key
  * as TableKey encodes them (bench/key-index.ts's keys), over data files of 100,000 rows:
  *   build      the bulk load of a rebuild: every key in file order, one transaction per 50,000 rows
- *              (key-index-sqlite.ts BUILD_BATCH), the stamp in the last; keys/s and CPU seconds
+ *              (sqlite-key-index.ts BUILD_BATCH), the stamp in the last; keys/s and CPU seconds
  *              (process.cpuUsage: every thread, the stores' background threads included)
  *   disk       after the load, the store still open: the sizes (st_size) and allocated blocks
  *              (st_blocks × 512, what `du` counts) of every file in the store's directory — the
@@ -30,7 +30,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataFile } from '../src/iceberg/spec/data-file.js';
-import type { KeyId } from '../src/iceberg/writer/table-key.js';
+import type { KeyId } from '../src/iceberg/keyindex/table-key.js';
 import { prng } from '../src/util/prng.js';
 import { benchKeys, dataFile, ROWS_PER_FILE } from './key-index.js';
 import { openStore, STORES, storeVersions, type Candidate, type StoreName } from './key-index-store-drivers.js';

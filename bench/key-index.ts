@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the deletion-vector upserts' key index (src/iceberg/writer/key-index.ts): the
+ * Micro-benchmark of the deletion-vector upserts' key index (src/iceberg/keyindex/key-index.ts): the
  * heap it takes per key and the lookups per second it serves, with N keys (default 1,000,000)
  * spread over data files of 100,000 rows — for a BIGINT primary key (the index keeps a number per
  * key) and for a composite (BIGINT, VARCHAR) key (a string per key, TableKey's encoding).
@@ -18,8 +18,8 @@ import { runInNewContext } from 'node:vm';
 import type { DataFile } from '../src/iceberg/spec/data-file.js';
 import { Schema } from '../src/iceberg/spec/schema.js';
 import { Types } from '../src/iceberg/spec/types.js';
-import { MemoryKeyIndex } from '../src/iceberg/writer/key-index.js';
-import { TableKey, type KeyId } from '../src/iceberg/writer/table-key.js';
+import { MemoryKeyIndex } from '../src/iceberg/keyindex/key-index.js';
+import { TableKey, type KeyId } from '../src/iceberg/keyindex/table-key.js';
 import { prng } from '../src/util/prng.js';
 
 export interface KeyIndexFigures {

@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../src/catalog/filesystem/filesystem-catalog.js';
 import { readManifestEntries, readSnapshotManifests } from '../src/iceberg/table/index.js';
-import { JOB_ID_KEY, lastCommitted } from '../src/iceberg/writer/checkpoint-stamps.js';
+import { JOB_ID_KEY, lastCommitted } from '../src/iceberg/checkpoint/checkpoint-stamps.js';
 import { scanTable } from '../src/iceberg/scan/index.js';
 import type { MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { compareOffsets, parseOffset, type BinlogOffset } from '../src/source/mysql/offset/offset.js';

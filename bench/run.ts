@@ -16,7 +16,7 @@
  *      bench/row-decoder.ts; measured last, after the peers, their rows shown here)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
  *      offset reaches the binlog position after the workload — with the key index the snapshot run's
- *      clean stop saved (key-index-file.ts), as `floe snapshot` then `floe run` go; then again from
+ *      clean stop saved (saved-index-file.ts), as `floe snapshot` then `floe run` go; then again from
  *      the lake as the snapshot left it, without that index (as after a crash: built from the lake)
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
  *   7b. `floe verify` of the table after streaming (bench/verify-step.ts, child process): rows/s
@@ -28,7 +28,7 @@
  *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
  *      --key-index-keys keys (default 1,000,000), in a child process (bench/key-index-child.ts),
  *      before the server starts;
- *      then the disk index, floe's SQLite store (key-index-sqlite.ts, bench/key-index-stores.ts):
+ *      then the disk index, floe's SQLite store (sqlite-key-index.ts, bench/key-index-stores.ts):
  *      bytes per key on disk, lookups/s, build rate and checkpoint batches with as many keys (the
  *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md)
  *
@@ -128,7 +128,7 @@ function floeConfig(o: BenchOptions, c: MysqlConnectionConfig, warehouse: string
       ...(process.env.FLOE_BENCH_BINLOG_THREAD ? { binlogThread: process.env.FLOE_BENCH_BINLOG_THREAD } : {}),
     },
     warehouse: { location: warehouse },
-    // floe's local state beside the warehouse (the key index a clean stop saves, key-index-file.ts),
+    // floe's local state beside the warehouse (the key index a clean stop saves, saved-index-file.ts),
     // not ./.floe/state of the directory the bench runs in
     stateDir: `${warehouse}.state`,
     catalog: { type: 'filesystem', name: 'floe' },

@@ -16,7 +16,7 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { runPipeline, type RunResult } from '../pipeline/runner.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { sharedWorkerEncoderPool } from '../iceberg/parquet/worker-encoder.js';
-import { workerKeyTableBuilder } from '../iceberg/writer/worker-key-table.js';
+import { workerKeyTableBuilder } from '../iceberg/keyindex/worker-key-table.js';
 import { ScheduledVerification } from './scheduled-verify.js';
 
 /**

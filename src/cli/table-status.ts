@@ -12,7 +12,7 @@ import { identifierToString } from '../iceberg/metadata/catalog.js';
 import { currentSnapshot, snapshotById } from '../iceberg/spec/snapshot-ids.js';
 import { TOTAL_EQ_DELETES, TOTAL_POS_DELETES, TOTAL_RECORDS } from '../iceberg/table/snapshot-summary.js';
 import { scanTable } from '../iceberg/scan/index.js';
-import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
+import { lastCommitted } from '../iceberg/checkpoint/checkpoint-stamps.js';
 import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { parseProgressSummary, type ProgressSummary } from '../pipeline/state.js';

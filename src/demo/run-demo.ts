@@ -15,7 +15,7 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { identifierToString } from '../iceberg/metadata/catalog.js';
 import { sourceSchema, type FloeConfig, type SourceConfig } from '../config/schema.js';
 import { mysqlConnection } from '../pipeline/config-options.js';
-import { lastCommitted } from '../iceberg/writer/checkpoint-stamps.js';
+import { lastCommitted } from '../iceberg/checkpoint/checkpoint-stamps.js';
 import type { Logger } from '../pipeline/observe/logger.js';
 import { RecordingSink, type NotificationSink } from '../pipeline/observe/notifications.js';
 import { icebergIdentifier } from '../pipeline/table-mapping.js';

@@ -7,7 +7,9 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { TableCommitter, type KeyTableBuilder, type TableChangeWriterOptions } from '../iceberg/writer/index.js';
+import { TableCommitter } from '../iceberg/checkpoint/index.js';
+import { type KeyTableBuilder } from '../iceberg/keyindex/index.js';
+import { type TableChangeWriterOptions } from '../iceberg/writer/index.js';
 import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { matchFieldsFor } from './cascade.js';

@@ -1,6 +1,6 @@
 /**
  * The checkpoint coordinator: the pipeline's unit of durability (docs/design.md §4). Changes routed to
- * tables are buffered by one `TableCommitter` per table (src/iceberg/writer/table-committer.ts); a
+ * tables are buffered by one `TableCommitter` per table (src/iceberg/checkpoint/table-committer.ts); a
  * checkpoint commits, for every table that needs it, ONE Iceberg snapshot stamped with the job id, the
  * checkpoint id and that table's own progress (`floe.source-offset`, state.ts). One committer per
  * table, because each table's stamp is its own: its phase, its chunks, its offset.
@@ -47,7 +47,8 @@
  */
 import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 import type { Snapshot } from '../iceberg/spec/table-metadata.js';
-import { TableCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
+import { TableCommitter } from '../iceberg/checkpoint/index.js';
+import { type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';

@@ -11,12 +11,14 @@
  * (write.metadata.delete-after-commit.enabled, set on the tables floe creates).
  *
  * Expiry keeps floe's resume point: the checkpoint stamp is also a table property
- * (iceberg/writer/checkpoint-stamps.ts), so a restart finds it whatever snapshots remain.
+ * (iceberg/checkpoint/checkpoint-stamps.ts), so a restart finds it whatever snapshots remain.
  */
 import type { FloeConfig } from '../config/schema.js';
 import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
-import { rewriteDataFiles, type CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
+import { referencedStateObjects } from './state-references.js';
+import { rewriteDataFiles } from '../iceberg/maintenance/rewrite-data-files.js';
+import type { CompactionCommit } from '../iceberg/keyindex/index.js';
 import type { SmallFileOptions } from '../iceberg/maintenance/small-file-groups.js';
 import { rewriteManifests } from '../iceberg/maintenance/rewrite-manifests.js';
 import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
@@ -140,7 +142,7 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
   let orphanFiles: number | undefined;
   if (options.orphansOlderThanMs !== undefined) {
     // on the table as the expiry left it: the files it just unreferenced and deleted are not listed
-    const orphans = await removeOrphanFiles(result.table, { olderThanMs: options.orphansOlderThanMs, nowMs, dryRun: options.dryRun, warn: (message) => logger.warn(message, { table: name }) });
+    const orphans = await removeOrphanFiles(result.table, { olderThanMs: options.orphansOlderThanMs, nowMs, dryRun: options.dryRun, warn: (message) => logger.warn(message, { table: name }), referencedObjects: referencedStateObjects });
     orphanFiles = orphans.orphans.length;
   }
   const report: TableMaintenanceReport = {

@@ -8,7 +8,7 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
-import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
+import { lastCommitted, type CommittedCheckpoint } from '../iceberg/checkpoint/index.js';
 import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';

@@ -6,7 +6,7 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { tableHealth } from '../iceberg/maintenance/table-health.js';
-import type { CompactionCommit } from '../iceberg/maintenance/rewrite-data-files.js';
+import type { CompactionCommit } from '../iceberg/keyindex/index.js';
 import { loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
 import type { CheckpointTable } from './checkpoint.js';
 import { maintainTable, maintenanceOptions, MaintenanceSchedule } from './maintenance.js';

@@ -28,7 +28,7 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import type { KeyTableBuilder } from '../iceberg/writer/index.js';
+import type { KeyTableBuilder } from '../iceberg/keyindex/index.js';
 import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
@@ -67,7 +67,7 @@ export interface RunOptions {
   parquetEncoder?: ParquetEncoderFactory;
   /**
    * Where key indexes of integer keys are built from the lake (default: on this thread, the changes
-   * waiting). The CLI passes the worker-thread builder (src/iceberg/writer/worker-key-table.ts),
+   * waiting). The CLI passes the worker-thread builder (src/iceberg/keyindex/worker-key-table.ts),
    * with which the changes keep flowing while an index is built.
    */
   keyTableBuilder?: KeyTableBuilder;

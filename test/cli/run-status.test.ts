@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
-import { lastCommitted } from '../../src/iceberg/writer/checkpoint-stamps.js';
+import { lastCommitted } from '../../src/iceberg/checkpoint/checkpoint-stamps.js';
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { readSnapshotManifests } from '../../src/iceberg/table/manifest-io.js';
 import { parseProgressSummary } from '../../src/pipeline/state.js';

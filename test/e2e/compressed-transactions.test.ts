@@ -22,7 +22,7 @@ import type { LocalServer } from '../../src/demo/local-server.js';
 import { startMysql } from '../../src/demo/local-mysql.js';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { compareOffsets, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { prng } from '../../src/util/prng.js';
 import { runFloe } from '../cli/run-floe.js';

@@ -27,6 +27,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { removeOrphanFiles } from '../../src/iceberg/maintenance/remove-orphan-files.js';
+import { referencedStateObjects } from '../../src/pipeline/state-references.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { prng } from '../../src/util/prng.js';
@@ -330,7 +331,7 @@ describe('crash and restart with maintenance', () => {
     // the tables need: they still equal MySQL.
     console.log(`snapshots: v2 ${v2.metadata.snapshots.length}, v3 ${v3.metadata.snapshots.length}; unreferenced files now: v2 ${(await unreachableFiles(v2)).length}, v3 ${(await unreachableFiles(v3)).length}`);
     for (const t of [v2, v3]) {
-      await removeOrphanFiles(t, { olderThanMs: 1000, nowMs: Date.now() + 3_600_000 });
+      await removeOrphanFiles(t, { olderThanMs: 1000, nowMs: Date.now() + 3_600_000, referencedObjects: referencedStateObjects });
       expect(await unreachableFiles(t), `${t.identifier.name} after a last orphan pass`).toEqual([]);
     }
     await checkIntegrity('last orphan pass');

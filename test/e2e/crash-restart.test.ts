@@ -24,7 +24,7 @@ import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';

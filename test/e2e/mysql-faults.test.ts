@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { startMariaDb, type TestServer } from '../support/mariadb.js';
 import { prng } from '../../src/util/prng.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';

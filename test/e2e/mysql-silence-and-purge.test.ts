@@ -32,7 +32,7 @@ import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { startMariaDb, type TestServer } from '../support/mariadb.js';
 import { TcpStallProxy } from '../support/tcp-stall-proxy.js';

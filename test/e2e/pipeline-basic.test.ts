@@ -15,7 +15,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { formatDate } from '../../src/model/values.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';

@@ -14,7 +14,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink, type Notification } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';

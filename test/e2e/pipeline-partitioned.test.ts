@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../src/iceberg/table/index.js';
-import { JOB_ID_KEY } from '../../src/iceberg/writer/index.js';
+import { JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { daysFromCivil } from '../../src/model/values.js';
 import { stringifyJson } from '../../src/util/json.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';

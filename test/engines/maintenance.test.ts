@@ -35,7 +35,7 @@ import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { lastCommitted } from '../../src/iceberg/writer/index.js';
+import { lastCommitted } from '../../src/iceberg/checkpoint/index.js';
 import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
-import { TableCommitter } from '../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../src/iceberg/checkpoint/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../iceberg/writer/change-stream.js';
 import { BY_GROUP, localPath, newTable, prng, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
 import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines } from './support/engines.js';

@@ -15,7 +15,7 @@ import { Schema } from '../../src/iceberg/spec/schema.js';
 import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { Types } from '../../src/iceberg/spec/types.js';
-import { TableCommitter, lastCommitted } from '../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted } from '../../src/iceberg/checkpoint/index.js';
 import { CAUGHT_UP_QUIET_MS, Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';

@@ -11,7 +11,7 @@
 import { Option, type Command } from 'commander';
 import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
-import { lastCommitted } from '../../iceberg/writer/index.js';
+import { lastCommitted } from '../../iceberg/checkpoint/index.js';
 import { maintainTable, maintenanceOptions, smallFileOptions, type TableMaintenanceReport } from '../../pipeline/maintenance.js';
 import { openCatalog } from '../../pipeline/config-options.js';
 import { FloeError } from '../../util/errors.js';

@@ -4,8 +4,10 @@
  * reached.
  *
  * 1. plan on the current metadata; commit `remove-snapshot-ref` (aged-out refs) + `remove-snapshots`
- *    guarded by `assert-table-uuid`; on a conflict (another writer committed meanwhile) reload and
- *    plan again — new snapshots are never expired by a plan made before them;
+ *    guarded by `assert-table-uuid` through the shared commit loop (table/commit-engine.ts); on a
+ *    conflict (another writer committed meanwhile) reload and plan again — new snapshots are never
+ *    expired by a plan made before them; an unknown outcome counts as landed only once the reloaded
+ *    table shows none of the expired snapshots;
  * 2. once the commit landed, delete (a) the manifest lists of the expired snapshots, (b) the
  *    manifests that only expired snapshots listed, and (c) the data and delete files live in those
  *    manifests that no retained snapshot's manifest holds live. Deletion is by path, so a Puffin file
@@ -29,8 +31,8 @@ import type { ManifestFile } from '../manifest/manifest-file.js';
 import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
 import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
-import { catalogTable, reloadTable, type CatalogTable } from '../table/catalog-table.js';
-import { backoffDelayMs, retryPolicy, sleep } from '../table/commit-retry.js';
+import type { CatalogTable } from '../table/catalog-table.js';
+import { commitWithRetry } from '../table/commit-engine.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { planRetention, type RetentionPlan, type RetentionPolicy } from './retention.js';
 
@@ -55,44 +57,57 @@ export interface ExpireResult {
 }
 
 export async function expireSnapshots(start: CatalogTable, options: ExpireOptions = {}): Promise<ExpireResult> {
-  const policy = retryPolicy(start.metadata, {});
-  let table = start;
-  for (let attempt = 1; ; attempt++) {
-    const base = table.metadata;
-    const plan = planRetention(base, { ...options, nowMs: options.nowMs ?? BigInt(Date.now()) });
+  const nowMs = options.nowMs ?? BigInt(Date.now());
+  const planOn = async (table: CatalogTable): Promise<{ plan: RetentionPlan; expired: bigint[]; files: ExpireResult['deletedFiles'] } | undefined> => {
+    const plan = planRetention(table.metadata, { ...options, nowMs });
     const expired = plan.expired.map((s) => s.snapshotId);
-    if (expired.length === 0 && plan.removedRefs.length === 0) return { table, plan, expiredSnapshots: [], deletedFiles: { manifestLists: [], manifests: [], contentFiles: [] } };
-    const files = await unreachableFiles(table.io, base, plan);
-    if (options.dryRun) return { table, plan, expiredSnapshots: expired, deletedFiles: files };
-    const updates: MetadataUpdate[] = plan.removedRefs.map((refName) => ({ action: 'remove-snapshot-ref', refName }) as MetadataUpdate);
-    if (expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: expired });
-    if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(options.nowMs ?? BigInt(Date.now())) } });
-    try {
-      const requirements: TableRequirement[] = [
-        { type: 'assert-table-uuid', uuid: base.tableUuid },
-        { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: base.refs[MAIN_BRANCH]?.snapshotId ?? null },
-      ];
-      const loaded = await table.catalog.commitTable(table.identifier, requirements, updates);
-      table = catalogTable(table.catalog, loaded);
-    } catch (e) {
-      const retryable = isFloeError(e, 'commit-conflict') && e.retryable;
-      if (isFloeError(e, 'commit-state-unknown')) {
-        // Did it land? Only then may files go; either way nothing is deleted on a guess.
-        const now = await reloadTable(table);
-        if (expired.some((id) => now.metadata.snapshots.some((s) => s.snapshotId === id))) throw e;
-        table = now;
-      } else if (!retryable || attempt > policy.numRetries) {
-        throw new FloeError(SUBSYSTEM, isFloeError(e) ? e.kind : 'internal', `expiring snapshots of ${table.identifier.name}: ${errorMessage(e)}`, { cause: e, retryable: false });
-      } else {
-        await sleep(backoffDelayMs(policy, attempt));
-        table = await reloadTable(table);
-        continue;
-      }
-    }
-    await failpoint('expire-after-commit');
-    await deleteAll(table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
-    return { table, plan, expiredSnapshots: expired, deletedFiles: files };
+    if (expired.length === 0 && plan.removedRefs.length === 0) return undefined;
+    return { plan, expired, files: await unreachableFiles(table.io, table.metadata, plan) };
+  };
+  const nothing = (table: CatalogTable, plan: RetentionPlan): ExpireResult => ({ table, plan, expiredSnapshots: [], deletedFiles: { manifestLists: [], manifests: [], contentFiles: [] } });
+  if (options.dryRun) {
+    const planned = await planOn(start);
+    if (!planned) return nothing(start, planRetention(start.metadata, { ...options, nowMs }));
+    return { table: start, plan: planned.plan, expiredSnapshots: planned.expired, deletedFiles: planned.files };
   }
+  // The plan of the attempt that committed (each attempt plans on the table as it is then: a snapshot
+  // committed meanwhile is never expired by a plan made before it).
+  let last: Awaited<ReturnType<typeof planOn>>;
+  let lastTable = start;
+  let result;
+  try {
+    result = await commitWithRetry(start, {
+      subject: `the expiry of snapshots of ${start.identifier.name}`,
+      plan: async (current) => {
+        lastTable = current;
+        last = await planOn(current);
+        if (!last) return 'skip';
+        const base = current.metadata;
+        const updates: MetadataUpdate[] = last.plan.removedRefs.map((refName) => ({ action: 'remove-snapshot-ref', refName }) as MetadataUpdate);
+        if (last.expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: last.expired });
+        if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(nowMs) } });
+        const requirements: TableRequirement[] = [
+          { type: 'assert-table-uuid', uuid: base.tableUuid },
+          { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: base.refs[MAIN_BRANCH]?.snapshotId ?? null },
+        ];
+        return { requirements, updates };
+      },
+      // an unknown outcome landed when none of the snapshots it expires is in the table any more:
+      // only then may their files go — nothing is deleted on a guess
+      landed: (m) => last !== undefined && !last.expired.some((id) => m.snapshots.some((s) => s.snapshotId === id)),
+      gaveUp: (failure, attempts, _policy, unknown) =>
+        new FloeError(SUBSYSTEM, unknown ? 'commit-state-unknown' : failure.kind, `expiring snapshots of ${start.identifier.name}: gave up after ${attempts} attempt(s): ${errorMessage(failure)}`, { cause: failure, retryable: false }),
+    });
+  } catch (e) {
+    // an unknown outcome as the loop raised it; the loop's giving up is in this module's words already
+    if (isFloeError(e, 'commit-state-unknown') || (isFloeError(e) && e.subsystem === SUBSYSTEM)) throw e;
+    throw new FloeError(SUBSYSTEM, isFloeError(e) ? e.kind : 'internal', `expiring snapshots of ${start.identifier.name}: ${errorMessage(e)}`, { cause: e, retryable: false });
+  }
+  if (result.status === 'skipped' || !last) return nothing(result.table, planRetention(lastTable.metadata, { ...options, nowMs }));
+  await failpoint('expire-after-commit');
+  const { plan, expired, files } = last;
+  await deleteAll(result.table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
+  return { table: result.table, plan, expiredSnapshots: expired, deletedFiles: files };
 }
 
 /** What the expired snapshots reach and the retained ones do not. */

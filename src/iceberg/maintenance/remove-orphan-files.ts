@@ -6,9 +6,11 @@
  *
  * Reachable (kept): the current metadata file and those in its metadata-log, `version-hint.text`,
  * statistics files, every snapshot's manifest list, its manifests and every file they name (any
- * entry status — conservative: a file a reader of some retained snapshot may open stays), and the
- * state objects named by the checkpoint stamps (snapshot summaries and `floe.job.*.last-checkpoint`
- * properties; a progress object names its plan).
+ * entry status — conservative: a file a reader of some retained snapshot may open stays), and what
+ * the caller's `referencedObjects` names: the objects a writer's state beside the table references,
+ * which the table's metadata cannot show (floe's snapshot state objects, named by its checkpoint
+ * stamps: pipeline/state-references.ts). The format of those references is the writer's, not this
+ * module's.
  *
  * The window (`olderThanMs`, Java's default 3 days) is what protects files of commits in flight —
  * another writer's, or this process's next checkpoint: never set it below the longest time a writer
@@ -27,13 +29,18 @@ import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 
 const SUBSYSTEM = 'iceberg.maintenance';
-const decoder = new TextDecoder();
 
 export interface OrphanOptions {
   olderThanMs: number;
   nowMs?: number;
   dryRun?: boolean;
   warn?: (message: string) => void;
+  /**
+   * The objects under the table's location its writers' state references beyond the metadata
+   * (floe's pipeline passes its snapshot state objects: pipeline/state-references.ts). Without it
+   * only what the metadata reaches is kept.
+   */
+  referencedObjects?: (table: CatalogTable) => Promise<Iterable<string>>;
 }
 
 export interface OrphanResult {
@@ -48,6 +55,7 @@ export async function removeOrphanFiles(table: CatalogTable, options: OrphanOpti
   const io = table.io;
   const m = table.metadata;
   const reachable = await reachableFiles(io, m, table.metadataLocation);
+  for (const p of (await options.referencedObjects?.(table)) ?? []) reachable.add(normalize(p));
   const root = `${m.location.replace(/\/+$/, '')}/`;
   const listed = io.listWithTimes ? await io.listWithTimes(root) : (await io.list(root)).map((location) => ({ location, modifiedMs: Number.NaN }));
   const cutoff = (options.nowMs ?? Date.now()) - options.olderThanMs;
@@ -93,7 +101,6 @@ async function reachableFiles(io: FileIO, m: TableMetadata, metadataLocation: st
     const path = (s as Record<string, unknown>)['statistics-path'] ?? (s as Record<string, unknown>).statisticsPath;
     if (typeof path === 'string') add(path);
   }
-  const offsets: string[] = [];
   const seenManifests = new Set<string>();
   for (const s of m.snapshots) {
     add(s.manifestList);
@@ -103,35 +110,6 @@ async function reachableFiles(io: FileIO, m: TableMetadata, metadataLocation: st
       add(mf.path);
       for (const e of await readManifestEntries(io, mf)) add(e.dataFile.filePath);
     }
-    const offset = s.summary['floe.source-offset'];
-    if (offset) offsets.push(offset);
   }
-  for (const [key, value] of Object.entries(m.properties)) {
-    if (!/^floe\.job\..+\.last-checkpoint$/.test(key)) continue;
-    try {
-      const stamp = JSON.parse(value) as { 'source-offset'?: unknown };
-      if (typeof stamp['source-offset'] === 'string') offsets.push(stamp['source-offset']);
-    } catch {
-      // not floe's stamp: nothing it names
-    }
-  }
-  for (const text of offsets) for (const p of await stateObjectsOf(io, text)) add(p);
   return out;
-}
-
-/** The state objects a `floe.source-offset` names: its progress object and that object's plan. */
-async function stateObjectsOf(io: FileIO, sourceOffset: string): Promise<string[]> {
-  let state: unknown;
-  try {
-    state = (JSON.parse(sourceOffset) as { snapshot?: { state?: unknown } }).snapshot?.state;
-  } catch {
-    return [];
-  }
-  if (typeof state !== 'string') return [];
-  try {
-    const plan = (JSON.parse(decoder.decode(await io.read(state))) as { plan?: unknown }).plan;
-    return typeof plan === 'string' ? [state, plan] : [state];
-  } catch {
-    return [state]; // unreadable or gone: what it named cannot be told, the object itself stays
-  }
 }

@@ -53,6 +53,7 @@ import { contentFileKey } from '../table/manifest-filter.js';
 import { TableChangeWriter } from '../writer/table-change-writer.js';
 import { Partitioner, type PartitionKey } from '../writer/partitioner.js';
 import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
+import type { CompactionCommit } from '../keyindex/key-index.js';
 import { RollingParquetWriter } from '../parquet/rolling-writer.js';
 import { schemaWithRowLineage } from '../spec/row-lineage.js';
 import type { Row } from '../../model/values.js';
@@ -68,14 +69,6 @@ export interface RewriteOptions {
   applyDeletes?: boolean;
   /** Also bin-pack small data files (small-file-groups.ts); undefined: not this time. */
   smallFiles?: SmallFileOptions;
-}
-
-/** What floe's own compaction changed, for the writer's key index (key-index-lifecycle.ts). */
-export interface CompactionCommit {
-  readonly snapshotId: bigint;
-  readonly parentSnapshotId: bigint | undefined;
-  readonly removedDataFiles: readonly DataFile[];
-  readonly addedDataFiles: readonly DataFile[];
 }
 
 export interface RewriteResult {

@@ -9,7 +9,7 @@
  * references; reload and look).
  *
  * The interface lives here, in the table layer, and its implementations in src/catalog/: the commit
- * path (table/catalog-table.ts, writer/table-committer.ts) depends on the seam, never on a
+ * path (table/catalog-table.ts, checkpoint/table-committer.ts) depends on the seam, never on a
  * catalog, so src/iceberg imports nothing above it (the layer rules of .dependency-cruiser.cjs).
  */
 import type { MetadataUpdate, TableRequirement } from './metadata-updates.js';

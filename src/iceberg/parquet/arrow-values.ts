@@ -266,7 +266,7 @@ function primitiveConverter(target: PrimitiveType, file: arrow.DataType, path: s
 /**
  * A signed 32- or 64-bit integer column read as `target` (int, or long: int → long is a promotion)
  * into numbers, without the BigInt per value the long converter makes — what a numeric key's index
- * reads millions of (writer/key-index.ts). NaN marks a null and a long beyond ±(2^53 − 1): the
+ * reads millions of (keyindex/key-index.ts). NaN marks a null and a long beyond ±(2^53 − 1): the
  * caller takes those from `columnConverter`, so every value it keeps is exactly the converter's.
  * Undefined for any other file column (the caller reads it through `columnConverter`).
  */

@@ -3,7 +3,7 @@
  * repeated wherever values are compared, keyed or stored:
  *
  * - `value`: how the value model holds it (src/model/values.ts) — the family whose members compare
- *   (spec/value-compare.ts, Java `Comparators`), canonicalise as row keys (writer/row-key.ts) and
+ *   (spec/value-compare.ts, Java `Comparators`), canonicalise as row keys (keyindex/row-key.ts) and
  *   key equality-delete / partition tuples (scan/value-keys.ts) the same way: int and date as a JS
  *   integer; long, time and the timestamps as a bigint; float and double as a number; decimal as
  *   text at its scale; string; uuid as hex text; binary and fixed as bytes;

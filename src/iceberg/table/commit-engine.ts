@@ -1,9 +1,9 @@
 /**
  * The one commit loop of floe (spec "Optimistic Concurrency"; docs/iceberg-writer-checklist.md §6.1;
  * Java `SnapshotProducer.commit` + `Tasks` retries, pyiceberg `_refresh_for_retry`). Every change floe
- * makes to a table's metadata goes through it: snapshots (snapshot-producer.ts), schema and spec
- * updates (table-updates.ts), and — through `resolveUnknownOutcome` — the checkpoint committer's
- * last look at a commit whose outcome stayed unknown (writer/table-committer.ts).
+ * makes to a table's metadata goes through it: snapshots (snapshot-producer.ts, the checkpoint
+ * commits among them), schema and spec updates (table-updates.ts) and snapshot expiry
+ * (maintenance/expire-snapshots.ts). It is also the one place an unknown outcome is resolved.
  *
  * One attempt = plan the change on the table as it is now (updates + requirements, or 'skip'), then
  * swap the catalog's metadata pointer. Then:
@@ -16,8 +16,8 @@
  * - anything else (a non-retryable refusal, retries exhausted): fail — after an unknown outcome only
  *   after one last look.
  *
- * The messages name what is committed (`subject`) and are the callers' own (`gaveUp`), so the errors
- * read as before this loop was shared.
+ * The messages name what is committed (`subject`), and the error a caller raises when the loop gives
+ * up is its own (`gaveUp`), in its own words.
  */
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
 import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
@@ -77,7 +77,7 @@ export type CommitLoopResult<P extends CommitPlan> =
  * Reloads the table and asks `landed` whether it shows a commit whose outcome was unknown: the table
  * when it does, undefined when it does not (yet — an unknown attempt may still land).
  */
-export async function resolveUnknownOutcome(table: CatalogTable, landed: (metadata: TableMetadata) => boolean): Promise<CatalogTable | undefined> {
+async function resolveUnknownOutcome(table: CatalogTable, landed: (metadata: TableMetadata) => boolean): Promise<CatalogTable | undefined> {
   const now = await reloadTable(table);
   return landed(now.metadata) ? now : undefined;
 }

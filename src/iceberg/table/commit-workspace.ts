@@ -14,7 +14,8 @@ import type { ManifestFormatVersion } from '../manifest/manifest-schemas.js';
 import type { PartitionSpec } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
-import { manifestListPath, manifestPath, readManifestEntries, writeManifestFile } from './manifest-io.js';
+import { manifestListPath, manifestPath, writeManifestFile } from './manifest-io.js';
+import type { ManifestReads } from './manifest-reads.js';
 import { metadataDirectory } from './table-properties.js';
 
 const SUBSYSTEM = 'iceberg.commit';
@@ -48,11 +49,15 @@ export class CommitWorkspace {
   private readonly entries = new Map<string, ManifestEntry[]>();
   private readonly metadataDir: string;
 
+  readonly io: FileIO;
+
   constructor(
-    readonly io: FileIO,
+    /** The commit's reads of committed manifests (manifest-reads.ts). */
+    private readonly reads: ManifestReads,
     metadata: TableMetadata,
     readonly snapshotId: bigint,
   ) {
+    this.io = reads.io;
     this.metadataDir = metadataDirectory(metadata);
   }
 
@@ -73,11 +78,11 @@ export class CommitWorkspace {
     return manifest;
   }
 
-  /** Entries of a manifest: from memory for this commit's own, else read with inheritance. */
+  /** Entries of a manifest: from memory for this commit's own, else as the commit read them (with inheritance). */
   async entriesOf(manifest: ManifestFile): Promise<ManifestEntry[]> {
     const local = this.entries.get(manifest.path);
     if (local) return local;
-    return readManifestEntries(this.io, manifest);
+    return this.reads.entriesOf(manifest);
   }
 
   isOwn(manifest: ManifestFile): boolean {

@@ -5,12 +5,10 @@
  * none of those snapshots may have added a DV for the same data file; if one did, the commit cannot
  * simply be re-sequenced — the writer must merge the DVs and plan again.
  */
-import type { FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
-import { ancestorsOf } from '../spec/snapshot-ids.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
-import { readManifestEntries, readSnapshotManifests } from './manifest-io.js';
+import type { ManifestReads } from './manifest-reads.js';
 import { isDeletionVector } from './snapshot-summary.js';
 
 /**
@@ -22,10 +20,10 @@ export const DV_TARGET_CONFLICT: Readonly<Record<string, string>> = Object.freez
 
 export class ConcurrentDVCheck {
   private readonly targets: Set<string>;
-  private readonly checked = new Set<bigint>();
 
   constructor(
-    private readonly io: FileIO,
+    /** The commit's reads: each snapshot's changes are read once, whatever the number of retries. */
+    private readonly reads: ManifestReads,
     addedDeleteFiles: readonly DataFile[],
     /** The main branch head the commit was planned on. */
     private readonly startSnapshotId: bigint | undefined,
@@ -36,18 +34,12 @@ export class ConcurrentDVCheck {
   /** Throws a non-retryable conflict when a snapshot committed since the start added a DV for one of ours. */
   async validate(current: TableMetadata): Promise<void> {
     if (this.targets.size === 0) return;
-    for (const snapshot of ancestorsOf(current, current.refs.main?.snapshotId)) {
-      if (snapshot.snapshotId === this.startSnapshotId) break;
-      if (this.checked.has(snapshot.snapshotId)) continue;
-      for (const manifest of await readSnapshotManifests(this.io, snapshot)) {
-        if (manifest.content !== 'deletes' || manifest.addedSnapshotId !== snapshot.snapshotId) continue;
-        for (const e of await readManifestEntries(this.io, manifest)) {
-          if (e.status === 'added' && isDeletionVector(e.dataFile) && this.targets.has(e.dataFile.referencedDataFile!)) {
-            throw new FloeError('iceberg.commit', 'commit-conflict', `snapshot ${snapshot.snapshotId}, committed concurrently, added a deletion vector for ${e.dataFile.referencedDataFile}, which this commit also adds one for; at most one DV per data file is allowed — merge the deletes and plan the commit again`, { retryable: false, context: DV_TARGET_CONFLICT });
-          }
+    for (const snapshot of this.reads.snapshotsSince(current, this.startSnapshotId).snapshots) {
+      for (const f of (await this.reads.changesOf(snapshot)).addedDeleteFiles) {
+        if (isDeletionVector(f) && this.targets.has(f.referencedDataFile!)) {
+          throw new FloeError('iceberg.commit', 'commit-conflict', `snapshot ${snapshot.snapshotId}, committed concurrently, added a deletion vector for ${f.referencedDataFile}, which this commit also adds one for; at most one DV per data file is allowed — merge the deletes and plan the commit again`, { retryable: false, context: DV_TARGET_CONFLICT });
         }
       }
-      this.checked.add(snapshot.snapshotId);
     }
   }
 }

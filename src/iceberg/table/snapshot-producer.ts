@@ -41,7 +41,9 @@ import { CommitWorkspace, manifestFormatVersion, specOf } from './commit-workspa
 import { ConcurrentDVCheck } from './concurrent-dv-check.js';
 import { ManifestFilter } from './manifest-filter.js';
 import { ManifestMerger } from './manifest-merge.js';
-import { readSnapshotManifests } from './manifest-io.js';
+import { ManifestReads } from './manifest-reads.js';
+import { addSpecChange, withSpec } from './added-spec.js';
+import type { PartitionSpec } from '../spec/partition.js';
 import { COMPUTED_SUMMARY_KEYS, snapshotSummary, SnapshotSummaryBuilder } from './snapshot-summary.js';
 
 const SUBSYSTEM = 'iceberg.commit';
@@ -95,11 +97,24 @@ export interface CommitOptions {
    * test can kill a maintenance commit without also killing the checkpoint commits around it.
    */
   failpointScope?: string;
+  /**
+   * The manifests this commit reads, shared with what the caller read of the same table for it
+   * (manifest-reads.ts: the head's manifest list and delete manifests read once per attempt, the
+   * snapshots committed meanwhile once across retries). Default: the commit's own.
+   */
+  reads?: ManifestReads;
+  /**
+   * A partition spec the commit's files were written with that the table may not hold yet (the
+   * unpartitioned spec of global equality deletes, `unpartitionedSpecFor`): added in the same commit
+   * as the snapshot (added-spec.ts).
+   */
+  addSpec?: PartitionSpec;
 }
 
 interface CommittedSnapshot {
   status: 'committed';
   snapshot: Snapshot;
+
   /** The table right after the commit. */
   table: CatalogTable;
   attempts: number;
@@ -166,14 +181,15 @@ export async function commitSnapshot(table: CatalogTable, changes: SnapshotChang
 
   if ((await decide(table.metadata)) === 'skip') return { status: 'skipped', table, attempts: 0 };
   const formatVersion = manifestFormatVersion(table.metadata);
-  checkFiles(changes, table.metadata);
+  checkFiles(changes, withSpec(table.metadata, options.addSpec));
   const snapshotId = newSnapshotId();
-  const ws = new CommitWorkspace(table.io, table.metadata, snapshotId);
+  const reads = options.reads ?? new ManifestReads(table.io);
+  const ws = new CommitWorkspace(reads, table.metadata, snapshotId);
   const subject = `snapshot ${snapshotId}`;
 
   let plan: SnapshotPlanner;
   try {
-    plan = await snapshotPlanner(table, changes, options, ws, snapshotId, formatVersion, scoped);
+    plan = await snapshotPlanner(table, changes, options, ws, reads, snapshotId, formatVersion, scoped);
   } catch (e) {
     await ws.cleanUp(new Set(), warn);
     throw e;
@@ -222,13 +238,15 @@ async function snapshotPlanner(
   changes: SnapshotChanges,
   options: CommitOptions,
   ws: CommitWorkspace,
+  reads: ManifestReads,
   snapshotId: bigint,
   formatVersion: ReturnType<typeof manifestFormatVersion>,
   scoped: (step: string) => Promise<void>,
 ): Promise<SnapshotPlanner> {
   const added = [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])];
-  const newData = await writeNewManifests(ws, table.metadata, 'data', changes.addedDataFiles ?? []);
-  const newDeletes = await writeNewManifests(ws, table.metadata, 'deletes', changes.addedDeleteFiles ?? []);
+  const planning = withSpec(table.metadata, options.addSpec);
+  const newData = await writeNewManifests(ws, planning, 'data', changes.addedDataFiles ?? []);
+  const newDeletes = await writeNewManifests(ws, planning, 'deletes', changes.addedDeleteFiles ?? []);
   const rewrite = changes.manifestRewrite;
   if (rewrite && (added.length > 0 || (changes.removedFiles?.length ?? 0) > 0)) {
     throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a manifest rewrite adds and removes no file; commit file changes in a snapshot of their own');
@@ -241,10 +259,11 @@ async function snapshotPlanner(
   const filter = new ManifestFilter(ws, changes.removedFiles ?? []);
   const dataMerger = new ManifestMerger(ws, 'data');
   const deleteMerger = new ManifestMerger(ws, 'deletes');
-  const dvCheck = new ConcurrentDVCheck(table.io, changes.addedDeleteFiles ?? [], table.metadata.refs[MAIN_BRANCH]?.snapshotId);
+  const dvCheck = new ConcurrentDVCheck(reads, changes.addedDeleteFiles ?? [], table.metadata.refs[MAIN_BRANCH]?.snapshotId);
 
   return async (current, attempt) => {
-    const base = current.metadata;
+    const specChange = options.addSpec ? addSpecChange(current.metadata, options.addSpec) : undefined;
+    const base = withSpec(current.metadata, options.addSpec);
     if (base.formatVersion !== formatVersion) {
       throw new FloeError(SUBSYSTEM, 'commit-conflict', `the table was upgraded from format v${formatVersion} to v${base.formatVersion} during the commit; write the files again for v${base.formatVersion}`, { retryable: false });
     }
@@ -252,7 +271,7 @@ async function snapshotPlanner(
     const parent = parentId === undefined ? undefined : snapshotById(base, parentId);
     if (parentId !== undefined && !parent) throw new FloeError(SUBSYSTEM, 'invalid-data', `branch main points at snapshot ${parentId}, which the table's metadata does not have`);
     if (attempt > 1) await dvCheck.validate(base);
-    const parentManifests = parent ? await readSnapshotManifests(current.io, parent) : [];
+    const parentManifests = parent ? await reads.manifestsOf(parent) : [];
     let data: ManifestFile[];
     let deletes: ManifestFile[];
     let removedNow: DataFile[] = [];
@@ -315,8 +334,10 @@ async function snapshotPlanner(
     const requirements: TableRequirement[] = [
       { type: 'assert-table-uuid', uuid: base.tableUuid },
       { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: parentId ?? null },
+      ...(specChange?.requirements ?? []),
     ];
     const updates: MetadataUpdate[] = [
+      ...(specChange?.updates ?? []),
       { action: 'add-snapshot', snapshot },
       { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
     ];

@@ -12,6 +12,7 @@ import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from './catalog-table.js';
 import { commitWithRetry, type CommitPlan } from './commit-engine.js';
 import type { RetryPolicy } from './commit-retry.js';
+import { unpartitionedSpec } from './added-spec.js';
 
 const SUBSYSTEM = 'iceberg.commit';
 
@@ -70,13 +71,6 @@ export async function evolveTableSchema(table: CatalogTable, changes: readonly S
     },
     retry,
   );
-}
-
-/** The table's unpartitioned spec, if it has one. */
-function unpartitionedSpec(metadata: TableMetadata): PartitionSpec | undefined {
-  const def = metadata.partitionSpecs.find((s) => s.specId === metadata.defaultSpecId);
-  if (def && def.fields.length === 0) return def;
-  return metadata.partitionSpecs.find((s) => s.fields.length === 0);
 }
 
 /**

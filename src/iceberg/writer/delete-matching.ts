@@ -29,7 +29,7 @@ import type { Schema } from '../spec/schema.js';
 import type { IcebergType } from '../spec/types.js';
 import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import type { RowLocation } from './positional-data-writer.js';
-import { encodeKey } from './row-key.js';
+import { encodeKey } from '../keyindex/row-key.js';
 import { EqualityDeleteSink } from './equality-delete-sink.js';
 
 const SUBSYSTEM = 'iceberg.writer';

@@ -12,7 +12,7 @@
  *                   or, with a key index (deletion-vector upserts), a DV entry on the committed row.
  *
  * A writer opened while the table's previous checkpoint is still being committed (its changes are
- * applied meanwhile: #11 item 3) has no index yet — the index will know that checkpoint's rows only
+ * applied meanwhile) has no index yet — the index will know that checkpoint's rows only
  * once it lands; nor has one opened while its index is built from the lake in another thread
  * (key-index-lifecycle.ts). Its lookups of committed rows wait, in order, as bare keys, until `useIndex` hands
  * it the index: they touch nothing the rest of a step reads (only the DV targets and the keys whose
@@ -27,11 +27,11 @@
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
-import type { KeyIndex, KeyIndexDelta } from './key-index.js';
+import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
-import type { KeyId, TableKey } from './table-key.js';
-import { KeyLocations } from './key-locations.js';
+import type { KeyId, TableKey } from '../keyindex/table-key.js';
+import { KeyLocations } from '../keyindex/key-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

@@ -16,7 +16,7 @@ import type { Row } from '../../model/values.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import type { RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
-import type { KeyId, TableKey } from './table-key.js';
+import type { KeyId, TableKey } from '../keyindex/table-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

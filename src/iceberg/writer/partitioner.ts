@@ -12,7 +12,7 @@ import { transformResultType } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import { transformFunction } from '../spec/transforms.js';
 import { isPrimitive, type PrimitiveType } from '../spec/types.js';
-import { encodeKey } from './row-key.js';
+import { encodeKey } from '../keyindex/row-key.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 

@@ -13,7 +13,7 @@ import type { DataFile } from '../spec/data-file.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { IndexedRow } from './key-index.js';
+import type { IndexedRow } from '../keyindex/key-index.js';
 import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import { writeCheckpointPositionDeletes, type ExistingDeletes, type PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';

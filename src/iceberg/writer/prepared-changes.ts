@@ -6,7 +6,7 @@
  */
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { KeyIndex, KeyIndexDelta } from './key-index.js';
+import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';
 
@@ -18,8 +18,9 @@ export interface PrepareOptions {
   equalityDeleteSpecId?: number;
   /**
    * Deletes already committed for data files this writer position-deletes (v3: they must be merged
-   * into the new DV and replaced). floe only position-deletes files written in the same checkpoint,
-   * which no committed delete can reference, so the committer passes none.
+   * into the new DV and replaced): the committed files a DV upsert deletes rows of
+   * (`committedTargetPaths`, checkpoint/existing-deletes.ts). Files written in this checkpoint have
+   * none.
    */
   existingDeletes?: ReadonlyMap<string, ExistingDeletes>;
 }

@@ -11,7 +11,7 @@
 import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { currentSnapshot } from '../../iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, type CatalogTable } from '../../iceberg/table/index.js';
-import { lastCommitted, type CommittedCheckpoint } from '../../iceberg/writer/index.js';
+import { lastCommitted, type CommittedCheckpoint } from '../../iceberg/checkpoint/index.js';
 import { formatOffset, type BinlogOffset } from '../../source/mysql/index.js';
 import { parseProgressSummary } from '../state.js';
 import type { LakeSnapshot } from './lake-chunks.js';

@@ -13,7 +13,8 @@
  * table's offset cannot move under the repair. Tables without a primary key are not repaired: their
  * rows have no identity to upsert on (re-snapshot such a table).
  */
-import { TableCommitter, lastCommitted, type RowChange } from '../../iceberg/writer/index.js';
+import { TableCommitter, lastCommitted } from '../../iceberg/checkpoint/index.js';
+import type { RowChange } from '../../iceberg/writer/index.js';
 import { loadCatalogTable } from '../../iceberg/table/index.js';
 import type { Row, Value } from '../../model/values.js';
 import { maxOffset, readChunksForRepair, rowsAtOffset, type BinlogOffset, type Chunk } from '../../source/mysql/index.js';

@@ -5,7 +5,7 @@
 import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { identifierToString } from '../../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { lastCommitted } from '../../../src/iceberg/writer/index.js';
+import { lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
 import { decodeTableProgress } from '../../../src/pipeline/state.js';
 import { connectMysql, type MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';

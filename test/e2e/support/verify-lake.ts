@@ -6,7 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../../../src/iceberg/metadata/catalog.js';
-import { TableCommitter, type RowChange } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import type { RowChange } from '../../../src/iceberg/writer/index.js';
 import type { TableVerification } from '../../../src/pipeline/verify/verify-result.js';
 import { parseJson } from '../../../src/util/json.js';
 import { runFloe, type FloeRun } from '../../cli/run-floe.js';

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { TableCommitter, insert, lastCommitted, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
+import type { Catalog } from '../../../src/iceberg/metadata/catalog.js';
+import { catalogTable } from '../../../src/iceberg/table/catalog-table.js';
+import { FloeError } from '../../../src/util/errors.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
@@ -97,5 +101,45 @@ describe('expireSnapshots', () => {
     expect((await expireSnapshots(t, { expireOlderThanMs: 0n })).expiredSnapshots).toEqual([]);
     const r = await expireSnapshots(t, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 8 });
     expect(r.expiredSnapshots).toEqual([]);
+  });
+
+  it('commits through the shared commit loop: a conflict is planned again on the reloaded table, an unknown outcome is looked for before any file goes', async () => {
+    for (const how of ['conflict', 'lost response', 'refused without an answer'] as const) {
+      const t = await churn(3, `loop-${how.replaceAll(' ', '-')}`);
+      const before = (await lakeTableRows(w.catalog, t.identifier)).rows;
+      let asked = 0;
+      // the catalog's first answer: a concurrent commit lands first (conflict), the swap happens but
+      // its answer is lost, or the request fails before reaching the catalog — both without a definite answer
+      const catalog = new Proxy(w.catalog, {
+        get(target, prop, receiver) {
+          if (prop !== 'commitTable') return Reflect.get(target, prop, receiver);
+          return async (...args: Parameters<Catalog['commitTable']>) => {
+            if (++asked > 1) return target.commitTable(...args);
+            if (how === 'conflict') {
+              const c = new TableCommitter({ identifier: t.identifier, catalog: target, jobId: 'job-y' });
+              await c.write(insert(row(500n, 0, 'concurrent')));
+              await c.commit(1n, '{"p":"y"}');
+              return target.commitTable(...args);
+            }
+            if (how === 'lost response') await target.commitTable(...args);
+            throw new FloeError('catalog.test', 'commit-state-unknown', `${how} (test)`);
+          };
+        },
+      });
+      const r = await expireSnapshots(catalogTable(catalog, t), { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 });
+      expect(asked, how).toBe(how === 'lost response' ? 1 : 2);
+      expect(r.expiredSnapshots.length, how).toBeGreaterThan(0);
+      const now = await loadCatalogTable(w.catalog, t.identifier);
+      expect(now.metadata.snapshots.map((s) => s.snapshotId).filter((id) => r.expiredSnapshots.includes(id)), how).toEqual([]);
+      const left = await reachable(now);
+      for (const f of [...r.deletedFiles.contentFiles, ...r.deletedFiles.manifests, ...r.deletedFiles.manifestLists].map(localPath)) {
+        expect(left.has(f), `${how}: ${f} deleted but reachable`).toBe(false);
+        expect(fs.existsSync(f), `${how}: ${f} still there`).toBe(false);
+      }
+      for (const f of left) expect(fs.existsSync(f), `${how}: reachable ${f} is gone`).toBe(true);
+      const rows = (await lakeTableRows(w.catalog, t.identifier)).rows;
+      expect(rows, how).toEqual(how === 'conflict' ? [...before, rows.find((x) => x.includes('concurrent'))!].sort() : before);
+      expect(lastCommitted(now, 'job-x')?.checkpointId).toBe(8n);
+    }
   });
 });

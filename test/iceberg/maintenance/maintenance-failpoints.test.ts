@@ -16,7 +16,8 @@ import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orpha
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
-import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints, failpointTriggered } from '../../../src/util/failpoints.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';

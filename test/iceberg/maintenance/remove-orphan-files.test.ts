@@ -9,8 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { TableCommitter, insert, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, update } from '../../../src/iceberg/writer/index.js';
 import { encodeTableProgress } from '../../../src/pipeline/state.js';
+import { referencedStateObjects } from '../../../src/pipeline/state-references.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
@@ -59,11 +61,11 @@ describe('removeOrphanFiles', () => {
     const oldState = plant(path.join(root, '.floe', 'state', 'plan-unreferenced.json'), 4 * DAY);
     const young = plant(path.join(root, 'data', 'in-flight.parquet'), 60_000);
 
-    const dry = await removeOrphanFiles(t, { olderThanMs: 3 * DAY, dryRun: true });
+    const dry = await removeOrphanFiles(t, { olderThanMs: 3 * DAY, dryRun: true, referencedObjects: referencedStateObjects });
     expect(dry.orphans.map(localPath).sort()).toEqual([oldData, oldMeta, oldState].sort());
     expect(fs.existsSync(oldData)).toBe(true);
 
-    const result = await removeOrphanFiles(t, { olderThanMs: 3 * DAY });
+    const result = await removeOrphanFiles(t, { olderThanMs: 3 * DAY, referencedObjects: referencedStateObjects });
     expect(result.orphans.map(localPath).sort()).toEqual([oldData, oldMeta, oldState].sort());
     expect(result.tooYoung).toBe(1);
     for (const f of [oldData, oldMeta, oldState]) expect(fs.existsSync(f), f).toBe(false);

@@ -18,7 +18,8 @@ import { rewriteDataFiles } from '../../../src/iceberg/maintenance/rewrite-data-
 import { planSmallFileGroups } from '../../../src/iceberg/maintenance/small-file-groups.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
-import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';

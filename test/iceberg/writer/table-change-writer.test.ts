@@ -15,8 +15,8 @@ import { wasmParquetEncoder, type ParquetEncoderFactory } from '../../../src/ice
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { commitRowDelta, ensureUnpartitionedSpec, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row } from '../../../src/model/values.js';
-import { MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
-import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
+import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/key-index.js';
+import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
 import { decodeDeletionVectorBlob, decodePuffin } from './dv-decoder.js';
 import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, tempWarehouse, type Warehouse } from './support.js';
 

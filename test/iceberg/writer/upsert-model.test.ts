@@ -13,12 +13,13 @@ import { readTableRows, scanTable } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { TableCommitter, TableChangeWriter, findExistingDeletes, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, findExistingDeletes } from '../../../src/iceberg/checkpoint/index.js';
+import { TableChangeWriter, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, rowText, type Model } from './change-stream.js';
 import { icebirdRows } from './icebird-read.js';
 import { BY_GROUP, keyedSchema, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
 import type { Row, Value } from '../../../src/model/values.js';
-import { workerKeyTableBuilder } from '../../../src/iceberg/writer/worker-key-table.js';
+import { workerKeyTableBuilder } from '../../../src/iceberg/keyindex/worker-key-table.js';
 
 let w: Warehouse;
 beforeAll(async () => {

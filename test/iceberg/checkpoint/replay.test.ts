@@ -23,11 +23,12 @@ import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/cat
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { createTable, ensureUnpartitionedSpec, loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { TableCommitter, lastCommitted, type RowChange, type TableCommitOutcome, type TableCommitterOptions } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted, type TableCommitOutcome, type TableCommitterOptions } from '../../../src/iceberg/checkpoint/index.js';
+import { type RowChange } from '../../../src/iceberg/writer/index.js';
 import { FloeError } from '../../../src/util/errors.js';
 import { armFailpoint, disarmFailpoints, failpoint, failpointTriggered, type FailPointName } from '../../../src/util/failpoints.js';
-import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from './change-stream.js';
-import { BY_GROUP, keyedSchema, prng } from './support.js';
+import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../writer/change-stream.js';
+import { BY_GROUP, keyedSchema, prng } from '../writer/support.js';
 
 const FAILPOINTS: FailPointName[] = ['after-data-files', 'after-manifests', 'after-manifest-list', 'after-metadata-file', 'after-catalog-swap'];
 const JOB = 'replay-job';

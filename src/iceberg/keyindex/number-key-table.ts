@@ -86,7 +86,7 @@ export class NumberKeyTable {
 
   /**
    * The contents — to be transferred (the table must not be used afterwards), or written out as
-   * they are (key-index-file.ts: the table stays usable when the buffer is not transferred).
+   * they are (saved-index-file.ts: the table stays usable when the buffer is not transferred).
    */
   state(): NumberKeyTableState {
     return { buffer: this.keys.buffer as ArrayBuffer, size: this.size, occupied: this.occupied };

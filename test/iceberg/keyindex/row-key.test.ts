@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import { encodeKey } from '../../../src/iceberg/writer/index.js';
+import { encodeKey } from '../../../src/iceberg/keyindex/index.js';
 
 describe('canonical row keys', () => {
   it('compares longs exactly, whether given as bigint or safe number, far beyond 2^53', () => {

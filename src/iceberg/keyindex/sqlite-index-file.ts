@@ -1,5 +1,5 @@
 /**
- * The SQLite database file of a disk-backed key index (key-index-sqlite.ts; docs/key-index-store.md):
+ * The SQLite database file of a disk-backed key index (sqlite-key-index.ts; docs/key-index-store.md):
  * its tables, pragmas and integrity check, the statements the index runs, and the `stamp` row that
  * says which table state the file holds. Creating a file removes whatever was at its path; opening
  * one checks every page first (`quick_check`), so a damaged file is rebuilt, never trusted.

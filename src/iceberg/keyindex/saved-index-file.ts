@@ -2,7 +2,7 @@
  * A memory key index (key-index.ts) saved to the state directory when floe stops cleanly, and taken
  * back at the next start instead of being built again from the lake: building it reads the key
  * column of every live data file (a 2M-row table: about 3 s of a core on the bench machine, the
- * largest single cost of a CDC start, docs/performance.md). The disk index (key-index-sqlite.ts)
+ * largest single cost of a CDC start, docs/performance.md). The disk index (sqlite-key-index.ts)
  * persists by itself; this is the same promise for the indexes that live in memory.
  *
  * The file is a cache of the lake, trusted only when it says exactly which table state it holds:
@@ -29,7 +29,7 @@ import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/index.js';
 import { indexStillMatches, MemoryKeyIndex, type SavedMemoryIndex } from './key-index.js';
-import type { DiskIndexIdentity } from './key-index-sqlite.js';
+import type { DiskIndexIdentity } from './sqlite-key-index.js';
 
 const MAGIC = Buffer.from('FLOEKIX1', 'latin1');
 /** The layout version; a file of another one is not read. */

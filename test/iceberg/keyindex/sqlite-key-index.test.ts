@@ -1,5 +1,5 @@
 /**
- * The disk-backed key index (key-index-sqlite.ts): the same answers as the memory index on random
+ * The disk-backed key index (sqlite-key-index.ts): the same answers as the memory index on random
  * operations; deletion-vector upserts through it with a tiny memory budget (the table equals the
  * model, no equality delete); and every start-up case — kept (no rebuild), deleted, corrupted,
  * behind by commits of another process (replayed), killed between the Iceberg commit and the index
@@ -13,17 +13,19 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, keyIndexDelta, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
-import { DiskKeyIndex, openDiskKeyIndex } from '../../../src/iceberg/writer/key-index-sqlite.js';
-import { TableCommitter, insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
-import { TableKey, type KeyId } from '../../../src/iceberg/writer/table-key.js';
+import { buildKeyIndex, keyIndexDelta, MemoryKeyIndex } from '../../../src/iceberg/keyindex/key-index.js';
+import { DiskKeyIndex } from '../../../src/iceberg/keyindex/sqlite-key-index.js';
+import { openDiskKeyIndex } from '../../../src/iceberg/keyindex/sqlite-index-open.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { TableKey, type KeyId } from '../../../src/iceberg/keyindex/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
-import { newTable, tempWarehouse, type Warehouse } from './support.js';
+import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 let stateRoot: string;

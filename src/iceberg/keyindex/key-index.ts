@@ -14,7 +14,7 @@
  *
  * Memory: one entry per live row (key-locations.ts: 16 bytes in typed arrays for a numeric key, a Map
  * entry for a string key) plus one DataFile per data file. Beyond `iceberg.keyIndex.memoryMaxRows` rows the
- * index lives on local disk instead (key-index-sqlite.ts), persisted across restarts.
+ * index lives on local disk instead (sqlite-key-index.ts), persisted across restarts.
  */
 import type { Row } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
@@ -48,6 +48,14 @@ export interface KeyIndexDelta {
   readonly deleted: readonly KeyId[];
 }
 
+/** What floe's own compaction moved (maintenance/rewrite-data-files.ts), for the index to follow it. */
+export interface CompactionCommit {
+  readonly snapshotId: bigint;
+  readonly parentSnapshotId: bigint | undefined;
+  readonly removedDataFiles: readonly DataFile[];
+  readonly addedDataFiles: readonly DataFile[];
+}
+
 /** A delta of listed entries. */
 export function keyIndexDelta(set: readonly (readonly [KeyId, DataFile, number])[], deleted: readonly KeyId[]): KeyIndexDelta {
   return {
@@ -70,7 +78,7 @@ export interface KeyIndex {
   /** The snapshot whose live rows the index holds (undefined: the table has none). */
   readonly snapshotId: bigint | undefined;
   readonly size: number;
-  /** 'memory' (a Map) or 'disk' (SQLite under the state directory, key-index-sqlite.ts). */
+  /** 'memory' (a Map) or 'disk' (SQLite under the state directory, sqlite-key-index.ts). */
   readonly kind: 'memory' | 'disk';
   get(k: KeyId): IndexedRow | undefined;
   /**
@@ -99,7 +107,7 @@ export interface KeyIndex {
   close(): void;
 }
 
-/** A memory index as plain data (key-index-file.ts): its snapshot, its file slots (undefined: freed) and its entries. */
+/** A memory index as plain data (saved-index-file.ts): its snapshot, its file slots (undefined: freed) and its entries. */
 export interface SavedMemoryIndex extends KeyLocationsState {
   readonly snapshotId: bigint | undefined;
   readonly files: readonly (DataFile | undefined)[];
@@ -121,7 +129,7 @@ export class MemoryKeyIndex implements KeyIndex {
   /**
    * `rows`: room for as many numeric keys without growing (an index built from the lake), the table
    * of numeric keys built already (in a worker: buildKeyIndex), its first values slots of `files`, or
-   * every entry (a saved index, key-index-file.ts). `files`: the data file of each slot, undefined
+   * every entry (a saved index, saved-index-file.ts). `files`: the data file of each slot, undefined
    * for a slot no entry points at (freed by a compaction).
    */
   constructor(
@@ -213,7 +221,7 @@ export class MemoryKeyIndex implements KeyIndex {
   close(): void {}
 }
 
-/** Where a built index goes: a fresh memory index, or a disk index being filled (key-index-sqlite.ts). */
+/** Where a built index goes: a fresh memory index, or a disk index being filled (sqlite-key-index.ts). */
 export interface KeyIndexSink {
   set(k: KeyId, file: DataFile, pos: number): void;
   /** Called before a file's rows are set: the deletes it is read with. */

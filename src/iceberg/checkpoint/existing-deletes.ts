@@ -9,8 +9,9 @@
  * data files stay: once a DV exists, readers ignore position-delete files for that data file (spec
  * "Scan Planning"), so their positions for the target are merged and the file is left for compaction.
  *
- * floe's own checkpoints never need this — they only position-delete files written in the same
- * checkpoint — but compaction and any writer deleting rows of committed files do.
+ * floe's deletion-vector upserts need this for every committed data file a checkpoint deletes rows
+ * of (table-committer.ts; such a file has a DV from an earlier checkpoint more often than not), and
+ * again for the files found when the deletes are located anew (dv-replan.ts).
  */
 import { FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
@@ -18,10 +19,15 @@ import { DELETE_FILE_PATH_ID, DELETE_FILE_POS_ID, POSITION_DELETE_SCHEMA } from 
 import { readParquetRows } from '../parquet/reader.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
-import { readManifestEntries, readSnapshotManifests, type CatalogTable } from '../table/index.js';
-import { readExistingDeletionVector, type ExistingDeletes } from './position-delete-writers.js';
+import type { CatalogTable } from '../table/index.js';
+import { ManifestReads } from '../table/manifest-reads.js';
+import { readExistingDeletionVector, type ExistingDeletes } from '../writer/position-delete-writers.js';
 
-export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'metadata'>, dataFilePaths: Iterable<string>): Promise<Map<string, ExistingDeletes>> {
+/**
+ * `reads`: the commit's (manifest-reads.ts), so that the head's manifest list and delete manifests
+ * read here are not read again by the commit that carries them over.
+ */
+export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'metadata'>, dataFilePaths: Iterable<string>, reads = new ManifestReads(table.io)): Promise<Map<string, ExistingDeletes>> {
   const targets = new Set(dataFilePaths);
   const out = new Map<string, ExistingDeletes>();
   const snapshot = currentSnapshot(table.metadata);
@@ -35,9 +41,9 @@ export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'meta
     return e;
   };
   const multiFile: DataFile[] = [];
-  for (const manifest of await readSnapshotManifests(table.io, snapshot)) {
+  for (const manifest of await reads.manifestsOf(snapshot)) {
     if (manifest.content !== 'deletes') continue;
-    for (const e of await readManifestEntries(table.io, manifest)) {
+    for (const e of await reads.entriesOf(manifest)) {
       const f = e.dataFile;
       if (e.status === 'deleted' || f.content !== 'position-deletes') continue;
       if (f.fileFormat === 'PUFFIN') {

@@ -9,11 +9,12 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { TableCommitter, insert, lastCommitted, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
-import { icebirdRows } from './icebird-read.js';
-import { localPath, newTable, tempWarehouse, type Warehouse } from './support.js';
+import { icebirdRows } from '../writer/icebird-read.js';
+import { localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {

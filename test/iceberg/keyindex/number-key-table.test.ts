@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NumberKeyTable } from '../../../src/iceberg/writer/number-key-table.js';
+import { NumberKeyTable } from '../../../src/iceberg/keyindex/number-key-table.js';
 
 const key = fc.oneof(
   fc.integer({ min: 0, max: 3000 }),

@@ -124,6 +124,30 @@ function lastCommittedInHistory(m: TableMetadata, jobId: string): CommittedCheck
   return undefined;
 }
 
+/**
+ * The progress text (`floe.source-offset`) of every stamp the table's metadata holds — every
+ * snapshot's summary and every job's last-checkpoint property, whatever job and branch — verbatim,
+ * for whoever must know what the stamps reference (orphan removal: pipeline/state-references.ts). A
+ * property that is not floe's stamp names nothing.
+ */
+export function everyStampedProgress(metadata: TableMetadata): string[] {
+  const out: string[] = [];
+  for (const s of metadata.snapshots) {
+    const progress = s.summary[SOURCE_OFFSET_KEY];
+    if (progress) out.push(progress);
+  }
+  for (const [key, value] of Object.entries(metadata.properties)) {
+    if (!/^floe\.job\..+\.last-checkpoint$/.test(key)) continue;
+    try {
+      const stamp = JSON.parse(value) as { 'source-offset'?: unknown };
+      if (typeof stamp['source-offset'] === 'string') out.push(stamp['source-offset']);
+    } catch {
+      // not floe's stamp: nothing it names
+    }
+  }
+  return out;
+}
+
 /** Whether job `jobId` already committed checkpoint `checkpointId` (or a later one) to the table. */
 export function isCheckpointCommitted(table: TableMetadata | { metadata: TableMetadata }, jobId: string, checkpointId: bigint): boolean {
   const last = lastCommitted(table, jobId);

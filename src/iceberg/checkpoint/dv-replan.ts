@@ -11,10 +11,11 @@ import { FloeError } from '../../util/errors.js';
 import { identifierToString, type TableIdentifier } from '../metadata/catalog.js';
 import { findExistingDeletes } from './existing-deletes.js';
 import { isCheckpointCommitted } from './checkpoint-stamps.js';
-import type { KeyIndexLifecycle } from './key-index-lifecycle.js';
-import type { PreparedChanges } from './table-change-writer.js';
+import type { KeyIndexLifecycle } from '../keyindex/key-index-lifecycle.js';
+import type { PreparedChanges } from '../writer/table-change-writer.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 import { reloadTable, type CatalogTable } from '../table/index.js';
+import type { ManifestReads } from '../table/manifest-reads.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -37,6 +38,7 @@ export async function replanDeletes(
   keys: KeyIndexLifecycle,
   prepared: PreparedChanges,
   job: { jobId: string; checkpointId: bigint },
+  reads: ManifestReads,
   warn?: (message: string) => void,
 ): Promise<Replanned> {
   const now = await reloadTable(table);
@@ -48,7 +50,7 @@ export async function replanDeletes(
     throw new FloeError(SUBSYSTEM, 'commit-conflict', `${identifierToString(identifier)}: the schema changed while a checkpoint was committed; its deletes cannot be located again with the same keys. Restart and resume from lastCommitted`, { retryable: false });
   }
   const index = await keys.load(now, schema);
-  const relocated = await prepared.relocate!(index, (targets) => findExistingDeletes({ io: now.io, metadata: m }, targets));
+  const relocated = await prepared.relocate!(index, (targets) => findExistingDeletes({ io: now.io, metadata: m }, targets, reads));
   await deleteUnreferenced(now, relocated.replacedPaths, warn);
   return { table: now, prepared: relocated };
 }

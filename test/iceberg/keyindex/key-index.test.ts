@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, keyIndexDelta } from '../../../src/iceberg/writer/key-index.js';
-import { TableKey } from '../../../src/iceberg/writer/table-key.js';
-import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { buildKeyIndex, keyIndexDelta } from '../../../src/iceberg/keyindex/key-index.js';
+import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { DeleteLoader } from '../../../src/iceberg/scan/delete-loader.js';
@@ -16,10 +17,10 @@ import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { readTaskPositions } from '../../../src/iceberg/scan/task-reader.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import type { KeyId } from '../../../src/iceberg/writer/table-key.js';
-import type { KeyTableBuilder } from '../../../src/iceberg/writer/key-table-builder.js';
-import { workerKeyTableBuilder } from '../../../src/iceberg/writer/worker-key-table.js';
-import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from './support.js';
+import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
+import type { KeyTableBuilder } from '../../../src/iceberg/keyindex/key-table-builder.js';
+import { workerKeyTableBuilder } from '../../../src/iceberg/keyindex/worker-key-table.js';
+import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const built = vi.hoisted(() => ({ count: 0 }));
-vi.mock('../../../src/iceberg/writer/key-index.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/iceberg/writer/key-index.js')>();
+vi.mock('../../../src/iceberg/keyindex/key-index.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/iceberg/keyindex/key-index.js')>();
   return {
     ...original,
     buildKeyIndex: async (...args: Parameters<typeof original.buildKeyIndex>) => {
@@ -22,11 +22,12 @@ import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manif
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { indexStillMatches } from '../../../src/iceberg/writer/key-index.js';
-import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { indexStillMatches } from '../../../src/iceberg/keyindex/key-index.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { newTable, tempWarehouse, type Warehouse } from './support.js';
+import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import type { KeyId } from './table-key.js';
 
 const TWO_32 = 4294967296;
 
-/** Every entry as plain data (key-index-file.ts): the numeric keys' table, the string keys and their packed values. */
+/** Every entry as plain data (saved-index-file.ts): the numeric keys' table, the string keys and their packed values. */
 export interface KeyLocationsState {
   readonly numbers: NumberKeyTableState;
   readonly strings: { readonly keys: string[]; readonly values: Float64Array };

@@ -15,13 +15,14 @@
  *   (their files were never referenced, so they are deleted);
  * - the commit's `validate` callback repeats the check after every reload (conflict, unknown outcome),
  *   and the commit is skipped if another process of the job got there first;
- * - a commit whose outcome stays unknown is resolved by reloading and looking for the checkpoint id
- *   (table/commit-engine.ts `resolveUnknownOutcome`); if it is not there the error is raised and NO
- *   file is deleted (one of them may yet be referenced).
+ * - a commit whose outcome is unknown is resolved once, by the commit loop (table/commit-engine.ts):
+ *   it reloads and looks for the snapshot (the same id on every attempt), and its `validate` skips the
+ *   checkpoint another process of the job committed meanwhile; when it cannot tell, the error is
+ *   raised and NO file is deleted (one of them may yet be referenced).
  * A deletion-vector checkpoint whose targets another writer rewrote is planned again (dv-replan.ts);
  * the table's key index lives in key-index-lifecycle.ts.
  *
- * Writing on during a commit (#11 item 3): `detach` takes the buffered changes out for the next
+ * Writing on during a commit: `detach` takes the buffered changes out for the next
  * `commit`, and from then on `write` buffers into a new writer — the next checkpoint's — while that
  * commit runs. With deletion vectors, the new writer's lookups of committed rows wait until the
  * commit has landed and the key index knows its rows (keyed-change-writer.ts); a table whose commit
@@ -38,18 +39,18 @@
  */
 import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
-import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import { errorMessage, FloeError } from '../../util/errors.js';
 import type { Snapshot } from '../spec/table-metadata.js';
-import { snapshotById } from '../spec/snapshot-ids.js';
-import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, resolveUnknownOutcome, type CatalogTable, type CommitResult, type RetryPolicy } from '../table/index.js';
-import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
-import type { RowChange } from './row-change.js';
-import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from './table-change-writer.js';
-import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
+import { loadCatalogTable, reloadTable, unpartitionedSpecFor, type CatalogTable, type RetryPolicy } from '../table/index.js';
+import { ManifestReads } from '../table/manifest-reads.js';
+import type { PartitionSpec } from '../spec/partition.js';
+import { isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
+import type { RowChange } from '../writer/row-change.js';
+import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from '../writer/table-change-writer.js';
 import { findExistingDeletes } from './existing-deletes.js';
-import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
-import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from './key-index-lifecycle.js';
-import { MAX_RELOCATIONS, replanDeletes } from './dv-replan.js';
+import type { CompactionCommit } from '../keyindex/key-index.js';
+import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
+import { commitCheckpoint } from './checkpoint-commit.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -172,7 +173,7 @@ export class TableCommitter {
     if (!this.writer) {
       // an index still to be built from the lake comes later (built off this thread): the changes
       // are applied meanwhile, and the commit waits for it (commitBuffered)
-      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode, { later: true });
+      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
       this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, expectedRows: this.lastRowsWritten });
       this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
     }
@@ -230,7 +231,7 @@ export class TableCommitter {
 
   /** A writer that waits for its key index gets the index of the table as it is now (built, if need be). */
   private async handIndexTo(writer: TableChangeWriter): Promise<void> {
-    const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode);
+    const { keyIndex } = await this.keys.forWriter(this.table!, this.writerOptions.mode === 'append');
     if (!keyIndex) {
       throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: the changes buffered while the key index was built or checkpoint commits ran need the table's key index, which the table no longer gets (it grew past iceberg.keyIndexMaxRows meanwhile?); restart floe — it resumes from the committed checkpoint`);
     }
@@ -260,24 +261,24 @@ export class TableCommitter {
       }
     }
 
+    // The head's manifests, read once for this commit: the deletes the new DVs merge, the manifests
+    // the commit carries over, the snapshots committed meanwhile (manifest-reads.ts).
+    const reads = new ManifestReads(table.io);
+    // A partitioned table's equality deletes are global: written with an unpartitioned spec, which
+    // the commit adds when the table has none yet (table/added-spec.ts).
+    let addSpec: PartitionSpec | undefined;
     let equalityDeleteSpecId: number | undefined;
     if (writer?.needsUnpartitionedSpec) {
-      try {
-        const ensured = await ensureUnpartitionedSpec(table, this.options.retry);
-        table = ensured.table;
-        this.table = table;
-        equalityDeleteSpecId = ensured.spec.specId;
-      } catch (e) {
-        await writer.abort();
-        throw e;
-      }
+      const unpartitioned = unpartitionedSpecFor(table.metadata);
+      equalityDeleteSpecId = unpartitioned.spec.specId;
+      if (unpartitioned.added) addSpec = unpartitioned.spec;
     }
     let prepared: PreparedChanges | undefined;
     let dvTargets = new Set(writer?.committedTargetPaths() ?? []);
     if (writer && hasChanges) {
       try {
         // the deletes of these files now, to merge into the new DVs (one DV per data file)
-        const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets) : undefined;
+        const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets, reads) : undefined;
         prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
       } catch (e) {
         this.keys.drop();
@@ -287,45 +288,20 @@ export class TableCommitter {
     }
     if (writer && !hasChanges) await writer.abort();
 
-    let result: CommitResult;
-    for (let relocations = 0; ; relocations++) {
-      try {
-        result = await this.commitPrepared(table, prepared, dvTargets, checkpointId, progress);
-        break;
-      } catch (e) {
-        if (isDvTargetConflict(e) && prepared?.relocate && relocations < MAX_RELOCATIONS) {
-          // Nothing of this attempt landed (a definite conflict): the deletes are located again in
-          // the table as it is now and the commit planned anew.
-          this.options.warn?.(`${identifierToString(this.identifier)}: ${errorMessage(e)}; locating the checkpoint's deletes again`);
-          const replanned = await replanDeletes(this.table!, this.identifier, this.keys, prepared, { jobId: this.jobId, checkpointId }, this.options.warn);
-          this.table = replanned.table;
-          if (replanned.prepared === 'already-committed') {
-            await deleteUnreferenced(table, prepared.writtenPaths, this.options.warn);
-            return outcome('already-committed');
-          }
-          table = replanned.table;
-          prepared = replanned.prepared;
-          dvTargets = new Set(prepared.committedTargets ?? []);
-          continue;
-        }
-        this.keys.drop(); // whatever happened, the index no longer knows the table's state
-        // a DV-target conflict is a definite refusal (an unknown outcome before it would have made
-        // it one): nothing references this checkpoint's files
-        if (isDvTargetConflict(e) && prepared) await deleteUnreferenced(table, prepared.writtenPaths, this.options.warn);
-        if (isFloeError(e, 'commit-state-unknown')) {
-          // Resolve by looking for the checkpoint in the table; keep every file either way.
-          const now = await resolveUnknownOutcome(this.table!, (m) => isCheckpointCommitted(m, this.jobId, checkpointId));
-          if (now) {
-            this.table = now;
-            return outcome('committed', snapshotById(now.metadata, lastCommitted(now.metadata, this.jobId)!.snapshotId), prepared?.stats);
-          }
-          throw new FloeError(SUBSYSTEM, 'commit-state-unknown', `checkpoint ${checkpointId} of job ${this.jobId} to ${identifierToString(this.identifier)}: the commit's outcome is unknown and the table does not show it (yet); its files were kept. Restart and resume from lastCommitted: ${errorMessage(e)}`, { cause: e });
-        }
-        // Delivery note: the files stay as orphans — after a failed attempt a catalog may still
-        // reference them if its error hid a landed commit; deleting them is never worth that risk.
-        throw e;
-      }
-    }
+    const committed = await commitCheckpoint(table, prepared, dvTargets, {
+      identifier: this.identifier,
+      job: { jobId: this.jobId, checkpointId },
+      progress,
+      reads,
+      addSpec,
+      keys: this.keys,
+      retry: this.options.retry,
+      warn: this.options.warn,
+      replanned: (t) => (this.table = t),
+    });
+    if (committed === 'already-committed') return outcome('already-committed');
+    ({ table, prepared } = committed);
+    const result = committed.result;
     this.table = result.table;
     await this.keys.afterCommit(result, prepared);
     if (result.status === 'skipped') {
@@ -335,30 +311,6 @@ export class TableCommitter {
       return outcome('already-committed');
     }
     return outcome('committed', result.snapshot, prepared?.stats);
-  }
-
-  /** One row-delta commit of the prepared changes, stamped, with the replay check in `validate`. */
-  private commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefined, dvTargets: ReadonlySet<string>, checkpointId: bigint, progress: string): Promise<CommitResult> {
-    const previous = lastCommitted(table.metadata, this.jobId);
-    const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
-    const planned = this.keys.current?.snapshotId;
-    return commitRowDelta(
-      table,
-      { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
-      {
-        summary: checkpointSummary(this.jobId, checkpointId, maxCommitted, progress),
-        properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, progress, snapshotId),
-        // asked before the first attempt too (snapshot-producer.ts), on the table as loaded here
-        validate: async (current) => {
-          if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';
-          // DVs on files committed earlier: no other writer may have removed them since the index
-          await validateTargetsUntouched(table.io, current, planned, dvTargets);
-          return 'proceed';
-        },
-        retry: this.options.retry,
-        warn: this.options.warn,
-      },
-    );
   }
 
   /**

@@ -1,14 +1,14 @@
 /**
  * The life of one table's key index across checkpoints (docs/design.md §4a; docs/key-index-store.md):
  * the index that lets deletion-vector upserts into a format-v3 keyed table find the committed row a
- * change replaces (key-index.ts, in memory; key-index-sqlite.ts, on disk), kept by the table's
+ * change replaces (key-index.ts, in memory; sqlite-key-index.ts, on disk), kept by the table's
  * committer (table-committer.ts) from one checkpoint to the next.
  *
  * - whether a writer gets one at all: only DV upserts (format v3, a key, not append mode, the
  *   table no larger than `keyIndexMaxRows` — beyond it equality deletes, with a warning);
  * - where it comes from: kept while the table's head is the snapshot it matches (floe's own last
  *   commit, or a manifest rewrite on top of it), else the memory index saved at the last clean stop
- *   when it holds the head (key-index-file.ts), else the persisted disk index caught up with the
+ *   when it holds the head (saved-index-file.ts), else the persisted disk index caught up with the
  *   commits since its stamp, else built from the lake (on disk past `memoryMaxRows`);
  * - at a clean stop (`save`), a memory index of at least `saveMinRows` rows is saved to the state
  *   directory for the next start;
@@ -22,20 +22,19 @@
  *   taken for another writer's (failpoint `key-index-before-follow-compaction`).
  */
 import { join } from 'node:path';
-import { errorMessage } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
-import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
 import type { TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
-import { currentSnapshot, snapshotById } from '../spec/snapshot-ids.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
-import { buildKeyIndex, indexStillMatches, keyReader, MemoryKeyIndex, NO_KEY_MOVES, type KeyIndex } from './key-index.js';
-import { DiskKeyIndex, openDiskKeyIndex, type DiskIndexIdentity } from './key-index-sqlite.js';
-import { saveMemoryIndex, takeMemoryIndex } from './key-index-file.js';
-import type { PreparedChanges, WriteMode } from './table-change-writer.js';
-import { TableKey, type KeyId } from './table-key.js';
+import { buildKeyIndex, indexStillMatches, MemoryKeyIndex, NO_KEY_MOVES, type CompactionCommit, type KeyIndex, type KeyIndexDelta } from './key-index.js';
+import { DiskKeyIndex, type DiskIndexIdentity } from './sqlite-key-index.js';
+import { openDiskKeyIndex } from './sqlite-index-open.js';
+import { saveMemoryIndex, takeMemoryIndex } from './saved-index-file.js';
+import { readCompactionMoves } from './compaction-moves.js';
+import { TableKey } from './table-key.js';
 import type { KeyTableBuilder } from './key-table-builder.js';
 
 export interface KeyIndexOptions {
@@ -79,10 +78,18 @@ export interface KeyIndexOptions {
   info?: (message: string) => void;
 }
 
+/** What a landed checkpoint commit changed, as its index follows it (the writer's prepared changes). */
+export interface CommittedChanges {
+  /** How the table's rows moved (undefined: none did, as for a writer without an index). */
+  readonly indexDelta?: KeyIndexDelta;
+  readonly dataFiles: readonly DataFile[];
+  readonly deleteFiles: readonly DataFile[];
+}
+
 /** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
 export interface KeyIndexLoads {
   built: number;
-  /** Taken from the file a clean stop saved (key-index-file.ts). */
+  /** Taken from the file a clean stop saved (saved-index-file.ts). */
   restored: number;
   builtOnDisk: number;
   reused: number;
@@ -122,18 +129,18 @@ export class KeyIndexLifecycle {
   }
 
   /**
-   * The key index for a writer of `table` in `mode`, when its upserts use deletion vectors: kept
+   * The key index for a writer of `table` (`keyless`: one of mode 'append', which writes by no
+   * key), when its upserts use deletion vectors: kept
    * across checkpoints while the table's head is the snapshot it matches (floe's own last commit),
    * rebuilt from the table otherwise (first use, a restart, another writer's commit).
    * `later` (a writer that can take it later, `useKeyIndex`): with an off-thread builder, an index
    * to be loaded is loaded in the background and `keyIndexLater` says so; the writer's commit then
    * asks again without `later`, and waits for it.
    */
-  async forWriter(table: CatalogTable, mode: WriteMode | undefined, options: { later?: boolean } = {}): Promise<{ keyIndex?: KeyIndex; keyIndexLater?: boolean }> {
+  async forWriter(table: CatalogTable, keyless: boolean, options: { later?: boolean } = {}): Promise<{ keyIndex?: KeyIndex; keyIndexLater?: boolean }> {
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
-    const effective = mode ?? (schema && schema.identifierFieldIds.length > 0 ? 'upsert' : 'append');
-    if ((this.options.upsertDeletes ?? 'deletion-vectors') !== 'deletion-vectors' || m.formatVersion < 3 || effective === 'append' || !schema || schema.identifierFieldIds.length === 0) {
+    if ((this.options.upsertDeletes ?? 'deletion-vectors') !== 'deletion-vectors' || m.formatVersion < 3 || keyless || !schema || schema.identifierFieldIds.length === 0) {
       this.drop();
       return {};
     }
@@ -286,7 +293,7 @@ export class KeyIndexLifecycle {
    * behind that writer's changes, and a skipped one in doubt: rebuilt.
    * Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
    */
-  async afterCommit(result: CommitResult, prepared: PreparedChanges | undefined): Promise<void> {
+  async afterCommit(result: CommitResult, prepared: CommittedChanges | undefined): Promise<void> {
     const index = this.index;
     if (!index) return;
     if (result.status === 'committed' && indexStillMatches(result.table.metadata, index.snapshotId, result.snapshot.parentSnapshotId)) {
@@ -322,31 +329,13 @@ export class KeyIndexLifecycle {
       if (index.snapshotId !== head) index.apply(NO_KEY_MOVES, head); // a manifest rewrite moves no row
       return 'followed';
     }
-    const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));
-    const sequenceNumber = snapshotById(m, compaction.snapshotId)?.sequenceNumber ?? 0n;
-    const reader = keyReader(table, TableKey.identifier(schema), schema);
-    const moved: [KeyId, DataFile, number][] = [];
-    let consistent = true;
-    try {
-      for (const file of compaction.addedDataFiles) {
-        await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
-          // every row of a new file was a live row of a removed one, indexed there (and only once)
-          const at = index.get(k);
-          if (!at || !removed.has(at.file.filePath)) consistent = false;
-          moved.push([k, file, pos]);
-        });
-      }
-    } catch (e) {
-      // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
-      this.options.warn?.(`${this.name}: could not read the key columns of the files floe's compaction wrote (${errorMessage(e)}); the key index is rebuilt from the lake`);
+    const moves = await readCompactionMoves(table, schema, index, compaction);
+    if ('why' in moves) {
+      this.options.warn?.(`${this.name}: ${moves.why}; rebuilding it from the lake`);
       this.drop();
       return 'dropped';
     }
-    if (!consistent) {
-      this.options.warn?.(`${this.name}: the key index did not hold the rows floe's compaction moved as expected; rebuilding it from the lake`);
-      this.drop();
-      return 'dropped';
-    }
+    const { moved, removed } = moves;
     await failpoint('key-index-before-follow-compaction');
     index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
     this.loads.followed++;
@@ -355,7 +344,7 @@ export class KeyIndexLifecycle {
 
   /**
    * At a clean stop: a memory index that holds the table's head is saved to the state directory, for
-   * the next start to take instead of building it (key-index-file.ts). Whether it was saved.
+   * the next start to take instead of building it (saved-index-file.ts). Whether it was saved.
    */
   async save(table: CatalogTable): Promise<boolean> {
     const index = this.index;

@@ -1,5 +1,5 @@
 /**
- * The memory key index saved at a clean stop (key-index-file.ts): taken back at the next start
+ * The memory key index saved at a clean stop (saved-index-file.ts): taken back at the next start
  * instead of built from the lake — the same entries a fresh build gives, the upserts after it
  * correct — and refused, the index built from the lake instead, whenever the file does not hold the
  * table as it is: a commit after the save, another key, a damaged or truncated file. Numeric and
@@ -14,14 +14,15 @@ import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/writer/key-index.js';
-import { saveMemoryIndex, takeMemoryIndex } from '../../../src/iceberg/writer/key-index-file.js';
-import { TableCommitter, insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
-import { TableKey } from '../../../src/iceberg/writer/table-key.js';
+import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/keyindex/key-index.js';
+import { saveMemoryIndex, takeMemoryIndex } from '../../../src/iceberg/keyindex/saved-index-file.js';
+import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { newTable, tempWarehouse, type Warehouse } from './support.js';
+import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 let stateRoot: string;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types, type IcebergType } from '../../../src/iceberg/spec/types.js';
-import { TableKey } from '../../../src/iceberg/writer/table-key.js';
+import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 
 function keyOf(type: IcebergType): TableKey {
   return TableKey.identifier(new Schema(0, [{ id: 1, name: 'k', required: true, type }, { id: 2, name: 'v', required: false, type: Types.string }], [1]));

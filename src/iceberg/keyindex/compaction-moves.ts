@@ -1,0 +1,40 @@
+/**
+ * Where floe's own compaction (maintenance/rewrite-data-files.ts) moved the rows a key index holds:
+ * the key columns of just the new files — no delete applies to them, they have the commit's sequence
+ * number — each row's key at its new place. Every row of a new file was a live row of a removed one,
+ * indexed there and only once; an index that does not hold them so is not followed (it is rebuilt).
+ */
+import { errorMessage } from '../../util/errors.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { Schema } from '../spec/schema.js';
+import { snapshotById } from '../spec/snapshot-ids.js';
+import type { CatalogTable } from '../table/index.js';
+import { keyReader, type CompactionCommit, type KeyIndex } from './key-index.js';
+import { TableKey, type KeyId } from './table-key.js';
+
+export async function readCompactionMoves(
+  table: CatalogTable,
+  schema: Schema,
+  index: KeyIndex,
+  compaction: CompactionCommit,
+): Promise<{ moved: [KeyId, DataFile, number][]; removed: Set<string> } | { why: string }> {
+  const removed = new Set(compaction.removedDataFiles.map((f) => f.filePath));
+  const sequenceNumber = snapshotById(table.metadata, compaction.snapshotId)?.sequenceNumber ?? 0n;
+  const reader = keyReader(table, TableKey.identifier(schema), schema);
+  const moved: [KeyId, DataFile, number][] = [];
+  let consistent = true;
+  try {
+    for (const file of compaction.addedDataFiles) {
+      await reader.live({ file, sequenceNumber, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => {
+        const at = index.get(k);
+        if (!at || !removed.has(at.file.filePath)) consistent = false;
+        moved.push([k, file, pos]);
+      });
+    }
+  } catch (e) {
+    // the index still matches the snapshot before the compaction: the next checkpoint rebuilds it
+    return { why: `could not read the key columns of the files floe's compaction wrote (${errorMessage(e)})` };
+  }
+  if (!consistent) return { why: "the key index did not hold the rows floe's compaction moved as expected" };
+  return { moved, removed };
+}
