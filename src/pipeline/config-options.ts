@@ -54,9 +54,9 @@ export function sourceConfig(source: SourceConfig, log: (message: string) => voi
       parallelism: source.snapshot.parallelism,
       backfill: source.snapshot.backfill,
       chunkSize,
-      splitter: async (client, table) => {
+      splitter: async (client, table, flavor) => {
         const chunks: Chunk[] = [];
-        for await (const c of splitTable(client, table, { chunkSize, chunkKeyColumn: chunkKeys[tableKey(table.schema.id)] })) chunks.push(c);
+        for await (const c of splitTable(client, table, flavor, { chunkSize, chunkKeyColumn: chunkKeys[tableKey(table.schema.id)] })) chunks.push(c);
         return chunks;
       },
     },

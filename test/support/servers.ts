@@ -13,7 +13,7 @@ import { startMysql } from '../../src/demo/local-mysql.js';
 export type ServerKind = 'mariadb' | 'mysql';
 
 /** The kind of the run's shared server (and of the servers {@link startTestServer} starts). */
-function serverKind(): ServerKind {
+export function serverKind(): ServerKind {
   return inject('serverKind');
 }
 

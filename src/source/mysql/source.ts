@@ -236,10 +236,10 @@ export class MySqlSource {
           const key = tableKey(m.schema.id);
           let chunks: Chunk[];
           if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
-          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m);
+          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m, dialect.flavor);
           else {
             chunks = [];
-            for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
+            for await (const c of splitTable(client, m, dialect.flavor, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
           // the hand-over and the chunk windows place a before image by its chunk key

@@ -176,7 +176,7 @@ async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, op
   const keyIdx = chunk.keyColumns.map((name) => table.columns.findIndex((c) => c.column.name === name));
   const pkIdx = table.schema.primaryKey.map((name) => table.columns.findIndex((c) => c.column.name === name));
   const convert = createSnapshotRowConverter(table);
-  const sql = chunkSql(table, chunk);
+  const sql = chunkSql(table, chunk, options.dialect.flavor);
   const consistent = (options.consistentSnapshot ?? options.dialect.flavor === 'mariadb') && options.dialect.flavor === 'mariadb';
 
   // Rows in SELECT order; keyed by primary key only when the backfill window has changes to apply.
