@@ -135,7 +135,7 @@ class PipelineRun {
     const logger = this.logger;
 
     // ---- start: tables, their Iceberg tables and where each stands ----------------------------
-    const mysql = (this.mysql = await openMySqlSource(sourceConfig(source, (m) => logger.debug(m, { component: 'source' }))));
+    const mysql = (this.mysql = await openMySqlSource(sourceConfig(source, (m) => logger.debug(m, { component: 'source' }), (m) => logger.warn(m, { component: 'source' }))));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     if (mysql.tables.size === 0) {
       throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);

@@ -59,6 +59,8 @@ export interface MySqlSourceOptions {
    */
   readonly changedDefinitions?: ReadonlySet<string>;
   readonly log?: (message: string) => void;
+  /** Where notes an operator must see go (a delivery guarantee weakened); default: `log`. */
+  readonly warn?: (message: string) => void;
   /**
    * Heartbeat period the binlog connections ask the server for (binlog-session.ts; its read
    * watchdog gives up on a connection after 3 silent periods). Default: the reader's (2000 ms).

@@ -287,6 +287,7 @@ export class MySqlSource {
             decoding: this.decoding,
             serverIdBase: o.serverIdBase + 1,
             heartbeatMs: o.heartbeatMs,
+            warn: o.warn ?? o.log,
             cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
           })) {
             hw.get(tableKey(r.table))!.set(r.chunk.index, r.highWatermark);
