@@ -20,6 +20,13 @@
  * | binlog_retention               | retention ≥ 2 × the estimated snapshot duration                 |
  *
  * `ok: false` with severity 'error' blocks a pipeline; 'warning' lines are advice.
+ *
+ * MySQL 8.4 removed the MASTER / SLAVE statements (SHOW MASTER STATUS, SHOW SLAVE STATUS, SHOW SLAVE
+ * HOSTS; MySQL 8.4 Release Notes, 8.4.0, "SQL statements removed") and `expire_logs_days` went in 8.2
+ * (MySQL Server Version Reference, "Option and Variable Changes for MySQL 8.2"): the checks use the
+ * REPLICA / BINARY LOG statements from the versions that have them (dialect.ts), read
+ * `log_replica_updates` before its deprecated alias `log_slave_updates`, and take a variable the
+ * server does not have as unset (test/source/preflight/recorded-servers.test.ts replays 8.4 and 9.x).
  */
 import { errorMessage } from '../../util/errors.js';
 import type { MysqlClient, MysqlConnectionConfig } from './client.js';
@@ -79,7 +86,7 @@ export async function checkSource(config: MysqlConnectionConfig, options: Prefli
 const VARIABLES = [
   'log_bin', 'binlog_format', 'binlog_row_image', 'binlog_row_value_options', 'binlog_transaction_compression', 'binlog_row_metadata',
   'gtid_mode', 'enforce_gtid_consistency', 'gtid_binlog_pos', 'server_id', 'expire_logs_days', 'binlog_expire_logs_seconds',
-  'log_slave_updates', 'log_replica_updates',
+  'binlog_expire_logs_auto_purge', 'log_slave_updates', 'log_replica_updates',
 ];
 
 export async function runPreflight(client: MysqlClient, options: PreflightOptions = {}): Promise<PreflightReport> {
@@ -157,8 +164,7 @@ type Add = (check: string, ok: boolean, severity: CheckSeverity, message: string
 async function checkReplicaUpdates(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, add: Add): Promise<void> {
   let isReplica = false;
   try {
-    const sql = dialect.flavor === 'mysql' && versionAtLeast(dialect.version, 8, 0, 22) ? 'SHOW REPLICA STATUS' : 'SHOW SLAVE STATUS';
-    isReplica = (await client.query(sql)).length > 0;
+    isReplica = (await client.query(dialect.replicaStatusSql)).length > 0;
   } catch {
     return; // no privilege to ask; the privileges check reports REPLICATION CLIENT
   }
@@ -263,10 +269,13 @@ function field(row: Record<string, unknown>, name: string): unknown {
 }
 
 async function checkRetention(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, options: PreflightOptions, add: Add): Promise<void> {
-  const seconds = Number(v('binlog_expire_logs_seconds') ?? 0) || 0;
-  const days = Number(v('expire_logs_days') ?? 0) || 0;
+  // MySQL 8.0.29+: binlog_expire_logs_auto_purge=OFF turns automatic purging off whatever the
+  // expiry period says (MySQL 8.0 Reference Manual, "Binary Logging Options and Variables")
+  const autoPurgeOff = ['OFF', '0'].includes((v('binlog_expire_logs_auto_purge') ?? 'ON').toUpperCase());
+  const seconds = autoPurgeOff ? 0 : Number(v('binlog_expire_logs_seconds') ?? 0) || 0;
+  const days = autoPurgeOff ? 0 : Number(v('expire_logs_days') ?? 0) || 0;
   const retention = seconds > 0 ? seconds : days > 0 ? days * 86400 : Infinity;
-  const setting = seconds > 0 ? `binlog_expire_logs_seconds=${seconds}` : days > 0 ? `expire_logs_days=${days}` : 'no automatic purge';
+  const setting = autoPurgeOff ? 'binlog_expire_logs_auto_purge=OFF' : seconds > 0 ? `binlog_expire_logs_seconds=${seconds}` : days > 0 ? `expire_logs_days=${days}` : 'no automatic purge';
   const rate = options.snapshotRowsPerSecond ?? 20_000;
   let estimate = options.expectedSnapshotSeconds;
   let basis = 'as configured';
