@@ -4,7 +4,8 @@
  * (chunkSql + createSnapshotRowConverter), and both must give identical value-model rows — with the
  * process in Asia/Seoul and the server's time_zone at +05:30, so neither zone can leak into a value.
  * It runs twice: with binlog_row_metadata=FULL (row events describe their columns) and MINIMAL (zongji
- * reads column metadata from information_schema, the MySQL default).
+ * reads column metadata from information_schema, the MySQL default) — on a private server of the
+ * run's kind (MariaDB, or MySQL 8 in the mysql8 project; test/mysql8-suites.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ZongJi from '@vlasky/zongji';
