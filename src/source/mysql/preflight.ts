@@ -15,6 +15,8 @@
  * | log_replica_updates            | ON when the server is itself a replica                          |
  * | privileges                     | REPLICATION SLAVE, REPLICATION CLIENT (MariaDB: BINLOG MONITOR),|
  * |                                | SELECT on the captured databases; SHOW DATABASES (warning)      |
+ * | lock_tables                    | MySQL, captured tables without a primary key: LOCK TABLES on    |
+ * |                                | their databases (warning; snapshot/locked-read-view.ts)         |
  * | gtid                           | MySQL gtid_mode=ON (warning otherwise); MariaDB GTID position    |
  * | server_id                      | floe's replica id differs from the server's and its replicas'   |
  * | binlog_retention               | retention ≥ 2 × the estimated snapshot duration                 |
@@ -33,7 +35,7 @@ import type { MysqlClient, MysqlConnectionConfig } from './client.js';
 import { connectMysql, quoteString } from './client.js';
 import type { ServerDialect } from './dialect.js';
 import { detectDialect, versionAtLeast } from './dialect.js';
-import { canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSet } from './grants.js';
+import { canLockDatabase, canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSet } from './grants.js';
 import type { TableId } from './schema/table-schema.js';
 import { tableKey } from './schema/table-schema.js';
 
@@ -153,6 +155,7 @@ export async function runPreflight(client: MysqlClient, options: PreflightOption
   await checkReplicaUpdates(client, dialect, v, add);
   const grants = await readGrants(client);
   checkPrivileges(grants, dialect, options, add);
+  await checkKeylessLocks(client, dialect, grants, options, add);
   await checkGtids(client, dialect, v, add);
   await checkServerId(client, dialect, Number(v('server_id') ?? 0), options.serverId, add);
   await checkRetention(client, dialect, v, options, add);
@@ -223,6 +226,30 @@ function checkPrivileges(grants: GrantSet | Error, dialect: ServerDialect, optio
   add('show_databases', showDatabases || perDb, 'warning', showDatabases || perDb
     ? 'the user can list the captured databases'
     : 'the user has neither SHOW DATABASES nor SELECT on every captured database: table patterns only see databases it has grants in; GRANT SHOW DATABASES ON *.* TO <user> to discover all of them');
+}
+
+/**
+ * On MySQL a snapshot chunk of a table without a primary key is read under a brief LOCK TABLES … READ
+ * (snapshot/locked-read-view.ts); a user who may not lock reads those tables at-least-once.
+ */
+async function checkKeylessLocks(client: MysqlClient, dialect: ServerDialect, grants: GrantSet | Error, options: PreflightOptions, add: Add): Promise<void> {
+  const tables = options.tables ?? [];
+  if (dialect.flavor !== 'mysql' || tables.length === 0 || grants instanceof Error) return;
+  const keyless = await tablesWithoutPrimaryKey(client, tables);
+  if (keyless.length === 0) return;
+  const names = `${keyless.slice(0, 5).map(tableKey).join(', ')}${keyless.length > 5 ? ', …' : ''}`;
+  const denied = [...new Set(keyless.map((t) => t.database))].filter((d) => !canLockDatabase(grants, d));
+  add('lock_tables', denied.length === 0, 'warning', denied.length === 0
+    ? `tables without a primary key (${names}) are snapshotted exactly, each chunk's read view opened under a brief LOCK TABLES … READ`
+    : `the user may not LOCK TABLES in ${denied.join(', ')}: tables without a primary key (${names}) are then snapshotted at-least-once (a row changed while a chunk is read can reach the lake twice); ${denied.map((d) => `GRANT LOCK TABLES ON \`${d.replace(/`/g, '``')}\`.* TO <user>`).join('; ')}`);
+}
+
+async function tablesWithoutPrimaryKey(client: MysqlClient, tables: readonly TableId[]): Promise<TableId[]> {
+  const where = tables.map((t) => `(t.TABLE_SCHEMA = ${quoteString(t.database)} AND t.TABLE_NAME = ${quoteString(t.table)})`).join(' OR ');
+  const rows = await client.query<{ db: string; tbl: string }>(
+    `SELECT t.TABLE_SCHEMA AS db, t.TABLE_NAME AS tbl FROM information_schema.TABLES t WHERE t.TABLE_TYPE = 'BASE TABLE' AND (${where}) AND NOT EXISTS (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS c WHERE c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME AND c.CONSTRAINT_TYPE = 'PRIMARY KEY') ORDER BY t.TABLE_SCHEMA, t.TABLE_NAME`,
+  );
+  return rows.map((r) => ({ database: String(r.db), table: String(r.tbl) }));
 }
 
 async function checkGtids(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, add: Add): Promise<void> {

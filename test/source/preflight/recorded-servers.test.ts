@@ -33,7 +33,7 @@ const SOURCE_UUID = '8a94f357-aab4-11df-86ab-c80aa9429562';
 const OTHER_UUID = '2174b383-5441-11e8-b90a-c80aa9422222';
 
 /** A well-configured MySQL of `version`: binlog ROW/FULL, GTIDs on, 30 days of binlogs, one replica. */
-function recordedMysql(version: string, overrides: { variables?: Record<string, string>; replicaStatus?: Record<string, unknown>[] } = {}): RecordedServer {
+function recordedMysql(version: string, overrides: { variables?: Record<string, string>; replicaStatus?: Record<string, unknown>[]; keyless?: Record<string, unknown>[]; grants?: string[] } = {}): RecordedServer {
   return {
     version,
     // log_slave_updates (deprecated since 8.0.26) is left out: floe must not need it
@@ -60,7 +60,9 @@ function recordedMysql(version: string, overrides: { variables?: Record<string, 
       ['SHOW REPLICAS', { rows: [{ Server_Id: 77, Host: 'replica-1', Port: 3306, Source_Id: 1, Replica_UUID: OTHER_UUID }] }],
       ['SHOW REPLICA STATUS', { rows: overrides.replicaStatus ?? [] }],
       ['SHOW BINARY LOGS', { rows: [{ Log_name: 'binlog.000006', File_size: '1073741950', Encrypted: 'No' }, { Log_name: 'binlog.000007', File_size: '5123', Encrypted: 'No' }] }],
-      ['SHOW GRANTS FOR CURRENT_USER()', { rows: [{ 'Grants for floe@%': 'GRANT SELECT, RELOAD, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `floe`@`%`' }] }],
+      ['SHOW GRANTS FOR CURRENT_USER()', { rows: (overrides.grants ?? ['GRANT SELECT, RELOAD, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `floe`@`%`']).map((g) => ({ 'Grants for floe@%': g })) }],
+      // the captured tables without a primary key (information_schema.TABLES and TABLE_CONSTRAINTS)
+      [/^SELECT t\.TABLE_SCHEMA AS db, t\.TABLE_NAME AS tbl FROM information_schema\.TABLES t /, { rows: overrides.keyless ?? [] }],
       ['SELECT @@server_uuid AS uuid, @@server_id AS id', { rows: [{ uuid: SOURCE_UUID, id: 1 }] }],
       [/^SELECT COALESCE\(SUM\(TABLE_ROWS\), 0\) AS n FROM information_schema\.TABLES /, { rows: [{ n: '1200000' }] }],
     ],
@@ -132,6 +134,7 @@ describe.each(['8.4.3', '9.1.0'])('MySQL %s, recorded', (version) => {
     // no expire_logs_days on these versions: the retention is binlog_expire_logs_seconds
     expect(check(checks, 'binlog_retention').message).toBe('binlogs are kept for 30 d (binlog_expire_logs_seconds=2592000) and the snapshot is estimated to take 60 s (~1,200,000 rows at 20,000 rows/s)');
     expect(checks.some((c) => c.check === 'log_replica_updates'), 'not a replica: no log_replica_updates check').toBe(false);
+    expect(checks.some((c) => c.check === 'lock_tables'), 'every captured table has a primary key: no lock_tables check').toBe(false);
     expect(sent).toEqual(expect.arrayContaining(['SHOW REPLICA STATUS', 'SHOW REPLICAS']));
     expect(removedIn84(sent)).toEqual([]);
     await client.close();
@@ -152,6 +155,22 @@ describe.each(['8.4.3', '9.1.0'])('MySQL %s, recorded', (version) => {
     expect(check(checks, 'log_replica_updates')).toMatchObject({ ok: false, severity: 'error' });
     expect(check(checks, 'log_replica_updates').message).toBe("the server is a replica but log_replica_updates is OFF: changes it replicates never reach its binlog; set log_replica_updates=ON in my.cnf and restart, or read from the primary");
     await client.close();
+  });
+
+  it('a captured table without a primary key: LOCK TABLES on its database, or a warning naming the grant', async () => {
+    const tables = [{ database: 'shop', table: 'orders' }, { database: 'shop', table: 'audit_log' }];
+    const keyless = [{ db: 'shop', tbl: 'audit_log' }];
+    const without = await session(recordedMysql(version, { keyless }));
+    const refused = check((await runPreflight(without.client, { serverId: 5001, tables, expectedSnapshotSeconds: 60 })).checks, 'lock_tables');
+    expect(refused).toMatchObject({ ok: false, severity: 'warning' });
+    expect(refused.message).toBe('the user may not LOCK TABLES in shop: tables without a primary key (shop.audit_log) are then snapshotted at-least-once (a row changed while a chunk is read can reach the lake twice); GRANT LOCK TABLES ON `shop`.* TO <user>');
+    await without.client.close();
+    const grants = ['GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `floe`@`%`', 'GRANT LOCK TABLES ON `shop`.* TO `floe`@`%`'];
+    const granted = await session(recordedMysql(version, { keyless, grants }));
+    const ok = check((await runPreflight(granted.client, { serverId: 5001, tables, expectedSnapshotSeconds: 60 })).checks, 'lock_tables');
+    expect(ok).toMatchObject({ ok: true, severity: 'warning' });
+    expect(ok.message).toBe("tables without a primary key (shop.audit_log) are snapshotted exactly, each chunk's read view opened under a brief LOCK TABLES … READ");
+    await granted.client.close();
   });
 
   it('binlog_expire_logs_auto_purge=OFF: binlogs are not purged automatically, whatever the expiry period', async () => {

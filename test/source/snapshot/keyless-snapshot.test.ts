@@ -27,6 +27,7 @@ import { readServerIdentity, readWatermark } from '../../../src/source/mysql/sna
 import { createSnapshotRowConverter, snapshotSelectList } from '../../../src/source/mysql/snapshot/snapshot-values.js';
 import type { BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import { serverKind } from '../../support/servers.js';
+import { checkSource } from '../../../src/source/mysql/preflight.js';
 
 const ROWS = 3000;
 
@@ -186,6 +187,9 @@ describe('snapshot of a table without primary key under concurrent writes', () =
       expect(refused.rows).toEqual(expectedRows);
       expect(refused.log).toHaveLength(1);
       expect(refused.log[0]).toMatch(new RegExp(`${db}\\.nolock has no primary key and its chunks are read at-least-once .*GRANT LOCK TABLES ON \`${db}\`\\.\\* to it`));
+      // floe check says so before any snapshot
+      const { checks } = await checkSource({ ...sourceConfig(), user, password: 'pw' }, { tables: [id], expectedSnapshotSeconds: 1 });
+      expect(checks.find((c) => c.check === 'lock_tables')).toMatchObject({ ok: false, severity: 'warning', message: expect.stringContaining(`the user may not LOCK TABLES in ${db}: tables without a primary key (${db}.nolock) are then snapshotted at-least-once`) });
     } finally {
       await conn.query(`DROP USER '${user}'@'%'`);
     }
