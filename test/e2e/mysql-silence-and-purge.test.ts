@@ -263,7 +263,10 @@ describe('MySQL silence and stalls', () => {
     await expectLakeEqualsMysql(lake, server, db, ['items']);
 
     // A trickle: a wait for every change longer than the quiet spell, so no stretch of changes ever
-    // lasts an interval — the interval alone commits them.
+    // lasts an interval — the interval alone commits them. The wait is also longer than a checkpoint's
+    // commit (tens of ms idle, several hundred on a loaded machine): a change that arrives while one
+    // commits continues the stretch it interrupted (checkpoint.ts, Router.routableDuringCommit).
+    const TRICKLE_GAP_MS = 600;
     const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
     try {
       await notified(p, 'streaming-started');
@@ -277,7 +280,7 @@ describe('MySQL silence and stalls', () => {
       const trickleStart = p.logs.length;
       for (let id = 1; id <= 12; id++) {
         await c.query('UPDATE items SET name = ? WHERE id = ?', [`trickle-${id}`, id]);
-        await sleep(120);
+        await sleep(TRICKLE_GAP_MS);
       }
       await c.end();
       await catchUp(p, lake, server, db, ['items']);
