@@ -10,6 +10,7 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/source/types/float-precision.test.ts',
   'test/source/binlog/binlog-reader.test.ts',
   'test/source/snapshot/keyless-snapshot.test.ts',
+  'test/source/preflight/client-shutdown.test.ts',
   'test/e2e/pipeline-basic.test.ts',
   'test/e2e/crash-restart.test.ts',
   'test/pipeline/schema-change/ddl-while-stopped.test.ts',
