@@ -1,10 +1,16 @@
 /**
- * The MySQL-compatible server `floe demo` replicates from, when the configuration names none:
+ * The MySQL-compatible server `floe demo` replicates from, when the configuration names none.
+ *
+ * `--server mariadb` (the default):
  * 1. the machine's `mariadbd`, with its data directory kept in `./.floe/demo-mysql` (a second demo
  *    reuses it; the demo database itself is recreated each time);
  * 2. otherwise, where a Docker engine is reachable, a MySQL 8.4 container (testcontainers) with GTIDs
  *    and the row binlog — removed when the demo ends, so nothing is kept between runs;
  * 3. otherwise an error saying what to install.
+ *
+ * `--server mysql`: Oracle MySQL 8 from `FLOE_MYSQL_HOME` or the directory `.ci/install-mysql8`
+ * installs it into (local-mysql.ts), with GTIDs and the row binlog, its data directory kept in
+ * `./.floe/demo-mysql8`; where there is none, an error naming both.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,9 +18,13 @@ import { join } from 'node:path';
 import type { Logger } from '../pipeline/observe/logger.js';
 import { FloeError, errorMessage } from '../util/errors.js';
 import { mariaDbAvailable, startMariaDb } from './local-mariadb.js';
+import { startMysql } from './local-mysql.js';
+
+/** Which local server the demo starts (`floe demo --server`). */
+export type DemoServerKind = 'mariadb' | 'mysql';
 
 export interface DemoServer {
-  kind: 'mariadb' | 'mysql-container';
+  kind: 'mariadb' | 'mysql' | 'mysql-container';
   host: string;
   port: number;
   user: string;
@@ -24,9 +34,11 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
-export const DEMO_HOME = join('.floe', 'demo-mysql');
+/** Where each kind keeps its data directory (`<home>/data`) between demos. */
+export const DEMO_HOMES: Readonly<Record<DemoServerKind, string>> = { mariadb: join('.floe', 'demo-mysql'), mysql: join('.floe', 'demo-mysql8') };
 
-export async function startDemoServer(logger: Logger, home = DEMO_HOME): Promise<DemoServer> {
+export async function startDemoServer(logger: Logger, kind: DemoServerKind, home = DEMO_HOMES[kind]): Promise<DemoServer> {
+  if (kind === 'mysql') return startLocalMysql(logger, home);
   if (await mariaDbAvailable()) {
     logger.info('starting a local MariaDB for the demo', { dataDir: join(home, 'data') });
     // Own process group: a Ctrl-C reaches floe, which stops cleanly and then stops the server.
@@ -48,6 +60,22 @@ export async function startDemoServer(logger: Logger, home = DEMO_HOME): Promise
     'unsupported',
     'no MySQL-compatible server for the demo: mariadbd is not installed and no Docker engine is reachable; install MariaDB server (apt-get install mariadb-server, brew install mariadb; or set FLOE_MARIADB_DIRS to where its mariadbd is), start Docker, or put a `source:` section in the config',
   );
+}
+
+/** MySQL 8 from its installation directory; a missing one is an error naming `.ci/install-mysql8` and FLOE_MYSQL_HOME. */
+async function startLocalMysql(logger: Logger, home: string): Promise<DemoServer> {
+  logger.info('starting a local MySQL 8 for the demo', { dataDir: join(home, 'data') });
+  // Own process group: a Ctrl-C reaches floe, which stops cleanly and then stops the server.
+  const server = await startMysql({ home, serverId: 1, detached: true, extraArgs: ['--binlog-expire-logs-seconds=86400'] });
+  return {
+    kind: 'mysql',
+    host: server.host,
+    port: server.port,
+    user: server.user,
+    password: server.password,
+    description: `MySQL 8 (mysqld) on 127.0.0.1:${server.port}, data in ${join(home, 'data')}`,
+    stop: () => server.stop(),
+  };
 }
 
 /**

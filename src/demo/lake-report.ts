@@ -58,7 +58,7 @@ export async function compareShop(
       timeAsMicros: config.source?.timeAsMicros ?? [],
     });
     const convert = createSnapshotRowConverter(mapped);
-    const { rows: raw } = await client.queryArrays(`SELECT ${snapshotSelectList(mapped)} FROM ${qualifiedTable(source)}`);
+    const { rows: raw } = await client.queryArrays(`SELECT ${snapshotSelectList(mapped, flavor)} FROM ${qualifiedTable(source)}`);
     const names = mapped.columns.map((c) => c.column.name);
     const sourceObjects = raw.map((r) => {
       const values = convert(r);

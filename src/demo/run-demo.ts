@@ -24,7 +24,7 @@ import { detectDialect } from '../source/mysql/index.js';
 import { compareOffsets, type BinlogOffset } from '../source/mysql/index.js';
 import { parseProgressSummary } from '../pipeline/state.js';
 import { FloeError, errorMessage } from '../util/errors.js';
-import { startDemoServer, DEMO_HOME, type DemoServer } from './demo-server.js';
+import { startDemoServer, DEMO_HOMES, type DemoServer, type DemoServerKind } from './demo-server.js';
 import { compareShop, formatComparisons, type TableComparison } from './lake-report.js';
 import { applyLiveChanges, type LiveChanges } from './live-changes.js';
 import { queryHints } from './query-hints.js';
@@ -43,7 +43,9 @@ export interface DemoOptions {
   /** Where the report goes (stdout). */
   out: NodeJS.WritableStream;
   color: boolean;
-  /** The local server's home (default ./.floe/demo-mysql). */
+  /** Which local server to start when the config names no source (default MariaDB). */
+  server?: DemoServerKind;
+  /** The local server's home (default: DEMO_HOMES of its kind). */
   home?: string;
   /** How long to wait for streaming to start and for the changes to be committed (default 60 s each). */
   timeoutMs?: number;
@@ -60,6 +62,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const print = (text = ''): void => void out.write(`${text}\n`);
   const bold = (text: string): string => (options.color ? `\x1b[1m${text}\x1b[0m` : text);
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const serverKind = options.server ?? 'mariadb';
 
   print(bold('floe demo: MySQL → Apache Iceberg, snapshot then live changes'));
   let server: DemoServer | undefined;
@@ -73,7 +76,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (options.config.source) {
       source = sourceSchema.parse({ ...options.config.source, include: [`${SHOP_DATABASE}.*`], exclude: [] });
     } else {
-      server = await startDemoServer(logger, options.home ?? DEMO_HOME);
+      server = await startDemoServer(logger, serverKind, options.home ?? DEMO_HOMES[serverKind]);
       source = sourceSchema.parse({ host: server.host, port: server.port, user: server.user, password: server.password, include: [`${SHOP_DATABASE}.*`] });
     }
     print(`source:    ${server ? server.description : `the configured source (${source.url ? 'url' : `${source.host}:${source.port}`})`}`);
@@ -154,7 +157,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await catalog?.close?.().catch(() => undefined);
     await client?.close().catch(() => undefined);
     if (server) {
-      logger.info('stopping the demo server (its data stays in .floe/demo-mysql)');
+      logger.info(`stopping the demo server (its data stays in ${options.home ?? DEMO_HOMES[serverKind]})`);
       await server.stop().catch((e: unknown) => logger.warn('could not stop the demo server', { err: e }));
     }
   }

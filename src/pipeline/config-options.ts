@@ -39,8 +39,11 @@ export function typeMappingOptions(source: SourceConfig): TypeMappingOptions {
   return { tinyInt1AsBoolean: source.tinyint1AsBoolean, timeAsMicros: source.timeAsMicros };
 }
 
-/** The source's configuration for a run: the tables `source.include` / `source.exclude` select. */
-export function sourceConfig(source: SourceConfig, log: (message: string) => void): MySqlSourceConfig {
+/**
+ * The source's configuration for a run: the tables `source.include` / `source.exclude` select; `log`
+ * takes the source's notes, `warn` what an operator must see.
+ */
+export function sourceConfig(source: SourceConfig, log: (message: string) => void, warn: (message: string) => void = log): MySqlSourceConfig {
   const chunkKeys = source.snapshot.chunkKeys;
   const chunkSize = source.snapshot.chunkSize;
   return {
@@ -53,9 +56,9 @@ export function sourceConfig(source: SourceConfig, log: (message: string) => voi
       parallelism: source.snapshot.parallelism,
       backfill: source.snapshot.backfill,
       chunkSize,
-      splitter: async (client, table) => {
+      splitter: async (client, table, flavor) => {
         const chunks: Chunk[] = [];
-        for await (const c of splitTable(client, table, { chunkSize, chunkKeyColumn: chunkKeys[tableKey(table.schema.id)] })) chunks.push(c);
+        for await (const c of splitTable(client, table, flavor, { chunkSize, chunkKeyColumn: chunkKeys[tableKey(table.schema.id)] })) chunks.push(c);
         return chunks;
       },
     },
@@ -64,6 +67,7 @@ export function sourceConfig(source: SourceConfig, log: (message: string) => voi
     // the writer locates a row by its key (keyed-change-writer.ts): the rest of a before image is not decoded
     beforeImages: 'key',
     log,
+    warn,
   };
 }
 

@@ -138,7 +138,7 @@ class PipelineRun {
     const logger = this.logger;
 
     // ---- start: tables, their Iceberg tables and where each stands ----------------------------
-    const settings = sourceConfig(source, (m) => logger.debug(m, { component: 'source' }));
+    const settings = sourceConfig(source, (m) => logger.debug(m, { component: 'source' }), (m) => logger.warn(m, { component: 'source' }));
     this.lock = await takeJobLock(config, settings.connection, 'floe run');
     const mysql = (this.mysql = await openMySqlSource(settings));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));

@@ -1,10 +1,12 @@
 /**
  * `floe demo` end to end, as a user runs it: a child process in an empty working directory, no
  * config, and a PATH without the sbin directories (an ordinary user's on Debian). It starts its own
- * MariaDB in ./.floe/demo-mysql, loads the shop, replicates it into
- * ./warehouse, applies live changes (including an ON DELETE CASCADE), stops, and prints the lake
- * compared row for row with MySQL. A second run reuses the server's data directory and starts the
- * lake over. The lake is then read again here, and `floe status` reports the tables.
+ * server — MariaDB in ./.floe/demo-mysql (`floe demo`), or in the mysql8 project Oracle MySQL 8 in
+ * ./.floe/demo-mysql8 (`floe demo --server mysql`) — loads the shop, replicates it into ./warehouse,
+ * applies live changes (including an ON DELETE CASCADE), stops, and prints the lake compared row for
+ * row with MySQL. A second run reuses the server's data directory and starts the lake over. The lake
+ * is then read again here, and `floe status` reports the tables. Asked for a MySQL that is not
+ * installed, the demo says where it looked and how to install one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, mkdtemp, rm } from 'node:fs/promises';
@@ -15,8 +17,13 @@ import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { rowToJson } from '../../src/iceberg/scan/row-json.js';
 import { parseJson } from '../../src/util/json.js';
 import { runFloe } from '../cli/run-floe.js';
+import { serverKind } from '../support/servers.js';
 
 let cwd: string;
+// the demo's arguments and data directory for the run's server kind
+const mysql = serverKind() === 'mysql';
+const demoArgs = mysql ? ['demo', '--server', 'mysql'] : ['demo'];
+const demoHome = join('.floe', mysql ? 'demo-mysql8' : 'demo-mysql');
 
 beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'floe-demo-'));
@@ -45,7 +52,7 @@ describe('floe demo', () => {
       .split(delimiter)
       .filter((d) => !/\/sbin\/?$/.test(d))
       .join(delimiter);
-    const first = await runFloe(['demo'], { cwd, timeoutMs: 180_000, env: { PATH: userPath } });
+    const first = await runFloe(demoArgs, { cwd, timeoutMs: 180_000, env: { PATH: userPath } });
     expect(first.code, `${first.stdout}\n${first.stderr.slice(-4000)}`).toBe(0);
     for (const table of ['shop.customers', 'shop.orders', 'shop.order_items', 'shop.audit_log']) {
       expect(first.stdout).toMatch(new RegExp(`${table.replace('.', '\\.')}\\s+\\d+ rows\\s+✓ same rows as MySQL`));
@@ -54,12 +61,13 @@ describe('floe demo', () => {
     expect(first.stdout).toContain("iceberg_scan('./warehouse/shop/orders')");
     expect(first.stdout).toContain('spark.sql.catalog.floe.type=hadoop');
     expect(first.stdout).toContain('iceberg.catalog.type=rest');
-    await access(join(cwd, '.floe', 'demo-mysql', 'data', 'mysql'));
+    expect(first.stdout).toContain(mysql ? 'source:    MySQL 8 (mysqld) on 127.0.0.1:' : 'source:    MariaDB (mariadbd) on 127.0.0.1:');
+    await access(join(cwd, demoHome, 'data', 'mysql'));
     await access(join(cwd, 'warehouse', 'shop', 'orders', 'metadata', 'version-hint.text'));
 
     // The second run reuses the server's data directory and recreates the shop and its tables: the
     // lake ends up with the same counts, not twice the rows.
-    const second = await runFloe(['demo'], { cwd, timeoutMs: 180_000 });
+    const second = await runFloe(demoArgs, { cwd, timeoutMs: 180_000 });
     expect(second.code, `${second.stdout}\n${second.stderr.slice(-4000)}`).toBe(0);
     const counts = (text: string) => [...text.matchAll(/^(shop\.\w+)\s+(\d+) rows/gm)].map((m) => `${m[1]}=${m[2]}`);
     expect(counts(second.stdout)).toEqual(counts(first.stdout));
@@ -100,4 +108,12 @@ describe('floe demo', () => {
     ]);
     expect(report.tables.every((t) => t.checkpointId > 0)).toBe(true);
   }, 400_000);
+
+  it('--server mysql without a MySQL installation: exits 2 naming where it looked and how to install one', async () => {
+    const missing = join(cwd, 'no-mysql-here');
+    const run = await runFloe(['demo', '--server', 'mysql'], { cwd, env: { FLOE_MYSQL_HOME: missing } });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain(`demo.mysql: expected MySQL's bin/mysqld in FLOE_MYSQL_HOME (${missing}), found none; run \`bash .ci/install-mysql8\``);
+    expect(run.stderr).toContain('or set FLOE_MYSQL_HOME to a MySQL 8 installation directory');
+  });
 });

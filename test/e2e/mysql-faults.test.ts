@@ -1,8 +1,12 @@
 /**
- * MySQL faults, for real: `floe run` (a child process) streams from a MariaDB server of its own that
- * the test restarts mid-snapshot and mid-stream, and, with GTIDs, a primary whose replica
- * (`log_slave_updates`) takes over the writes — floe pointed at the replica resumes by GTID. Each ends
- * with the lake equal to the server that holds the data, row for row, and no checkpoint id twice.
+ * MySQL faults, for real: `floe run` (a child process) streams from a server of its own (MariaDB, or
+ * MySQL 8 in the mysql8 project) that the test restarts mid-snapshot and mid-stream, and, with GTIDs,
+ * a primary whose replica (`log_slave_updates` / `log_replica_updates`) takes over the writes — floe
+ * pointed at the replica after a clean stop resumes by GTID; and a replica promoted while floe streams
+ * through an address that moves to it (a TCP proxy standing for a virtual IP): floe's binlog
+ * connection breaks, reconnects to the same address, finds another server and resumes by GTID without
+ * a restart. Each ends with the lake equal to the server that holds the data, row for row, and no
+ * checkpoint id twice.
  *
  * (A long silence, a stalled connection and the binlog purged while floe is stopped:
  * mysql-silence-and-purge.test.ts. The binlog connection killed with KILL and resuming from GTIDs
@@ -16,7 +20,9 @@ import mysql from 'mysql2/promise';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
-import { startMariaDb, type TestServer } from '../support/mariadb.js';
+import type { TestServer } from '../support/mariadb.js';
+import { executedGtids, gtidReplicationArgs, promoteReplica, replicateFrom, startTestServer, waitForReplica } from '../support/servers.js';
+import { TcpStallProxy } from '../support/tcp-stall-proxy.js';
 import { prng } from '../../src/util/prng.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
@@ -34,7 +40,6 @@ afterAll(async () => {
   for (const p of cleanup) await rm(p, { recursive: true, force: true });
 });
 
-const GTID_ARGS = ['--log-slave-updates=ON', '--gtid-strict-mode=ON'];
 
 async function connect(server: TestServer, db?: string): Promise<mysql.Connection> {
   return mysql.createConnection({ host: server.host, port: server.port, user: server.user, password: server.password, database: db, supportBigNumbers: true, bigNumberStrings: true });
@@ -173,7 +178,7 @@ async function notified(p: FloeProcess, type: string): Promise<void> {
 
 describe('MySQL faults', () => {
   it('the server restarted mid-snapshot and mid-stream: floe reconnects, resumes, and the lake equals MySQL', async () => {
-    const server = await startMariaDb({ serverId: 11, extraArgs: GTID_ARGS });
+    const server = await startTestServer({ serverId: 11, extraArgs: gtidReplicationArgs() });
     servers.push(server);
     const db = 'faults_restart';
     await createItems(server, db, 30_000);
@@ -206,20 +211,14 @@ describe('MySQL faults', () => {
   });
 
   it('failover to a replica with GTIDs: floe pointed at the new primary resumes by GTID and the lake equals it', async () => {
-    const primary = await startMariaDb({ serverId: 21, extraArgs: GTID_ARGS });
+    const primary = await startTestServer({ serverId: 21, extraArgs: gtidReplicationArgs() });
     servers.push(primary);
-    const replica = await startMariaDb({ serverId: 22, extraArgs: GTID_ARGS });
+    const replica = await startTestServer({ serverId: 22, extraArgs: gtidReplicationArgs() });
     servers.push(replica);
     const db = 'faults_failover';
     // The replica copies everything from the primary's first GTID on (both start from the same
     // template data directory, so there is nothing to seed).
-    const rc = await connect(replica);
-    try {
-      await rc.query(`CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='${primary.user}', MASTER_PASSWORD='${primary.password}', MASTER_USE_GTID=slave_pos`);
-      await rc.query('START SLAVE');
-    } finally {
-      await rc.end();
-    }
+    await replicateFrom(replica, primary);
     await createItems(primary, db, 5_000);
     const lake = await lakeFor(primary, db, 7102);
     const writer = new ItemsWriter(primary, db, prng(11), 5_000);
@@ -234,17 +233,8 @@ describe('MySQL faults', () => {
       expect(await p.exited, p.tail()).toEqual({ code: 0, signal: null });
 
       // failover: the replica has applied everything, then becomes the primary and takes the writes
-      const pc = await connect(primary);
-      const [pos] = await pc.query('SELECT @@gtid_binlog_pos AS g');
-      await pc.end();
-      await waitForReplica(replica, (pos as { g: string }[])[0]!.g);
-      const promoted = await connect(replica);
-      try {
-        await promoted.query('STOP SLAVE');
-        await promoted.query('RESET SLAVE ALL');
-      } finally {
-        await promoted.end();
-      }
+      await waitForReplica(replica, await executedGtids(primary));
+      await promoteReplica(replica);
       await primary.stop();
       writer.retarget(replica);
       writer.start();
@@ -262,19 +252,48 @@ describe('MySQL faults', () => {
       await writer.stop();
     }
   });
-});
 
-/** Waits until the replica's gtid_slave_pos covers `gtids` (a MariaDB GTID list). */
-async function waitForReplica(replica: TestServer, gtids: string): Promise<void> {
-  const c = await connect(replica);
-  try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const [rows] = await c.query("SELECT MASTER_GTID_WAIT(?, 1) AS r", [gtids]);
-      if ((rows as { r: number }[])[0]?.r === 0) return;
-      if (Date.now() > deadline) throw new Error(`the replica did not reach ${gtids} within 60 s`);
+  it('a replica promoted while floe streams, behind an address that moves to it: floe reconnects, resumes by GTID and the lake equals the new primary', async () => {
+    const primary = await startTestServer({ serverId: 31, extraArgs: gtidReplicationArgs() });
+    servers.push(primary);
+    const replica = await startTestServer({ serverId: 32, extraArgs: gtidReplicationArgs() });
+    servers.push(replica);
+    await replicateFrom(replica, primary);
+    // floe's address for the source: a proxy to the primary now, to the replica after the failover
+    const address = await TcpStallProxy.start(primary.host, primary.port);
+    const db = 'faults_promoted';
+    await createItems(primary, db, 5_000);
+    const lake = await lakeFor({ ...primary, port: address.port }, db, 7103);
+    const writer = new ItemsWriter(primary, db, prng(13), 5_000);
+    // the binlog reader's notes are debug records
+    const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
+    try {
+      await notified(p, 'streaming-started');
+      writer.start();
+      await sleep(2000);
+      await writer.stop();
+      const beforeFailover = writer.transactions;
+
+      // the failover, with floe streaming: the replica has applied everything, is promoted, the
+      // primary goes down and the address moves to the replica, which takes the writes
+      await waitForReplica(replica, await executedGtids(primary));
+      await promoteReplica(replica);
+      await primary.stop();
+      address.moveTo(replica.host, replica.port);
+      writer.retarget(replica);
+      writer.start();
+      await sleep(3000);
+      await writer.stop();
+      expect(writer.transactions - beforeFailover, 'writes on the promoted replica').toBeGreaterThan(20);
+
+      expect(p.hasExited, p.tail()).toBe(false);
+      await catchUpStopAndCompare(p, lake, replica, db);
+      // the stream followed the server change by GTID, in the same process
+      expect(p.logs.some((r) => typeof r.msg === 'string' && /is from another server; resuming by GTIDs/.test(r.msg)), p.tail()).toBe(true);
+    } finally {
+      p.kill();
+      await writer.stop();
+      await address.close();
     }
-  } finally {
-    await c.end();
-  }
-}
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * More MySQL faults, for real (issue 12, point 3): `floe run` (a child process) against a MariaDB
- * server of its own.
+ * More MySQL faults, for real: `floe run` (a child process) against a server of its own (MariaDB, or
+ * MySQL 8 in the mysql8 project).
  *
  * - A long silence: no write at all for many times the binlog read watchdog's limit (3 heartbeat
  *   periods, src/source/mysql/binlog/binlog-session.ts; `source.heartbeatMs` set small here). The server's
@@ -34,7 +34,8 @@ import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
-import { startMariaDb, type TestServer } from '../support/mariadb.js';
+import type { TestServer } from '../support/mariadb.js';
+import { serverKind, startTestServer } from '../support/servers.js';
 import { TcpStallProxy } from '../support/tcp-stall-proxy.js';
 import { prng } from '../../src/util/prng.js';
 import { committedOffset, serverPosition, waitForCatchUp } from './support/catch-up.js';
@@ -228,7 +229,7 @@ async function offsetOf(lake: Lake, db: string, table: string): Promise<BinlogOf
 
 describe('MySQL silence and stalls', () => {
   it('a backlog drained is committed as soon as the stream goes quiet (commit.whenCaughtUp), a trickle of changes only at the interval', async () => {
-    const server = await startMariaDb({ serverId: 34 });
+    const server = await startTestServer({ serverId: 34 });
     servers.push(server);
     const db = 'caught_up';
     await createTables(server, db, ['items'], 20_000);
@@ -262,20 +263,31 @@ describe('MySQL silence and stalls', () => {
     await expectLakeEqualsMysql(lake, server, db, ['items']);
 
     // A trickle: a wait for every change longer than the quiet spell, so no stretch of changes ever
-    // lasts an interval — the interval alone commits them.
+    // lasts an interval — the interval alone commits them. The wait is also longer than a checkpoint's
+    // commit (tens of ms idle, several hundred on a loaded machine): a change that arrives while one
+    // commits continues the stretch it interrupted (checkpoint.ts, Router.routableDuringCommit).
+    const TRICKLE_GAP_MS = 600;
     const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
     try {
       await notified(p, 'streaming-started');
       const c = await connect(server, db);
+      // One change first, committed before the trickle: it makes floe build the table's key index
+      // from the lake (20,000 rows; seconds on a loaded machine), inside that change's commit — a
+      // trickle arriving during so long a commit would reach the run loop as one stretch of changes.
+      await c.query("UPDATE items SET name = 'before the trickle' WHERE id = 20");
+      await catchUp(p, lake, server, db, ['items']);
+      await sleep(500); // its commit's log line may come a moment after the lake shows it
+      const trickleStart = p.logs.length;
       for (let id = 1; id <= 12; id++) {
         await c.query('UPDATE items SET name = ? WHERE id = ?', [`trickle-${id}`, id]);
-        await sleep(120);
+        await sleep(TRICKLE_GAP_MS);
       }
       await c.end();
       await catchUp(p, lake, server, db, ['items']);
       await stopCleanly(p);
-      expect(p.logs.filter((r) => r.msg === 'checkpoint committed').length, 'the trickle was committed by checkpoints').toBeGreaterThan(0);
-      expect(p.logs.filter(caughtUp).map(text), 'no checkpoint cut as caught up during a trickle').toEqual([]);
+      const trickle = p.logs.slice(trickleStart);
+      expect(trickle.filter((r) => r.msg === 'checkpoint committed').length, 'the trickle was committed by checkpoints').toBeGreaterThan(0);
+      expect(trickle.filter(caughtUp).map(text), 'no checkpoint cut as caught up during a trickle').toEqual([]);
     } finally {
       p.kill();
     }
@@ -283,7 +295,7 @@ describe('MySQL silence and stalls', () => {
   });
 
   it('a long silence: heartbeats keep the binlog connection, an idle table still commits its offset, and the writes after it land', async () => {
-    const server = await startMariaDb({ serverId: 31 });
+    const server = await startTestServer({ serverId: 31 });
     servers.push(server);
     const db = 'silence_hb';
     await createTables(server, db, ['busy', 'quiet'], 1000);
@@ -339,7 +351,7 @@ describe('MySQL silence and stalls', () => {
   });
 
   it('the last changes before a silence are committed one commit interval after the checkpoint before them, not at the next event', async () => {
-    const server = await startMariaDb({ serverId: 33 });
+    const server = await startTestServer({ serverId: 33 });
     servers.push(server);
     const db = 'silence_tail';
     await createTables(server, db, ['items'], 100);
@@ -370,7 +382,7 @@ describe('MySQL silence and stalls', () => {
   });
 
   it('a stalled connection (silent, not closed): the watchdog notices, floe reconnects once the path is back, and the lake equals MySQL', async () => {
-    const server = await startMariaDb({ serverId: 32 });
+    const server = await startTestServer({ serverId: 32 });
     servers.push(server);
     const proxy = await TcpStallProxy.start(server.host, server.port);
     proxies.push(proxy);
@@ -419,6 +431,17 @@ describe('MySQL silence and stalls', () => {
     }
   });
 });
+
+/**
+ * Restarts `server` as another server (as a failover looks to floe): MariaDB's identity is its server
+ * id; MySQL's is its server UUID, which it reads from auto.cnf in its data directory at start (and
+ * writes anew when the file is missing) — the GTIDs it executed stay in its binlog and
+ * mysql.gtid_executed, as a promoted replica's do.
+ */
+async function changeIdentity(server: TestServer, serverId: number): Promise<void> {
+  if (serverKind() === 'mysql') await rm(join(server.dataDir!, 'auto.cnf'));
+  await server.restart!([`--server-id=${serverId}`]);
+}
 
 /** Every file under the lake (relative paths): the lake "untouched" means this list, byte for byte the same names. */
 async function lakeFiles(lake: Lake): Promise<string[]> {
@@ -496,7 +519,7 @@ function directoriesToRemove(message: string): string[] {
 
 describe('the binlog purged while floe is stopped', () => {
   it('floe exits 1 naming every table and the way out, the lake untouched; after the tables are dropped as it says, floe runs and the lake equals MySQL', async () => {
-    const server = await startMariaDb({ serverId: 33 });
+    const server = await startTestServer({ serverId: 33 });
     servers.push(server);
     const db = 'purge_all';
     const tables = ['a', 'b', 'c'];
@@ -547,7 +570,7 @@ describe('the binlog purged while floe is stopped', () => {
   });
 
   it('tables at different offsets: only the purged ones are named; once they are dropped the others resume from their own offsets, and the lake equals MySQL', async () => {
-    const server = await startMariaDb({ serverId: 34 });
+    const server = await startTestServer({ serverId: 34 });
     servers.push(server);
     const db = 'purge_some';
     const tables = ['cold', 'hot'];
@@ -613,7 +636,7 @@ describe('the binlog purged while floe is stopped', () => {
   });
 
   it('resumed by GTIDs (the server changed identity, as after a failover): the server refuses the purged start, floe names the tables standing there, and the way out works', async () => {
-    const server = await startMariaDb({ serverId: 35 });
+    const server = await startTestServer({ serverId: 35 });
     servers.push(server);
     const db = 'purge_gtid';
     const tables = ['a', 'b'];
@@ -631,9 +654,9 @@ describe('the binlog purged while floe is stopped', () => {
     }
     await new Writer(server, db, tables, prng(42), 1000).burst(500);
     await flushAndPurge(server);
-    // another server id: the committed offsets are another server's, so floe resumes by GTIDs, which
-    // SHOW BINARY LOGS cannot check — the server answers the dump request with error 1236
-    await server.restart!(['--server-id=36']);
+    // another server identity: the committed offsets are another server's, so floe resumes by GTIDs,
+    // which SHOW BINARY LOGS cannot check — the server answers the dump request with error 1236
+    await changeIdentity(server, 36);
     const before = await lakeState(lake, db, tables);
 
     const { message } = await runExpectingFailure(lake);

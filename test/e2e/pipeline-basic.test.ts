@@ -1,6 +1,6 @@
 /**
- * The pipeline end to end, in process, on the harness MariaDB and a local warehouse with the
- * filesystem catalog: snapshot + streaming of tables with a composite key (partitioned by day), a
+ * The pipeline end to end, in process, on the harness server (MariaDB; MySQL 8 in the mysql8 project)
+ * and a local warehouse with the filesystem catalog: snapshot + streaming of tables with a composite key (partitioned by day), a
  * BIGINT UNSIGNED key near 2^64, every supported type, a table without primary key, and a table
  * with column transforms (hashed primary key, hashed / masked / dropped columns). After live changes
  * of every kind, the lake equals MySQL row for row; a restart streams on without a second snapshot;

@@ -6,6 +6,10 @@
  * MySQL greeting never comes. `resume()` forwards again; what was sent meanwhile is delivered then
  * (the sockets were only paused), and held connections are connected upstream.
  *
+ * `moveTo()` points it at another server and drops the open connections, the way a virtual IP or a
+ * DNS name moves to a promoted replica in a failover: the client's next connection reaches the new
+ * server at the same address.
+ *
  * The idea of test/support/s3-fault-proxy.ts, one layer down (raw TCP instead of HTTP).
  */
 import net, { type AddressInfo } from 'node:net';
@@ -27,8 +31,8 @@ export class TcpStallProxy {
   accepted = 0;
 
   private constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
+    private targetHost: string,
+    private targetPort: number,
   ) {
     this.server = net.createServer((client) => this.accept(client));
   }
@@ -69,6 +73,13 @@ export class TcpStallProxy {
       p.client.resume();
       p.upstream?.resume();
     }
+  }
+
+  /** Forwards new connections to another server and closes the open ones (a failover). */
+  moveTo(host: string, port: number): void {
+    this.targetHost = host;
+    this.targetPort = port;
+    for (const p of [...this.pairs]) p.end();
   }
 
   async close(): Promise<void> {

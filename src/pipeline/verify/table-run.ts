@@ -94,7 +94,7 @@ export async function openTableRun(session: VerifySession, mapped: MappedTable):
   const notes: string[] = [];
   const key = tableKey(mapped.schema.id);
   let chunks: Chunk[] = [];
-  for await (const c of splitTable(session.control, mapped, { chunkSize: session.options.chunkSize, chunkKeyColumn: config.source!.snapshot.chunkKeys[key] })) chunks.push(c);
+  for await (const c of splitTable(session.control, mapped, session.server.dialect.flavor, { chunkSize: session.options.chunkSize, chunkKeyColumn: config.source!.snapshot.chunkKeys[key] })) chunks.push(c);
   let keyFields = chunks[0]!.keyColumns.length > 0 ? chunkKeyFields(plan, chunks[0]!.keyColumns) : undefined;
   if (chunks[0]!.keyColumns.length > 0 && !keyFields) {
     notes.push(`compared as one chunk: the lake does not hold its chunk key (${chunks[0]!.keyColumns.join(', ')}) as MySQL does (hashed or left out), so its rows cannot be placed in key ranges`);

@@ -298,12 +298,16 @@ class DriverClient implements MysqlClient {
     if (e instanceof FloeError) return e;
     const err = e as { code?: string; errno?: number; fatal?: boolean };
     const fatal = err.fatal === true || this.lastError !== undefined;
+    // A statement the server aborted because it is shutting down: MySQL answers the statements of the
+    // sessions it closes with ER_SERVER_SHUTDOWN (1053) rather than dropping the connection, and the
+    // server that comes back can run it again.
+    const retryable = fatal || err.code === 'ER_SERVER_SHUTDOWN';
     const statement = sql.length > 300 ? sql.slice(0, 300) + '…' : sql;
     return new FloeError(
       'source.mysql',
       'source',
       `statement failed on ${this.config.host}:${this.config.port}: ${errorMessage(e)} [${statement}]`,
-      { retryable: fatal, cause: e, context: err.code ? { code: err.code } : {} },
+      { retryable, cause: e, context: err.code ? { code: err.code } : {} },
     );
   }
 }

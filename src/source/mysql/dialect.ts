@@ -9,7 +9,10 @@
  * - GTIDs: MySQL `@@GLOBAL.gtid_executed` (a GTID set, also a column of the status statement);
  *   MariaDB `@@GLOBAL.gtid_binlog_pos` (a position: one `domain-server-seq` per domain). On MariaDB the
  *   position that matches a file/offset exactly is `BINLOG_GTID_POS(file, pos)`.
- * - Replicas: `SHOW REPLICAS` on MySQL 8.0.22+, `SHOW SLAVE HOSTS` elsewhere.
+ * - Replicas: `SHOW REPLICAS` on MySQL 8.0.22+, `SHOW SLAVE HOSTS` elsewhere; whether the server is
+ *   itself a replica: `SHOW REPLICA STATUS` on MySQL 8.0.22+, `SHOW SLAVE STATUS` elsewhere.
+ * MySQL 8.4 removed SHOW MASTER STATUS, SHOW SLAVE HOSTS and SHOW SLAVE STATUS (MySQL 8.4 Release
+ * Notes, 8.4.0, "SQL statements removed"): an 8.4 or 9.x server answers them with a syntax error.
  */
 import type { MysqlClient } from './client.js';
 import { quoteString } from './client.js';
@@ -34,6 +37,8 @@ export interface ServerDialect {
   gtidExecutedSql: string;
   /** Statement listing registered replicas (with a Server_id column). */
   replicasSql: string;
+  /** Statement whose result has a row when the server is itself a replica. */
+  replicaStatusSql: string;
   /** Whether the server has `binlog_row_value_options` (MySQL 8.0.3+). */
   hasRowValueOptions: boolean;
   /** Whether the server has `binlog_transaction_compression` (MySQL 8.0.20+). */
@@ -70,6 +75,7 @@ export function dialectFor(versionString: string): ServerDialect {
       binlogStatusSql: 'SHOW MASTER STATUS',
       gtidExecutedSql: 'SELECT @@GLOBAL.gtid_binlog_pos AS gtids',
       replicasSql: 'SHOW SLAVE HOSTS',
+      replicaStatusSql: 'SHOW SLAVE STATUS',
       hasRowValueOptions: false,
       hasTransactionCompression: false,
       hasRowMetadata: versionAtLeast(version, 10, 5),
@@ -82,6 +88,7 @@ export function dialectFor(versionString: string): ServerDialect {
     binlogStatusSql: versionAtLeast(version, 8, 2) ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS',
     gtidExecutedSql: 'SELECT @@GLOBAL.gtid_executed AS gtids',
     replicasSql: versionAtLeast(version, 8, 0, 22) ? 'SHOW REPLICAS' : 'SHOW SLAVE HOSTS',
+    replicaStatusSql: versionAtLeast(version, 8, 0, 22) ? 'SHOW REPLICA STATUS' : 'SHOW SLAVE STATUS',
     hasRowValueOptions: versionAtLeast(version, 8, 0, 3),
     hasTransactionCompression: versionAtLeast(version, 8, 0, 20),
     hasRowMetadata: versionAtLeast(version, 8, 0, 1),

@@ -94,6 +94,12 @@ export function canSelectDatabase(grants: GrantSet, database: string): boolean {
   return grants.databases.some((d) => grantPatternMatches(d.pattern, database) && has(d.privileges, ['SELECT']));
 }
 
+/** Holds LOCK TABLES for a database (a global or database privilege only, never a table one). */
+export function canLockDatabase(grants: GrantSet, database: string): boolean {
+  if (has(grants.global, ['LOCK TABLES'])) return true;
+  return grants.databases.some((d) => grantPatternMatches(d.pattern, database) && has(d.privileges, ['LOCK TABLES']));
+}
+
 /** Holds SELECT on a table (globally, for its database, or for the table). */
 export function canSelectTable(grants: GrantSet, database: string, table: string): boolean {
   if (canSelectDatabase(grants, database)) return true;

@@ -16,18 +16,27 @@
  * | log_replica_updates            | ON when the server is itself a replica                          |
  * | privileges                     | REPLICATION SLAVE, REPLICATION CLIENT (MariaDB: BINLOG MONITOR),|
  * |                                | SELECT on the captured databases; SHOW DATABASES (warning)      |
+ * | lock_tables                    | MySQL, captured tables without a primary key: LOCK TABLES on    |
+ * |                                | their databases (warning; snapshot/locked-read-view.ts)         |
  * | gtid                           | MySQL gtid_mode=ON (warning otherwise); MariaDB GTID position    |
  * | server_id                      | floe's replica id differs from the server's and its replicas'   |
  * | binlog_retention               | retention ≥ 2 × the estimated snapshot duration                 |
  *
  * `ok: false` with severity 'error' blocks a pipeline; 'warning' lines are advice.
+ *
+ * MySQL 8.4 removed the MASTER / SLAVE statements (SHOW MASTER STATUS, SHOW SLAVE STATUS, SHOW SLAVE
+ * HOSTS; MySQL 8.4 Release Notes, 8.4.0, "SQL statements removed") and `expire_logs_days` went in 8.2
+ * (MySQL Server Version Reference, "Option and Variable Changes for MySQL 8.2"): the checks use the
+ * REPLICA / BINARY LOG statements from the versions that have them (dialect.ts), read
+ * `log_replica_updates` before its deprecated alias `log_slave_updates`, and take a variable the
+ * server does not have as unset (test/source/preflight/recorded-servers.test.ts replays 8.4 and 9.x).
  */
 import { errorMessage, isFloeError } from '../../util/errors.js';
 import type { MysqlClient, MysqlConnectionConfig } from './client.js';
 import { connectMysql, quoteString } from './client.js';
 import type { ServerDialect } from './dialect.js';
 import { detectDialect, versionAtLeast } from './dialect.js';
-import { canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSet } from './grants.js';
+import { canLockDatabase, canSelectDatabase, canSelectTable, hasGlobal, parseGrants, type GrantSet } from './grants.js';
 import type { TableId } from './schema/table-schema.js';
 import { tableKey } from './schema/table-schema.js';
 
@@ -81,7 +90,7 @@ export async function checkSource(config: MysqlConnectionConfig, options: Prefli
 const VARIABLES = [
   'log_bin', 'binlog_format', 'binlog_row_image', 'binlog_row_value_options', 'binlog_transaction_compression', 'binlog_row_metadata',
   'gtid_mode', 'enforce_gtid_consistency', 'gtid_binlog_pos', 'server_id', 'expire_logs_days', 'binlog_expire_logs_seconds',
-  'log_slave_updates', 'log_replica_updates',
+  'binlog_expire_logs_auto_purge', 'log_slave_updates', 'log_replica_updates',
 ];
 
 export async function runPreflight(client: MysqlClient, options: PreflightOptions = {}): Promise<PreflightReport> {
@@ -152,6 +161,7 @@ export async function runPreflight(client: MysqlClient, options: PreflightOption
   await checkReplicaUpdates(client, dialect, v, add);
   const grants = await readGrants(client);
   checkPrivileges(grants, dialect, options, add);
+  await checkKeylessLocks(client, dialect, grants, options, add);
   await checkGtids(client, dialect, v, add);
   await checkServerId(client, dialect, Number(v('server_id') ?? 0), options.serverId, add);
   await checkRetention(client, dialect, v, options, add);
@@ -163,8 +173,7 @@ type Add = (check: string, ok: boolean, severity: CheckSeverity, message: string
 async function checkReplicaUpdates(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, add: Add): Promise<void> {
   let isReplica = false;
   try {
-    const sql = dialect.flavor === 'mysql' && versionAtLeast(dialect.version, 8, 0, 22) ? 'SHOW REPLICA STATUS' : 'SHOW SLAVE STATUS';
-    isReplica = (await client.query(sql)).length > 0;
+    isReplica = (await client.query(dialect.replicaStatusSql)).length > 0;
   } catch {
     return; // no privilege to ask; the privileges check reports REPLICATION CLIENT
   }
@@ -225,6 +234,30 @@ function checkPrivileges(grants: GrantSet | Error, dialect: ServerDialect, optio
     : 'the user has neither SHOW DATABASES nor SELECT on every captured database: table patterns only see databases it has grants in; GRANT SHOW DATABASES ON *.* TO <user> to discover all of them');
 }
 
+/**
+ * On MySQL a snapshot chunk of a table without a primary key is read under a brief LOCK TABLES … READ
+ * (snapshot/locked-read-view.ts); a user who may not lock reads those tables at-least-once.
+ */
+async function checkKeylessLocks(client: MysqlClient, dialect: ServerDialect, grants: GrantSet | Error, options: PreflightOptions, add: Add): Promise<void> {
+  const tables = options.tables ?? [];
+  if (dialect.flavor !== 'mysql' || tables.length === 0 || grants instanceof Error) return;
+  const keyless = await tablesWithoutPrimaryKey(client, tables);
+  if (keyless.length === 0) return;
+  const names = `${keyless.slice(0, 5).map(tableKey).join(', ')}${keyless.length > 5 ? ', …' : ''}`;
+  const denied = [...new Set(keyless.map((t) => t.database))].filter((d) => !canLockDatabase(grants, d));
+  add('lock_tables', denied.length === 0, 'warning', denied.length === 0
+    ? `tables without a primary key (${names}) are snapshotted exactly, each chunk's read view opened under a brief LOCK TABLES … READ`
+    : `the user may not LOCK TABLES in ${denied.join(', ')}: tables without a primary key (${names}) are then snapshotted at-least-once (a row changed while a chunk is read can reach the lake twice); ${denied.map((d) => `GRANT LOCK TABLES ON \`${d.replace(/`/g, '``')}\`.* TO <user>`).join('; ')}`);
+}
+
+async function tablesWithoutPrimaryKey(client: MysqlClient, tables: readonly TableId[]): Promise<TableId[]> {
+  const where = tables.map((t) => `(t.TABLE_SCHEMA = ${quoteString(t.database)} AND t.TABLE_NAME = ${quoteString(t.table)})`).join(' OR ');
+  const rows = await client.query<{ db: string; tbl: string }>(
+    `SELECT t.TABLE_SCHEMA AS db, t.TABLE_NAME AS tbl FROM information_schema.TABLES t WHERE t.TABLE_TYPE = 'BASE TABLE' AND (${where}) AND NOT EXISTS (SELECT 1 FROM information_schema.TABLE_CONSTRAINTS c WHERE c.TABLE_SCHEMA = t.TABLE_SCHEMA AND c.TABLE_NAME = t.TABLE_NAME AND c.CONSTRAINT_TYPE = 'PRIMARY KEY') ORDER BY t.TABLE_SCHEMA, t.TABLE_NAME`,
+  );
+  return rows.map((r) => ({ database: String(r.db), table: String(r.tbl) }));
+}
+
 async function checkGtids(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, add: Add): Promise<void> {
   if (dialect.flavor === 'mariadb') {
     const pos = v('gtid_binlog_pos') ?? '';
@@ -269,10 +302,13 @@ function field(row: Record<string, unknown>, name: string): unknown {
 }
 
 async function checkRetention(client: MysqlClient, dialect: ServerDialect, v: (n: string) => string | undefined, options: PreflightOptions, add: Add): Promise<void> {
-  const seconds = Number(v('binlog_expire_logs_seconds') ?? 0) || 0;
-  const days = Number(v('expire_logs_days') ?? 0) || 0;
+  // MySQL 8.0.29+: binlog_expire_logs_auto_purge=OFF turns automatic purging off whatever the
+  // expiry period says (MySQL 8.0 Reference Manual, "Binary Logging Options and Variables")
+  const autoPurgeOff = ['OFF', '0'].includes((v('binlog_expire_logs_auto_purge') ?? 'ON').toUpperCase());
+  const seconds = autoPurgeOff ? 0 : Number(v('binlog_expire_logs_seconds') ?? 0) || 0;
+  const days = autoPurgeOff ? 0 : Number(v('expire_logs_days') ?? 0) || 0;
   const retention = seconds > 0 ? seconds : days > 0 ? days * 86400 : Infinity;
-  const setting = seconds > 0 ? `binlog_expire_logs_seconds=${seconds}` : days > 0 ? `expire_logs_days=${days}` : 'no automatic purge';
+  const setting = autoPurgeOff ? 'binlog_expire_logs_auto_purge=OFF' : seconds > 0 ? `binlog_expire_logs_seconds=${seconds}` : days > 0 ? `expire_logs_days=${days}` : 'no automatic purge';
   const rate = options.snapshotRowsPerSecond ?? 20_000;
   let estimate = options.expectedSnapshotSeconds;
   let basis = 'as configured';

@@ -6,15 +6,15 @@
  */
 import type { Chunk } from './snapshot/chunk.js';
 import type { MysqlClient, MysqlConnectionConfig } from './client.js';
-import type { ServerDialect } from './dialect.js';
+import type { ServerDialect, ServerFlavor } from './dialect.js';
 import type { TableFilterConfig } from './schema/discovery.js';
 import type { BinlogOffset, ServerIdentity } from './offset/offset.js';
 import type { TableId, TableSchema } from './schema/table-schema.js';
 import type { MappedTable, TypeMappingOptions } from './schema/type-mapping.js';
 import type { StartPosition } from './binlog/start-position.js';
 
-/** Splits a table into its chunk plan (the source's chunk splitter). */
-type ChunkSplitter = (client: MysqlClient, table: MappedTable) => Promise<Chunk[]>;
+/** Splits a table into its chunk plan (the source's chunk splitter), on a server of `flavor`. */
+type ChunkSplitter = (client: MysqlClient, table: MappedTable, flavor: ServerFlavor) => Promise<Chunk[]>;
 
 export interface MySqlSourceOptions {
   readonly connection: MysqlConnectionConfig;
@@ -59,6 +59,8 @@ export interface MySqlSourceOptions {
    */
   readonly changedDefinitions?: ReadonlySet<string>;
   readonly log?: (message: string) => void;
+  /** Where notes an operator must see go (a delivery guarantee weakened); default: `log`. */
+  readonly warn?: (message: string) => void;
   /**
    * Heartbeat period the binlog connections ask the server for (binlog-session.ts; its read
    * watchdog gives up on a connection after 3 silent periods). Default: the reader's (2000 ms).

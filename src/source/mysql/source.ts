@@ -236,10 +236,10 @@ export class MySqlSource {
           const key = tableKey(m.schema.id);
           let chunks: Chunk[];
           if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
-          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m);
+          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m, dialect.flavor);
           else {
             chunks = [];
-            for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
+            for await (const c of splitTable(client, m, dialect.flavor, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
           // the hand-over and the chunk windows place a before image by its chunk key
@@ -287,6 +287,7 @@ export class MySqlSource {
             decoding: this.decoding,
             serverIdBase: o.serverIdBase + 1,
             heartbeatMs: o.heartbeatMs,
+            warn: o.warn ?? o.log,
             cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
           })) {
             hw.get(tableKey(r.table))!.set(r.chunk.index, r.highWatermark);

@@ -56,7 +56,7 @@ export async function mysqlTableRows(
     const convert = createSnapshotRowConverter(mapped);
     const index = new Map(mapped.columns.map((c, i) => [c.column.name, i]));
     const out: string[] = [];
-    for await (const raw of client.stream(chunkSql(mapped, { table: { database, table }, index: 0, keyColumns: [] }))) {
+    for await (const raw of client.stream(chunkSql(mapped, { table: { database, table }, index: 0, keyColumns: [] }, dialect.flavor))) {
       const row = convert(raw);
       const projected = fieldOrder.map((name) => {
         const i = index.get(name);

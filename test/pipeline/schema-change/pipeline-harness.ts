@@ -1,6 +1,6 @@
 /**
- * Running the real pipeline in process against the harness server (or a private one) and a local warehouse, for the
- * schema-change and cascade tests: start/stop a run, wait for it to stream and to catch up with the
+ * Running the real pipeline in process against the harness server (MariaDB, or MySQL 8 in the mysql8
+ * project; or a private one) and a local warehouse, for the schema-change and cascade tests: start/stop a run, wait for it to stream and to catch up with the
  * server, compare a lake table with its MySQL table (e2e helpers: the MySQL side converted by the
  * snapshot path and projected onto the lake's field names, the lake read by floe's scan).
  */

@@ -65,7 +65,7 @@ async function bothSides(m: MappedTable, transform?: (c: CanonicalColumn['column
   const id = { database: db, table: m.schema.id.table };
   const { rows: server } = await client.queryArrays(`SELECT ${canonicalRowSql(columns)} FROM \`${db}\`.\`${id.table}\` ORDER BY 1`);
   const convert = createSnapshotRowConverter(m);
-  const { rows: raw } = await client.queryArrays(chunkSql(m, { table: id, index: 0, keyColumns: [] }));
+  const { rows: raw } = await client.queryArrays(chunkSql(m, { table: id, index: 0, keyColumns: [] }, dialect.flavor));
   const transformers = columns.map((c) => (c.transform ? valueTransformer(c.transform, parsePrimitive(c.column.icebergType)) : (v: Value) => v));
   const indexes = columns.map((c) => m.columns.indexOf(c.column));
   const hasher = new RowHasher(columns.map((_, i) => i), columns.map((c) => columnPart(c.column, c.transform !== undefined, style)));
@@ -141,7 +141,7 @@ describe('canonical row text', () => {
     const convert = createSnapshotRowConverter(m);
     const hasher = new RowHasher(m.columns.map((_, i) => i), m.columns.map((c) => columnPart(c, false, style)));
     const sum = new ChunkSum();
-    for (const raw of (await client.queryArrays(chunkSql(m, { table: m.schema.id, index: 0, keyColumns: [] }))).rows) sum.add(...hasher.hash(convert(raw)));
+    for (const raw of (await client.queryArrays(chunkSql(m, { table: m.schema.id, index: 0, keyColumns: [] }, dialect.flavor))).rows) sum.add(...hasher.hash(convert(raw)));
     expect(sum.total()).toEqual({ rows: server.rows, sum: server.sum });
     expect(server.rows).toBe(BigInt(ALL_TYPES_VALUES.length));
   });

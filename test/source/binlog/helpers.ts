@@ -4,6 +4,7 @@
  */
 import mysql from 'mysql2/promise';
 import { sharedMysqlConfig } from '../../support/shared-mysql.js';
+import { serverKind, type ServerKind } from '../../support/servers.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { connectMysql } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
@@ -54,9 +55,24 @@ export function replicaId(): number {
   return nextServerId++;
 }
 
-/** The MariaDB server's current binlog position as an offset (file/position, GTID position, server id). */
-export async function serverOffset(conn: mysql.Connection): Promise<BinlogOffset> {
+/**
+ * The server's current binlog position as an offset (file/position, GTIDs, server identity), read with
+ * the server's own statements rather than floe's watermark code: on MariaDB the GTID position of the
+ * file/position (`BINLOG_GTID_POS`), on MySQL the status row's `Executed_Gtid_Set` and `@@server_uuid`.
+ */
+export async function serverOffset(conn: mysql.Connection, kind: ServerKind = serverKind()): Promise<BinlogOffset> {
+  const [versionRows] = (await conn.query('SELECT @@version AS v, @@server_id AS id')) as unknown as [{ v: string; id: number }[]];
+  const serverId = Number(versionRows[0]!.id);
+  if (kind === 'mysql') {
+    // MySQL 8.2 added SHOW BINARY LOG STATUS, 8.4 removed SHOW MASTER STATUS
+    const [major, minor] = versionRows[0]!.v.split('.').map(Number) as [number, number];
+    const statusSql = major > 8 || (major === 8 && minor >= 2) ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS';
+    const [rows] = (await conn.query(statusSql)) as unknown as [{ File: string; Position: number; Executed_Gtid_Set: string }[]];
+    const [u] = (await conn.query('SELECT @@server_uuid AS u')) as unknown as [{ u: string }[]];
+    const gtids = rows[0]!.Executed_Gtid_Set.replace(/\s+/g, '');
+    return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mysql', gtids, serverId, serverUuid: u[0]!.u }));
+  }
   const [rows] = (await conn.query('SHOW MASTER STATUS')) as unknown as [{ File: string; Position: number }[]];
-  const [g] = (await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS p, @@server_id AS id', [rows[0]!.File, rows[0]!.Position])) as unknown as [{ p: string; id: number }[]];
-  return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mariadb', gtids: g[0]!.p, serverId: Number(g[0]!.id) }));
+  const [g] = (await conn.query('SELECT BINLOG_GTID_POS(?, ?) AS p', [rows[0]!.File, rows[0]!.Position])) as unknown as [{ p: string }[]];
+  return parseOffset(JSON.stringify({ file: rows[0]!.File, pos: Number(rows[0]!.Position), flavor: 'mariadb', gtids: g[0]!.p, serverId }));
 }

@@ -100,7 +100,7 @@ function startWriter(table: string): { stop: () => Promise<number> } {
 async function tableContent(mapped: MappedTable): Promise<Map<string, Row>> {
   const convert = createSnapshotRowConverter(mapped);
   const out = new Map<string, Row>();
-  for await (const raw of client.stream(`SELECT ${snapshotSelectList(mapped)} FROM ${qualifiedTable(mapped.schema.id)}`)) {
+  for await (const raw of client.stream(`SELECT ${snapshotSelectList(mapped, dialect.flavor)} FROM ${qualifiedTable(mapped.schema.id)}`)) {
     const row = convert(raw);
     out.set(keyText([row[0]]), row);
   }
@@ -113,7 +113,7 @@ async function runScenario(table: string, backfill: boolean): Promise<{ results:
   const mapped = mapTable(await captureTableSchema(client, id, dialect.flavor));
   const comparator = createKeyComparator([mapped.columns[0]]);
   const chunks: Chunk[] = [];
-  for await (const c of splitTable(client, mapped, { chunkSize: CHUNK })) chunks.push(c);
+  for await (const c of splitTable(client, mapped, dialect.flavor, { chunkSize: CHUNK })) chunks.push(c);
   expect(chunks.length).toBeGreaterThanOrEqual(Math.floor(ROWS / CHUNK) - 1);
   const decoding = await decodingFor([id]);
   const identity = await readServerIdentity(client, dialect.flavor);

@@ -106,9 +106,9 @@ describe('MySqlSource', () => {
         parallelism: 2,
         chunkSize: 50,
         // k is split by a column that is not its key: the hand-over places a before image by it
-        splitter: async (client, table) => {
+        splitter: async (client, table, flavor) => {
           const chunks: Chunk[] = [];
-          for await (const c of splitTable(client, table, { chunkSize: 50, chunkKeyColumn: table.schema.id.table === 'k' ? 'ck' : undefined })) chunks.push(c);
+          for await (const c of splitTable(client, table, flavor, { chunkSize: 50, chunkKeyColumn: table.schema.id.table === 'k' ? 'ck' : undefined })) chunks.push(c);
           return chunks;
         },
       },

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
-import { detectDialect } from '../../../src/source/mysql/dialect.js';
+import { detectDialect, type ServerFlavor } from '../../../src/source/mysql/dialect.js';
 import { captureTableSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { splitTable, planSplit, type SplitOptions } from '../../../src/source/mysql/snapshot/chunk-splitter.js';
@@ -19,6 +19,7 @@ import { sharedMysqlConfig, createTestDatabase } from '../../support/shared-mysq
 import { prng } from '../../../src/util/prng.js';
 
 let client: MysqlClient;
+let flavor: ServerFlavor;
 let db: string;
 
 
@@ -35,8 +36,8 @@ async function insertMany(table: string, columns: string, rows: string[]): Promi
 }
 
 async function mapped(table: string): Promise<MappedTable> {
-  const dialect = await detectDialect(client);
-  return mapTable(await captureTableSchema(client, { database: db, table }, dialect.flavor));
+  flavor = (await detectDialect(client)).flavor;
+  return mapTable(await captureTableSchema(client, { database: db, table }, flavor));
 }
 
 function rowKey(row: Value[]): string {
@@ -57,11 +58,11 @@ async function checkCoverage(table: string, options: SplitOptions): Promise<Cove
   const t = await mapped(table);
   const convert = createSnapshotRowConverter(t);
   const chunks: Chunk[] = [];
-  for await (const c of splitTable(client, t, options)) chunks.push(c);
+  for await (const c of splitTable(client, t, flavor, options)) chunks.push(c);
   expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
 
   const full = new Map<string, number>();
-  for await (const raw of client.stream(`SELECT ${snapshotSelectList(t)} FROM \`${db}\`.\`${table}\``)) {
+  for await (const raw of client.stream(`SELECT ${snapshotSelectList(t, flavor)} FROM \`${db}\`.\`${table}\``)) {
     const k = rowKey(convert(raw));
     full.set(k, (full.get(k) ?? 0) + 1);
   }
@@ -74,7 +75,7 @@ async function checkCoverage(table: string, options: SplitOptions): Promise<Cove
   for (const chunk of chunks) {
     expect(parseChunk(serializeChunk(chunk))).toEqual(chunk);
     const keys: Value[][] = [];
-    for await (const raw of client.stream(chunkSql(t, chunk))) {
+    for await (const raw of client.stream(chunkSql(t, chunk, flavor))) {
       const row = convert(raw);
       const k = rowKey(row);
       seen.set(k, (seen.get(k) ?? 0) + 1);
@@ -235,7 +236,7 @@ describe('chunk splitter', () => {
     await insertMany('dbl', 'id, v', Array.from({ length: 1000 }, (_, i) => `(${i}, ${i < 300 ? '939.3362034233481e0' : (i * 1.1).toExponential(16)})`));
     const t = await mapped('dbl');
     const chunks: Chunk[] = [];
-    for await (const c of splitTable(client, t, { chunkSize: 100, chunkKeyColumn: 'v' })) {
+    for await (const c of splitTable(client, t, flavor, { chunkSize: 100, chunkKeyColumn: 'v' })) {
       chunks.push(c);
       if (chunks.length > 50) break;
     }

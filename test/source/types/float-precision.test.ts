@@ -149,7 +149,7 @@ beforeAll(async () => {
   }
 
   const chunks: Chunk[] = [];
-  for await (const c of splitTable(client, table, { chunkSize: 500 })) chunks.push(c);
+  for await (const c of splitTable(client, table, dialect.flavor, { chunkSize: 500 })) chunks.push(c);
   for await (const r of readSnapshot({
     connection: sourceConfig(),
     dialect,

@@ -4,7 +4,8 @@
  * (chunkSql + createSnapshotRowConverter), and both must give identical value-model rows — with the
  * process in Asia/Seoul and the server's time_zone at +05:30, so neither zone can leak into a value.
  * It runs twice: with binlog_row_metadata=FULL (row events describe their columns) and MINIMAL (zongji
- * reads column metadata from information_schema, the MySQL default).
+ * reads column metadata from information_schema, the MySQL default) — on a private server of the
+ * run's kind (MariaDB, or MySQL 8 in the mysql8 project; test/mysql8-suites.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ZongJi from '@vlasky/zongji';
@@ -17,7 +18,7 @@ import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowCon
 import { chunkSql } from '../../../src/source/mysql/snapshot/chunk.js';
 import { parseTimestamp, parseDate, type Row } from '../../../src/model/values.js';
 import { parseMysqlUrl, type TestServer } from '../../support/mariadb.js';
-import { startTestServer } from '../../support/servers.js';
+import { serverKind, startTestServer } from '../../support/servers.js';
 
 // Values must not depend on the process zone: run in a non-UTC one even if the runner forgot TZ.
 process.env.TZ ??= 'Asia/Seoul';
@@ -144,7 +145,7 @@ async function captureBinlog(database: string, statements: string[]): Promise<Ca
 async function snapshotRows(table: MappedTable): Promise<Row[]> {
   const convert = createSnapshotRowConverter(table);
   const rows: Row[] = [];
-  for await (const raw of client.stream(chunkSql(table, { table: table.schema.id, index: 0, keyColumns: [] }) + ' ORDER BY id')) rows.push(convert(raw));
+  for await (const raw of client.stream(chunkSql(table, { table: table.schema.id, index: 0, keyColumns: [] }, flavor) + ' ORDER BY id')) rows.push(convert(raw));
   return rows;
 }
 
@@ -216,9 +217,11 @@ describe.each(['FULL', 'MINIMAL'])('snapshot and binlog values are identical (bi
     expect(table.columns[col('dec65')].icebergType).toBe('string');
     expect(row(4)[col('dec65')]).toBe('0.000000000000000000000000000001');
     expect(row(5)[col('dec1')]).toBe('12.50');
-    // floats: the exact float32 (MariaDB stores −0e0 as 0; both paths agree on the sign either way)
+    // floats: the exact float32 (MariaDB stores −0e0 as 0, MySQL keeps the sign; both paths agree on it)
     expect(row(5)[col('f')]).toBe(Math.fround(3.1415927));
-    expect(row(4)[col('f')]).toBe(0);
+    expect(row(4)[col('f')]).toBe(flavor === 'mariadb' ? 0 : -0);
+    // the smallest normal double, whose 24 characters MySQL cuts from an expression's text
+    expect(row(3)[col('d')]).toBe(-2.2250738585072014e-308);
     expect(row(5)[col('d')]).toBe(0.30000000000000004);
     // booleans, bits
     expect([row(2)[col('b1')], row(3)[col('b1')], row(2)[col('bit1')], row(3)[col('bit1')]]).toEqual([true, false, true, false]);
@@ -255,6 +258,71 @@ describe.each(['FULL', 'MINIMAL'])('snapshot and binlog values are identical (bi
   });
 });
 
+/**
+ * JSON documents, one per row: on MySQL the binlog carries binary JSON (floe decodes it to MySQL's own
+ * text, binlog/mysql-json.ts) while the snapshot reads the server's text, so every value kind of the
+ * binary format is here — literals, every integer width, doubles at the edges, strings with escapes,
+ * objects whose keys MySQL reorders, a document past 64 KiB (the large object and array formats), and
+ * the opaque DECIMAL and temporal values a JSON_ARRAY of SQL values stores. On MariaDB JSON is text.
+ */
+const JSON_DOCUMENTS = [
+  `'{}'`, `'[]'`, `'null'`, `'true'`, `'false'`, `'0'`, `'-1'`, `'32767'`, `'-32768'`, `'65535'`, `'2147483647'`, `'-2147483648'`,
+  `'4294967295'`, `'9223372036854775807'`, `'-9223372036854775808'`, `'18446744073709551615'`,
+  `'1.5'`, `'-0.0'`, `'1.0'`, `'1e300'`, `'-2.2250738585072014e-308'`, `'0.30000000000000004'`, `'123456789012345.6'`, `'1e15'`, `'1e16'`, `'1e-14'`, `'1e-15'`,
+  `'"plain"'`, `JSON_QUOTE(CONCAT('quote " backslash ', CHAR(92 USING utf8mb4), ' slash / tab', CHAR(9 USING utf8mb4), 'newline', CHAR(10 USING utf8mb4), 'nul', CHAR(0 USING utf8mb4), 'unit', CHAR(31 USING utf8mb4)))`, `'"😀 4-byte ✓ 한글 ü"'`,
+  `'{"b": 1, "a": [1, 2.5, "x"], "10": null, "aa": {"z": true, "y": false}, "": "empty key"}'`,
+  `'[[[[[]]]], {"deep": {"deeper": {"deepest": [1, {"k": "v"}]}}}]'`,
+  `JSON_OBJECT('big', REPEAT('x', 70000), 'n', 1)`,
+  `JSON_ARRAY(REPEAT('y', 70000), 2, 'z')`,
+  `JSON_ARRAY(CAST(12.50 AS DECIMAL(10,2)), CAST(-0.000001 AS DECIMAL(30,6)), CAST('2024-02-29' AS DATE), CAST('2024-02-29 12:34:56.123456' AS DATETIME(6)), CAST('-12:34:56' AS TIME), CAST('12:34:56.5' AS TIME(1)))`,
+  // beyond a day MySQL prints a stored JSON TIME oddly (-838:59:59 as -630:59:59): the binlog must give the same
+  `JSON_ARRAY(CAST('-838:59:59' AS TIME), CAST('838:59:59' AS TIME), CAST('-100:00:01' AS TIME))`,
+];
+
+/** Row ids (1-based) of the documents the test asserts on. */
+const jsonId = (part: string) => JSON_DOCUMENTS.findIndex((d) => d.includes(part)) + 1;
+
+describe.each(['FULL', 'MINIMAL'])('JSON documents read the same text through both paths (binlog_row_metadata=%s)', (metadata) => {
+  it('every document', async () => {
+    const database = `json_docs_${metadata.toLowerCase()}_${suffix}`;
+    client ??= await connectMysql({ host: server.host, port: server.port, user: server.user, password: server.password });
+    await client.query(`SET GLOBAL binlog_row_metadata = '${metadata}'`);
+    await client.query(`CREATE DATABASE ${database}`);
+    await client.query(`CREATE TABLE ${database}.done_marker (id INT PRIMARY KEY)`);
+    await client.query(`CREATE TABLE ${database}.all_types (id INT PRIMARY KEY, j JSON)`);
+    const dialect = await detectDialect(client);
+    const table = mapTable(await captureTableSchema(client, { database, table: 'all_types' }, dialect.flavor));
+    const captured = await captureBinlog(database, [
+      ...JSON_DOCUMENTS.map((doc, i) => `INSERT INTO all_types VALUES (${i + 1}, ${doc})`),
+      // an update rewrites the whole document in the row image (binlog_row_value_options is off)
+      `UPDATE all_types SET j = JSON_SET(j, '$.added', CAST(1.25 AS DECIMAL(4,2)), '$.b', 'replaced') WHERE id = ${jsonId('empty key')}`,
+    ]);
+    const snapshot = await snapshotRows(table);
+    const fromBinlog = createBinlogRowConverter(table);
+    const updated = jsonId('empty key');
+    const binlog = captured.inserts.map((r) => fromBinlog(r)).map((r) => (r[0] === updated ? fromBinlog(captured.updates[0]!.after) : r));
+    expect(binlog.length).toBe(JSON_DOCUMENTS.length);
+    for (let i = 0; i < snapshot.length; i++) expect({ id: binlog[i]![0], j: binlog[i]![1] }).toEqual({ id: snapshot[i]![0], j: snapshot[i]![1] });
+    const text = (id: number) => snapshot[id - 1]![1];
+    // what each server prints (MySQL normalises: keys by length then bytes, doubles in shortest form)
+    const mysql = dialect.flavor === 'mysql';
+    expect(text(jsonId("'-0.0'"))).toBe('-0.0');
+    expect(text(jsonId("'1.0'"))).toBe('1.0');
+    expect(text(jsonId('e-308'))).toBe('-2.2250738585072014e-308');
+    expect(text(updated)).toBe(
+      mysql
+        ? '{"": "empty key", "a": [1, 2.5, "x"], "b": "replaced", "10": null, "aa": {"y": false, "z": true}, "added": 1.25}'
+        : '{"b": "replaced", "a": [1, 2.5, "x"], "10": null, "aa": {"z": true, "y": false}, "": "empty key", "added": 1.25}',
+    );
+    expect(text(jsonId('CAST(12.50'))).toBe(
+      mysql
+        ? '[12.50, -0.000001, "2024-02-29", "2024-02-29 12:34:56.123456", "-12:34:56.000000", "12:34:56.500000"]'
+        : '[12.50, -0.000001, "2024-02-29", "2024-02-29 12:34:56.123456", "-12:34:56", "12:34:56.5"]',
+    );
+    expect((text(jsonId('JSON_OBJECT(')) as string).length).toBeGreaterThan(70000);
+  });
+});
+
 describe('values the lake types cannot hold stop with the setting that fixes them', () => {
   it('a TIME beyond 24h in a time column, and tinyint(1) holding 2', async () => {
     await client.query('DROP DATABASE IF EXISTS bad_values');
@@ -285,7 +353,7 @@ describe('values the lake types cannot hold stop with the setting that fixes the
 
     const fromBinlog = createBinlogRowConverter(table);
     const fromSnapshot = createSnapshotRowConverter(table);
-    const { rows } = await client.queryArrays(chunkSql(table, { table: table.schema.id, index: 0, keyColumns: [] }) + ' ORDER BY id');
+    const { rows } = await client.queryArrays(chunkSql(table, { table: table.schema.id, index: 0, keyColumns: [] }, dialect.flavor) + ' ORDER BY id');
     for (const [i, convert] of [[0, (r: number) => fromBinlog(zongjiRows[r])], [1, (r: number) => fromSnapshot(rows[r])]] as const) {
       expect(() => convert(0), `path ${i}`).toThrow(/column bad_values\.t\.tm \(time\) holds 25:00:00, outside 00:00:00–24:00:00.*add "bad_values\.t\.tm" to the source option timeAsMicros/);
       expect(() => convert(1), `path ${i}`).toThrow(/holds -01:00:00, outside/);
@@ -298,7 +366,8 @@ describe('values the lake types cannot hold stop with the setting that fixes the
   });
 });
 
-describe.skipIf(Boolean(external))('MariaDB UUID / INET4 / INET6', () => {
+// MySQL has no UUID, INET4 or INET6 column types
+describe.skipIf(Boolean(external) || serverKind() !== 'mariadb')('MariaDB UUID / INET4 / INET6', () => {
   it.each(['FULL', 'MINIMAL'])('read the same through both paths (binlog_row_metadata=%s)', async (metadata) => {
     const database = `maria_types_${metadata.toLowerCase()}_${suffix}`;
     client ??= await connectMysql({ host: server.host, port: server.port, user: server.user, password: server.password });

@@ -24,6 +24,7 @@ import type { Value } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import type { MysqlClient } from '../client.js';
 import { quoteIdent } from '../client.js';
+import type { ServerFlavor } from '../dialect.js';
 import type { Chunk } from './chunk.js';
 import { assertKeyKind, keyLiteral, keyLowerCondition, keyOrderBy, keySelectList } from './key-sql.js';
 import { snapshotValueConverter } from './snapshot-values.js';
@@ -107,14 +108,14 @@ export async function planSplit(client: MysqlClient, table: MappedTable, options
   return { table, keyColumns, keyless, strategy: 'walk', rowCount };
 }
 
-/** Yields the table's chunks in key order (see the module header). */
-export async function* splitTable(client: MysqlClient, table: MappedTable, options: SplitOptions = {}): AsyncGenerator<Chunk> {
+/** Yields the table's chunks in key order (see the module header), on a server of `flavor`. */
+export async function* splitTable(client: MysqlClient, table: MappedTable, flavor: ServerFlavor, options: SplitOptions = {}): AsyncGenerator<Chunk> {
   const plan = await planSplit(client, table, options);
-  yield* chunksOf(client, plan, options);
+  yield* chunksOf(client, plan, flavor, options);
 }
 
 /** Yields the chunks of a plan. */
-async function* chunksOf(client: MysqlClient, plan: SplitPlan, options: SplitOptions = {}): AsyncGenerator<Chunk> {
+async function* chunksOf(client: MysqlClient, plan: SplitPlan, flavor: ServerFlavor, options: SplitOptions = {}): AsyncGenerator<Chunk> {
   const id = plan.table.schema.id;
   const keyNames = plan.keyColumns.map((c) => c.column.name);
   let index = 0;
@@ -144,14 +145,14 @@ async function* chunksOf(client: MysqlClient, plan: SplitPlan, options: SplitOpt
     yield chunk(lower, undefined);
     return;
   }
-  yield* walk(client, plan, chunkSizeOf(options), chunk);
+  yield* walk(client, plan, chunkSizeOf(options), flavor, chunk);
 }
 
-async function* walk(client: MysqlClient, plan: SplitPlan, chunkSize: number, chunk: (lower: Value[] | undefined, upper: Value[] | undefined) => Chunk): AsyncGenerator<Chunk> {
+async function* walk(client: MysqlClient, plan: SplitPlan, chunkSize: number, flavor: ServerFlavor, chunk: (lower: Value[] | undefined, upper: Value[] | undefined) => Chunk): AsyncGenerator<Chunk> {
   const columns = plan.keyColumns;
   const table = qualifiedTable(plan.table.schema.id);
   const convert = columns.map((c) => snapshotValueConverter(c));
-  const select = keySelectList(columns);
+  const select = keySelectList(columns, flavor);
   const order = keyOrderBy(columns);
   const readKey = (row: unknown[]): Value[] => row.slice(0, columns.length).map((v, i) => (v === null || v === undefined ? null : convert[i]!(v)));
   const single = columns.length === 1 ? columns[0] : undefined;

@@ -16,6 +16,7 @@ import { fromHex, toHex } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { parseJson, stringifyJson } from '../../../util/json.js';
 import { quoteIdent } from '../client.js';
+import type { ServerFlavor } from '../dialect.js';
 import type { KeyComparator, KeyTuple } from './key-compare.js';
 import { keyLowerCondition, keyUpperCondition } from './key-sql.js';
 import type { TableId } from '../schema/table-schema.js';
@@ -114,11 +115,11 @@ export function chunkCondition(table: MappedTable, chunk: Chunk): string {
 
 /**
  * `SELECT <all columns> FROM db.t WHERE <chunk range>`: the chunk's rows, in the column order and form
- * `createSnapshotRowConverter(table)` reads (stream it with `MysqlClient.stream`).
+ * `createSnapshotRowConverter(table)` reads (stream it with `MysqlClient.stream`), on a server of `flavor`.
  */
-export function chunkSql(table: MappedTable, chunk: Chunk): string {
+export function chunkSql(table: MappedTable, chunk: Chunk, flavor: ServerFlavor): string {
   const where = chunkCondition(table, chunk);
-  return `SELECT ${snapshotSelectList(table)} FROM ${qualifiedTable(table.schema.id)}${where ? ' WHERE ' + where : ''}`;
+  return `SELECT ${snapshotSelectList(table, flavor)} FROM ${qualifiedTable(table.schema.id)}${where ? ' WHERE ' + where : ''}`;
 }
 
 // ---- locating keys ---------------------------------------------------------------------------------

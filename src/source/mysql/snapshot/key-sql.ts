@@ -13,6 +13,7 @@ import { formatDate, formatTimestamp, formatTime, toHex } from '../../../model/v
 import { FloeError } from '../../../util/errors.js';
 import { quoteIdent } from '../client.js';
 import type { MappedColumn } from '../schema/type-mapping.js';
+import type { ServerFlavor } from '../dialect.js';
 import { snapshotSelectExpression } from './snapshot-values.js';
 
 /** Key kinds a chunk key may have (JSON cannot be indexed; spatial types are not mapped). */
@@ -118,9 +119,9 @@ function bytesToBigInt(bytes: Uint8Array): bigint {
   return v;
 }
 
-/** `col1, col2` as select expressions that the snapshot converters read. */
-export function keySelectList(columns: readonly MappedColumn[]): string {
-  return columns.map(snapshotSelectExpression).join(', ');
+/** `col1, col2` as select expressions that the snapshot converters read (on a server of `flavor`). */
+export function keySelectList(columns: readonly MappedColumn[], flavor: ServerFlavor): string {
+  return columns.map((c) => snapshotSelectExpression(c, flavor)).join(', ');
 }
 
 /** `ORDER BY col1, col2` (ascending: the order chunks are cut in). */

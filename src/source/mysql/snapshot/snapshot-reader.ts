@@ -22,8 +22,10 @@
  * `backfill: false` skips the window read and reports the LOW watermark as the chunk's high
  * watermark, so the hand-over replays everything after it (Flink CDC backfill.skip): the delivery
  * guarantee weakens to at-least-once — changes already contained in the rows are delivered again and
- * absorbed by upserts downstream. Keyless chunks (no primary key) are never backfilled for the same
- * reason (no identity to upsert on): at-least-once.
+ * absorbed by upserts downstream. Keyless chunks (no primary key) are never backfilled (no identity to
+ * upsert on), so their rows must be the table exactly at the low watermark: on MariaDB the
+ * consistent-snapshot point gives that; on MySQL the read view is opened under a brief table lock
+ * (locked-read-view.ts), and where that lock is refused the chunk is at-least-once (logged).
  *
  * Memory: one chunk's rows per worker (backfill needs them keyed by primary key), plus at most
  * `parallelism` finished chunks waiting for the consumer. Never a whole table.
@@ -40,6 +42,8 @@ import { compareOffsets, type BinlogOffset, type ServerIdentity } from '../offse
 import { createSnapshotRowConverter } from './snapshot-values.js';
 import type { MappedTable } from '../schema/type-mapping.js';
 import { readConsistentSnapshotPoint, readWatermark } from './watermark.js';
+import { openLockedReadView } from './locked-read-view.js';
+import { tableKey } from '../schema/table-schema.js';
 import { BinlogReader } from '../binlog/binlog-reader.js';
 import type { BinlogDecoding } from '../binlog/raw-transactions.js';
 import { AsyncQueue } from '../binlog/binlog-queue.js';
@@ -78,6 +82,8 @@ export interface SnapshotReaderOptions {
   readonly cascadeTriggers?: (table: TableRef) => readonly TableRef[];
   /** Heartbeat period of the backfill binlog connections (default: the reader's). */
   readonly heartbeatMs?: number;
+  /** Where a weakened delivery guarantee is reported (a keyless table read at-least-once, and why). */
+  readonly warn?: (message: string) => void;
 }
 
 export interface ChunkResult {
@@ -136,19 +142,29 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       while (waiting.length) waiting.shift()!();
     },
   );
+  const atLeastOnce = new Set<string>();
+  const keylessRefused = (table: TableRef, why: string): void => {
+    if (atLeastOnce.has(tableKey(table))) return;
+    atLeastOnce.add(tableKey(table));
+    options.warn?.(`${SUBSYSTEM}: ${tableKey(table)} has no primary key and its chunks are read at-least-once (a row changed while a chunk is read can reach the lake twice): ${why}`);
+  };
   const worker = async (n: number): Promise<void> => {
     const client = await connectMysql(options.connection);
+    // the keyless chunks' lock session (locked-read-view.ts), opened on first use
+    let locker: MysqlClient | undefined;
+    const session: ChunkSession = { client, locker: async () => (locker ??= await connectMysql(options.connection)), refused: keylessRefused };
     try {
       while (!cancelled) {
         const item = todo[next++];
         if (!item) return;
-        const result = await readChunk(client, item.t, item.chunk, options, options.serverIdBase + n);
+        const result = await readChunk(session, item.t, item.chunk, options, options.serverIdBase + n);
         while (!cancelled && queue.size >= parallelism) await new Promise<void>((r) => waiting.push(r));
         queue.push(result);
       }
     } finally {
       // the chunk's outcome is decided; a connection that cannot close cleanly is dropped by the server
       await client.close().catch(() => {});
+      await locker?.close().catch(() => {});
     }
   };
   const workers = Math.min(parallelism, todo.length);
@@ -167,8 +183,17 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
   return queue;
 }
 
+/** A worker's sessions: the chunk reads', and a second one for the table locks of keyless chunks. */
+interface ChunkSession {
+  readonly client: MysqlClient;
+  locker(): Promise<MysqlClient>;
+  /** A keyless chunk could not be read exactly; `why` says what to do. */
+  refused(table: TableRef, why: string): void;
+}
+
 /** One chunk, DBLog style (see the module header). */
-async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+async function readChunk(session: ChunkSession, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+  const client = session.client;
   const table = t.table;
   const id = table.schema.id;
   const keyless = chunk.keyless === true || table.schema.primaryKey.length === 0;
@@ -176,28 +201,42 @@ async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, op
   const keyIdx = chunk.keyColumns.map((name) => table.columns.findIndex((c) => c.column.name === name));
   const pkIdx = table.schema.primaryKey.map((name) => table.columns.findIndex((c) => c.column.name === name));
   const convert = createSnapshotRowConverter(table);
-  const sql = chunkSql(table, chunk);
+  const sql = chunkSql(table, chunk, options.dialect.flavor);
   const consistent = (options.consistentSnapshot ?? options.dialect.flavor === 'mariadb') && options.dialect.flavor === 'mariadb';
 
   // Rows in SELECT order; keyed by primary key only when the backfill window has changes to apply.
   const rows: Row[] = [];
+  const readRows = async (): Promise<void> => {
+    for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
+  };
+  // a keyless chunk on MySQL: exactly the table at the low watermark, read under a table lock's read view
+  const locked = keyless && !consistent && options.dialect.flavor === 'mysql' ? await openLockedReadView(client, await session.locker(), id, options.dialect, options.identity) : undefined;
+  if (locked && 'refused' in locked) session.refused(id, locked.refused);
   let low: BinlogOffset;
-  if (consistent) {
+  if (locked && 'low' in locked) {
+    low = locked.low;
+    try {
+      await readRows();
+    } finally {
+      await client.query('COMMIT').catch(() => {});
+    }
+  } else if (consistent) {
     await client.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
     try {
       low = await readConsistentSnapshotPoint(client, options.identity);
-      for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
+      await readRows();
     } finally {
       // a read-only consistent-snapshot transaction: COMMIT only ends it, and the server ends it with the connection anyway
       await client.query('COMMIT').catch(() => {});
     }
   } else {
     low = await readWatermark(client, options.dialect, options.identity);
-    for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
+    await readRows();
   }
   const descriptor = chunkDescriptor(chunk);
   if (!backfill) {
-    // at-least-once: the hand-over replays everything after the low watermark for this chunk
+    // the hand-over replays everything after the low watermark for this chunk: at-least-once, unless
+    // the rows are exactly the table at `low` (a keyless chunk in a consistent snapshot or under a lock)
     return { table: id, chunk, descriptor, rows, lowWatermark: low, highWatermark: low, keyless, backfilledChanges: 0 };
   }
   const high = await readWatermark(client, options.dialect, options.identity);

@@ -10,8 +10,9 @@
  * (default-values.ts) are fed through the same converters as text, so every converter also accepts the
  * text form of its value.
  *
- * FLOAT and DOUBLE columns are selected as `CAST(col * 1e0 AS CHAR)` and parsed with `Number`, so the
- * value model holds the stored IEEE value bit for bit, as the binlog path does:
+ * FLOAT and DOUBLE columns are selected as `CAST(col * 1e0 AS CHAR)` (on MySQL, DOUBLE columns as
+ * `CAST(CAST(col AS JSON) AS CHAR)`, below) and parsed with `Number`, so the value model holds the stored
+ * IEEE value bit for bit, as the binlog path does:
  * - The server prints a DOUBLE without fixed decimals in the shortest digits that read back as the same
  *   double (`String::set_real` → `my_gcvt`, David Gay's `dtoa` in mode 4, in MariaDB and in MySQL), and
  *   `Number` rounds decimal text correctly. mysql2 does not: it parses DOUBLE/FLOAT columns of up to 17
@@ -22,6 +23,13 @@
  *   digits (3.140625 as 3.14062), and a DOUBLE(M,D) or FLOAT(M,D) prints D decimals (`my_fcvt`: a
  *   DOUBLE(10,2) holding 0.21999999999999997 prints 0.22). A float32 widened to a double is exact, and
  *   `Math.fround` takes it back. Multiplying keeps −0 (adding 0 would not).
+ * - MySQL (8.0.31 measured) prints a real-valued expression in at most 22 characters, dropping digits to
+ *   fit: `CAST(d * 1e0 AS CHAR)` of −2.2250738585072014e−308 is `-2.2250738585072e-308`, another
+ *   double. MySQL's JSON prints a double in its shortest round-trip digits at any length
+ *   (`-2.2250738585072014e-308`, −0 as `-0.0`), also for DOUBLE(M,D), so MySQL DOUBLEs go through
+ *   JSON. A FLOAT keeps `* 1e0`: its double keeps 16 significant digits at worst (a sign, a point and
+ *   a two-digit exponent take the other 6 characters), and 9 are enough for `Math.fround` to give the
+ *   float32 back (test/source/types/float-precision.test.ts covers every float exponent on MySQL 8).
  * Reading these columns through the binary protocol (8 / 4 IEEE bytes) would be exact too, but mysql2's
  * binary-row decoder formats DATETIME/TIMESTAMP values itself and nearly doubled the chunk read's CPU
  * time on a table with two DATETIME(6) columns.
@@ -33,6 +41,7 @@ import type { Value, Row } from '../../../model/values.js';
 import { daysFromCivil, formatDecimal, parseDecimal, formatTime } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
 import { quoteIdent } from '../client.js';
+import type { ServerFlavor } from '../dialect.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedColumn, MappedTable, ValueKind } from '../schema/type-mapping.js';
 
@@ -54,16 +63,20 @@ export function isRequired(column: MappedColumn): boolean {
   return !column.column.nullable && !zeroDateKind(column.kind);
 }
 
-/** The select-list expression that reads a column in the form the snapshot converter expects. */
-export function snapshotSelectExpression(column: MappedColumn): string {
+/**
+ * The select-list expression that reads a column in the form the snapshot converter expects, on a
+ * server of `flavor`.
+ */
+export function snapshotSelectExpression(column: MappedColumn, flavor: ServerFlavor): string {
   const id = quoteIdent(column.column.name);
   // exact FLOAT/DOUBLE text, parsed by `Number` instead of mysql2 (see the module header)
+  if (column.kind === 'double' && flavor === 'mysql') return `CAST(CAST(${id} AS JSON) AS CHAR)`;
   return column.kind === 'float' || column.kind === 'double' ? `CAST(${id} * 1e0 AS CHAR)` : id;
 }
 
 /** Comma-separated select list for all columns of a mapped table, in column order. */
-export function snapshotSelectList(table: MappedTable): string {
-  return table.columns.map(snapshotSelectExpression).join(', ');
+export function snapshotSelectList(table: MappedTable, flavor: ServerFlavor): string {
+  return table.columns.map((c) => snapshotSelectExpression(c, flavor)).join(', ');
 }
 
 /** Converts rows read with `snapshotSelectList(table)` (rowsAsArray) into value-model rows. */

@@ -67,7 +67,7 @@ export async function readChunkChecksum(client: MysqlClient, server: ReadServer,
 /** A chunk's rows (value model, column order of `table`), at one read point. */
 export async function readChunkRows(client: MysqlClient, server: ReadServer, table: MappedTable, chunk: Chunk): Promise<{ rows: Row[]; point: ReadPoint }> {
   const convert = createSnapshotRowConverter(table);
-  const sql = chunkSql(table, chunk);
+  const sql = chunkSql(table, chunk, server.dialect.flavor);
   const { value, point } = await atReadPoint(client, server, async () => {
     const rows: Row[] = [];
     for await (const batch of client.streamBatches(sql)) for (const raw of batch) rows.push(convert(raw));
