@@ -145,7 +145,10 @@ def _start(run, warehouse, detach):
             os.remove(os.path.join(run, f))
     trino_port, rest_port = _free_port(), _free_port()
     _write_config(run, trino_port, rest_port, warehouse)
-    env = {**os.environ, "NO_COLOR": "1"}
+    # the directory-read catalog is open to this Trino alone: a token meant for another catalog
+    # serve (in the caller's environment, as the stack's configs use it) must not lock it
+    env = {k: v for k, v in os.environ.items() if k not in ("FLOE_CATALOG_TOKEN", "FLOE_CATALOG_CREDENTIAL")}
+    env["NO_COLOR"] = "1"
     serve_log = open(os.path.join(run, "serve.log"), "w")
     serve = subprocess.Popen(
         ["node", os.path.join(REPO, "bin", "floe.mjs"), "-c", os.path.join(run, "floe.yaml"), "catalog", "serve", "--port", str(rest_port)],

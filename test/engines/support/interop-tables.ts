@@ -54,7 +54,7 @@ export const INTEROP_TABLES: InteropTable[] = [
     name: 'evolved',
     features: (v) => (v === 3 ? ['columns added with literal defaults (old rows read the initial-default)', 'column renamed', 'column dropped'] : ['column added (v2: no defaults)', 'column renamed', 'column dropped']),
   },
-  { name: 'all_types', features: () => ['every MySQL type floe maps'] },
+  { name: 'all_types', features: () => ['every MySQL type floe maps', 'TIME as Iceberg time (S3 columns: long microseconds, source.timeAs: micros)'] },
   { name: ODD_NAME, features: () => ['table name with a dash and non-ASCII letters'] },
   { name: 'cascade_parent', features: () => ['parent of ON DELETE CASCADE children, parents deleted'] },
   { name: 'cascade_lines', features: () => ['ON DELETE CASCADE child, primary key starting with the foreign key', 'rows removed by cascade'] },

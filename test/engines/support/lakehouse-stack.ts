@@ -120,10 +120,14 @@ export async function writeEngineConfigs(dir: string, endpoints: StackEndpoints)
   return dir;
 }
 
+/** minio/floe.yaml's text with this machine's S3 server and catalog database (`floe catalog serve -c` reads it). */
+export function stackFloeYaml(endpoints: StackEndpoints): string {
+  return substitute('minio/floe.yaml', readFileSync(join(STACK, 'floe.yaml'), 'utf8'), ['s3-in-network', 'db-in-network'], endpoints);
+}
+
 /** minio/floe.yaml as floe runs it in the stack, pointed at this machine's servers. */
 export function stackFloeConfig(endpoints: StackEndpoints, overrides: { job: string; source: Record<string, unknown>; formatVersion: 2 | 3; tables?: Record<string, unknown>; commit?: Record<string, unknown> }): FloeConfig {
-  const text = substitute('minio/floe.yaml', readFileSync(join(STACK, 'floe.yaml'), 'utf8'), ['s3-in-network', 'db-in-network'], endpoints);
-  const document = parseYaml(text) as Record<string, Record<string, unknown>>;
+  const document = parseYaml(stackFloeYaml(endpoints)) as Record<string, Record<string, unknown>>;
   return parseConfig(
     {
       ...document,
