@@ -83,7 +83,7 @@ export const COLUMNS: MatrixColumn[] = [
   { engine: 'iceberg-java', catalog: 'sql', storage: 's3', via: "`JdbcCatalog` with the Spark file's catalog properties, S3FileIO" },
 ];
 
-export function cellKey(engine: Engine, catalog: CatalogKind, storage?: 's3'): string {
+function cellKey(engine: Engine, catalog: CatalogKind, storage?: 's3'): string {
   return storage === undefined ? `${engine}/${catalog}` : `${engine}/${catalog}/${storage}`;
 }
 

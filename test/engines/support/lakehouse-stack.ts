@@ -29,7 +29,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const STACK = join(ROOT, 'minio');
 
 /** minio/.env: the values docker compose puts into the containers' environment. */
-export const STACK_ENV: Record<string, string> = parseDotenv(readFileSync(join(STACK, '.env'), 'utf8'));
+const STACK_ENV: Record<string, string> = parseDotenv(readFileSync(join(STACK, '.env'), 'utf8'));
 
 interface Service {
   command?: string[] | string;
