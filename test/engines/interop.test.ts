@@ -164,9 +164,9 @@ function copyFor(job: Job, column: Pick<MatrixColumn, 'catalog' | 'storage'>): C
   return column.catalog === 'sql' ? job.sql : job.fs;
 }
 
-/** What `floe scan` and engines/read's own look-ups need to reach S3 (the standard AWS variables). */
-function awsEnv(): NodeJS.ProcessEnv {
-  const s3 = moto!.config;
+/** What `floe scan` needs to read the S3 warehouse: the standard AWS variables, with the stack's keys. */
+function awsEnv(job: Job): NodeJS.ProcessEnv {
+  const s3 = job.s3.config.warehouse.s3;
   return { AWS_ENDPOINT_URL: s3.endpoint, AWS_REGION: s3.region, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey };
 }
 
@@ -221,7 +221,7 @@ async function metadataLocation(copy: Copy, identifier: TableIdentifier): Promis
 function expectedLines(job: Job, copy: Copy, table: string): Promise<string[]> {
   const key = `${job.formatVersion}/${copy.name}/${table}`;
   let p = scans.get(key);
-  if (!p) scans.set(key, (p = metadataLocation(copy, id(job, table)).then((m) => floeScanLines(m, copy.name === 's3' ? awsEnv() : {}))));
+  if (!p) scans.set(key, (p = metadataLocation(copy, id(job, table)).then((m) => floeScanLines(m, copy.name === 's3' ? awsEnv(job) : {}))));
   return p;
 }
 
@@ -278,10 +278,10 @@ function target(job: Job, column: MatrixColumn, table: string): string {
   return column.catalog === 'filesystem' ? join(root, 'fs', job.db, table) : `${job.db}.${table}`;
 }
 
-/** The engines' environment for a column: Trino's run directory, and for the stack's files the values of their ${ENV:…}. */
+/** The engines' environment for a column: Trino's run directory, and for the stack's Trino files the values of their ${ENV:…}. */
 function readEnv(column: MatrixColumn): NodeJS.ProcessEnv {
-  const stack = column.storage === 's3' ? { ...serviceEnvironment('trino'), ...awsEnv() } : {};
-  return column.engine === 'trino' ? { ...stack, ...trinoEnv } : stack;
+  if (column.engine !== 'trino') return {};
+  return column.storage === 's3' ? { ...serviceEnvironment('trino'), ...trinoEnv } : trinoEnv;
 }
 
 /** The stack's floe-catalog service: `floe catalog serve` with its flags (token, credential vending) over the S3 warehouse. */
