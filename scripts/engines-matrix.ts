@@ -12,7 +12,11 @@ const ENGINE_NAMES: Record<string, string> = { spark: 'Spark', trino: 'Trino', d
 const CATALOG_NAMES: Record<string, string> = { filesystem: 'filesystem', rest: 'REST', sql: 'SQL' };
 
 function columnKey(c: MatrixColumn): string {
-  return `${c.engine}/${c.catalog}`;
+  return c.storage === undefined ? `${c.engine}/${c.catalog}` : `${c.engine}/${c.catalog}/${c.storage}`;
+}
+
+function columnName(c: MatrixColumn): string {
+  return `${CATALOG_NAMES[c.catalog] ?? c.catalog}${c.storage === 's3' ? ' S3' : ''}`;
 }
 
 const cellText = (s: string) => s.replace(/\|/g, '\\|');
@@ -32,16 +36,19 @@ export function renderMatrix(results: InteropResults): string {
     return `wrong rows [${note(`engine bug: ${r.bug}`)}]`;
   };
   const out: string[] = [];
-  out.push(`Engines: ${Object.values(results.versions).join(', ')}. Catalogs: *filesystem* — the warehouse directory floe's filesystem catalog writes, no service; *REST* — \`floe catalog serve\` over that warehouse; *SQL* — floe's SQL catalog on PostgreSQL (Iceberg's JDBC catalog tables).`);
+  const s3 = results.columns.some((c) => c.storage === 's3')
+    ? " *REST S3*, *SQL S3* — floe writing to an S3 warehouse (moto standing in for MinIO: path-style addressing, credentials, `If-None-Match`) through minio/floe.yaml's SQL catalog on PostgreSQL, with `floe catalog serve` over it as the stack runs it (token, `--vend-credentials`); each engine set up from its own file in catalog/, reading the files through its own S3 client; TIME columns as long microseconds (`source.timeAs: micros`)."
+    : '';
+  out.push(`Engines: ${Object.values(results.versions).join(', ')}. Catalogs: *filesystem* — the warehouse directory floe's filesystem catalog writes, no service; *REST* — \`floe catalog serve\` over that warehouse; *SQL* — floe's SQL catalog on PostgreSQL (Iceberg's JDBC catalog tables).${s3}`);
   out.push('');
-  out.push(`| table | what it holds | ${results.columns.map((c) => `${ENGINE_NAMES[c.engine] ?? c.engine}<br>${CATALOG_NAMES[c.catalog] ?? c.catalog}`).join(' | ')} |`);
+  out.push(`| table | what it holds | ${results.columns.map((c) => `${ENGINE_NAMES[c.engine] ?? c.engine}<br>${columnName(c)}`).join(' | ')} |`);
   out.push(`|---|---|${results.columns.map(() => '---').join('|')}|`);
   for (const row of results.rows) {
     const cells = results.columns.map((c) => cell(row.cells[columnKey(c)], `v${row.formatVersion} ${row.table} × ${columnKey(c)}`));
     out.push(`| v${row.formatVersion} \`${cellText(row.table)}\` | ${cellText(row.features.join('; '))} | ${cells.join(' | ')} |`);
   }
   out.push('');
-  out.push(`How each column reaches the table: ${results.columns.map((c) => `${ENGINE_NAMES[c.engine] ?? c.engine} ${CATALOG_NAMES[c.catalog] ?? c.catalog}: ${c.via}`).join('; ')}.`);
+  out.push(`How each column reaches the table: ${results.columns.map((c) => `${ENGINE_NAMES[c.engine] ?? c.engine} ${columnName(c)}: ${c.via}`).join('; ')}.`);
   if (notes.length > 0) {
     out.push('');
     notes.forEach((n, i) => out.push(`[${i + 1}] ${cellText(n)}${i < notes.length - 1 ? '  ' : ''}`));

@@ -9,6 +9,13 @@ A catalog is a plain dict (it travels as JSON between engines/read and the engin
   {"type": "sql", "url": "postgresql://user:pass@host:port/db", "name": "floe", "warehouse": optional}
                                                            Iceberg's JDBC catalog layout, as floe's `sql`
                                                            catalog writes it (url in floe's own form)
+  {"type": "rest" | "sql", "configs": DIR, "name": optional}
+                                                           the same catalogs, each engine set up from its
+                                                           own file in DIR (engine_configs.py), e.g. a
+                                                           warehouse on S3
+
+A REST or SQL spec may carry "s3": the Iceberg `s3.*` properties engines/read reads metadata files on
+S3 with (a REST catalog's LoadTableResult config is merged over them).
 
 Each engine turns the spec into its own configuration (Spark catalog properties, a Trino catalog, a
 DuckDB ATTACH, a PyIceberg catalog). The table's schema, which types every value engines/read prints,
@@ -56,7 +63,10 @@ def rest_base(catalog):
 
 
 def _rest_get(url, token=None, timeout=30):
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # as PyIceberg and DuckDB do: ask for the table's storage credentials (served only where vended)
+    headers["X-Iceberg-Access-Delegation"] = "vended-credentials"
+    req = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return json.loads(r.read().decode())
@@ -181,19 +191,53 @@ def current_metadata_file(target):
     return os.path.join(meta, f"v{version}.metadata.json")
 
 
+def lookup_spec(catalog):
+    """The spec engines/read's own look-ups use: a configs spec's PyIceberg entry, else the spec itself."""
+    if catalog.get("configs"):
+        from engine_configs import lookup_catalog
+
+        return lookup_catalog(catalog["configs"], catalog["type"], catalog.get("name"))
+    return catalog
+
+
 def metadata_location(catalog, target):
-    """The current metadata file of the table `target` names in `catalog`."""
+    """(the current metadata file of the table `target` names in `catalog`, the s3.* settings to read it with)."""
     if catalog["type"] == "filesystem":
-        return current_metadata_file(target)
+        return current_metadata_file(target), {}
+    catalog = lookup_spec(catalog)
     namespace, name = parse_identifier(target)
     if catalog["type"] == "rest":
-        return _rest_get(rest_table_path(catalog, namespace, name), catalog.get("token"))["metadata-location"]
-    return _sql_metadata_location(catalog, namespace, name)
+        loaded = _rest_get(rest_table_path(catalog, namespace, name), catalog.get("token"))
+        return loaded["metadata-location"], {**catalog.get("s3", {}), **loaded.get("config", {})}
+    return _sql_metadata_location(catalog, namespace, name), catalog.get("s3", {})
 
 
-def schema_fields(metadata_file):
-    with open(local_path(metadata_file)) as f:
-        meta = json.load(f)
+def read_file(location, s3=None):
+    """A file's bytes: a local path or file: URI, or an s3:// object read with the Iceberg s3.* settings."""
+    if not (location.startswith("s3://") or location.startswith("s3a://")):
+        with open(local_path(location), "rb") as f:
+            return f.read()
+    from pyarrow import fs
+
+    s3 = s3 or {}
+    endpoint = s3.get("s3.endpoint")
+    options = {"region": s3.get("s3.region") or s3.get("client.region") or "us-east-1"}
+    if endpoint:
+        u = urllib.parse.urlsplit(endpoint if "://" in endpoint else "http://" + endpoint)
+        options["endpoint_override"] = u.netloc
+        options["scheme"] = u.scheme
+    if s3.get("s3.access-key-id"):
+        options.update(access_key=s3["s3.access-key-id"], secret_key=s3.get("s3.secret-access-key"), session_token=s3.get("s3.session-token"))
+    path = location.split("://", 1)[1]
+    try:
+        with fs.S3FileSystem(**options).open_input_stream(path) as stream:
+            return stream.read()
+    except OSError as e:
+        raise SetupError(f"engines/read could not read {location} (endpoint {endpoint or 'AWS'}): {e}") from e
+
+
+def schema_fields(metadata_file, s3=None):
+    meta = json.loads(read_file(metadata_file, s3).decode("utf-8"))
     if "schemas" in meta:
         schema = next(s for s in meta["schemas"] if s["schema-id"] == meta.get("current-schema-id", 0))
     else:
@@ -201,11 +245,19 @@ def schema_fields(metadata_file):
     return schema["fields"]
 
 
-def spec_from_args(kind, uri=None, name=None, warehouse=None, token=None):
+def spec_from_args(kind, uri=None, name=None, warehouse=None, token=None, configs=None):
     if kind not in CATALOG_TYPES:
         raise ValueError(f"unknown catalog {kind!r} (expected {', '.join(CATALOG_TYPES)})")
     if kind == "filesystem":
+        if configs:
+            raise ValueError("--configs names engine configs of a rest or sql catalog")
         return {"type": "filesystem"}
+    if configs:
+        if uri or warehouse or token:
+            raise ValueError("--configs takes every setting from the engine's file: drop --uri, --warehouse and --token")
+        if not os.path.isdir(configs):
+            raise ValueError(f"--configs {configs}: no such directory (expected one laid out like catalog/)")
+        return {"type": kind, "configs": os.path.abspath(configs), **({"name": name} if name else {})}
     if not uri:
         raise ValueError(f"--catalog {kind} needs --uri (" + ("the REST catalog's base URL" if kind == "rest" else "the SQL catalog's postgresql://… URL, as in floe's catalog.url") + ")")
     spec = {"type": kind, ("uri" if kind == "rest" else "url"): uri}

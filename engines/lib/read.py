@@ -2,6 +2,7 @@
 
     engines/read [--catalog filesystem|rest|sql] [--uri URI] [--catalog-name NAME] [--warehouse W]
                  [--token T] <spark|trino|duckdb|pyiceberg|iceberg-java> <table>
+    engines/read --catalog rest|sql --configs DIR [--catalog-name NAME] <engine> <table>
 
 - `--catalog filesystem` (default): <table> is a table directory (Hadoop layout, as floe's filesystem
   catalog writes it) or a .metadata.json file.
@@ -10,6 +11,9 @@
 - `--catalog sql --uri postgresql://user:pass@host:port/db [--catalog-name floe]`: Iceberg's JDBC
   catalog tables as floe's `sql` catalog writes them (the URL in floe's `catalog.url` form);
   <table> is `namespace.table`.
+- `--configs DIR` (with --catalog rest or sql): the engine is set up from its own config file in DIR,
+  a directory laid out like the repository's catalog/ (engine_configs.py says which file) — how a
+  user points the engine at a warehouse, on S3 for instance.
 
 How each engine is pointed at each catalog: readers.py. Rows are printed one JSON object per line in
 floe scan's form (floe_json.py), typed by the table's Iceberg schema, and sorted, so two engines'
@@ -51,11 +55,12 @@ def parse(argv):
     p.add_argument("--catalog-name")
     p.add_argument("--warehouse")
     p.add_argument("--token")
+    p.add_argument("--configs")
     p.add_argument("engine", choices=ENGINES)
     p.add_argument("table")
     a = p.parse_args(argv)
     try:
-        catalog = spec_from_args(a.catalog, a.uri, a.catalog_name, a.warehouse, a.token)
+        catalog = spec_from_args(a.catalog, a.uri, a.catalog_name, a.warehouse, a.token, a.configs)
     except ValueError as e:
         raise Usage(str(e)) from e
     table = a.table

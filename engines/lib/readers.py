@@ -3,9 +3,14 @@
     engine        filesystem                         rest                          sql (PostgreSQL)
     spark         hadoop catalog / register_table    `rest` catalog                JdbcCatalog
     trino         (via floe catalog serve, register) `rest` catalog                `jdbc` catalog
-    duckdb        iceberg_scan                       ATTACH … (TYPE iceberg)       —
+    duckdb        iceberg_scan                       ATTACH … (TYPE iceberg)       — (with --configs:
+                                                                                   iceberg_scan of the
+                                                                                   metadata file)
     pyiceberg     StaticTable                        RestCatalog                   SqlCatalog
-    iceberg-java  HadoopTables / StaticTableOps      —                             —
+    iceberg-java  HadoopTables / StaticTableOps      — (with --configs: RESTCatalog, JdbcCatalog)
+
+With `--configs DIR` (catalogs.py, engine_configs.py) a REST or SQL read sets each engine up from its
+own file in DIR — the way a user points it at a warehouse on S3, each through its own S3 client.
 
 A reader returns the table's rows as lists of the engine's own values, in the table's column order;
 engines/read types and prints them by the table's Iceberg schema. `Engines` holds what is worth
@@ -35,6 +40,8 @@ SUPPORTED = {
     "pyiceberg": ("filesystem", "rest", "sql"),
     "iceberg-java": ("filesystem",),
 }
+# through the engines' own config files (engine_configs.py), every engine reaches both
+SUPPORTED_WITH_CONFIGS = ("rest", "sql")
 
 
 class Unsupported(Exception):
@@ -59,6 +66,8 @@ def read_duckdb(catalog, target):
         con.execute("LOAD avro")
         con.execute("LOAD iceberg")
         con.execute("SET TimeZone = 'UTC'")
+        if catalog.get("configs"):
+            return _read_duckdb_configured(con, catalog, target)
         if catalog["type"] == "filesystem":
             try:
                 return con.execute("SELECT * FROM iceberg_scan(?)", [target]).fetchall()
@@ -84,6 +93,44 @@ def read_duckdb(catalog, target):
         con.close()
 
 
+def _read_duckdb_configured(con, catalog, target):
+    """DuckDB set up by its file in the configs directory: ATTACH (REST) or a secret and iceberg_scan."""
+    import duckdb
+    from catalogs import lookup_spec, metadata_location
+    from engine_configs import duckdb_setup
+
+    statements, alias = duckdb_setup(catalog["configs"], catalog["type"])
+    for statement in statements:
+        try:
+            con.execute(statement)
+        except duckdb.Error as e:
+            # the statement itself may hold keys: name it by its first words only
+            raise SetupError(f"DuckDB could not run the config's `{' '.join(statement.split()[:3])} …`: {e}") from e
+    if catalog["type"] == "rest":
+        if alias is None:
+            raise SetupError("the DuckDB REST config has no ATTACH … AS <name> statement")
+        namespace, name = parse_identifier(target)
+        query, params = f"SELECT * FROM {_dq(alias)}.{'.'.join(_dq(x) for x in (*namespace, name))}", []
+    else:
+        # a JdbcCatalog has no DuckDB client: read the metadata file the catalog names, as
+        # duckdb/iceberg-scan.sql says to
+        query, params = "SELECT * FROM iceberg_scan(?)", [metadata_location(lookup_spec(catalog), target)[0]]
+    try:
+        return con.execute(query, params).fetchall()
+    except duckdb.Error as e:
+        raise Refused(str(e)) from e
+
+
+def _pyiceberg_configured(catalog):
+    from pyiceberg.catalog import load_catalog
+    from engine_configs import pyiceberg_entry
+
+    props = pyiceberg_entry(catalog["configs"], catalog["type"])
+    # the entry's key is only a name in the file; a SqlCatalog's name is the catalog_name it reads
+    name = catalog.get("name", "floe") if catalog["type"] == "sql" else "floe_rest"
+    return load_catalog(name, **props)
+
+
 def read_pyiceberg(catalog, target):
     try:
         if catalog["type"] == "filesystem":
@@ -92,7 +139,9 @@ def read_pyiceberg(catalog, target):
             table = StaticTable.from_metadata(target if target.endswith(".metadata.json") else target.rstrip("/"))
         else:
             namespace, name = parse_identifier(target)
-            if catalog["type"] == "rest":
+            if catalog.get("configs"):
+                cat = _pyiceberg_configured(catalog)
+            elif catalog["type"] == "rest":
                 from pyiceberg.catalog.rest import RestCatalog
 
                 props = {"uri": catalog["uri"]}
@@ -133,8 +182,15 @@ class JavaReader:
         return [os.environ.get("JAVA", "java"), "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", f"{d}/classes:{d}/lib/*", "floe.engines.IcebergDump", *args]
 
     def read(self, catalog, target):
-        if catalog["type"] != "filesystem":
-            raise Unsupported("iceberg-java reads tables by directory or metadata file only")
+        if catalog.get("configs"):
+            # one line of JSON: the catalog's Iceberg properties and the table (IcebergDump.java)
+            from engine_configs import iceberg_catalog_properties
+
+            name, properties = iceberg_catalog_properties(catalog["configs"], catalog["type"])
+            namespace, table = parse_identifier(target)
+            target = json.dumps({"catalog": name, "properties": properties, "namespace": list(namespace), "table": table})
+        elif catalog["type"] != "filesystem":
+            raise Unsupported("iceberg-java reads tables by directory or metadata file, or through --configs")
         if not self.persistent:
             p = subprocess.run(self._cmd(target), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             if p.returncode != 0:
@@ -189,7 +245,10 @@ class Engines:
             return self._spark
 
     def read(self, engine, catalog, target):
-        if catalog["type"] not in SUPPORTED[engine]:
+        if catalog.get("configs"):
+            if catalog["type"] not in SUPPORTED_WITH_CONFIGS:
+                raise Unsupported(f"--configs names engine configs of a rest or sql catalog, not {catalog['type']}")
+        elif catalog["type"] not in SUPPORTED[engine]:
             raise Unsupported(f"{engine} reaches no {catalog['type']} catalog (it reads through: {', '.join(SUPPORTED[engine])})")
         if engine == "duckdb":
             return read_duckdb(catalog, target)
@@ -218,6 +277,6 @@ def read_lines(engines, engine, catalog, target):
     rows = engines.read(engine, catalog, target)
     # the schema that types every value: the one of the metadata file the catalog points at, looked up
     # by engines/read itself (a table that changes while it is read may show a newer schema here)
-    metadata = metadata_location(catalog, target)
-    fields = schema_fields(metadata)
+    metadata, s3 = metadata_location(catalog, target)
+    fields = schema_fields(metadata, s3)
     return metadata, sorted(floe_json.row_json(fields, r) for r in rows)

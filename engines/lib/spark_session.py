@@ -14,7 +14,9 @@ Spark loads a catalog by name on first use from the session's `spark.sql.catalog
 - sql: a `jdbc` catalog (JdbcCatalog, schema version V1 as floe writes it). Its Spark name must be
   the SQL catalog's `catalog_name` (JdbcCatalog stores the name it is given in every row), so a
   second database with the same catalog name replaces the first one's settings and the session's
-  catalogs are reloaded.
+  catalogs are reloaded;
+- a REST or SQL catalog with `configs`: the catalog a Spark config file defines
+  (`spark.sql.catalog.<name>.*`, engine_configs.py), under its own name — e.g. S3FileIO on S3.
 
 Every catalog is configured with `cache-enabled=false`: a table another process commits to (floe
 streaming while Spark maintains it) is read as it is now, not as Spark cached it.
@@ -91,6 +93,10 @@ class SparkEngine:
         known = self.catalogs.get(name)
         if known == settings:
             return
+        for k in known or {}:
+            if k not in settings:
+                # e.g. `.type` of one config beside `.catalog-impl` of the next: Iceberg refuses both
+                self.spark.conf.unset(f"spark.sql.catalog.{name}{k}")
         for k, v in settings.items():
             self.spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
         if known is not None:
@@ -114,6 +120,12 @@ class SparkEngine:
             return name, f"{quote(os.path.basename(os.path.dirname(path)))}.{quote(os.path.basename(path))}", None
         namespace, table = parse_identifier(target)
         ident = ".".join(quote(x) for x in (*namespace, table))
+        if catalog.get("configs"):
+            from engine_configs import spark_catalog
+
+            name, settings = spark_catalog(catalog["configs"], kind)
+            self._configure(name, settings)
+            return name, ident, None
         if kind == "rest":
             name = "rest_" + hashlib.sha1(catalog["uri"].encode()).hexdigest()[:10]
             settings = {".type": "rest", ".uri": catalog["uri"]}

@@ -2,7 +2,8 @@
 
 - A REST or SQL catalog (catalogs.py) becomes a Trino catalog of its own the first time a read names
   it: `CREATE CATALOG` (dynamic catalog management) with `iceberg.catalog.type=rest` or `jdbc`, the
-  JDBC catalog's `catalog-name` being the SQL catalog's.
+  JDBC catalog's `catalog-name` being the SQL catalog's — or, with `configs`, with the properties of
+  the Trino catalog file there (engine_configs.py: native S3 file system and all).
 - A directory table (Trino has no Hadoop catalog) is reached through the catalog `iceberg`: a `floe
   catalog serve` over a SQL catalog (SQLite, in the run directory) whose warehouse contains the
   table, into which each read registers the table's current metadata file under a fresh name,
@@ -144,7 +145,10 @@ def _start(run, warehouse, detach):
             os.remove(os.path.join(run, f))
     trino_port, rest_port = _free_port(), _free_port()
     _write_config(run, trino_port, rest_port, warehouse)
-    env = {**os.environ, "NO_COLOR": "1"}
+    # the directory-read catalog is open to this Trino alone: a token meant for another catalog
+    # serve (in the caller's environment, as the stack's configs use it) must not lock it
+    env = {k: v for k, v in os.environ.items() if k not in ("FLOE_CATALOG_TOKEN", "FLOE_CATALOG_CREDENTIAL")}
+    env["NO_COLOR"] = "1"
     serve_log = open(os.path.join(run, "serve.log"), "w")
     serve = subprocess.Popen(
         ["node", os.path.join(REPO, "bin", "floe.mjs"), "-c", os.path.join(run, "floe.yaml"), "catalog", "serve", "--port", str(rest_port)],
@@ -287,6 +291,11 @@ def _dq(text):
 
 def catalog_properties(catalog):
     """The Trino Iceberg connector's properties for a REST or SQL catalog spec (catalogs.py)."""
+    if catalog.get("configs"):
+        from engine_configs import trino_properties
+
+        # the catalog file as Trino would load it from etc/catalog/ (CREATE CATALOG names the connector)
+        return {k: v for k, v in trino_properties(catalog["configs"], catalog["type"]).items() if k != "connector.name"}
     props = {}
     if catalog["type"] == "rest":
         props["iceberg.catalog.type"] = "rest"

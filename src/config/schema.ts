@@ -139,10 +139,16 @@ export const sourceSchema = z
       .prefault({}),
     startPosition: binlogStart.default('latest').describe('Where streaming starts when snapshot.mode is never'),
     tinyint1AsBoolean: z.boolean().default(true),
+    timeAs: z
+      .enum(['time', 'micros'])
+      .default('time')
+      .describe(
+        "How every TIME column is stored: 'time' (Iceberg time, 00:00–24:00; Spark cannot read a table that has one) or 'micros' (long microseconds, durations −838:59:59…838:59:59 included; every engine reads it)",
+      ),
     timeAsMicros: z
       .array(z.string())
       .default([])
-      .describe('`db.table.column` TIME columns stored as long microseconds (durations) instead of Iceberg time'),
+      .describe('`db.table.column` TIME columns stored as long microseconds (durations) whatever `timeAs` says'),
     heartbeatMs: z
       .number()
       .int()

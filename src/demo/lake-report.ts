@@ -41,7 +41,7 @@ export async function compareShop(
   catalog: Catalog,
   client: MysqlClient,
   flavor: ServerFlavor,
-  config: MappingConfig & { source?: { tinyint1AsBoolean: boolean; timeAsMicros: string[] } },
+  config: MappingConfig & { source?: { tinyint1AsBoolean: boolean; timeAs: 'time' | 'micros'; timeAsMicros: string[] } },
   sampleSize = 3,
 ): Promise<TableComparison[]> {
   const out: TableComparison[] = [];
@@ -55,6 +55,7 @@ export async function compareShop(
 
     const mapped = mapTable(await captureTableSchema(client, source, flavor), {
       tinyInt1AsBoolean: config.source?.tinyint1AsBoolean ?? true,
+      timeAs: config.source?.timeAs ?? 'time',
       timeAsMicros: config.source?.timeAsMicros ?? [],
     });
     const convert = createSnapshotRowConverter(mapped);

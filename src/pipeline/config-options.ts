@@ -36,7 +36,7 @@ export function mysqlConnection(source: SourceConfig): MysqlConnectionConfig {
 }
 
 export function typeMappingOptions(source: SourceConfig): TypeMappingOptions {
-  return { tinyInt1AsBoolean: source.tinyint1AsBoolean, timeAsMicros: source.timeAsMicros };
+  return { tinyInt1AsBoolean: source.tinyint1AsBoolean, timeAs: source.timeAs, timeAsMicros: source.timeAsMicros };
 }
 
 /**

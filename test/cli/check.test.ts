@@ -82,6 +82,29 @@ describe('floe check', () => {
     expect(await readdir(join(dir, 'wh-good'))).toEqual([]);
   });
 
+  it('names each captured table Spark cannot read (a TIME column stored as Iceberg time), with the setting that fixes it', async () => {
+    const db = await createTestDatabase('clichecktime');
+    await admin(sharedMysqlConfig(), [
+      `CREATE TABLE \`${db}\`.shifts (id INT PRIMARY KEY, starts TIME, ends TIME(3))`,
+      `CREATE TABLE \`${db}\`.durations (id INT PRIMARY KEY, took TIME)`,
+      `CREATE TABLE \`${db}\`.plain (id INT PRIMARY KEY, at DATETIME)`,
+    ]);
+    const source = { ...sharedMysqlConfig(), serverId: 4711, include: [`${db}.*`] };
+    const { code, lines } = await check('time', source);
+    expect(code).toBe(0); // a warning: floe replicates the tables; Spark cannot read them
+    expect(line(lines, 'source.spark-time')).toEqual({
+      check: 'source.spark-time',
+      ok: false,
+      severity: 'warning',
+      message: `2 captured tables have TIME columns stored as Iceberg time, which Spark cannot read (the whole table fails there): ${db}.durations (took); ${db}.shifts (starts, ends); set source.timeAs: micros to store every TIME column as long microseconds (or list the columns in source.timeAsMicros), then re-snapshot the tables already in the lake`,
+    });
+    // the per-column list fixes the tables it covers whole
+    const listed = await check('time-listed', { ...source, timeAsMicros: [`${db}.durations.took`, `${db}.shifts.ends`] });
+    expect(line(listed.lines, 'source.spark-time').message).toMatch(new RegExp(`^1 captured table has TIME columns .*: ${db}\\.shifts \\(starts\\); set source\\.timeAs: micros`));
+    const micros = await check('time-micros', { ...source, timeAs: 'micros' });
+    expect(line(micros.lines, 'source.spark-time')).toEqual({ check: 'source.spark-time', ok: true, severity: 'info', message: 'no captured column is stored as Iceberg time: Spark reads every table' });
+  });
+
   it('names a server without a binary log and exits 3', async () => {
     const { code, lines } = await check('nobinlog', { ...conn(noBinlog), serverId: 4711 });
     expect(code).toBe(3);

@@ -36,4 +36,22 @@ describe('the compatibility matrix in README', () => {
     expect(md).toContain('| v3 `t` | unpartitioned | identical rows | refused [1] |');
     expect(md).toContain('[1] refused: Spark does not support time fields');
   });
+
+  it('keeps an S3 column apart from the directory column of the same engine and catalog', () => {
+    const results: InteropResults = {
+      versions: { spark: 'Spark x' },
+      columns: [
+        { engine: 'spark', catalog: 'sql', via: 'JdbcCatalog' },
+        { engine: 'spark', catalog: 'sql', storage: 's3', via: '`spark-defaults.jdbc.conf`, S3FileIO' },
+      ],
+      rows: [{ formatVersion: 3, table: 't', features: ['unpartitioned'], cells: { 'spark/sql': { result: 'refused', message: 'Spark does not support time fields' } } }],
+    };
+    expect(() => renderMatrix(results)).toThrow(/no result for v3 t × spark\/sql\/s3/);
+    results.rows[0]!.cells['spark/sql/s3'] = { result: 'identical' };
+    const md = renderMatrix(results);
+    expect(md).toContain('| table | what it holds | Spark<br>SQL | Spark<br>SQL S3 |');
+    expect(md).toContain('| v3 `t` | unpartitioned | refused [1] | identical rows |');
+    expect(md).toContain('*REST S3*, *SQL S3*');
+    expect(md).toContain('Spark SQL S3: `spark-defaults.jdbc.conf`, S3FileIO');
+  });
 });

@@ -3,7 +3,8 @@
  * file it mounts exists, host ports are unique, every ${VAR} has a value in minio/.env, services
  * depend on services that exist, MySQL runs with binlog ROW and GTIDs, floe's config validates, the
  * engine configs agree with it (catalog name, warehouse, catalog and storage endpoints), the flags
- * the stack passes to `floe catalog serve` exist, and the sample schema loads on a real server.
+ * the stack passes to `floe catalog serve` exist, and the sample schema loads on a real server. The
+ * interop suite (test/engines/interop.test.ts) runs these same files against moto and PostgreSQL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { registerCatalogServe } from '../../src/cli/commands/catalog-serve.js';
 import { parseConfig } from '../../src/config/load.js';
+import { parseDotenv, parseProperties, parseSparkConf } from '../support/config-files.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,36 +36,14 @@ const composeText = readFileSync(path.join(STACK, 'docker-compose.yml'), 'utf8')
 const compose = parseYaml(composeText, { merge: true }) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
 const services = compose.services;
 
-function dotenv(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
-    if (m) out[m[1]!] = m[2]!;
-  }
-  return out;
-}
-const env = dotenv(path.join(STACK, '.env'));
+const env = parseDotenv(readFileSync(path.join(STACK, '.env'), 'utf8'));
 
 function properties(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(path.join(ROOT, file), 'utf8').split('\n')) {
-    const t = line.trim();
-    if (t === '' || t.startsWith('#')) continue;
-    const eq = t.indexOf('=');
-    out[t.slice(0, eq).trim()] = t.slice(eq + 1).trim();
-  }
-  return out;
+  return parseProperties(readFileSync(path.join(ROOT, file), 'utf8'));
 }
 
 function sparkConf(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(path.join(ROOT, file), 'utf8').split('\n')) {
-    const t = line.trim();
-    if (t === '' || t.startsWith('#')) continue;
-    const m = /^(\S+)\s+(.*)$/.exec(t)!;
-    out[m[1]!] = m[2]!.trim();
-  }
-  return out;
+  return parseSparkConf(readFileSync(path.join(ROOT, file), 'utf8'));
 }
 
 function commandOf(s: Service): string[] {
@@ -75,7 +55,7 @@ const floeConfig = parseConfig(parseYaml(readFileSync(path.join(STACK, 'floe.yam
 
 describe('minio/docker-compose.yml', () => {
   it('parses, with an image for every service and the services the walk-through names', () => {
-    expect(Object.keys(services).sort()).toEqual(['catalog-db', 'floe', 'floe-catalog', 'floe-install', 'minio', 'minio-init', 'mysql', 'shop-writer', 'spark', 'trino']);
+    expect(Object.keys(services).sort()).toEqual(['catalog-db', 'floe', 'floe-catalog', 'floe-catalog-host', 'floe-install', 'minio', 'minio-init', 'mysql', 'shop-writer', 'spark', 'trino']);
     for (const [name, s] of Object.entries(services)) expect(s.image ?? s.build, `service ${name} has an image`).toBeTruthy();
   });
 
@@ -126,21 +106,27 @@ describe('minio/docker-compose.yml', () => {
 
   it('runs floe run and floe catalog serve from this repository on one config, with flags the command has', () => {
     const floe = services.floe!;
-    const serve = services['floe-catalog']!;
     expect(commandOf(floe)).toEqual(['node', 'bin/floe.mjs', '-c', 'minio/floe.yaml', '--log-format', 'json', 'run']);
-    const serveArgs = commandOf(serve);
-    expect(serveArgs.slice(0, 4)).toEqual(['node', 'bin/floe.mjs', '-c', 'minio/floe.yaml']);
-    expect(serveArgs).toEqual(expect.arrayContaining(['catalog', 'serve']));
-    for (const s of [floe, serve]) expect(s.volumes).toEqual(['..:/floe', 'floe-node-modules:/floe/node_modules']);
+    expect(floe.volumes).toEqual(['..:/floe', 'floe-node-modules:/floe/node_modules']);
     expect(existsSync(path.join(ROOT, 'bin/floe.mjs'))).toBe(true);
     const program = new Command();
     registerCatalogServe(program.command('catalog'));
     const known = new Set(program.commands[0]!.commands[0]!.options.map((o) => o.long));
-    const used = serveArgs.slice(serveArgs.indexOf('serve') + 1).filter((a) => a.startsWith('--'));
-    for (const flag of used) expect(known.has(flag), `floe catalog serve has ${flag}`).toBe(true);
-    expect(serve.ports).toEqual(['8181:8181']);
-    expect(serveArgs[serveArgs.indexOf('--port') + 1]).toBe('8181');
-    expect(serveArgs[serveArgs.indexOf('--host') + 1]).toBe('0.0.0.0');
+    // floe-catalog for the engines in the network, floe-catalog-host for clients on the host (MinIO
+    // is localhost:9000 there); both vend the S3 keys to clients that ask
+    for (const [name, port, s3Endpoint] of [['floe-catalog', '8181', undefined], ['floe-catalog-host', '8182', 'http://localhost:9000']] as const) {
+      const serve = services[name]!;
+      const serveArgs = commandOf(serve);
+      expect(serveArgs.slice(0, 4), name).toEqual(['node', 'bin/floe.mjs', '-c', 'minio/floe.yaml']);
+      expect(serveArgs, name).toEqual(expect.arrayContaining(['catalog', 'serve', '--vend-credentials']));
+      expect(serve.volumes, name).toEqual(['..:/floe', 'floe-node-modules:/floe/node_modules']);
+      const used = serveArgs.slice(serveArgs.indexOf('serve') + 1).filter((a) => a.startsWith('--'));
+      for (const flag of used) expect(known.has(flag), `floe catalog serve has ${flag}`).toBe(true);
+      expect(serve.ports, name).toEqual([`${port}:8181`]);
+      expect(serveArgs[serveArgs.indexOf('--port') + 1], name).toBe('8181');
+      expect(serveArgs[serveArgs.indexOf('--host') + 1], name).toBe('0.0.0.0');
+      expect(serveArgs.includes('--s3-endpoint') ? serveArgs[serveArgs.indexOf('--s3-endpoint') + 1] : undefined, name).toBe(s3Endpoint);
+    }
   });
 });
 
@@ -179,28 +165,38 @@ describe('engine configs agree with minio/floe.yaml', () => {
   it('Spark: REST and JDBC snippets define the catalog floe on the same endpoints and keys', () => {
     const rest = sparkConf('catalog/spark/spark-defaults.rest.conf');
     expect(rest).toMatchObject({ 'spark.sql.catalog.floe': 'org.apache.iceberg.spark.SparkCatalog', 'spark.sql.catalog.floe.type': 'rest', 'spark.sql.catalog.floe.uri': 'http://floe-catalog:8181', 'spark.sql.catalog.floe.token': env.FLOE_CATALOG_TOKEN });
+    // REST: the URI alone — floe catalog serve hands out the storage settings, and the keys to a client that asks
+    expect(rest['spark.sql.catalog.floe.header.X-Iceberg-Access-Delegation']).toBe('vended-credentials');
+    expect(Object.keys(rest).filter((k) => k.includes('.s3.') || k.endsWith('.client.region'))).toEqual([]);
     const jdbc = sparkConf('catalog/spark/spark-defaults.jdbc.conf');
     // The Spark catalog name is the JdbcCatalog's catalog_name: it must be floe's catalog.name.
     expect(jdbc[`spark.sql.catalog.${catalog.name}.catalog-impl`]).toBe('org.apache.iceberg.jdbc.JdbcCatalog');
     expect(jdbc['spark.sql.catalog.floe.uri']).toBe(`jdbc:postgresql://${catalogUrl.host}${catalogUrl.pathname}`);
     expect(jdbc['spark.sql.catalog.floe.jdbc.password']).toBe(env.CATALOG_DB_PASSWORD);
     expect(jdbc['spark.sql.catalog.floe.warehouse']).toBe(floeConfig.warehouse.location);
+    expect(jdbc['spark.sql.catalog.floe.s3.endpoint']).toBe(s3Endpoint);
+    expect(jdbc['spark.sql.catalog.floe.s3.access-key-id']).toBe(env.MINIO_ROOT_USER);
+    expect(jdbc['spark.sql.catalog.floe.s3.secret-access-key']).toBe(env.MINIO_ROOT_PASSWORD);
     for (const c of [rest, jdbc]) {
-      expect(c['spark.sql.catalog.floe.s3.endpoint']).toBe(s3Endpoint);
-      expect(c['spark.sql.catalog.floe.s3.access-key-id']).toBe(env.MINIO_ROOT_USER);
-      expect(c['spark.sql.catalog.floe.s3.secret-access-key']).toBe(env.MINIO_ROOT_PASSWORD);
-      expect(c['spark.jars.packages']).toMatch(/iceberg-spark-runtime-3\.5_2\.12:1\.9\.2/);
+      expect(c['spark.sql.catalog.floe.io-impl']).toBe('org.apache.iceberg.aws.s3.S3FileIO');
+      expect(c['spark.jars.packages']).toMatch(/iceberg-spark-runtime-3\.5_2\.12:1\.9\.2,org\.apache\.iceberg:iceberg-aws-bundle:1\.9\.2/);
     }
   });
 
   it('PyIceberg and DuckDB (from the host) use the published ports and the demo credentials', () => {
     const py = parseYaml(readFileSync(path.join(ROOT, 'catalog/pyiceberg/.pyiceberg.yaml'), 'utf8')) as { catalog: Record<string, Record<string, string>> };
-    expect(py.catalog.floe).toMatchObject({ uri: 'http://localhost:8181', token: env.FLOE_CATALOG_TOKEN, 's3.endpoint': 'http://localhost:9000', 's3.access-key-id': env.MINIO_ROOT_USER });
+    // REST through floe-catalog-host: the URI and the token, nothing about storage
+    const hostPort = services['floe-catalog-host']!.ports![0]!.split(':')[0];
+    expect(py.catalog.floe).toEqual({ uri: `http://localhost:${hostPort}`, token: env.FLOE_CATALOG_TOKEN });
     expect(py.catalog.floe_sql!.uri).toContain(`@localhost:${services['catalog-db']!.ports![0]!.split(':')[0]}/iceberg_catalog`);
+    expect(py.catalog.floe_sql).toMatchObject({ 's3.endpoint': 'http://localhost:9000', 's3.access-key-id': env.MINIO_ROOT_USER });
     const duck = readFileSync(path.join(ROOT, 'catalog/duckdb/attach-rest.sql'), 'utf8');
     expect(duck).toContain(`TOKEN '${env.FLOE_CATALOG_TOKEN}'`);
-    expect(duck).toContain("ENDPOINT 'http://localhost:8181'");
-    expect(duck).toContain(`KEY_ID '${env.MINIO_ROOT_USER}'`);
+    expect(duck).toContain(`ENDPOINT 'http://localhost:${hostPort}'`);
+    expect(duck).not.toMatch(/TYPE s3/i);
+    const scan = readFileSync(path.join(ROOT, 'catalog/duckdb/iceberg-scan.sql'), 'utf8');
+    expect(scan).toContain(`KEY_ID '${env.MINIO_ROOT_USER}'`);
+    expect(scan).toContain("ENDPOINT 'localhost:9000'");
   });
 });
 

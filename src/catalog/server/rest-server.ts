@@ -4,8 +4,8 @@
  * catalog — with Node's http module, so that Trino (`iceberg.catalog.type=rest`), Spark, DuckDB and
  * PyIceberg can attach to a floe warehouse with no other service.
  *
- * Served: `GET /v1/config` (with the `endpoints` list, and `overrides.prefix` when a prefix is
- * configured), the token endpoint (when client credentials are configured), namespaces (list with
+ * Served: `GET /v1/config` (with the `endpoints` list, the warehouse's S3 settings in `defaults`
+ * (table-config.ts), and `overrides.prefix` when a prefix is configured), the token endpoint (when client credentials are configured), namespaces (list with
  * pagination, create, load, HEAD, drop, properties), tables (list, create and staged create, load,
  * HEAD, commit, drop with purgeRequested, rename, register — over a catalog that stores metadata
  * pointers, i.e. the SQL catalog, and only for metadata inside the warehouse), and multi-table
@@ -27,7 +27,7 @@ import type { HandlerContext, Reply } from './handler-context.js';
 import { createNamespace, dropNamespace, listNamespaces, loadNamespace, namespaceExists, updateNamespaceProperties } from './namespace-handlers.js';
 import { matchRoute, ROUTE_METHODS, type Route } from './routes.js';
 import { ServerAuth, type ClientSecret } from './server-auth.js';
-import { tableAccessFor } from './table-config.js';
+import { ACCESS_DELEGATION_HEADER, asksForVendedCredentials, storageDefaults, tableAccessFor, type TableConfigOptions } from './table-config.js';
 import { createTable, dropTable, listTables, loadTable, registerTable, renameTable, tableExists } from './table-handlers.js';
 
 interface RequestLogEntry {
@@ -53,7 +53,7 @@ export interface RestCatalogServerOptions {
   storage?: StorageConfig;
   /** The S3 endpoint clients should use, when it differs from floe's (e.g. outside Docker). */
   advertisedS3Endpoint?: string;
-  /** Put floe's S3 credentials into every LoadTableResult. Default false. */
+  /** Put floe's S3 credentials into the LoadTableResults of requests that ask for them. Default false. */
   vendCredentials?: boolean;
   /** Largest accepted request body. Default 64 MiB. */
   maxBodyBytes?: number;
@@ -168,7 +168,7 @@ export class RestCatalogServer {
     return {
       catalog: this.options.catalog,
       warehouse: this.options.warehouse.replace(/\/+$/, ''),
-      access: (location) => tableAccessFor(location, { s3: this.options.storage?.s3, advertisedS3Endpoint: this.options.advertisedS3Endpoint, vendCredentials: this.options.vendCredentials }),
+      access: (location) => tableAccessFor(location, this.storageOptions(), asksForVendedCredentials(req.headers[ACCESS_DELEGATION_HEADER])),
       query: url.searchParams,
       body: () =>
         (body ??= this.readBody(req).then((buf) => {
@@ -183,13 +183,18 @@ export class RestCatalogServer {
     };
   }
 
+  private storageOptions(): TableConfigOptions {
+    return { s3: this.options.storage?.s3, advertisedS3Endpoint: this.options.advertisedS3Endpoint, vendCredentials: this.options.vendCredentials };
+  }
+
   private async dispatch(route: Route, method: string, ctx: HandlerContext): Promise<Reply> {
     switch (route.kind) {
       case 'config':
         return {
           status: 200,
           body: {
-            defaults: {},
+            // a client's own settings win over these (spec: defaults apply before client configuration)
+            defaults: storageDefaults(this.options.warehouse, this.storageOptions()),
             overrides: this.options.prefix ? { prefix: this.options.prefix } : {},
             endpoints: this.options.catalog.registerTable !== undefined ? [...SERVED_ENDPOINTS, ENDPOINTS.registerTable] : [...SERVED_ENDPOINTS],
           },

@@ -1,14 +1,18 @@
 /**
- * The `config` (and `storage-credentials`) a served LoadTableResult carries, so that PyIceberg, Spark
- * (S3FileIO), DuckDB and floe's own client can read the table's files without other settings:
- * `s3.endpoint` (the advertised endpoint when clients reach the store by another address than floe
- * does, e.g. `http://localhost:9000` outside a Docker network), `s3.path-style-access`,
- * `client.region` and `s3.region`. Credentials (`s3.access-key-id`, `s3.secret-access-key`,
- * `s3.session-token`) are only vended when the operator turns vending on: off by default, because
- * anyone who can load a table would receive them.
- *
- * Trino ignores this config for storage (it uses its own `fs.native-s3` / `s3.*` catalog settings)
- * unless `iceberg.rest-catalog.vended-credentials-enabled=true`.
+ * The storage settings `floe catalog serve` hands its clients, so that PyIceberg, Spark and Iceberg
+ * Java (S3FileIO), DuckDB and floe's own client attach with the catalog URI alone, as REST catalogs
+ * (Polaris, Lakekeeper) do:
+ * - `GET /v1/config` `defaults` and every LoadTableResult `config`: `s3.endpoint` (the advertised
+ *   endpoint when clients reach the store by another address than floe does, e.g.
+ *   `http://localhost:9000` outside a Docker network), `s3.path-style-access`, `client.region` and
+ *   `s3.region` — nothing secret;
+ * - credentials (`s3.access-key-id`, `s3.secret-access-key`, `s3.session-token`, in `config` and in
+ *   `storage-credentials`) only when the operator turned vending on (`--vend-credentials`) AND the
+ *   request asks for them with `X-Iceberg-Access-Delegation: vended-credentials` (REST spec,
+ *   loadTable): off by default, because anyone who can load a table would receive floe's own keys.
+ *   PyIceberg, DuckDB and floe's client send that header by default; Spark and Iceberg Java send it
+ *   when configured with `header.X-Iceberg-Access-Delegation=vended-credentials`; Trino only with
+ *   `iceberg.rest-catalog.vended-credentials-enabled=true` (otherwise it uses its own `s3.*` settings).
  */
 import type { S3Config } from '../../io/s3-file-io.js';
 import { isS3Uri } from '../../io/s3-location.js';
@@ -20,7 +24,7 @@ export interface TableConfigOptions {
   s3?: S3Config;
   /** The endpoint clients should use, when it differs from floe's. */
   advertisedS3Endpoint?: string;
-  /** Hand out floe's S3 credentials to every client that loads a table. Default false. */
+  /** Hand out floe's S3 credentials to clients that ask for them when loading a table. Default false. */
   vendCredentials?: boolean;
 }
 
@@ -29,8 +33,18 @@ export interface ServedTableAccess {
   storageCredentials: StorageCredential[];
 }
 
-export function tableAccessFor(location: string, options: TableConfigOptions): ServedTableAccess {
-  if (!isS3Uri(location)) return { config: {}, storageCredentials: [] };
+/** The REST spec's access-delegation header, a comma-separated list of mechanisms the client accepts. */
+export const ACCESS_DELEGATION_HEADER = 'x-iceberg-access-delegation';
+
+/** Whether a request's X-Iceberg-Access-Delegation header asks for vended credentials. */
+export function asksForVendedCredentials(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  return values.some((v) => v.split(',').some((m) => m.trim().toLowerCase() === 'vended-credentials'));
+}
+
+/** The non-secret S3 settings of a warehouse on S3 (empty elsewhere). */
+export function storageDefaults(warehouse: string, options: TableConfigOptions): Record<string, string> {
+  if (!isS3Uri(warehouse)) return {};
   const s3 = options.s3 ?? {};
   const config: Record<string, string> = {};
   const endpoint = options.advertisedS3Endpoint ?? s3.endpoint;
@@ -40,8 +54,16 @@ export function tableAccessFor(location: string, options: TableConfigOptions): S
     config[S3_PROPERTY.clientRegion] = s3.region;
     config[S3_PROPERTY.region] = s3.region;
   }
+  return config;
+}
+
+/** `asked`: the request carries `X-Iceberg-Access-Delegation: vended-credentials`. */
+export function tableAccessFor(location: string, options: TableConfigOptions, asked: boolean): ServedTableAccess {
+  if (!isS3Uri(location)) return { config: {}, storageCredentials: [] };
+  const s3 = options.s3 ?? {};
+  const config = storageDefaults(location, options);
   const storageCredentials: StorageCredential[] = [];
-  if (options.vendCredentials && s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined) {
+  if (asked && options.vendCredentials && s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined) {
     const credentials: Record<string, string> = {
       [S3_PROPERTY.accessKeyId]: s3.accessKeyId,
       [S3_PROPERTY.secretAccessKey]: s3.secretAccessKey,

@@ -4,13 +4,15 @@
  * `source.`.
  */
 import type { FloeConfig } from '../../config/schema.js';
-import { connectMysql, readSessionTls, type MysqlClient } from '../../source/mysql/index.js';
+import { captureTableSchemas, connectMysql, detectDialect, mapTable, readSessionTls, type MappedTable, type MysqlClient, type TableId } from '../../source/mysql/index.js';
 import { discoverTables } from '../../source/mysql/index.js';
 import { runPreflight } from '../../source/mysql/index.js';
 import { tableKey } from '../../source/mysql/index.js';
 import { errorMessage, isFloeError } from '../../util/errors.js';
-import { mysqlConnection } from '../../pipeline/config-options.js';
+import type { SourceConfig } from '../../config/schema.js';
+import { mysqlConnection, typeMappingOptions } from '../../pipeline/config-options.js';
 import type { CheckLine } from './check-line.js';
+import { sparkTimeCheckLine } from './spark-time-check.js';
 import { tlsCheckLine } from './tls-check.js';
 
 /** An error as a check line's message: the line names the check, so the message names no subsystem. */
@@ -43,6 +45,7 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
     );
     const report = await runPreflight(client, { serverId: source.serverId, tables });
     for (const c of report.checks) lines.push({ ...c, check: `source.${c.check}` });
+    lines.push(sparkTimeCheckLine(await mappedTables(client, source, tables)));
     return lines;
   } catch (e) {
     return [{ check: 'source.preflight', ok: false, severity: 'error', message: `a pre-flight query failed: ${checkMessage(e)}` }];
@@ -50,4 +53,21 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
     // the check's verdict is already made; a failed close of its probe connection changes nothing
     await client.close().catch(() => undefined);
   }
+}
+
+/** The captured tables as floe would map them; a table floe cannot map is left to `floe run` to report. */
+async function mappedTables(client: MysqlClient, source: SourceConfig, tables: readonly TableId[]): Promise<MappedTable[]> {
+  if (tables.length === 0) return [];
+  const schemas = await captureTableSchemas(client, tables, (await detectDialect(client)).flavor);
+  const out: MappedTable[] = [];
+  for (const id of tables) {
+    const schema = schemas.get(tableKey(id));
+    if (schema === undefined) continue; // dropped since discovery
+    try {
+      out.push(mapTable(schema, typeMappingOptions(source)));
+    } catch {
+      // an unmappable column (a spatial type) stops that table in floe run, with its own message
+    }
+  }
+  return out;
 }

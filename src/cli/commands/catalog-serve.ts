@@ -52,7 +52,7 @@ export function registerCatalogServe(catalogCommand: Command, setExit: (code: Ex
     .option('--credential <id:secret>', 'issue OAuth2 tokens to this client at /v1/oauth/tokens (default $FLOE_CATALOG_CREDENTIAL)')
     .option('--prefix <prefix>', 'routing prefix advertised to clients (/v1/{prefix}/...)')
     .option('--s3-endpoint <url>', 'S3 endpoint to tell clients, when they reach the store at another address than floe')
-    .option('--vend-credentials', "hand floe's S3 credentials to every client that loads a table (off by default)")
+    .option('--vend-credentials', "hand floe's S3 credentials to clients that ask for them (X-Iceberg-Access-Delegation: vended-credentials) when loading a table (off by default)")
     .action(async (options: ServeOptions, command: Command) => {
       const ctx = await commandContext(command);
       const port = parsePort(options.port);

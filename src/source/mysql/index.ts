@@ -32,7 +32,7 @@ export type { SourceResume } from './source-options.js';
 export { openMySqlSource } from './opened-source.js';
 export type { MySqlSourceConfig, OpenedMySqlSource, SourceSession } from './opened-source.js';
 export type { StartPosition } from './binlog/start-position.js';
-export { captureTableSchema, qualifiedTable, tableKey } from './schema/table-schema.js';
+export { captureTableSchema, captureTableSchemas, qualifiedTable, tableKey } from './schema/table-schema.js';
 export type { ColumnSchema, TableId, TableSchema } from './schema/table-schema.js';
 export { mapColumn, mapTable } from './schema/type-mapping.js';
 export type { MappedColumn, MappedTable, TypeMappingOptions } from './schema/type-mapping.js';

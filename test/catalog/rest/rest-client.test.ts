@@ -258,7 +258,7 @@ describe('REST client: table files on S3 (s3rver) configured from the server', (
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('LoadTableResult.config carries endpoint, path style and region; credentials only when vending is on', async () => {
+  it('/v1/config and LoadTableResult.config carry endpoint, path style and region; credentials only when vending is on and the request asks', async () => {
     const storage = { s3: s3.config };
     const sql = new SqlCatalog({ url: `sqlite:${path.join(dir, 'c.db')}`, warehouse: `s3://${s3.bucket}/wh`, storage });
     const plain = new RestCatalogServer({ catalog: sql, warehouse: sql.warehouse, storage });
@@ -280,7 +280,17 @@ describe('REST client: table files on S3 (s3rver) configured from the server', (
       expect(await loaded.io.exists(loaded.metadataLocation)).toBe(true);
       await withKeys.close();
 
-      const vended = (await (await fetch(`${vendingUrl}/v1/namespaces/s3/tables/t`)).json()) as any;
+      // /v1/config hands every client the same non-secret settings, before it loads any table
+      const config = (await (await fetch(`${vendingUrl}/v1/config`)).json()) as any;
+      expect(config.defaults).toEqual({ 's3.endpoint': s3.config.endpoint, 's3.path-style-access': 'true', 'client.region': 'us-east-1', 's3.region': 'us-east-1' });
+
+      // Credentials only to a request that asks for them (REST spec: X-Iceberg-Access-Delegation), even with vending on.
+      const unasked = (await (await fetch(`${vendingUrl}/v1/namespaces/s3/tables/t`)).json()) as any;
+      expect(unasked.config).toEqual(raw.config);
+      expect(unasked['storage-credentials']).toBeUndefined();
+      const notVending = (await (await fetch(`${plainUrl}/v1/namespaces/s3/tables/t`, { headers: { 'X-Iceberg-Access-Delegation': 'vended-credentials' } })).json()) as any;
+      expect(notVending.config).toEqual(raw.config);
+      const vended = (await (await fetch(`${vendingUrl}/v1/namespaces/s3/tables/t`, { headers: { 'X-Iceberg-Access-Delegation': 'remote-signing, vended-credentials' } })).json()) as any;
       expect(vended.config['s3.access-key-id']).toBe('S3RVER');
       expect(vended['storage-credentials']).toEqual([{ prefix: `s3://${s3.bucket}/wh/s3/t`, config: { 's3.access-key-id': 'S3RVER', 's3.secret-access-key': 'S3RVER' } }]);
       // With vending, a client with no storage settings at all reads and writes the table's files.

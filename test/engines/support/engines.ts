@@ -50,12 +50,20 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: nu
   });
 }
 
-/** A catalog engines/read reaches a table through (engines/lib/catalogs.py). */
-export type CatalogSpec = { type: 'filesystem' } | { type: 'rest'; uri: string } | { type: 'sql'; url: string; name?: string; warehouse?: string };
+/**
+ * A catalog engines/read reaches a table through (engines/lib/catalogs.py); with `configs`, each engine
+ * is set up from its own file in that directory (engines/lib/engine_configs.py).
+ */
+export type CatalogSpec =
+  | { type: 'filesystem' }
+  | { type: 'rest'; uri: string }
+  | { type: 'sql'; url: string; name?: string; warehouse?: string }
+  | { type: 'rest' | 'sql'; configs: string };
 export type CatalogKind = CatalogSpec['type'];
 
 function catalogArgs(catalog: CatalogSpec): string[] {
   if (catalog.type === 'filesystem') return [];
+  if ('configs' in catalog) return ['--catalog', catalog.type, '--configs', catalog.configs];
   if (catalog.type === 'rest') return ['--catalog', 'rest', '--uri', catalog.uri];
   return ['--catalog', 'sql', '--uri', catalog.url, ...(catalog.name ? ['--catalog-name', catalog.name] : []), ...(catalog.warehouse ? ['--warehouse', catalog.warehouse] : [])];
 }
@@ -74,9 +82,12 @@ export async function readWith(engine: Engine, table: string, env: NodeJS.Proces
   };
 }
 
-/** `floe scan <table | metadata file>`'s lines, sorted as engines/read sorts (by code point). */
-export async function floeScanLines(table: string): Promise<string[]> {
-  const r = await runFloe(['scan', table], { timeoutMs: 300_000 });
+/**
+ * `floe scan <table | metadata file>`'s lines, sorted as engines/read sorts (by code point); `env`
+ * carries the AWS_* settings of a table on S3.
+ */
+export async function floeScanLines(table: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const r = await runFloe(['scan', table], { timeoutMs: 300_000, env });
   if (r.code !== 0) throw new Error(`floe scan ${table} failed (${r.code}): ${r.stderr}`);
   return sortLines(r.stdout.split('\n').filter((l) => l !== ''));
 }

@@ -21,6 +21,8 @@ export type CellResult =
 export interface MatrixColumn {
   engine: Engine;
   catalog: CatalogKind;
+  /** Where the table's files are: a local directory (absent), or an S3 bucket (moto standing in for MinIO). */
+  storage?: 's3';
   /** How the engine reaches the table through that catalog. */
   via: string;
 }
@@ -67,10 +69,26 @@ export const COLUMNS: MatrixColumn[] = [
   { engine: 'pyiceberg', catalog: 'rest', via: '`RestCatalog`' },
   { engine: 'pyiceberg', catalog: 'sql', via: '`SqlCatalog`' },
   { engine: 'iceberg-java', catalog: 'filesystem', via: '`HadoopTables`' },
+  // On S3, each engine set up from its own file in catalog/ (engines/lib/engine_configs.py), through
+  // its own S3 client.
+  { engine: 'spark', catalog: 'rest', storage: 's3', via: '`spark-defaults.rest.conf`, S3FileIO' },
+  { engine: 'spark', catalog: 'sql', storage: 's3', via: '`spark-defaults.jdbc.conf`, S3FileIO' },
+  { engine: 'trino', catalog: 'rest', storage: 's3', via: '`floe.properties`, native S3' },
+  { engine: 'trino', catalog: 'sql', storage: 's3', via: '`floe_jdbc.properties`, native S3' },
+  { engine: 'duckdb', catalog: 'rest', storage: 's3', via: '`attach-rest.sql`, httpfs with vended credentials' },
+  { engine: 'duckdb', catalog: 'sql', storage: 's3', via: "`iceberg-scan.sql`'s S3 secret, `iceberg_scan` of the metadata file the SQL catalog names" },
+  { engine: 'pyiceberg', catalog: 'rest', storage: 's3', via: '`.pyiceberg.yaml` `floe`, pyarrow S3' },
+  { engine: 'pyiceberg', catalog: 'sql', storage: 's3', via: '`.pyiceberg.yaml` `floe_sql`, pyarrow S3' },
+  { engine: 'iceberg-java', catalog: 'rest', storage: 's3', via: "`RESTCatalog` with the Spark file's catalog properties, S3FileIO" },
+  { engine: 'iceberg-java', catalog: 'sql', storage: 's3', via: "`JdbcCatalog` with the Spark file's catalog properties, S3FileIO" },
 ];
 
-export function cellKey(engine: Engine, catalog: CatalogKind): string {
-  return `${engine}/${catalog}`;
+function cellKey(engine: Engine, catalog: CatalogKind, storage?: 's3'): string {
+  return storage === undefined ? `${engine}/${catalog}` : `${engine}/${catalog}/${storage}`;
+}
+
+export function columnKey(column: MatrixColumn): string {
+  return cellKey(column.engine, column.catalog, column.storage);
 }
 
 /** Engine → "name version" from engines/versions.env (the versions the run used). */

@@ -24,7 +24,13 @@
  *   layout;
  * - `all_types`: every MySQL type in README's type mapping (test/e2e/support/all-types.ts);
  * - `café-목록`: a table name with a dash and non-ASCII letters (Latin and Hangul), through every
- *   catalog's paths and URLs.
+ *   catalog's paths and URLs;
+ * - `cascade_parent` with two `ON DELETE CASCADE` children, `cascade_lines` (primary key starting with
+ *   the foreign key) and `cascade_notes` (its own key, the foreign key another column): parents of
+ *   earlier checkpoints are deleted, and InnoDB logs no row of the children it removes, so floe
+ *   deletes them itself (README, "Foreign keys") — by equality deletes on the foreign-key columns in
+ *   v2 and, until deletion vectors reach cascades, in v3 too. The matrix shows what each child holds,
+ *   read from the lake.
  */
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 
@@ -48,9 +54,15 @@ export const INTEROP_TABLES: InteropTable[] = [
     name: 'evolved',
     features: (v) => (v === 3 ? ['columns added with literal defaults (old rows read the initial-default)', 'column renamed', 'column dropped'] : ['column added (v2: no defaults)', 'column renamed', 'column dropped']),
   },
-  { name: 'all_types', features: () => ['every MySQL type floe maps'] },
+  { name: 'all_types', features: () => ['every MySQL type floe maps', 'TIME as Iceberg time (S3 columns: long microseconds, source.timeAs: micros)'] },
   { name: ODD_NAME, features: () => ['table name with a dash and non-ASCII letters'] },
+  { name: 'cascade_parent', features: () => ['parent of ON DELETE CASCADE children, parents deleted'] },
+  { name: 'cascade_lines', features: () => ['ON DELETE CASCADE child, primary key starting with the foreign key', 'rows removed by cascade'] },
+  { name: 'cascade_notes', features: () => ['ON DELETE CASCADE child, foreign key outside the primary key', 'rows removed by cascade'] },
 ];
+
+/** The cascade children (their rows go when a parent is deleted, without a binlog row of their own). */
+export const CASCADE_CHILDREN = ['cascade_lines', 'cascade_notes'];
 
 export const TIME_AS_MICROS_COLUMN = 'all_types.dur';
 
@@ -95,6 +107,14 @@ export async function createInteropTables(exec: Exec): Promise<void> {
   await exec(`INSERT INTO all_types (${ALL_TYPES_COLUMNS}) VALUES ${ALL_TYPES_VALUES.map((v, i) => `(${i + 1}, ${v})`).join(', ')}`);
   await exec(`CREATE TABLE ${q(ODD_NAME)} (id INT PRIMARY KEY, label VARCHAR(40) NOT NULL, qty INT)`);
   await exec(`INSERT INTO ${q(ODD_NAME)} VALUES ${Array.from({ length: 50 }, (_, i) => `(${i}, 'étiquette ${i} 목록', ${i % 3 === 0 ? 'NULL' : i})`).join(', ')}`);
+  await exec(`CREATE TABLE cascade_parent (id INT PRIMARY KEY, name VARCHAR(30) NOT NULL)`);
+  await exec(`CREATE TABLE cascade_lines (parent_id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), qty INT, PRIMARY KEY (parent_id, line),
+    CONSTRAINT fk_lines_parent FOREIGN KEY (parent_id) REFERENCES cascade_parent (id) ON DELETE CASCADE)`);
+  await exec(`CREATE TABLE cascade_notes (id BIGINT PRIMARY KEY, parent_id INT, note VARCHAR(40), KEY (parent_id),
+    CONSTRAINT fk_notes_parent FOREIGN KEY (parent_id) REFERENCES cascade_parent (id) ON DELETE CASCADE)`);
+  await exec(`INSERT INTO cascade_parent VALUES ${Array.from({ length: 40 }, (_, i) => `(${i}, 'parent ${i}')`).join(', ')}`);
+  await exec(`INSERT INTO cascade_lines VALUES ${Array.from({ length: 120 }, (_, i) => `(${i % 40}, ${Math.floor(i / 40)}, 'SKU-${i}', ${i % 5})`).join(', ')}`);
+  await exec(`INSERT INTO cascade_notes VALUES ${Array.from({ length: 80 }, (_, i) => `(${10_000 + i}, ${i % 8 === 7 ? 'NULL' : i % 40}, 'note ${i}')`).join(', ')}`);
 }
 
 /**
@@ -130,6 +150,12 @@ export async function applyChanges(exec: Exec, transaction: (statements: string[
   await exec(`DELETE FROM ${q(ODD_NAME)} WHERE id % 7 = ${round + 1}`);
   await exec(`UPDATE ${q(ODD_NAME)} SET id = id + 1000 WHERE id = ${20 + round}`);
   await exec(`INSERT INTO ${q(ODD_NAME)} VALUES (${500 + round}, 'nouveau ${round}', NULL)`);
+  // Parents of earlier checkpoints deleted: their children go by cascade (no binlog row of their
+  // own); a child row is changed first, and a new child added to a surviving parent.
+  await exec(`UPDATE cascade_lines SET qty = qty + 100 WHERE parent_id = ${5 + round * 10} AND line = 0`);
+  await exec(`DELETE FROM cascade_parent WHERE id IN (${5 + round * 10}, ${6 + round * 10}, ${7 + round * 10})`);
+  await exec(`INSERT INTO cascade_lines VALUES (${1 + round}, ${10 + round}, 'added ${round}', 1)`);
+  await exec(`INSERT INTO cascade_notes VALUES (${20_000 + round}, ${2 + round}, 'added ${round}')`);
   if (round === 0) await exec(`UPDATE evolved SET old_name = CONCAT('renamed-to-be ', id), gone = 'x' WHERE id % 6 = 0`);
   else {
     // after evolveSchema: the new layout

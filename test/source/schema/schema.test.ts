@@ -198,6 +198,15 @@ describe('type mapping', () => {
     const relaxed = mapTable(schema, { tinyInt1AsBoolean: false, timeAsMicros: (_t, c) => c === 'tm' });
     expect(relaxed.columns.find((c) => c.column.name === 'b1')!.icebergType).toBe('int');
     expect(relaxed.columns.find((c) => c.column.name === 'tm')!.icebergType).toBe('long');
+    // source.timeAs: micros maps every TIME column to long microseconds; the per-column list maps its
+    // columns so whatever timeAs says
+    await client.query(`CREATE TABLE \`${db}\`.times (id INT PRIMARY KEY, a TIME, b TIME(6), c TIME NOT NULL)`);
+    const times = await captureTableSchema(client, { database: db, table: 'times' }, dialect.flavor);
+    const kinds = (m: ReturnType<typeof mapTable>) => m.columns.slice(1).map((c) => `${c.column.name}:${c.icebergType}/${c.kind}`);
+    expect(kinds(mapTable(times, { timeAs: 'micros' }))).toEqual(['a:long/time-micros', 'b:long/time-micros', 'c:long/time-micros']);
+    expect(kinds(mapTable(times, { timeAs: 'time', timeAsMicros: [`${db}.times.b`] }))).toEqual(['a:time/time', 'b:long/time-micros', 'c:time/time']);
+    expect(kinds(mapTable(times, { timeAs: 'micros', timeAsMicros: [`${db}.times.b`] }))).toEqual(['a:long/time-micros', 'b:long/time-micros', 'c:long/time-micros']);
+    expect(kinds(mapTable(times))).toEqual(['a:time/time', 'b:time/time', 'c:time/time']);
     expect(isRequired(mapped.columns[0])).toBe(true);
     expect(isRequired(mapped.columns.find((c) => c.column.name === 'dt')!)).toBe(false);
   });

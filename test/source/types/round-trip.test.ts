@@ -355,7 +355,7 @@ describe('values the lake types cannot hold stop with the setting that fixes the
     const fromSnapshot = createSnapshotRowConverter(table);
     const { rows } = await client.queryArrays(chunkSql(table, { table: table.schema.id, index: 0, keyColumns: [] }, dialect.flavor) + ' ORDER BY id');
     for (const [i, convert] of [[0, (r: number) => fromBinlog(zongjiRows[r])], [1, (r: number) => fromSnapshot(rows[r])]] as const) {
-      expect(() => convert(0), `path ${i}`).toThrow(/column bad_values\.t\.tm \(time\) holds 25:00:00, outside 00:00:00–24:00:00.*add "bad_values\.t\.tm" to the source option timeAsMicros/);
+      expect(() => convert(0), `path ${i}`).toThrow(/column bad_values\.t\.tm \(time\) holds 25:00:00, outside 00:00:00–24:00:00.*set source\.timeAs: micros \(every TIME column\) or add "bad_values\.t\.tm" to source\.timeAsMicros/);
       expect(() => convert(1), `path ${i}`).toThrow(/holds -01:00:00, outside/);
       expect(() => convert(2), `path ${i}`).toThrow(/column bad_values\.t\.flag \(tinyint\(1\)\) holds 2, which is not a boolean.*tinyInt1AsBoolean: false/);
     }

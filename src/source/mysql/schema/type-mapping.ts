@@ -19,7 +19,7 @@
  * | varbinary / *blob, vector                     | binary           | binary              |
  * | bit(1) / bit(n>1)                             | boolean / binary | boolean-bit / bit   |
  * | date / datetime(n) / timestamp(n)             | date / timestamp / timestamptz | date / datetime / timestamp |
- * | time                                          | time (or long µs with timeAsMicros) | time / time-micros |
+ * | time                                          | time (long µs: timeAs micros, timeAsMicros) | time / time-micros |
  * | year                                          | int              | year                |
  *
  * Spatial types are not mapped: they stop the table with an error that says so.
@@ -59,8 +59,15 @@ export interface TypeMappingOptions {
   /** Map tinyint(1) to boolean (default true, as MySQL's own BOOL alias intends). */
   tinyInt1AsBoolean?: boolean;
   /**
-   * TIME columns that map to long microseconds instead of Iceberg `time` ('db.table.column' names, or a
-   * predicate). MySQL TIME also holds durations (−838:59:59 … 838:59:59); an Iceberg time cannot.
+   * How every TIME column maps: Iceberg `time` (default) or long microseconds. MySQL TIME also holds
+   * durations (−838:59:59 … 838:59:59), which an Iceberg time cannot; and Spark has no type for an
+   * Iceberg time (Iceberg's TypeToSparkType: "Spark does not support time fields"), so one `time`
+   * column makes the whole table unreadable there.
+   */
+  timeAs?: 'time' | 'micros';
+  /**
+   * TIME columns that map to long microseconds whatever `timeAs` says ('db.table.column' names, or a
+   * predicate).
    */
   timeAsMicros?: readonly string[] | ((table: TableId, column: string) => boolean);
 }
@@ -169,6 +176,7 @@ export function mapColumn(table: TableId, column: ColumnSchema, options: TypeMap
 }
 
 function isTimeAsMicros(table: TableId, column: string, options: TypeMappingOptions): boolean {
+  if (options.timeAs === 'micros') return true;
   const t = options.timeAsMicros;
   if (!t) return false;
   if (typeof t === 'function') return t(table, column);

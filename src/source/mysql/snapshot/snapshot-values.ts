@@ -333,6 +333,6 @@ export function timeOfDay(column: MappedColumn, micros: bigint): bigint {
   throw new FloeError(
     'source.mysql',
     'invalid-data',
-    `column ${column.qualifiedName} (${column.column.columnType}) holds ${text}, outside 00:00:00–24:00:00 that an Iceberg time can hold (MySQL TIME is also a duration): add "${column.qualifiedName}" to the source option timeAsMicros to map the column to long microseconds, then re-snapshot the table`,
+    `column ${column.qualifiedName} (${column.column.columnType}) holds ${text}, outside 00:00:00–24:00:00 that an Iceberg time can hold (MySQL TIME is also a duration): set source.timeAs: micros (every TIME column) or add "${column.qualifiedName}" to source.timeAsMicros to store the column as long microseconds, then re-snapshot the table`,
   );
 }

@@ -14,14 +14,23 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopFileIO;
@@ -29,6 +38,7 @@ import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.JsonUtil;
 
 /**
  * Dumps an Iceberg table with Iceberg's own generic reader ({@code IcebergGenerics.read}, which applies
@@ -40,9 +50,13 @@ import org.apache.iceberg.types.Types;
  * microseconds (nanoseconds for the _ns types) since the epoch, binary, fixed as hex, structs and lists
  * as arrays, maps as arrays of [key, value].
  *
- * <p>Usage: IcebergDump (table directory | path/to/vN.metadata.json). First line on stdout: the
- * metadata file that was read, prefixed with "#metadata ". {@code IcebergDump --serve} reads one such
- * argument per line on stdin and answers each in turn (see {@link #serve}).
+ * <p>Usage: IcebergDump (table directory | path/to/vN.metadata.json | catalog request). A catalog
+ * request is one line of JSON, {@code {"catalog": name, "properties": {...}, "namespace": [...],
+ * "table": name}}: the table is loaded through {@code CatalogUtil.buildIcebergCatalog} with those
+ * Iceberg catalog properties (a REST or JDBC catalog, S3FileIO on S3 — the reader's own clients), as
+ * an application configures Iceberg. First line on stdout: the metadata file that was read, prefixed
+ * with "#metadata ". {@code IcebergDump --serve} reads one such argument per line on stdin and answers
+ * each in turn (see {@link #serve}).
  */
 public final class IcebergDump {
   private static final LocalDateTime EPOCH = LocalDateTime.of(1970, 1, 1, 0, 0);
@@ -92,6 +106,20 @@ public final class IcebergDump {
   }
 
   private static void dump(String location, BufferedWriter out) throws Exception {
+    if (location.startsWith("{")) {
+      JsonNode request = JsonUtil.mapper().readTree(location);
+      Map<String, String> properties = new HashMap<>();
+      request.get("properties").fields().forEachRemaining(e -> properties.put(e.getKey(), e.getValue().asText()));
+      List<String> levels = new ArrayList<>();
+      request.get("namespace").forEach(n -> levels.add(n.asText()));
+      Catalog catalog = CatalogUtil.buildIcebergCatalog(request.get("catalog").asText(), properties, new Configuration());
+      try {
+        dump(catalog.loadTable(TableIdentifier.of(Namespace.of(levels.toArray(new String[0])), request.get("table").asText())), out);
+      } finally {
+        if (catalog instanceof Closeable) ((Closeable) catalog).close();
+      }
+      return;
+    }
     Configuration conf = new Configuration();
     Table table;
     if (location.endsWith(".metadata.json")) {
@@ -100,8 +128,12 @@ public final class IcebergDump {
       // HadoopTables resolves metadata/version-hint.text the way the filesystem catalog does.
       table = new HadoopTables(conf).load(location);
     }
+    dump(table, out);
+  }
+
+  private static void dump(Table table, BufferedWriter out) throws Exception {
     Schema schema = table.schema();
-    out.write("#metadata " + ((BaseTable) table).operations().current().metadataFileLocation() + "\n");
+    out.write("#metadata " + ((HasTableOperations) table).operations().current().metadataFileLocation() + "\n");
     try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
       for (Record row : rows) {
         StringBuilder line = new StringBuilder("[");
