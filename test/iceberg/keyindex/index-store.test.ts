@@ -1,9 +1,11 @@
 /**
- * The memory key index saved at a clean stop (saved-index-file.ts): taken back at the next start
- * instead of built from the lake — the same entries a fresh build gives, the upserts after it
- * correct — and refused, the index built from the lake instead, whenever the file does not hold the
- * table as it is: a commit after the save, another key, a damaged or truncated file. Numeric and
- * string keys (a composite key), and slots a compaction freed.
+ * The memory key index persisted under the state directory (index-store.ts: an image, then the
+ * patches of the commits after it): written as commits land, taken back at the next start — after a
+ * clean stop or a crash — instead of built from the lake, the same entries a fresh build gives and
+ * the upserts after it correct; caught up from the lake (key-index-catch-up.ts) when the table has a
+ * commit it does not hold; refused, the index built from the lake instead, when the image is
+ * damaged, truncated or another table's or key's; a torn log ends the replay. Numeric and string
+ * keys (a composite key).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,8 +16,9 @@ import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, MemoryKeyIndex } from '../../../src/iceberg/keyindex/key-index.js';
-import { saveMemoryIndex, takeMemoryIndex } from '../../../src/iceberg/keyindex/saved-index-file.js';
+import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
+import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
+import { loadStoredIndex } from '../../../src/iceberg/keyindex/index-store.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
@@ -36,7 +39,7 @@ afterAll(async () => {
 });
 
 const enc = new TextEncoder();
-const JOB = 'job-saved';
+const JOB = 'job-persisted';
 
 interface Run {
   id: TableIdentifier;
@@ -105,8 +108,8 @@ async function expectModel(run: Run): Promise<void> {
   for (const s of t.metadata.snapshots) expect(s.summary['added-equality-delete-files'], `snapshot ${s.snapshotId}`).toBeUndefined();
 }
 
-function savedFile(run: Run, uuid: string): string {
-  return path.join(run.stateDir, JOB, `${uuid}.keyindex.mem`);
+function imageFile(run: Run, uuid: string): string {
+  return path.join(run.stateDir, JOB, `${uuid}.keyindex`);
 }
 
 /** The entries of the index a fresh build from the lake gives. */
@@ -116,134 +119,131 @@ async function freshEntries(run: Run): Promise<string[]> {
   return entriesOf(await buildKeyIndex(t, TableKey.identifier(schema)));
 }
 
-function entriesOf(index: MemoryKeyIndex): string[] {
+function entriesOf(index: { entries(): Iterable<readonly [unknown, DataFile, number]> }): string[] {
   return [...index.entries()].map(([k, f, p]) => `${typeof k}:${String(k)}@${f.filePath}:${p}`).sort();
 }
 
-describe('a memory key index saved at a clean stop', () => {
+/** The entries of the index the committer holds now. */
+function heldEntries(c: TableCommitter): string[] {
+  const index = (c as unknown as { keys: { current: MemoryKeyIndex | undefined } }).keys.current;
+  if (!index) throw new Error('the committer holds no key index');
+  return entriesOf(index);
+}
+
+/** The index persisted for the table, loaded as a start would (image, then the log's patches that follow). */
+async function persistedEntries(run: Run): Promise<{ entries: string[]; snapshotId: bigint | undefined; patches: number }> {
+  const t = await loadCatalogTable(w.catalog, run.id);
+  const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
+  const key = TableKey.identifier(schema);
+  const stored = await loadStoredIndex(imageFile(run, t.metadata.tableUuid), { tableUuid: t.metadata.tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types) });
+  if (!stored.patches) throw new Error(`no persisted index: ${stored.why}`);
+  const index = new MemoryKeyIndex(undefined);
+  let patches = 0;
+  for (const p of stored.patches) {
+    if (p.from !== 'image' && p.from !== index.snapshotId) break;
+    index.applyPatch(p);
+    patches++;
+  }
+  const live = await buildKeyIndex(t, key);
+  for (const [, file] of live.entries()) index.useFile(file);
+  return { entries: entriesOf(index), snapshotId: index.snapshotId, patches };
+}
+
+describe('a memory key index persisted under the state directory', () => {
   for (const composite of [false, true]) {
-    it(`${composite ? '(long, string) key' : 'long key'}: taken back at the next start (no build), the upserts after it correct; refused after a commit it does not hold`, async () => {
+    it(`${composite ? '(long, string) key' : 'long key'}: persisted as commits land; taken back at the next start after a clean stop or a crash (no build), the upserts after it correct; caught up with a commit it does not hold`, async () => {
       const run = await newRun(composite);
       const rnd = prng(composite ? 23 : 17);
       let c = committer(run);
       for (let i = 0; i < 4; i++) await randomCheckpoint(c, run, rnd);
-      expect(await c.saveKeyIndex()).toBe(true);
-      c.close();
       const uuid = (await loadCatalogTable(w.catalog, run.id)).metadata.tableUuid;
-      expect(fs.existsSync(savedFile(run, uuid))).toBe(true);
+      // no clean stop asked: what the commits persisted is the index
+      await c.saveKeyIndex();
+      const persisted = await persistedEntries(run);
+      expect(persisted.entries).toEqual(await freshEntries(run));
+      expect(persisted.entries).toEqual(heldEntries(c));
+      expect(persisted.snapshotId).toBe((await loadCatalogTable(w.catalog, run.id)).metadata.currentSnapshotId);
+      expect(fs.existsSync(`${imageFile(run, uuid)}.log`)).toBe(true);
+      c.close();
 
-      // the next start takes it: nothing built, the file gone (the next commit makes it stale)
+      // the next start takes it: nothing built
       c = committer(run);
       await randomCheckpoint(c, run, rnd);
-      expect(c.keyIndexLoads).toMatchObject({ built: 0, restored: 1 });
-      expect(fs.existsSync(savedFile(run, uuid))).toBe(false);
+      expect(c.keyIndexLoads).toMatchObject({ built: 0, restored: 1, caughtUp: 0 });
       await expectModel(run);
       for (let i = 0; i < 3; i++) await randomCheckpoint(c, run, rnd);
       await expectModel(run);
-      expect(await c.saveKeyIndex()).toBe(true);
-      c.close();
+      expect(heldEntries(c)).toEqual(await freshEntries(run));
+      // a crash: the process ends without a clean stop (the committer is simply dropped)
+      await (c as unknown as { keys: { store?: { flush(): Promise<boolean> } } }).keys.store?.flush();
 
-      // what a clean stop saved after those commits is what a build from the lake gives
-      const t = await loadCatalogTable(w.catalog, run.id);
-      const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
-      const key = TableKey.identifier(schema);
-      const identity = { tableUuid: uuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
-      const copy = `${savedFile(run, uuid)}.copy`;
-      fs.copyFileSync(savedFile(run, uuid), copy);
-      const taken = await takeMemoryIndex(copy, t, identity);
-      expect(taken.index && entriesOf(taken.index)).toEqual(await freshEntries(run));
-      expect(taken.index!.snapshotId).toBe(t.metadata.currentSnapshotId);
-
-      // a commit the saved index does not hold (another process of the job, or a crash after the
-      // save): refused with the reason, built from the lake
+      // a commit the persisted index does not hold (another process of the job, or a crash between
+      // the commit and the index following it): caught up from the lake, not built
       const other = new TableCommitter({ identifier: run.id, catalog: w.catalog, jobId: JOB });
       await randomCheckpoint(other, run, rnd, 5);
       c = committer(run);
       await randomCheckpoint(c, run, rnd);
-      expect(c.keyIndexLoads).toMatchObject({ built: 1, restored: 0 });
-      expect(run.infos.join('\n')).toMatch(/does not hold the table as it is now \(it holds snapshot \d+, the table is at \d+\); building it from the lake/);
-      expect(fs.existsSync(savedFile(run, uuid))).toBe(false);
+      expect(c.keyIndexLoads).toMatchObject({ built: 0, restored: 0, caughtUp: 1 });
+      expect(run.infos.join('\n')).toMatch(/caught up with snapshot \d+ \(1 data file\(s\) read\)/);
       await expectModel(run);
+      expect(heldEntries(c)).toEqual(await freshEntries(run));
       c.close();
     });
   }
 
-  it('a damaged, truncated or foreign file is refused (the index is built from the lake), never trusted', async () => {
+  it('a damaged, truncated or foreign image is refused (the index is built from the lake), never trusted; a torn log ends its replay (the rest caught up from the lake)', async () => {
     const run = await newRun();
     const rnd = prng(31);
-    const c = committer(run);
+    let c = committer(run);
     for (let i = 0; i < 3; i++) await randomCheckpoint(c, run, rnd);
     expect(await c.saveKeyIndex()).toBe(true);
     c.close();
     const t = await loadCatalogTable(w.catalog, run.id);
-    const file = savedFile(run, t.metadata.tableUuid);
+    const file = imageFile(run, t.metadata.tableUuid);
     const good = fs.readFileSync(file);
     const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
     const key = TableKey.identifier(schema);
-    const identity = { tableUuid: t.metadata.tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
+    const identity = { tableUuid: t.metadata.tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types) };
     const attempt = async (bytes: Uint8Array, id = identity): Promise<string | undefined> => {
       fs.writeFileSync(file, bytes);
-      const taken = await takeMemoryIndex(file, t, id);
-      expect(fs.existsSync(file), 'taken or refused, the file is gone').toBe(false);
-      return taken.index ? undefined : taken.why;
+      const loaded = await loadStoredIndex(file, id);
+      return loaded.patches ? undefined : loaded.why;
     };
     expect(await attempt(good)).toBeUndefined();
     const flipped = Buffer.from(good);
-    flipped[flipped.length - 100] ^= 0x40; // a bit in the entries
-    expect(await attempt(flipped)).toMatch(/checksum does not match/);
-    expect(await attempt(good.subarray(0, good.length - 9))).toMatch(/bytes, its header says/);
+    flipped[flipped.length - 20] ^= 0x40; // a bit in the index's sections
+    expect(await attempt(flipped)).toMatch(/damaged/);
+    expect(await attempt(good.subarray(0, good.length - 9))).toMatch(/damaged/);
     expect(await attempt(Buffer.from('not an index at all, just some bytes'))).toMatch(/magic/);
     expect(await attempt(good, { ...identity, tableUuid: 'another' })).toMatch(/of table .* not another/);
     expect(await attempt(good, { ...identity, keyTypes: '["int"]' })).toMatch(/another key/);
-    expect(await attempt(good, { ...identity, schemaId: 9 })).toMatch(/schema 0, the table's is 9/);
-    expect((await takeMemoryIndex(file, t, identity)).index).toBeUndefined();
-    expect(await takeMemoryIndex(file, t, identity)).toMatchObject({ missing: true });
-    // through the committer: a damaged file gives a build, and the table stays right
+    fs.rmSync(file);
+    expect(await loadStoredIndex(file, identity)).toMatchObject({ missing: true });
+    // through the committer: a damaged image gives a build, and the table stays right
     fs.writeFileSync(file, flipped);
-    const c2 = committer(run);
-    await randomCheckpoint(c2, run, rnd);
-    expect(c2.keyIndexLoads).toMatchObject({ built: 1, restored: 0 });
+    c = committer(run);
+    await randomCheckpoint(c, run, rnd);
+    expect(c.keyIndexLoads).toMatchObject({ built: 1, restored: 0 });
+    expect(run.infos.join('\n')).toMatch(/cannot be used \(its image is damaged/);
     await expectModel(run);
-    c2.close();
-  });
-
-  it('freed slots (a compaction removed their files) and a slot naming a file the table no longer holds', async () => {
-    const run = await newRun();
-    const rnd = prng(41);
-    const c = committer(run);
-    for (let i = 0; i < 3; i++) await randomCheckpoint(c, run, rnd);
+    for (let i = 0; i < 2; i++) await randomCheckpoint(c, run, rnd);
+    await (c as unknown as { keys: { store?: { flush(): Promise<boolean> } } }).keys.store?.flush();
     c.close();
-    const t = await loadCatalogTable(w.catalog, run.id);
-    const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
-    const key = TableKey.identifier(schema);
-    const identity = { tableUuid: t.metadata.tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
-    const built = await buildKeyIndex(t, key);
-    const entries = [...built.entries()];
-    // a slot freed in between: an index whose first file was rewritten away (no key points at it any more)
-    const gone = { filePath: `${t.metadata.location}/data/compacted-away.parquet` } as DataFile;
-    const index = new MemoryKeyIndex(built.snapshotId);
-    index.set('never-looked-up', gone, 0);
-    index.delete('never-looked-up');
-    index.rewrite([], [gone.filePath], [], built.snapshotId!);
-    for (const [k, f, p] of entries) index.set(k, f, p);
-    const file = path.join(run.stateDir, 'freed.keyindex.mem');
-    await saveMemoryIndex(file, identity, index.saved());
-    const taken = await takeMemoryIndex(file, t, identity);
-    expect(taken.index && entriesOf(taken.index)).toEqual(entriesOf(built));
-    // the freed slot is used again by the next file
-    const reused = taken.index!;
-    reused.set(12345, entries[0]![1], 7);
-    expect(reused.get(12345)).toEqual({ file: entries[0]![1], pos: 7 });
-
-    // a slot naming a file that is not live: refused
-    const stale = new MemoryKeyIndex(built.snapshotId);
-    for (const [k, f, p] of entries) stale.set(k, f, p);
-    stale.set(999_999, gone, 0);
-    await saveMemoryIndex(file, identity, stale.saved());
-    expect(await takeMemoryIndex(file, t, identity)).toMatchObject({ index: undefined, why: expect.stringMatching(/compacted-away\.parquet, which is not a live data file/) });
+    // a torn last record of the log (a kill while it was written): the replay stops before it
+    const log = `${file}.log`;
+    const bytes = fs.readFileSync(log);
+    fs.writeFileSync(log, bytes.subarray(0, bytes.length - 12));
+    const before = await persistedEntries(run);
+    expect(before.snapshotId).not.toBe((await loadCatalogTable(w.catalog, run.id)).metadata.currentSnapshotId);
+    c = committer(run);
+    await randomCheckpoint(c, run, rnd);
+    expect(c.keyIndexLoads).toMatchObject({ built: 0, caughtUp: 1 });
+    await expectModel(run);
+    expect(heldEntries(c)).toEqual(await freshEntries(run));
+    c.close();
   });
 
-  it('below saveMinRows nothing is saved (a small index is built in no time)', async () => {
+  it('below saveMinRows nothing is persisted (a small index is built in no time)', async () => {
     const run = await newRun();
     const c = new TableCommitter({ identifier: run.id, catalog: w.catalog, jobId: JOB, keyIndex: { stateDir: run.stateDir, saveMinRows: 1000 } });
     await randomCheckpoint(c, run, prng(3));
