@@ -392,8 +392,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     // changes that commit left to do (counted by decoding the binlog from the committed offset)
     log('floe streaming killed at its first commit, after the commit landed and before its key index followed it (a crash); started again');
     await putBack(true);
-    // its first checkpoint at half the changes at most (the interval's, or this bound's), so that a
-    // workload read in one go still leaves the restart its half
+    // its first checkpoint at about half the changes at most (the interval's, or this bound's, checked
+    // per transaction), so that a workload read in one go still leaves the restart about half
     const killed = floeConfig(o, connection, warehouse, 'streaming') as { commit: Record<string, unknown> };
     killed.commit = { ...killed.commit, maxBufferedChanges: Math.max(1, Math.floor(o.changes / 2)) };
     await runFloeUntilKilled(killed, 'key-index-before-apply:0:exit', Math.max(120_000, o.changes * 2));
