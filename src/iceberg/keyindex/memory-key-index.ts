@@ -36,7 +36,7 @@ const HASH_ENTRY_BYTES = 34;
 export class MemoryKeyIndex implements KeyIndex {
   readonly kind = 'memory' as const;
   snapshotId: bigint | undefined;
-  /** Slot → data file (files of a loaded index: resolved once the head's files are known, `resolveFiles`). */
+  /** Slot → data file (a loaded index: given once the head's files are known, `useFile`). */
   private readonly files = new Map<number, DataFile>();
   private readonly paths = new Map<number, string>();
   private readonly slots = new Map<string, number>();
@@ -62,11 +62,6 @@ export class MemoryKeyIndex implements KeyIndex {
   /** About how many bytes the index holds: 8 per run key, a hash entry's worth per other entry. */
   get memoryBytes(): number {
     return 8 * this.runs.size + HASH_ENTRY_BYTES * this.hash.size;
-  }
-
-  /** Keys in runs, and entries in the hash (the two kinds of memory, for logs and the benchmark). */
-  get shape(): { runKeys: number; runs: number; hashEntries: number } {
-    return { runKeys: this.runs.size, runs: this.runs.runCount, hashEntries: this.hash.size };
   }
 
   foundPos = 0;

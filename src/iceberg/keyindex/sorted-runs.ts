@@ -39,10 +39,6 @@ export class SortedRuns {
   /** The run `find` looked in last: a sorted batch mostly stays in it, or moves to the next. */
   private hint = 0;
 
-  get runCount(): number {
-    return this.runs.length;
-  }
-
   /** Whether `k` is in a run; its place is then in `foundSlot` / `foundPos`. */
   find(k: number): boolean {
     const firsts = this.firsts;
