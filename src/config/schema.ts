@@ -246,7 +246,7 @@ export const configSchema = z
       .string()
       .min(1)
       .default('./.floe/state')
-      .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite) and the memory ones a clean stop saves (….keyindex.mem), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
+      .describe('Local state of floe run: the key indexes, persisted as they change (<stateDir>/<job id>/<table uuid>.keyindex and .keyindex.log; on disk beyond the memory bound, ….keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
         intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before ended (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
