@@ -109,9 +109,9 @@ export class IndexStore {
     this.imageBytes = loaded.imageBytes;
     this.logBytes = loaded.logBytes;
     this.queue(async () => {
-      this.log = await open(logPath(this.path), 'a');
-      // a log that was not this image's (ignored at the load) starts again
+      // a log that was not this image's (ignored at the load), or none, starts again
       if (loaded.logBytes === 0) await this.startLog();
+      else this.log = await open(logPath(this.path), 'a');
     });
   }
 
