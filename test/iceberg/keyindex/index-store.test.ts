@@ -15,12 +15,13 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
+import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
+import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
 import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
 import { loadStoredIndex } from '../../../src/iceberg/keyindex/index-store.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
-import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
 import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { prng } from '../../../src/util/prng.js';
@@ -240,6 +241,39 @@ describe('a memory key index persisted under the state directory', () => {
     expect(c.keyIndexLoads).toMatchObject({ built: 0, caughtUp: 1 });
     await expectModel(run);
     expect(heldEntries(c)).toEqual(await freshEntries(run));
+    c.close();
+  });
+
+  it('another writer removed a data file it points at: not caught up but built from the lake, never a DV against the removed file', async () => {
+    const run = await newRun();
+    const rnd = prng(11);
+    let c = committer(run);
+    for (let i = 0; i < 3; i++) await randomCheckpoint(c, run, rnd);
+    await c.saveKeyIndex();
+    c.close();
+    // another engine rewrites the first data file's live rows into a new file
+    const t = await loadCatalogTable(w.catalog, run.id);
+    const entries = [];
+    for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
+    const live = entries.filter((e) => e.status !== 'deleted');
+    const dataFile = live.find((e) => e.dataFile.content === 'data')!.dataFile;
+    const dvs = live.filter((e) => e.dataFile.referencedDataFile === dataFile.filePath).map((e) => e.dataFile);
+    const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
+    const inFile = [...(await buildKeyIndex(t, TableKey.identifier(schema))).entries()].filter(([, f]) => f.filePath === dataFile.filePath).map(([k]) => Number(k));
+    const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
+    await rewriter.applyAll(inFile.map((k) => insert(rowOf(run, k, run.model.get(String(k))!))));
+    const rewritten = await rewriter.prepare();
+    await commitSnapshot(t, { operation: 'replace', addedDataFiles: rewritten.dataFiles, removedFiles: [dataFile, ...dvs] }, { summary: { engine: 'compaction' } });
+    await expectModel(run);
+
+    c = committer(run);
+    // update every key, so that any stale entry would aim a DV at the removed file
+    await c.write([...run.model.keys()].map((k) => update(rowOf(run, Number(k), `u${k}`))));
+    for (const k of run.model.keys()) run.model.set(k, `u${k}`);
+    expect((await c.commit(++run.checkpoint, '{}')).status).toBe('committed');
+    expect(run.infos.join('\n')).toMatch(/cannot be caught up with the table's \d+ \(snapshot \d+ \(replace\) removed data files, and not as floe's compaction\); building it from the lake/);
+    expect(c.keyIndexLoads).toMatchObject({ restored: 0, caughtUp: 0, built: 1 });
+    await expectModel(run);
     c.close();
   });
 
