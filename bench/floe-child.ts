@@ -22,7 +22,7 @@ import type * as Notifications from '../src/pipeline/observe/notifications.js';
 import type { Notification } from '../src/pipeline/observe/notifications.js';
 import type * as Runner from '../src/pipeline/runner.js';
 import type * as WorkerEncoder from '../src/iceberg/parquet/worker-encoder.js';
-import type * as WorkerKeyTable from '../src/iceberg/keyindex/worker-key-table.js';
+import type * as WorkerKeyColumn from '../src/iceberg/keyindex/worker-key-column.js';
 import type * as Errors from '../src/util/errors.js';
 import type { Metrics } from '../src/pipeline/observe/metrics.js';
 import { floeModules } from './floe-build.js';
@@ -36,7 +36,7 @@ const { createLogger } = await load<typeof Logger>('pipeline/observe/logger.js')
 const { FanOutNotifier, LogSink } = await load<typeof Notifications>('pipeline/observe/notifications.js');
 const { runPipeline } = await load<typeof Runner>('pipeline/runner.js');
 const { sharedWorkerEncoderPool } = await load<typeof WorkerEncoder>('iceberg/parquet/worker-encoder.js');
-const { workerKeyTableBuilder } = await load<typeof WorkerKeyTable>('iceberg/keyindex/worker-key-table.js');
+const { workerKeyColumnReader } = await load<typeof WorkerKeyColumn>('iceberg/keyindex/worker-key-column.js');
 const { errorMessage } = await load<typeof Errors>('util/errors.js');
 
 /**
@@ -144,9 +144,9 @@ async function main(): Promise<void> {
   const threads = process.env.FLOE_BENCH_ENCODER_THREADS ? Number(process.env.FLOE_BENCH_ENCODER_THREADS) : undefined;
   const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
   // FLOE_BENCH_KEY_TABLE: 'worker' (default, as the CLI runs) or 'main' (key indexes built on the main thread, the changes waiting)
-  const keyTableBuilder = process.env.FLOE_BENCH_KEY_TABLE === 'main' ? undefined : workerKeyTableBuilder;
+  const keyColumnReader = process.env.FLOE_BENCH_KEY_TABLE === 'main' ? undefined : workerKeyColumnReader;
   const metrics = commitReporter(() => performance.now() - t0);
-  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder, keyTableBuilder, metrics });
+  const result = await runPipeline(config, { mode, signal: controller.signal, notifications, logger, parquetEncoder, keyColumnReader, metrics });
   const final = usage();
   if (process.env.FLOE_BENCH_THREADS) process.stderr.write(threadTimes());
   await notifications.close(1000);

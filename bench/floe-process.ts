@@ -33,11 +33,11 @@ interface Running {
   nextCommit: () => Promise<void>;
 }
 
-function start(mode: 'snapshot' | 'run', config: unknown): Running {
+function start(mode: 'snapshot' | 'run', config: unknown, env: Record<string, string> = {}): Running {
   const child = fork(CHILD, [mode], {
     // FLOE_BENCH_NODE_ARGS: extra Node options for floe's process, e.g. "--cpu-prof --cpu-prof-dir=prof"
     execArgv: ['--import', 'tsx', ...(process.env.FLOE_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)],
-    env: { ...process.env, FLOE_BENCH_CONFIG: JSON.stringify(config) },
+    env: { ...process.env, ...env, FLOE_BENCH_CONFIG: JSON.stringify(config) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const notifications: FloeRun['notifications'] = [];
@@ -131,6 +131,25 @@ export async function runFloeUntil(config: unknown, done: () => Promise<boolean>
   const final = await r.done;
   if (final.reason !== 'stopped') throw new Error(`bench: floe run ended with ${final.reason}, expected stopped`);
   return { ...final, ...usage, elapsedMs: reachedAtMs ?? usage.elapsedMs };
+}
+
+/**
+ * Runs floe in `run` mode with `failpoints` armed (FLOE_FAILPOINTS, src/util/failpoints.ts) until
+ * one kills it — a crash at a chosen step, as SIGKILL leaves it: no clean stop, nothing saved.
+ */
+export async function runFloeUntilKilled(config: unknown, failpoints: string, timeoutMs: number): Promise<void> {
+  const r = start('run', config, { FLOE_FAILPOINTS: failpoints });
+  const exited = new Promise<string>((resolve) => r.child.on('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+  r.done.catch(() => {}); // it dies before reporting a result: that is the point
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    r.child.kill('SIGKILL');
+  }, timeoutMs);
+  const how = await exited;
+  clearTimeout(timer);
+  if (timedOut) throw new Error(`bench: floe was to be killed by failpoint ${failpoints} within ${timeoutMs / 1000} s, and was not`);
+  if (how !== 'SIGKILL') throw new Error(`bench: floe was to be killed by failpoint ${failpoints}, but it exited with ${how}`);
 }
 
 /** Waits for the first of the promises or `ms`, whichever comes first (a rejection counts as settled). */

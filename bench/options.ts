@@ -2,6 +2,8 @@
  * Command-line flags and environment variables of `npm run bench` (flags win over the environment).
  *
  *   --rows N          rows loaded into the benchmark table        FLOE_BENCH_ROWS     default 2,000,000
+ *                     (up to 50,000,000 and beyond: the run checks first that its disk holds the MariaDB
+ *                     table, the lake and its copies — about 18 GB for 50M rows with --no-partitioned)
  *   --changes M       random updates/deletes applied after the snapshot  FLOE_BENCH_CHANGES  default 500,000
  *   --seed S          seed of the data and workload generator     FLOE_BENCH_SEED     default 1
  *   --mysql-url URL   use this server instead of a private MariaDB (it must have binlog_format=ROW,

@@ -15,9 +15,11 @@
  *   (5b. the row decoders on that range's captured events, in-process: floe's own vs zongji's,
  *      bench/row-decoder.ts; measured last, after the peers, their rows shown here)
  *   6. floe streaming: `runPipeline` mode 'run' from the committed state, until the table's committed
- *      offset reaches the binlog position after the workload — with the key index the snapshot run's
- *      clean stop saved (saved-index-file.ts), as `floe snapshot` then `floe run` go; then again from
- *      the lake as the snapshot left it, without that index (as after a crash: built from the lake)
+ *      offset reaches the binlog position after the workload — with the key index the snapshot run
+ *      persisted (index-store.ts), as `floe snapshot` then `floe run` go; then after a crash: from
+ *      the same state, killed at its first commit before the index followed it and started again,
+ *      timed over the changes left (the persisted index caught up from the lake); then without
+ *      floe's state directory (a new machine: the index built from the lake)
  *   (7. with --verify: the lake's rows equal MySQL's, after the snapshot and after streaming)
  *   7b. `floe verify` of the table after streaming (bench/verify-step.ts, child process): rows/s
  *      beside the snapshot's, bytes read from the lake, its CPU and the server's (the server's during
@@ -25,9 +27,9 @@
  *   (3c, 6b. the peers, bench/peers/peers.ts: Debezium's embedded engine snapshots the table right
  *      after floe's snapshots, while it is as loaded, and streams the binlog range floe's CDC
  *      consumed after floe's CDC phase; built before anything is measured; --no-peers skips them)
- *   8. the key index of DV upserts (bench/key-index.ts): heap bytes per key and lookups/s with
- *      --key-index-keys keys (default 1,000,000), in a child process (bench/key-index-child.ts),
- *      before the server starts;
+ *   8. the key index of DV upserts (bench/key-index.ts): bytes per key in memory and on disk,
+ *      lookups/s one by one and sorted, changes/s applied and keys/s loaded, with --key-index-keys
+ *      keys (default 1,000,000), in a child process (bench/key-index-child.ts), before the server starts;
  *      then the disk index, floe's SQLite store (sqlite-key-index.ts, bench/key-index-stores.ts):
  *      bytes per key on disk, lookups/s, build rate and checkpoint batches with as many keys (the
  *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md)
@@ -38,7 +40,7 @@ import { execFile, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalServer } from '../src/demo/local-server.js';
@@ -49,15 +51,15 @@ import { formatOffset, type BinlogOffset } from '../src/source/mysql/offset/offs
 import { readServerIdentity, readWatermark } from '../src/source/mysql/snapshot/watermark.js';
 import { rawBinlogDecode, rawTableRead } from './ceilings.js';
 import { loadTable, TABLE } from './dataset.js';
-import { runFloeSnapshot, runFloeUntil, type FloeRun } from './floe-process.js';
-import { lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
+import { runFloeSnapshot, runFloeUntil, runFloeUntilKilled, type FloeRun } from './floe-process.js';
+import { committedOffset, lakeShape, reached, verifyLake, type LakeTable } from './lake.js';
 import { parseBenchOptions, type BenchOptions } from './options.js';
 import { floeModules } from './floe-build.js';
 import { describeMachine, formatTable, machineLine, rate, type Machine, type Row } from './report.js';
 import { applyWorkload } from './workload.js';
 import { runFloeVerify, serverCpuSeconds } from './verify-step.js';
 import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-decoder.js';
-import { formatKeyIndex, type KeyIndexFigures } from './key-index.js';
+import { formatKeyIndex, layoutName, type KeyIndexFigures } from './key-index.js';
 import type { KeyIndexChildMessage } from './key-index-child.js';
 import { formatStoreLine, type StoreFigures } from './key-index-stores.js';
 import { Peers, peersSummary, type PeerContext, type PeerPhase, type PeersResult } from './peers/peers.js';
@@ -88,8 +90,14 @@ export interface BenchResult {
   partitioned: PartitionedSnapshot[];
   /** Streaming after the snapshot run's clean stop: floe takes the key index that stop saved. */
   cdc: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
-  /** The same from the same lake without the saved key index, as after a crash: built from the lake at start. */
+  /**
+   * After a crash: floe killed at its first commit, after the commit landed and before its key index
+   * followed it, then started again — over the changes left (results before this layout: the same
+   * lake without the saved key index, the index built from the lake at start).
+   */
   cdcAfterCrash: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
+  /** The same lake without floe's state directory (a new machine): the key index built from the lake at start. */
+  cdcWithoutState?: { eventsPerSecond: number; ratioToCeiling: number; eventsPerCpuSecond: number; peakRssBytes: number; mainBusy: number };
   decoder: DecoderFigures;
   verified?: { afterSnapshot: boolean; afterStreaming: boolean };
   /** `floe verify` of the table after streaming; server CPU seconds undefined when the server is not on this machine. */
@@ -196,12 +204,33 @@ function floeRow(step: string, run: FloeRun, count: number, unit: string, ceilin
   return r;
 }
 
+/**
+ * Bytes of disk a run takes per row, about: the private MariaDB's table (about 250 bytes a row of the
+ * orders table, its binlog off for the load), floe's lake (about 50 bytes a row as Parquet) — the
+ * warehouse, the copy of it as the snapshot left it, and one warehouse per partitioned snapshot — and
+ * the persisted key index (8 bytes a key, twice: the state directory and its copy).
+ */
+function diskBytesPerRow(o: BenchOptions): number {
+  return 250 + (2 + o.partitions.length) * 50 + 2 * 8;
+}
+
+/** Fails before anything runs when the disk holding `dir` cannot take a run of `o.rows` rows (`--rows 50000000 --no-partitioned`: about 18 GB). */
+async function checkDiskRoom(dir: string, o: BenchOptions): Promise<void> {
+  const fs = await statfs(dir);
+  const free = fs.bavail * fs.bsize;
+  const wanted = o.rows * diskBytesPerRow(o);
+  if (free < wanted) {
+    throw new Error(`bench: ${o.rows.toLocaleString('en-US')} rows want about ${(wanted / 1e9).toFixed(1)} GB of disk under ${dir} (the MariaDB table, the lake and its copies, the key index), found ${(free / 1e9).toFixed(1)} GB free; free some, pass fewer --rows, or --no-partitioned`);
+  }
+}
+
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const DATABASE = o.database;
   let server: LocalServer | undefined;
   const warehouseRoot = await mkdtemp(join(tmpdir(), 'floe-bench-'));
   const warehouse = join(warehouseRoot, 'warehouse');
   try {
+    await checkDiskRoom(warehouseRoot, o);
     // first, in a process of their own (bench/key-index-child.ts): nothing of theirs stays beside floe's runs
     let keyIndex: KeyIndexFigures[] = [];
     let diskKeyIndex: StoreFigures[] = [];
@@ -230,7 +259,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const lakeTable: LakeTable = { warehouse, namespace: DATABASE, table: TABLE, jobId: JOB_ID };
     const rows: Row[] = [];
     for (const k of keyIndex) {
-      rows.push({ step: `key index lookups, ${k.key} key`, seconds: k.lookups / k.lookupsPerSecond, count: k.lookups, unit: 'lookups', note: `${k.heapBytesPerKey.toFixed(0)} heap bytes/key with ${k.keys.toLocaleString('en-US')} keys; a child process` });
+      const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+      rows.push({
+        step: `key index lookups, ${layoutName(k)}`,
+        seconds: k.lookups / k.lookupsPerSecond,
+        count: k.lookups,
+        unit: 'lookups',
+        note: `${k.heapBytesPerKey.toFixed(1)} bytes/key in memory, ${k.diskBytesPerKey.toFixed(1)} on disk, with ${k.keys.toLocaleString('en-US')} keys; ${int(k.sortedLookupsPerSecond)} lookups/s sorted, ${int(k.applyChangesPerSecond)} changes/s applied, loaded at ${int(k.loadKeysPerSecond)} keys/s; a child process`,
+      });
     }
     for (const d of diskKeyIndex) {
       rows.push({
@@ -338,10 +374,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       await settleBench();
     };
     await settleBench();
-    const cdcRun = async (step: string, note: string): Promise<{ row: Row; run: FloeRun }> => {
+    const cdcRun = async (step: string, note: string, changes = o.changes): Promise<{ row: Row; run: FloeRun }> => {
       const cdc = await runFloeUntil(floeConfig(o, connection, warehouse, 'streaming'), () => reached(lakeTable, to), { timeoutMs: Math.max(120_000, o.changes * 2) });
       const started = cdc.notifications.find((n) => n.event === 'streaming-started');
-      const row = floeRow(step, cdc, o.changes, 'changes', rate(rowB));
+      const row = floeRow(step, cdc, changes, 'changes', rate(rowB));
       // the commits up to the one that reached the target: where the time went between them
       const commits = cdc.commits.filter((c) => c.atMs <= cdc.elapsedMs + 1).map((c) => (c.atMs / 1000).toFixed(2));
       row.note = `${note}; commit interval ${o.commitIntervalMs} ms${started ? `; streaming started at ${(started.atMs / 1000).toFixed(1)} s` : ''}; commits ended at ${commits.join(', ')} s; main thread busy ${percent(cdc.mainBusy)}`;
@@ -363,10 +399,28 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const { row: cdcRow, run: cdc } = [...cleanRuns].sort((x, y) => x.run.elapsedMs - y.run.elapsedMs)[Math.floor(cleanRuns.length / 2)]!;
     if (cleanRuns.length > 1) cdcRow.note = `median of ${cleanRuns.length} runs (${cleanRuns.map((c) => Math.round(rate(c.row)!).toLocaleString('en-US')).join(', ')} changes/s); ${cdcRow.note}`;
     rows.push(cdcRow);
-    log('floe streaming again from the same lake, without the saved key index (as after a crash)');
-    await putBack(false);
-    const { row: crashRow, run: crashRun } = await cdcRun('floe CDC after a crash, start to committed', 'key index built from the lake at start');
+    // After a crash: floe killed (SIGKILL, failpoint key-index-before-apply) at its first commit,
+    // after the commit landed and before its key index followed it — the worst moment for the index,
+    // whose persisted state is then a commit behind the lake — and started again, timed over the
+    // changes that commit left to do (counted by decoding the binlog from the committed offset)
+    log('floe streaming killed at its first commit, after the commit landed and before its key index followed it (a crash); started again');
+    await putBack(true);
+    // its first checkpoint at about half the changes at most (the interval's, or this bound's, checked
+    // per transaction), so that a workload read in one go still leaves the restart about half
+    const killed = floeConfig(o, connection, warehouse, 'streaming') as { commit: Record<string, unknown> };
+    killed.commit = { ...killed.commit, maxBufferedChanges: Math.max(1, Math.floor(o.changes / 2)) };
+    await runFloeUntilKilled(killed, 'key-index-before-apply:0:exit', Math.max(120_000, o.changes * 2));
+    const crashedAt = await committedOffset(lakeTable);
+    if (!crashedAt) throw new Error('bench: after the crash the table holds no streaming offset; expected the first commit to have landed');
+    const remaining = (await rawBinlogDecode(connection, DATABASE, crashedAt, to)).count;
+    if (remaining <= 0 || remaining >= o.changes) throw new Error(`bench: the first commit before the crash left ${remaining} of ${o.changes} changes; expected some, not all`);
+    await settleBench();
+    const { row: crashRow, run: crashRun } = await cdcRun('floe CDC after a crash, start to committed', `killed at its first commit (${(o.changes - remaining).toLocaleString('en-US')} changes in it) before the key index followed it; the persisted index caught up from the lake; ${remaining.toLocaleString('en-US')} changes left`, remaining);
     rows.push(crashRow);
+    log("floe streaming again from the same lake, without floe's state directory (a new machine: the key index built from the lake)");
+    await putBack(false);
+    const { row: lostRow, run: lostRun } = await cdcRun('floe CDC without its state directory, start to committed', 'key index built from the lake at start');
+    rows.push(lostRow);
     log('floe verify of the table (child process)');
     const verifyServerCpu0 = await serverCpuSeconds(connection);
     const checked = await runFloeVerify(floeConfig(o, connection, warehouse, 'streaming'));
@@ -377,7 +431,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     rows.push(verifyRow);
     await decodeB();
     settleB();
-    for (const r of [cdcRow, crashRow]) r.ratio = rate(r)! / rate(rowB)!;
+    for (const r of [cdcRow, crashRow, lostRow]) r.ratio = rate(r)! / rate(rowB)!;
 
     rows.push(...(await peers.streaming(peerContext, from, o.changes, rate(cdcRow)!, rate(rowB)!)));
 
@@ -405,7 +459,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       snapshot: { rowsPerSecond: rate(snapRow)!, ratioToCeiling: snapRow.ratio ?? 0, rowsPerCpuSecond: o.rows / (snap.cpuMs / 1000), peakRssBytes: snap.peakRssBytes, mainBusy: snap.mainBusy },
       partitioned,
       cdc: { eventsPerSecond: rate(cdcRow)!, ratioToCeiling: cdcRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (cdc.cpuMs / 1000), peakRssBytes: cdc.peakRssBytes, mainBusy: cdc.mainBusy },
-      cdcAfterCrash: { eventsPerSecond: rate(crashRow)!, ratioToCeiling: crashRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (crashRun.cpuMs / 1000), peakRssBytes: crashRun.peakRssBytes, mainBusy: crashRun.mainBusy },
+      cdcAfterCrash: { eventsPerSecond: rate(crashRow)!, ratioToCeiling: crashRow.ratio ?? 0, eventsPerCpuSecond: remaining / (crashRun.cpuMs / 1000), peakRssBytes: crashRun.peakRssBytes, mainBusy: crashRun.mainBusy },
+      cdcWithoutState: { eventsPerSecond: rate(lostRow)!, ratioToCeiling: lostRow.ratio ?? 0, eventsPerCpuSecond: o.changes / (lostRun.cpuMs / 1000), peakRssBytes: lostRun.peakRssBytes, mainBusy: lostRun.mainBusy },
       decoder,
       verified,
       verify: { rowsPerSecond: rate(verifyRow)!, ratioToSnapshot: verifyRow.ratio, lakeBytesRead: checked.lakeBytesRead, cpuSeconds: checked.cpuMs / 1000, ...(verifyServerCpu === undefined ? {} : { serverCpuSeconds: verifyServerCpu }), ...(snapServerCpu === undefined ? {} : { snapshotServerCpuSeconds: snapServerCpu }) },
@@ -446,7 +501,8 @@ async function main(): Promise<void> {
     `snapshot ${Math.round(result.snapshot.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.snapshot.ratioToCeiling.toFixed(2)} of ceiling A${vsPeer(result.peers.debezium?.snapshot)}), ` +
       `CDC ${Math.round(result.cdc.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdc.ratioToCeiling.toFixed(2)} of ceiling B${vsPeer(result.peers.debezium?.streaming)}), ` +
       `after a crash ${Math.round(result.cdcAfterCrash.eventsPerSecond).toLocaleString('en-US')} changes/s (${result.cdcAfterCrash.ratioToCeiling.toFixed(2)}), ` +
-      `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes, result.cdcAfterCrash.peakRssBytes) / 2 ** 20)} MiB`,
+      `${result.cdcWithoutState ? `without its state directory ${Math.round(result.cdcWithoutState.eventsPerSecond).toLocaleString('en-US')} changes/s, ` : ''}` +
+      `peak RSS ${Math.round(Math.max(result.snapshot.peakRssBytes, result.cdc.peakRssBytes, result.cdcAfterCrash.peakRssBytes, result.cdcWithoutState?.peakRssBytes ?? 0) / 2 ** 20)} MiB`,
     `verify ${Math.round(result.verify!.rowsPerSecond).toLocaleString('en-US')} rows/s (${result.verify!.ratioToSnapshot.toFixed(2)} of the snapshot's rate), ${(result.verify!.lakeBytesRead / 2 ** 20).toFixed(1)} MiB read from the lake, ${result.verify!.cpuSeconds.toFixed(1)} CPU-s` +
       (result.verify!.serverCpuSeconds === undefined ? '' : `; server CPU ${result.verify!.serverCpuSeconds.toFixed(1)} s (snapshot ${result.verify!.snapshotServerCpuSeconds?.toFixed(1) ?? '?'} s)`),
     formatDecoderFigures(result.decoder),

@@ -30,6 +30,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/iceberg/table/retry.test.ts',
   'test/iceberg/checkpoint/checkpoint-commit.test.ts',
   'test/iceberg/checkpoint/replay.test.ts',
+  'test/iceberg/keyindex/key-index-model.test.ts',
   'test/iceberg/keyindex/row-key.test.ts',
   'test/iceberg/writer/table-change-writer.test.ts',
   'test/iceberg/keyindex/table-key.test.ts',

@@ -16,7 +16,7 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { runPipeline, type RunResult } from '../pipeline/runner.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { sharedWorkerEncoderPool } from '../iceberg/parquet/worker-encoder.js';
-import { workerKeyTableBuilder } from '../iceberg/keyindex/worker-key-table.js';
+import { workerKeyColumnReader } from '../iceberg/keyindex/worker-key-column.js';
 import { ScheduledVerification } from './scheduled-verify.js';
 
 /**
@@ -113,7 +113,7 @@ async function runWithRestarts(
         progress: deps.progress as ProgressReporter | undefined,
         logger: options.logger,
         parquetEncoder: parquetEncoder(),
-        keyTableBuilder: workerKeyTableBuilder,
+        keyColumnReader: workerKeyColumnReader,
       });
     } catch (e) {
       result = { reason: 'failed', error: e };

@@ -246,21 +246,27 @@ const icebergSchema = z
       .int()
       .min(0)
       .optional()
-      .describe('The ceiling of the primary-key index of deletion-vector upserts: a table with more live rows uses equality deletes instead, with a warning (default 1 billion; the index lives on disk beyond iceberg.keyIndex.memoryMaxRows)'),
+      .describe('The ceiling of the primary-key index of deletion-vector upserts: a table with more live rows uses equality deletes instead, with a warning (default 1 billion; the index lives on disk beyond iceberg.keyIndex.memoryMaxBytes)'),
     keyIndex: z
       .object({
+        memoryMaxBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(1024 * 1024 * 1024)
+          .describe('A table\'s key index stays in memory up to this many bytes (8 per row of a snapshotted integer key, about 34 per row an update moved or per string key); beyond, it lives in SQLite under stateDir. Either way it persists under stateDir and survives restarts and crashes'),
         memoryMaxRows: z
           .number()
           .int()
           .min(0)
-          .default(2_000_000)
-          .describe('A table\'s key index stays in memory (~100 bytes per live row) up to this many rows; beyond, it lives in SQLite under stateDir (kept across restarts)'),
+          .optional()
+          .describe('A table\'s key index also moves to SQLite under stateDir beyond this many live rows (default: no such bound, only memoryMaxBytes)'),
         saveMinRows: z
           .number()
           .int()
           .min(0)
           .default(100_000)
-          .describe('At a clean stop, a memory key index of at least this many rows is saved under stateDir and taken back at the next start instead of being built from the lake (a smaller one is built in well under a second)'),
+          .describe('A memory key index of at least this many rows is persisted under stateDir as it changes, and taken back at the next start — after a clean stop or a crash — instead of being built from the lake (a smaller one is built in well under a second)'),
       })
       .strict()
       .prefault({}),
@@ -298,7 +304,7 @@ export const configSchema = z
       .string()
       .min(1)
       .default('./.floe/state')
-      .describe('Local state of floe run: the disk-backed key indexes (<stateDir>/<job id>/<table uuid>.keyindex.sqlite) and the memory ones a clean stop saves (….keyindex.mem), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
+      .describe('Local state of floe run: the key indexes, persisted as they change (<stateDir>/<job id>/<table uuid>.keyindex and .keyindex.log; on disk beyond the memory bound, ….keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
         intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before ended (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),

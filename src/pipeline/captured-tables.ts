@@ -8,7 +8,7 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import { TableCommitter } from '../iceberg/checkpoint/index.js';
-import { type KeyTableBuilder } from '../iceberg/keyindex/index.js';
+import { type KeyColumnReader } from '../iceberg/keyindex/index.js';
 import { type TableChangeWriterOptions } from '../iceberg/writer/index.js';
 import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
@@ -31,7 +31,7 @@ export interface TableWiring {
   /** The source's current ON DELETE CASCADE plan (child tables index their rows by FK values). */
   readonly cascades: () => CascadePlan | undefined;
   readonly parquetEncoder?: ParquetEncoderFactory;
-  readonly keyTableBuilder?: KeyTableBuilder;
+  readonly keyColumnReader?: KeyColumnReader;
 }
 
 export class CapturedTables {
@@ -53,10 +53,10 @@ export class CapturedTables {
         jobId: config.job.id,
         upsertDeletes: config.iceberg.upsertDeletes,
         keyIndexMaxRows: config.iceberg.keyIndexMaxRows,
-        keyIndex: { stateDir: config.stateDir, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows, saveMinRows: config.iceberg.keyIndex.saveMinRows },
+        keyIndex: { stateDir: config.stateDir, memoryMaxBytes: config.iceberg.keyIndex.memoryMaxBytes, memoryMaxRows: config.iceberg.keyIndex.memoryMaxRows, saveMinRows: config.iceberg.keyIndex.saveMinRows },
         warn: (m) => logger.warn(m, { table: t.key }),
         info: (m) => logger.info(m, { table: t.key }),
-        keyTableBuilder: this.w.keyTableBuilder,
+        keyColumnReader: this.w.keyColumnReader,
         ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
       }),
       writerOptions: () => this.writerOptions(t.key),

@@ -28,7 +28,7 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import type { KeyTableBuilder } from '../iceberg/keyindex/index.js';
+import type { KeyColumnReader } from '../iceberg/keyindex/index.js';
 import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
@@ -66,11 +66,11 @@ export interface RunOptions {
    */
   parquetEncoder?: ParquetEncoderFactory;
   /**
-   * Where key indexes of integer keys are built from the lake (default: on this thread, the changes
-   * waiting). The CLI passes the worker-thread builder (src/iceberg/keyindex/worker-key-table.ts),
-   * with which the changes keep flowing while an index is built.
+   * Where the key columns of integer keys are decoded when a key index is built from the lake
+   * (default: on this thread). The CLI passes the worker-thread reader
+   * (src/iceberg/keyindex/worker-key-column.ts), which leaves this thread to the changes meanwhile.
    */
-  keyTableBuilder?: KeyTableBuilder;
+  keyColumnReader?: KeyColumnReader;
 }
 
 export interface RunResult {
@@ -168,7 +168,7 @@ class PipelineRun {
     const checkpointer = (this.checkpointer = new Checkpointer(firstId, checkpointOptions(config), logger, this.options.metrics));
     if (resume.offset) checkpointer.advance(resume.offset);
     const router = (this.router = new Router(checkpointer, this.options.metrics, this.options.progress));
-    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyTableBuilder: this.options.keyTableBuilder }));
+    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyColumnReader: this.options.keyColumnReader }));
     for (const t of prepared) tables.add(t, t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined), skipUntil.get(t.key));
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).

@@ -111,7 +111,7 @@ describe('run modes', () => {
     expect(multisetDifference(await mysqlTableRows({ ...sharedMysqlConfig() }, db, 't', after.columns), after.rows)).toEqual({ missing: [], unexpected: [] });
   });
 
-  it('a clean stop keeps the key index for the next start: snapshot mode saves it, the run takes it instead of building it', async () => {
+  it('the key index persisted as commits land serves the next start: snapshot mode persists it, the run loads it instead of building it', async () => {
     const { db, config, catalog } = await setup('mode_saved_index', 300);
     const stateDir = await mkdtemp(join(tmpdir(), 'floe-state-'));
     warehouses.push(stateDir);
@@ -119,8 +119,8 @@ describe('run modes', () => {
     const c: FloeConfig = { ...base, stateDir, iceberg: { ...base.iceberg, keyIndex: { ...base.iceberg.keyIndex, saveMinRows: 0 } } };
     expect((await start(c, 'snapshot').result).reason).toBe('snapshot-complete');
     const uuid = (await catalog.loadTable({ namespace: [db], name: 't' })).metadata.tableUuid;
-    const saved = join(stateDir, 'mode_saved_index', `${uuid}.keyindex.mem`);
-    expect(existsSync(saved), 'the snapshot saved the index it kept through its chunks').toBe(true);
+    const saved = join(stateDir, 'mode_saved_index', `${uuid}.keyindex`);
+    expect(existsSync(saved), 'the snapshot persisted the index it kept through its chunks').toBe(true);
 
     await conn.query(`UPDATE \`${db}\`.t SET v = 'later' WHERE id < 40`);
     await conn.query(`DELETE FROM \`${db}\`.t WHERE id >= 280`);
@@ -129,12 +129,13 @@ describe('run modes', () => {
     await run.streaming();
     await catchUp(catalog, db, 'mode_saved_index', run.result);
     expect((await run.stop()).reason).toBe('stopped');
-    expect(log.join('\n')).toMatch(/key index of 300 rows taken from .*keyindex\.mem/);
+    expect(log.join('\n')).toMatch(/key index of 300 rows loaded from .*\.keyindex/);
     expect(log.join('\n')).not.toMatch(/building the key index from the lake/);
     const after = await lakeTableRows(catalog, { namespace: [db], name: 't' });
     expect(multisetDifference(await mysqlTableRows({ ...sharedMysqlConfig() }, db, 't', after.columns), after.rows)).toEqual({ missing: [], unexpected: [] });
-    // the run's clean stop saved the index as its last commit left it
+    // the run persisted the index as its commits left it
     expect(existsSync(saved)).toBe(true);
+    expect(existsSync(`${saved}.log`)).toBe(true);
   });
 
   it('snapshot and streaming in one run: the key index kept through the chunks serves the streaming writer (not built again at the hand-over)', async () => {

@@ -26,6 +26,8 @@ describe('the generated benchmark figures', () => {
     expect(performance).toContain(endMarker('steps'));
     expect(performance).toContain(beginMarker('runs', ['bench/results/bench-2m-500k.json', 'bench/results/bench-2m-500k-run2.json', 'bench/results/bench-2m-500k-run3.json']));
     expect(performance).toContain(endMarker('runs'));
+    expect(performance).toContain(beginMarker('key-index', ['bench/results/bench-1m-250k.json']));
+    expect(performance).toContain(endMarker('key-index'));
   });
 
   it('follow the JSON: a figure changed there changes the rendered block, with links relative to the document', () => {

@@ -19,7 +19,7 @@ interface PipelineCommandOptions {
   stateDir?: string;
 }
 
-const STATE_DIR_HELP = 'local state directory: disk-backed key indexes and those a clean stop saves, a cache of the lake (default: config stateDir, ./.floe/state)';
+const STATE_DIR_HELP = 'local state directory: the key indexes, persisted as they change, a cache of the lake (default: config stateDir, ./.floe/state)';
 
 export function registerRun(program: Command, setExit: (code: ExitCodeValue) => void): void {
   program

@@ -9,7 +9,8 @@ import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
 import { snapshotById } from '../spec/snapshot-ids.js';
 import type { CatalogTable } from '../table/index.js';
-import { keyReader, type CompactionCommit, type KeyIndex } from './key-index.js';
+import type { CompactionCommit, KeyIndex } from './key-index.js';
+import { keyReader } from './key-index-build.js';
 import { TableKey, type KeyId } from './table-key.js';
 
 export async function readCompactionMoves(

@@ -1,27 +1,27 @@
 /**
- * The life of one table's key index across checkpoints (docs/design.md §4a; docs/key-index-store.md):
- * the index that lets deletion-vector upserts into a format-v3 keyed table find the committed row a
- * change replaces (key-index.ts, in memory; sqlite-key-index.ts, on disk), kept by the table's
- * committer (table-committer.ts) from one checkpoint to the next.
+ * The life of one table's key index across checkpoints (docs/design.md §4a; docs/performance.md,
+ * "The key index"): the index that lets deletion-vector upserts into a format-v3 keyed table find
+ * the committed row a change replaces (key-index.ts), kept by the table's committer
+ * (checkpoint/table-committer.ts) from one checkpoint to the next.
  *
  * - whether a writer gets one at all: only DV upserts (format v3, a key, not append mode, the
  *   table no larger than `keyIndexMaxRows` — beyond it equality deletes, with a warning);
  * - where it comes from: kept while the table's head is the snapshot it matches (floe's own last
- *   commit, or a manifest rewrite on top of it), else the memory index saved at the last clean stop
- *   when it holds the head (saved-index-file.ts), else the persisted disk index caught up with the
- *   commits since its stamp, else built from the lake (on disk past `memoryMaxRows`);
- * - at a clean stop (`save`), a memory index of at least `saveMinRows` rows is saved to the state
- *   directory for the next start;
- * - when: with an off-thread builder (`keyTableBuilder`, the CLI's), a writer that needs a load gets
- *   its index later — the load runs in the background (a single integer key's table is built in a
- *   worker thread), the changes are applied meanwhile, and the checkpoint's commit waits for it;
+ *   commit, or a manifest rewrite on top of it), else loaded (key-index-loading.ts: the persisted
+ *   memory index, caught up from the lake if it is behind; the disk index; a build from the lake);
+ * - when: a writer that can take its index later gets it later — the load runs in the background,
+ *   the changes are applied meanwhile (their lookups of committed rows wait: keyed-change-writer.ts),
+ *   and the checkpoint's commit waits for it;
  * - what a commit does to it: the commit that landed straight on top of the index's snapshot moves
- *   it to the new snapshot (failpoint `key-index-before-apply`); anything else — another writer's
- *   commit in between, a skipped or unresolved commit — drops it, to be rebuilt when next needed;
+ *   it to the new snapshot (failpoint `key-index-before-apply`), and a memory index persists the
+ *   change (index-store.ts: one patch appended to its log, off the commit's path); anything else —
+ *   another writer's commit in between, a skipped or unresolved commit — drops it, to be loaded again
+ *   when next needed;
  * - floe's own maintenance between checkpoints: followed (`follow`), so that a compaction is not
- *   taken for another writer's (failpoint `key-index-before-follow-compaction`).
+ *   taken for another writer's (failpoint `key-index-before-follow-compaction`);
+ * - memory: a memory index beyond `memoryMaxBytes` (or `memoryMaxRows`) moves to disk (SQLite).
  */
-import { join } from 'node:path';
+import { errorMessage } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
 import type { TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
@@ -29,54 +29,16 @@ import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
-import { buildKeyIndex, indexStillMatches, MemoryKeyIndex, NO_KEY_MOVES, type CompactionCommit, type KeyIndex, type KeyIndexDelta } from './key-index.js';
-import { DiskKeyIndex, type DiskIndexIdentity } from './sqlite-key-index.js';
-import { openDiskKeyIndex } from './sqlite-index-open.js';
-import { saveMemoryIndex, takeMemoryIndex } from './saved-index-file.js';
+import { indexStillMatches, NO_KEY_MOVES, type CompactionCommit, type KeyIndex, type KeyIndexDelta } from './key-index.js';
 import { readCompactionMoves } from './compaction-moves.js';
+import { fitsInMemory, imagePath, indexIdentity, loadKeyIndex, persist, sqlitePath, type LoadContext, type LoadedIndex } from './key-index-loading.js';
+import type { KeyIndexLoads, KeyIndexOptions } from './key-index-options.js';
+import { removeStoredIndex, type IndexStore } from './index-store.js';
+import { MemoryKeyIndex } from './memory-key-index.js';
+import { DiskKeyIndex } from './sqlite-key-index.js';
 import { TableKey } from './table-key.js';
-import type { KeyTableBuilder } from './key-table-builder.js';
 
-export interface KeyIndexOptions {
-  /**
-   * How upserts into format-v3 keyed tables delete the rows they replace: 'deletion-vectors'
-   * (default) keeps a key index per table (key-index.ts) and writes DVs only, never an equality
-   * delete; 'equality' writes equality deletes as format v2 must.
-   */
-  upsertDeletes?: 'deletion-vectors' | 'equality';
-  /**
-   * The ceiling of the key index: a table with more rows than this (the current snapshot's
-   * `total-records`) uses equality deletes instead, with a warning. Default 10 million without a
-   * `keyIndex.stateDir` (the index then lives in memory only, about 100 bytes per live row), 1
-   * billion with one (beyond `memoryMaxRows` it lives on disk).
-   */
-  keyIndexMaxRows?: number;
-  keyIndex?: {
-    /**
-     * Where disk-backed indexes persist: `<stateDir>/<job id>/<table uuid>.keyindex.sqlite`.
-     * Without it every index lives in memory and is rebuilt from the lake at each start.
-     */
-    stateDir?: string;
-    /** With a state dir: a table's index stays in memory up to this many rows, on disk beyond (default 2 million). */
-    memoryMaxRows?: number;
-    /**
-     * With a state dir: a memory index of at least this many rows is saved there at a clean stop
-     * (`save`) and taken back at the next start instead of being built from the lake (default
-     * 100,000: a smaller one is built in well under a second, and is not worth a file).
-     */
-    saveMinRows?: number;
-  };
-  /**
-   * Builds a memory index of a single integer key column in another thread (key-table-builder.ts;
-   * the CLI passes the worker-thread one). With it a writer that needs an index built from the lake
-   * gets it later (`forWriter` with `later`): the changes flow meanwhile, their lookups of committed
-   * rows waiting for the index (keyed-change-writer.ts).
-   */
-  keyTableBuilder?: KeyTableBuilder;
-  warn?: (message: string) => void;
-  /** Progress of index builds and replays. */
-  info?: (message: string) => void;
-}
+export type { KeyIndexLoads, KeyIndexOptions } from './key-index-options.js';
 
 /** What a landed checkpoint commit changed, as its index follows it (the writer's prepared changes). */
 export interface CommittedChanges {
@@ -86,36 +48,26 @@ export interface CommittedChanges {
   readonly deleteFiles: readonly DataFile[];
 }
 
-/** How each key index was obtained (tests and logs: a kept index must not be rebuilt). */
-export interface KeyIndexLoads {
-  built: number;
-  /** Taken from the file a clean stop saved (saved-index-file.ts). */
-  restored: number;
-  builtOnDisk: number;
-  reused: number;
-  replayed: number;
-  spilled: number;
-  followed: number;
-}
-
 export class KeyIndexLifecycle {
-  readonly loads: KeyIndexLoads = { built: 0, restored: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
+  readonly loads: KeyIndexLoads = { built: 0, restored: 0, caughtUp: 0, builtOnDisk: 0, reused: 0, replayed: 0, spilled: 0, followed: 0 };
   private index: KeyIndex | undefined;
+  /** Where a memory index persists (undefined: not persisted, or not yet: below `saveMinRows`). */
+  private store: IndexStore | undefined;
   /** A load under way for a writer that takes its index later (`forWriter` with `later`). */
-  private loading: { promise: Promise<KeyIndex>; snapshotId: bigint | undefined; schemaId: number } | undefined;
-  /** The end of a background load dropped while it ran: the next load waits for it (both may use the disk index's file). */
+  private loading: { promise: Promise<LoadedIndex>; snapshotId: bigint | undefined; schemaId: number } | undefined;
+  /** The end of what a dropped index left running (a load, its store's writes): the next load waits for it. */
   private abandoned: Promise<unknown> = Promise.resolve();
   /** The schema the index keys were encoded with (a schema change rebuilds it). */
   private schemaId: number | undefined;
   private tooLargeWarned = false;
-  private readonly name: string;
+  private readonly ctx: LoadContext;
 
-  constructor(
-    identifier: TableIdentifier,
-    private readonly jobId: string,
-    private readonly options: KeyIndexOptions,
-  ) {
-    this.name = identifierToString(identifier);
+  constructor(identifier: TableIdentifier, jobId: string, options: KeyIndexOptions) {
+    this.ctx = { name: identifierToString(identifier), jobId, options, loads: this.loads };
+  }
+
+  private get options(): KeyIndexOptions {
+    return this.ctx.options;
   }
 
   /** The index as it is now (undefined until needed, or after a doubt). */
@@ -130,12 +82,11 @@ export class KeyIndexLifecycle {
 
   /**
    * The key index for a writer of `table` (`keyless`: one of mode 'append', which writes by no
-   * key), when its upserts use deletion vectors: kept
-   * across checkpoints while the table's head is the snapshot it matches (floe's own last commit),
-   * rebuilt from the table otherwise (first use, a restart, another writer's commit).
-   * `later` (a writer that can take it later, `useKeyIndex`): with an off-thread builder, an index
-   * to be loaded is loaded in the background and `keyIndexLater` says so; the writer's commit then
-   * asks again without `later`, and waits for it.
+   * key), when its upserts use deletion vectors: kept across checkpoints while the table's head is
+   * the snapshot it matches (floe's own last commit), loaded otherwise (first use, a restart, another
+   * writer's commit). `later` (a writer that can take it later, `useKeyIndex`): an index to be
+   * loaded is loaded in the background and `keyIndexLater` says so; the writer's commit then asks
+   * again without `later`, and waits for it.
    */
   async forWriter(table: CatalogTable, keyless: boolean, options: { later?: boolean } = {}): Promise<{ keyIndex?: KeyIndex; keyIndexLater?: boolean }> {
     const m = table.metadata;
@@ -150,7 +101,7 @@ export class KeyIndexLifecycle {
     if (records > limit) {
       // Delivery note: correctness is the same; the table gets equality deletes (slower reads,
       // unreadable by PyIceberg) until the index can live on disk.
-      if (!this.tooLargeWarned) this.options.warn?.(`${this.name} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for a key index: its upserts write equality deletes instead of deletion vectors`);
+      if (!this.tooLargeWarned) this.options.warn?.(`${this.ctx.name} holds ${records} records, more than iceberg.keyIndexMaxRows (${limit}) for a key index: its upserts write equality deletes instead of deletion vectors`);
       this.tooLargeWarned = true;
       this.drop();
       return {};
@@ -164,10 +115,10 @@ export class KeyIndexLifecycle {
       else await this.settle();
     }
     // after a manifest rewrite (floe's maintenance) the index of the snapshot before it still holds
-    // (an empty delta re-stamps it: on disk, too)
+    // (an empty delta re-stamps it: persisted, or on disk, too)
     if (this.index && this.index.snapshotId !== head && indexStillMatches(m, this.index.snapshotId, head)) this.index.apply(NO_KEY_MOVES, head);
     if (!this.index || this.index.snapshotId !== head || this.schemaId !== m.currentSchemaId) {
-      if (options.later && this.options.keyTableBuilder) {
+      if (options.later) {
         this.loadInBackground(table, schema);
         return { keyIndexLater: true };
       }
@@ -179,12 +130,12 @@ export class KeyIndexLifecycle {
   /** Starts `load` without waiting for it; `settle` (through `forWriter`) takes its index. */
   private loadInBackground(table: CatalogTable, schema: Schema): void {
     this.drop();
-    const loading = { promise: this.abandoned.then(() => this.loadIndex(table, schema)), snapshotId: currentSnapshot(table.metadata)?.snapshotId, schemaId: table.metadata.currentSchemaId };
+    const loading = { promise: this.abandoned.then(() => loadKeyIndex(table, schema, this.ctx)), snapshotId: currentSnapshot(table.metadata)?.snapshotId, schemaId: table.metadata.currentSchemaId };
     this.loading = loading;
     // an index no longer wanted (dropped meanwhile) is closed; a failure is `settle`'s to raise
     loading.promise.then(
-      (index) => {
-        if (this.loading !== loading) index.close();
+      (loaded) => {
+        if (this.loading !== loading) this.release(loaded);
       },
       () => {},
     );
@@ -194,10 +145,9 @@ export class KeyIndexLifecycle {
   private async settle(): Promise<void> {
     const loading = this.loading!;
     try {
-      const index = await loading.promise;
-      if (this.loading !== loading) return; // dropped while it ran (then closed)
-      this.index = index;
-      this.schemaId = loading.schemaId;
+      const loaded = await loading.promise;
+      if (this.loading !== loading) return; // dropped while it ran (then released)
+      this.take(loaded, loading.schemaId);
     } finally {
       if (this.loading === loading) this.loading = undefined;
     }
@@ -214,93 +164,51 @@ export class KeyIndexLifecycle {
     return records + addedRows <= this.maxRows();
   }
 
-  /**
-   * The index of `table` as it is now: the persisted one when it still matches (replaying what was
-   * committed since its stamp), else built from the lake — on disk when the table has more rows than
-   * the memory budget.
-   */
+  /** The index of `table` as it is now (key-index-loading.ts). */
   async load(table: CatalogTable, schema: Schema): Promise<KeyIndex> {
     this.drop();
     await this.abandoned;
-    const index = await this.loadIndex(table, schema);
-    this.index = index;
-    this.schemaId = table.metadata.currentSchemaId;
-    return index;
+    this.take(await loadKeyIndex(table, schema, this.ctx), table.metadata.currentSchemaId);
+    return this.index!;
   }
 
-  /** `load` without touching the current index: the index it loads. */
-  private async loadIndex(table: CatalogTable, schema: Schema): Promise<KeyIndex> {
-    const m = table.metadata;
-    const name = this.name;
-    const key = TableKey.identifier(schema);
-    const identity = diskIdentity(m.tableUuid, key, schema);
-    const path = this.diskPath(table);
-    const saved = this.savedPath(table);
-    if (saved) {
-      const taken = await takeMemoryIndex(saved, table, identity);
-      if (taken.index) {
-        this.loads.restored++;
-        this.options.info?.(`${name}: key index of ${taken.index.size} rows taken from ${saved} (saved at the last clean stop)`);
-        return taken.index;
-      }
-      if (!taken.missing) this.options.info?.(`${name}: the key index saved at ${saved} does not hold the table as it is now (${taken.why}); building it from the lake`);
-    }
-    let index: KeyIndex | undefined;
-    if (path) {
-      const opened = await openDiskKeyIndex(path, table, key, identity);
-      if (opened.index) {
-        index = opened.index;
-        this.loads[opened.how]++;
-        if (opened.how === 'replayed') this.options.info?.(`${name}: key index ${path} caught up with snapshot ${String(index.snapshotId)} (${opened.replayedFiles} data file(s) read)`);
-      } else if (!opened.missing) this.options.warn?.(`${name}: key index ${path} cannot be used: ${opened.why}; rebuilding it from the lake`);
-    }
-    if (!index) {
-      const records = Number(currentSnapshot(m)?.summary['total-records'] ?? '0');
-      const started = Date.now();
-      let lastReport = started;
-      const progress = (done: number, total: number, rows: number): void => {
-        const now = Date.now();
-        if (done === total || now - lastReport >= 10_000) {
-          lastReport = now;
-          this.options.info?.(`${name}: building the key index from the lake: ${done}/${total} data files, ${rows} rows, ${((now - started) / 1000).toFixed(1)} s`);
-        }
-      };
-      if (path && records > this.memoryMaxRows()) {
-        index = await DiskKeyIndex.build(path, identity, currentSnapshot(m)?.snapshotId, async (set, fileRead) => {
-          await buildKeyIndex(table, key, { into: { set, fileRead }, progress });
-        });
-        this.loads.builtOnDisk++;
-      } else {
-        index = await buildKeyIndex(table, key, { progress, offThread: this.options.keyTableBuilder });
-        this.loads.built++;
-      }
-    }
-    return index;
+  private take(loaded: LoadedIndex, schemaId: number): void {
+    this.index = loaded.index;
+    this.store = loaded.store;
+    this.schemaId = schemaId;
   }
 
-  /** Forgets the index (a disk one stays on disk, stamped with the snapshot it matches). */
+  /** Forgets the index (a persisted or disk one stays, stamped with the snapshot it matches). */
   drop(): void {
-    this.index?.close();
+    if (this.index) this.release({ index: this.index, store: this.store });
     this.index = undefined;
-    if (this.loading) this.abandoned = this.loading.promise.catch(() => {}); // closed when it ends (loadInBackground)
+    this.store = undefined;
+    if (this.loading) this.abandoned = Promise.all([this.abandoned, this.loading.promise.catch(() => {})]); // released when it ends (loadInBackground)
     this.loading = undefined;
+  }
+
+  /** Ends an index no longer wanted: its store finishes its queued writes first (the next load waits for them). */
+  private release(loaded: LoadedIndex): void {
+    if (loaded.index instanceof MemoryKeyIndex) loaded.index.onPatch = undefined;
+    loaded.index.close();
+    if (loaded.store) this.abandoned = Promise.all([this.abandoned, loaded.store.close()]);
   }
 
   /**
    * The index follows the commit that landed — when the commit went straight on top of the
    * snapshot the index matches. A commit retried on top of another writer's snapshot (one that
    * did not touch this checkpoint's targets, e.g. a rewrite of other files) leaves the index
-   * behind that writer's changes, and a skipped one in doubt: rebuilt.
+   * behind that writer's changes, and a skipped one in doubt: dropped.
    * Manifest rewrites in between (floe's maintenance) move no row: the index still matches.
    */
   async afterCommit(result: CommitResult, prepared: CommittedChanges | undefined): Promise<void> {
     const index = this.index;
     if (!index) return;
     if (result.status === 'committed' && indexStillMatches(result.table.metadata, index.snapshotId, result.snapshot.parentSnapshotId)) {
-      // a kill here leaves a disk index stamped with the parent: the next start replays this commit
+      // a kill here leaves the persisted index stamped with the parent: the next start catches up
       await failpoint('key-index-before-apply');
       index.apply(prepared?.indexDelta ?? NO_KEY_MOVES, result.snapshot.snapshotId, prepared);
-      await this.spillIfLarge(result.table);
+      await this.keepWithinMemory(result.table);
     } else this.drop();
   }
 
@@ -308,11 +216,11 @@ export class KeyIndexLifecycle {
    * floe's own maintenance committed to the table between two checkpoints: `table` is the table as
    * that commit left it, `compaction` what a compaction moved (maintenance/rewrite-data-files.ts).
    * The index is brought to the new snapshot — for a compaction by reading the key columns of just
-   * the new files (no delete applies to them: they have the commit's sequence number) — so the next
-   * checkpoint writes its DVs against the new files directly, instead of taking the compaction for
-   * another writer's (committed-dv-targets.ts) and locating its deletes again. Only when the index
-   * matched the snapshot the commit went on top of (nothing but manifest rewrites between): a
-   * commit of another writer in between is left to the usual detection (the index is rebuilt).
+   * the new files (compaction-moves.ts) — so the next checkpoint writes its DVs against the new files
+   * directly, instead of taking the compaction for another writer's (committed-dv-targets.ts) and
+   * locating its deletes again. Only when the index matched the snapshot the commit went on top of
+   * (nothing but manifest rewrites between): a commit of another writer in between is left to the
+   * usual detection (the index is loaded again).
    */
   async follow(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
     const index = this.index;
@@ -331,68 +239,71 @@ export class KeyIndexLifecycle {
     }
     const moves = await readCompactionMoves(table, schema, index, compaction);
     if ('why' in moves) {
-      this.options.warn?.(`${this.name}: ${moves.why}; rebuilding it from the lake`);
+      this.options.warn?.(`${this.ctx.name}: ${moves.why}; rebuilding it from the lake`);
       this.drop();
       return 'dropped';
     }
-    const { moved, removed } = moves;
     await failpoint('key-index-before-follow-compaction');
-    index.rewrite(moved, [...removed], compaction.addedDataFiles, compaction.snapshotId);
+    index.rewrite(moves.moved, [...moves.removed], compaction.addedDataFiles, compaction.snapshotId);
     this.loads.followed++;
+    await this.keepWithinMemory(table);
     return 'followed';
   }
 
   /**
-   * At a clean stop: a memory index that holds the table's head is saved to the state directory, for
-   * the next start to take instead of building it (saved-index-file.ts). Whether it was saved.
+   * At a clean stop, nothing buffered: a persisted memory index has its queued writes finished (and
+   * a long log folded into a new image, for a quicker next load); one that reached `saveMinRows`
+   * without being persisted yet is now. Whether the index is persisted.
    */
   async save(table: CatalogTable): Promise<boolean> {
     const index = this.index;
-    const path = this.savedPath(table);
-    if (!path || this.loading || !(index instanceof MemoryKeyIndex) || index.size < (this.options.keyIndex?.saveMinRows ?? 100_000)) return false;
+    const image = imagePath(this.ctx, table);
+    if (!image || this.loading || !(index instanceof MemoryKeyIndex)) return false;
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === this.schemaId);
     if (!schema || this.schemaId !== m.currentSchemaId || !indexStillMatches(m, index.snapshotId, currentSnapshot(m)?.snapshotId)) return false;
-    await saveMemoryIndex(path, diskIdentity(m.tableUuid, TableKey.identifier(schema), schema), index.saved());
-    return true;
-  }
-
-  private savedPath(table: CatalogTable): string | undefined {
-    const dir = this.options.keyIndex?.stateDir;
-    return dir ? join(dir, this.jobId, `${table.metadata.tableUuid}.keyindex.mem`) : undefined;
-  }
-
-  private diskPath(table: CatalogTable): string | undefined {
-    const dir = this.options.keyIndex?.stateDir;
-    return dir ? join(dir, this.jobId, `${table.metadata.tableUuid}.keyindex.sqlite`) : undefined;
+    if (!this.store) this.store = persist(index, image, indexIdentity(m.tableUuid, TableKey.identifier(schema)), this.ctx);
+    else if (this.store.logBytes > this.store.imageBytes / 4) this.store.writeImage(index.image());
+    return this.store !== undefined && (await this.store.flush());
   }
 
   private maxRows(): number {
     return this.options.keyIndexMaxRows ?? (this.options.keyIndex?.stateDir ? 1_000_000_000 : 10_000_000);
   }
 
-  private memoryMaxRows(): number {
-    return this.options.keyIndex?.memoryMaxRows ?? 2_000_000;
-  }
-
-  /** A memory index grown past the budget moves to disk (stamped with the snapshot it matches). */
-  private async spillIfLarge(table: CatalogTable): Promise<void> {
+  /**
+   * After a change: a memory index that reached `saveMinRows` starts being persisted, one whose log
+   * outgrew its image gets a new image, and one beyond the memory bound moves to disk (stamped with
+   * the snapshot it matches; its persisted files go).
+   */
+  private async keepWithinMemory(table: CatalogTable): Promise<void> {
     const mem = this.index;
-    const path = this.diskPath(table);
-    if (!mem || mem.kind !== 'memory' || !path || mem.size <= this.memoryMaxRows()) return;
+    if (!(mem instanceof MemoryKeyIndex)) return;
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === this.schemaId);
-    if (!schema) return;
-    const identity = diskIdentity(m.tableUuid, TableKey.identifier(schema), schema);
-    this.index = await DiskKeyIndex.build(path, identity, mem.snapshotId, async (set) => {
+    const image = imagePath(this.ctx, table);
+    const sqlite = sqlitePath(this.ctx, table);
+    if (!schema || !image || !sqlite) return;
+    const key = TableKey.identifier(schema);
+    if (fitsInMemory(this.options, mem.memoryBytes, mem.size)) {
+      if (!this.store) this.store = persist(mem, image, indexIdentity(m.tableUuid, key), this.ctx);
+      else if (this.store.wantsImage) this.store.writeImage(mem.image());
+      return;
+    }
+    const identity = { ...indexIdentity(m.tableUuid, key), schemaId: schema.schemaId };
+    this.index = await DiskKeyIndex.build(sqlite, identity, mem.snapshotId, async (set) => {
       for (const [k, file, pos] of mem.entries()) set(k, file, pos);
     });
-    mem.close();
+    const store = this.store;
+    this.release({ index: mem });
+    this.store = undefined;
+    // the persisted memory index would be behind the disk one: it goes, once its writes are done
+    const removed = (async () => {
+      await store?.close();
+      await removeStoredIndex(image);
+    })().catch((e: unknown) => this.options.warn?.(`${this.ctx.name}: removing the persisted memory key index ${image}: ${errorMessage(e)}`));
+    this.abandoned = Promise.all([this.abandoned, removed]);
     this.loads.spilled++;
-    this.options.info?.(`${this.name}: key index of ${mem.size} rows moved to disk (${path})`);
+    this.options.info?.(`${this.ctx.name}: key index of ${mem.size} rows moved to disk (${sqlite}): it outgrew iceberg.keyIndex.memoryMaxBytes`);
   }
-}
-
-function diskIdentity(tableUuid: string, key: TableKey, schema: Schema): DiskIndexIdentity {
-  return { tableUuid, keyFieldIds: key.fieldIds, keyTypes: JSON.stringify(key.types), schemaId: schema.schemaId };
 }

@@ -10,7 +10,7 @@ import { planScan } from '../scan/scan-plan.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import { DELETED_DATA_FILES } from '../table/snapshot-summary.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
-import { keyReader } from './key-index.js';
+import { keyReader } from './key-index-build.js';
 import type { TableKey } from './table-key.js';
 import { DiskKeyIndex, type DiskIndexIdentity } from './sqlite-key-index.js';
 

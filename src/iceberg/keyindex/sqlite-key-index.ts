@@ -29,7 +29,8 @@ import Database from 'better-sqlite3';
 import { FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
-import { keyReader, type IndexedRow, type KeyIndex, type KeyIndexDelta } from './key-index.js';
+import type { IndexedRow, KeyIndex, KeyIndexDelta } from './key-index.js';
+import type { keyReader } from './key-index-build.js';
 import type { KeyId } from './table-key.js';
 import { createIndexDatabase, FORMAT, indexStatements, openIndexDatabase, deletesSignature, signature, sqlKey, type FileRow, type StampRow } from './sqlite-index-file.js';
 

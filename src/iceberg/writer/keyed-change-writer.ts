@@ -11,12 +11,14 @@
  *                   delete, v3 deletion vector); otherwise an equality delete of the key columns —
  *                   or, with a key index (deletion-vector upserts), a DV entry on the committed row.
  *
- * A writer opened while the table's previous checkpoint is still being committed (its changes are
- * applied meanwhile) has no index yet — the index will know that checkpoint's rows only
- * once it lands; nor has one opened while its index is built from the lake in another thread
- * (key-index-lifecycle.ts). Its lookups of committed rows wait, in order, as bare keys, until `useIndex` hands
- * it the index: they touch nothing the rest of a step reads (only the DV targets and the keys whose
- * committed row is deleted, which only lookups read), so making them later changes no outcome.
+ * With a key index (deletion-vector upserts) the lookups of committed rows wait, as bare keys, until
+ * the checkpoint's commit asks for them (`lookUpCommitted`): then they are made at once, numeric keys
+ * in ascending order, so that they walk the index's sorted runs and hash in order instead of probing
+ * it at random per change (memory-key-index.ts). A writer opened while the table's previous
+ * checkpoint is still being committed, or while its index is built from the lake in another thread
+ * (key-index-lifecycle.ts), gets its index later still (`useIndex`). The lookups touch nothing the
+ * rest of a step reads (only the DV targets and the keys whose committed row is deleted, which only
+ * lookups read), so making them later, and in another order, changes no outcome.
  *
  * The in-checkpoint map key → (data file, position) is the only per-row state; rows themselves go to
  * the data sink. Once a key has been equality-deleted in this checkpoint it is remembered, so the key
@@ -54,8 +56,10 @@ export class KeyedChangeWriter implements ModeWriter {
    */
   private readonly indexDeleted: KeyId[] = [];
 
-  /** DV mode, before `useIndex`: the keys whose committed row is to be looked up, in order. */
-  private waiting: KeyId[] | undefined;
+  /** DV mode: the keys whose committed row is to be looked up (`lookUpCommitted`). */
+  private readonly waiting: KeyId[] = [];
+  /** Deletion-vector upserts: committed rows are found through a key index (given now or later). */
+  private readonly dvMode: boolean;
 
   constructor(
     private readonly mode: 'upsert' | 'append-only',
@@ -69,21 +73,41 @@ export class KeyedChangeWriter implements ModeWriter {
     expectedRows = 0,
   ) {
     this.keys = new KeyLocations(expectedRows);
-    if (indexLater) this.waiting = [];
+    this.dvMode = keyIndex !== undefined || indexLater;
   }
 
-  /** Whether the lookups of committed rows still wait for the index. */
+  /** Whether the writer still waits for its key index (`useIndex`). */
   get awaitsIndex(): boolean {
-    return this.waiting !== undefined;
+    return this.dvMode && this.keyIndex === undefined;
   }
 
-  /** DV mode: the index at last (see the header); the lookups that waited are made now, in order. */
+  /** DV mode: the index at last (see the header). */
   useIndex(index: KeyIndex): void {
-    const waiting = this.waiting;
-    if (!waiting) throw new FloeError(SUBSYSTEM, 'internal', 'useIndex: this writer was given its key index already');
+    if (!this.awaitsIndex) throw new FloeError(SUBSYSTEM, 'internal', 'useIndex: this writer was given its key index already, or upserts without one');
     this.keyIndex = index;
-    this.waiting = undefined;
-    for (let i = 0; i < waiting.length; i++) this.deleteCommitted(index, waiting[i]!);
+  }
+
+  /**
+   * DV mode: makes the lookups of committed rows that wait (see the header) — numeric keys in
+   * ascending order, each once — giving each committed row found a DV entry. Needs the index.
+   */
+  lookUpCommitted(): void {
+    const index = this.keyIndex;
+    const waiting = this.waiting;
+    if (!this.dvMode || waiting.length === 0) return;
+    if (!index) throw new FloeError(SUBSYSTEM, 'internal', 'the lookups of committed rows were asked for before the writer had its key index (useIndex)');
+    let numbers = 0;
+    for (let i = 0; i < waiting.length; i++) if (typeof waiting[i] === 'number') numbers++;
+    const sorted = new Float64Array(numbers);
+    let n = 0;
+    for (let i = 0; i < waiting.length; i++) {
+      const k = waiting[i]!;
+      if (typeof k === 'number') sorted[n++] = k;
+      else this.deleteCommitted(index, k);
+    }
+    sorted.sort();
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) this.deleteCommitted(index, sorted[i]!);
+    waiting.length = 0;
   }
 
   step(change: Exclude<RowChange, { op: 'delete-matching' }>): Promise<void> | undefined {
@@ -136,7 +160,7 @@ export class KeyedChangeWriter implements ModeWriter {
    */
   private replace(k: KeyId, row: Row, committedToo: boolean): Promise<void> | undefined {
     // the key's values are for an equality delete: none with a key index (DV mode) or in append-only
-    const values = committedToo && !this.keyIndex && !this.waiting ? this.key.valuesOf(row) : undefined;
+    const values = committedToo && !this.dvMode ? this.key.valuesOf(row) : undefined;
     const loc = this.sinks.data.write(row);
     if (loc instanceof Promise) return loc.then((l) => this.placed(k, l, committedToo, values));
     return this.placed(k, loc, committedToo, values);
@@ -176,13 +200,8 @@ export class KeyedChangeWriter implements ModeWriter {
 
   /** `deleteKey` of a key this checkpoint holds no row of: the committed row (index, or equality delete). */
   private deleteUnwritten(k: KeyId, values: Value[] | undefined): Promise<void> | undefined {
-    if (this.waiting) {
+    if (this.dvMode) {
       this.waiting.push(k);
-      return undefined;
-    }
-    const index = this.keyIndex;
-    if (index) {
-      this.deleteCommitted(index, k);
       return undefined;
     }
     if (values === undefined || this.eqDeleted.has(k)) return undefined;
@@ -209,11 +228,12 @@ export class KeyedChangeWriter implements ModeWriter {
     // the delta reads this checkpoint's key map itself (clear() gives the writer a new one)
     const keys = this.keys;
     const files = this.rowFiles.map((h) => h.dataFile!);
-    return { setCount: keys.size, forEachSet: (each) => keys.forEach((k, i, pos) => each(k, files[i]!, pos)), deleted: this.indexDeleted.slice() };
+    const deadRows = this.sinks.positions.committedTargets().map((t) => ({ filePath: t.dataFilePath, positions: t.positions }));
+    return { setCount: keys.size, forEachSet: (each) => keys.forEach((k, i, pos) => each(k, files[i]!, pos)), deleted: this.indexDeleted.slice(), deadRows };
   }
 
   clear(): void {
-    if (this.waiting) this.waiting.length = 0;
+    this.waiting.length = 0;
     // a new map, not the old one emptied: the index delta of the checkpoint may still read it
     this.keys = new KeyLocations();
     this.rowFiles.length = 0;

@@ -82,7 +82,16 @@ export function withRelocation(
     const existing = await existingFor(new Set(found.keys()));
     const paths: string[] = [];
     const again = await args.rewrite([...found.values()], existing, paths, ++generation);
-    const next: PreparedChanges = { ...current, deleteFiles: [...args.otherDeletes, ...again.deleteFiles], removedDeleteFiles: again.removed, writtenPaths: [...args.otherPaths, ...paths], committedTargets: [...found.keys()] };
+    const deadRows = [...found.values()].map((t) => ({ filePath: t.dataFilePath, positions: t.positions }));
+    const next: PreparedChanges = {
+      ...current,
+      deleteFiles: [...args.otherDeletes, ...again.deleteFiles],
+      removedDeleteFiles: again.removed,
+      writtenPaths: [...args.otherPaths, ...paths],
+      committedTargets: [...found.keys()],
+      // the rows the relocated DVs remove, where the index the delta goes to has them
+      indexDelta: { ...args.indexDelta, deadRows },
+    };
     next.relocate = relocator(next, paths);
     return { ...next, replacedPaths: currentPaths };
   };

@@ -199,8 +199,12 @@ export class TableChangeWriter {
     return this.stats.changes === 0;
   }
 
-  /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
+  /**
+   * DV mode: the data files committed earlier whose rows this checkpoint deletes — the lookups of
+   * committed rows made first (keyed-change-writer.ts `lookUpCommitted`: the writer must have its index).
+   */
   committedTargetPaths(): string[] {
+    this.keyed?.lookUpCommitted();
     return this.sinks.positions.committedTargetPaths();
   }
 
@@ -261,6 +265,7 @@ export class TableChangeWriter {
   }
 
   private async finish(options: PrepareOptions): Promise<PreparedChanges> {
+    this.keyed?.lookUpCommitted();
     const io = this.table.io;
     const written = this.written;
     const handles = await this.sinks.data.close(written);

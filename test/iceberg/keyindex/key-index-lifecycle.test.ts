@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const built = vi.hoisted(() => ({ count: 0 }));
-vi.mock('../../../src/iceberg/keyindex/key-index.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/iceberg/keyindex/key-index.js')>();
+vi.mock('../../../src/iceberg/keyindex/key-index-build.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/iceberg/keyindex/key-index-build.js')>();
   return {
     ...original,
     buildKeyIndex: async (...args: Parameters<typeof original.buildKeyIndex>) => {

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, keyIndexDelta } from '../../../src/iceberg/keyindex/key-index.js';
+import { keyIndexDelta } from '../../../src/iceberg/keyindex/key-index.js';
+import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
 import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
@@ -18,8 +19,8 @@ import { readTaskPositions } from '../../../src/iceberg/scan/task-reader.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
-import type { KeyTableBuilder } from '../../../src/iceberg/keyindex/key-table-builder.js';
-import { workerKeyTableBuilder } from '../../../src/iceberg/keyindex/worker-key-table.js';
+import type { KeyColumnReader } from '../../../src/iceberg/keyindex/key-column-reader.js';
+import { workerKeyColumnReader } from '../../../src/iceberg/keyindex/worker-key-column.js';
 import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
@@ -83,27 +84,26 @@ async function entriesFromRows(t: Awaited<ReturnType<typeof loadCatalogTable>>, 
 
 const entry = (k: KeyId, file: string, pos: number): string => `${typeof k}:${String(k)} ${file} ${pos}`;
 
-/** The worker-thread builder, counting the builds that gave a table and those that fell back. */
-function countingWorkerBuilder(): { builder: KeyTableBuilder; tables: number; fallbacks: number } {
-  const counts = { tables: 0, fallbacks: 0 };
-  const builder: KeyTableBuilder = (column, expected) => {
-    const build = workerKeyTableBuilder(column, expected);
+/** The worker-thread reader, counting the files it decoded and those it gave back (read on the calling thread). */
+function countingWorkerReader(): { reader: KeyColumnReader; decoded: number; fallbacks: number } {
+  const counts = { decoded: 0, fallbacks: 0 };
+  const reader: KeyColumnReader = (column) => {
+    const read = workerKeyColumnReader(column);
     return {
-      add: (bytes, slot, deleted) => build.add(bytes, slot, deleted),
-      abort: () => build.abort(),
-      finish: async () => {
-        const state = await build.finish();
-        if (state) counts.tables++;
+      read: async (bytes, recordCount, deleted) => {
+        const keys = await read.read(bytes, recordCount, deleted);
+        if (keys) counts.decoded++;
         else counts.fallbacks++;
-        return state;
+        return keys;
       },
+      close: () => read.close(),
     };
   };
-  return Object.assign(counts, { builder });
+  return Object.assign(counts, { reader });
 }
 
 /** The entries of the index `buildKeyIndex` builds with `offThread`, sorted. */
-async function builtOffThread(t: Awaited<ReturnType<typeof loadCatalogTable>>, key: TableKey, builder: KeyTableBuilder): Promise<string[]> {
+async function builtOffThread(t: Awaited<ReturnType<typeof loadCatalogTable>>, key: TableKey, builder: KeyColumnReader): Promise<string[]> {
   const index = await buildKeyIndex(t, key, { offThread: builder });
   expect(index.snapshotId).toBe(t.metadata.currentSnapshotId);
   return [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
@@ -129,11 +129,12 @@ describe('buildKeyIndex of a single integer key (read from the column buffers, n
       expect(built).toEqual(await entriesFromRows(t, key));
       expect(index.size).toBe(longs.length - 3);
       expect(built.filter((e) => e.startsWith('number:')).length, 'keys within ±(2^53 − 1) are numbers').toBe(longs.filter((v) => v <= 2n ** 53n - 1n && v >= -(2n ** 53n) + 1n).length - 1);
-      // off the thread: v2's equality deletes match whole rows, so the worker is not asked; in v3
-      // keys beyond ±(2^53 − 1) do not fit the worker's table, so it falls back
-      const worker = countingWorkerBuilder();
-      expect(await builtOffThread(t, key, worker.builder)).toEqual(built);
-      expect([worker.tables, worker.fallbacks]).toEqual(formatVersion === 2 ? [0, 0] : [0, 1]);
+      // off the thread: a file equality deletes apply to (v2: the first checkpoint's) is read on this
+      // thread, the worker not asked; a file with a key beyond ±(2^53 − 1) (every file here) the
+      // worker gives back, and this thread reads it
+      const worker = countingWorkerReader();
+      expect(await builtOffThread(t, key, worker.reader)).toEqual(built);
+      expect([worker.decoded, worker.fallbacks]).toEqual(formatVersion === 2 ? [0, 1] : [0, 2]);
     });
   }
 
@@ -150,9 +151,9 @@ describe('buildKeyIndex of a single integer key (read from the column buffers, n
     await c.commit(3n, '{}');
     const t = await loadCatalogTable(w.catalog, t0.identifier);
     const key = TableKey.identifier(t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!);
-    const worker = countingWorkerBuilder();
-    const built = await builtOffThread(t, key, worker.builder);
-    expect([worker.tables, worker.fallbacks], 'the worker built the table').toEqual([1, 0]);
+    const worker = countingWorkerReader();
+    const built = await builtOffThread(t, key, worker.reader);
+    expect([worker.decoded, worker.fallbacks], 'the worker decoded every file').toEqual([3, 0]);
     expect(built).toEqual(await entriesFromRows(t, key));
     expect(built.length).toBe(small.length + 500 - 3);
     expect(new Set(built.map((e) => e.split(' ')[1])).size, 'rows of three data files').toBe(3);
@@ -174,27 +175,27 @@ describe('buildKeyIndex of a single integer key (read from the column buffers, n
     const built = [...index.entries()].map(([k, f, p]) => entry(k, f.filePath, p)).sort();
     expect(built).toEqual(await entriesFromRows(t, key));
     expect(index.size).toBe(ints.length - 1);
-    const worker = countingWorkerBuilder();
-    expect(await builtOffThread(t, key, worker.builder)).toEqual(built);
-    expect([worker.tables, worker.fallbacks], 'the worker built the table').toEqual([1, 0]);
+    const worker = countingWorkerReader();
+    expect(await builtOffThread(t, key, worker.reader)).toEqual(built);
+    expect([worker.decoded, worker.fallbacks], 'the worker decoded every file').toEqual([2, 0]);
   });
 });
 
-describe('a committer with an off-thread key table builder', () => {
+describe('a committer with an off-thread key column reader', () => {
   it('after a restart its first writer takes the index later, the commit waits for it: the same table as with the index built first, DVs only', async () => {
     const changes1 = Array.from({ length: 300 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`)));
     const changes2 = [update(row(5n, 1, 'five')), removeKey([7n]), insert(row(1000n, 2, 'new')), update(row(1000n, 2, 'newer')), update(row(299n, 0, 'last')), removeKey([8n])];
     const changes3 = [update(row(6n, 1, 'six')), removeKey([1000n]), update(row(5n, 2, 'again'))];
-    const worker = countingWorkerBuilder();
+    const worker = countingWorkerReader();
     const tables = [];
-    for (const keyTableBuilder of [undefined, worker.builder]) {
+    for (const keyColumnReader of [undefined, worker.reader]) {
       const t0 = await newTable(w, { formatVersion: 3 });
       const first = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-later' });
       await first.open();
       await first.write(changes1);
       await first.commit(1n, '{}');
       // a restart: a new committer, whose index is built from the lake
-      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-later', keyTableBuilder });
+      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-later', keyColumnReader });
       await c.open();
       await c.write(changes2);
       await c.commit(2n, '{}');
@@ -205,7 +206,7 @@ describe('a committer with an off-thread key table builder', () => {
       for (const s of t.metadata.snapshots) expect(s.summary['added-equality-deletes'] ?? '0', 'no equality delete').toBe('0');
       tables.push((await lakeTableRows(w.catalog, t0.identifier)).rows);
     }
-    expect([worker.tables, worker.fallbacks], 'the worker built the index').toEqual([1, 0]);
+    expect([worker.decoded, worker.fallbacks], 'the worker decoded the one data file').toEqual([1, 0]);
     expect(tables[1]).toEqual(tables[0]);
     expect(tables[1]!.length).toBe(300 - 2);
   });

@@ -13,7 +13,9 @@ import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
-import { buildKeyIndex, keyIndexDelta, MemoryKeyIndex } from '../../../src/iceberg/keyindex/key-index.js';
+import { keyIndexDelta } from '../../../src/iceberg/keyindex/key-index.js';
+import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
+import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
 import { DiskKeyIndex } from '../../../src/iceberg/keyindex/sqlite-key-index.js';
 import { openDiskKeyIndex } from '../../../src/iceberg/keyindex/sqlite-index-open.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
@@ -51,12 +53,20 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
       const mem = new MemoryKeyIndex(undefined);
       const disk = await DiskKeyIndex.build(dbPath, identity, undefined, async () => {});
       const universe = new Set<KeyId>();
+      // as in a table: a row position holds one row, and a delta deletes the committed row of every
+      // key it sets anew (an upsert) besides the keys it deletes
+      const next = new Map<DataFile, number>();
+      const place = (): [DataFile, number] => {
+        const f = files[Math.floor(rnd() * files.length)]!;
+        const pos = next.get(f) ?? Math.floor(rnd() * 2 ** 31);
+        next.set(f, pos + 1);
+        return [f, pos];
+      };
       for (let step = 0; step < 2000; step++) {
         const r = rnd();
         if (r < 0.5) {
           const k = keyOf();
-          const f = files[Math.floor(rnd() * files.length)];
-          const pos = Math.floor(rnd() * 2 ** 32);
+          const [f, pos] = place();
           mem.set(k, f, pos);
           disk.set(k, f, pos);
           universe.add(k);
@@ -65,9 +75,15 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
           mem.delete(k);
           disk.delete(k);
         } else {
-          const set = Array.from({ length: Math.floor(rnd() * 20) }, () => [keyOf(), files[Math.floor(rnd() * files.length)], Math.floor(rnd() * 1000)] as const);
-          const delta = keyIndexDelta(set, Array.from({ length: Math.floor(rnd() * 20) }, keyOf));
-          for (const [k] of set) universe.add(k);
+          const set = new Map<KeyId, [DataFile, number]>();
+          for (let i = Math.floor(rnd() * 20); i > 0; i--) set.set(keyOf(), place());
+          const deleted = new Set([...set.keys()].filter((k) => mem.get(k) !== undefined));
+          for (let i = Math.floor(rnd() * 20); i > 0; i--) {
+            const k = keyOf();
+            if (mem.get(k) !== undefined) deleted.add(k);
+          }
+          const delta = keyIndexDelta([...set].map(([k, [f, pos]]) => [k, f, pos] as const), [...deleted]);
+          for (const k of set.keys()) universe.add(k);
           const snap = BigInt(step);
           mem.apply(delta, snap);
           disk.apply(delta, snap);

@@ -19,7 +19,7 @@ import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateCh
 import { icebirdRows } from './icebird-read.js';
 import { BY_GROUP, keyedSchema, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
 import type { Row, Value } from '../../../src/model/values.js';
-import { workerKeyTableBuilder } from '../../../src/iceberg/keyindex/worker-key-table.js';
+import { workerKeyColumnReader } from '../../../src/iceberg/keyindex/worker-key-column.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -102,7 +102,7 @@ describe('upsert writer against a reference model', () => {
       const created = await newTable(w, { formatVersion: c.formatVersion, spec: c.partitioned ? BY_GROUP : undefined, schema: c.stringKey ? stringKeyedSchema() : undefined });
       const id = created.identifier;
       // Small files and size checks so that rolling happens inside a checkpoint.
-      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}), ...(c.worker ? { keyTableBuilder: workerKeyTableBuilder } : {}) });
+      const open = () => new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'model', writer: { targetFileSizeBytes: 4096, sizeCheckRows: 25 }, ...(c.deletes ? { upsertDeletes: c.deletes } : {}), ...(c.worker ? { keyColumnReader: workerKeyColumnReader } : {}) });
       let committer = open();
       await committer.open();
       const generated = generateChanges(rand, 900, 250);
