@@ -61,6 +61,9 @@ export function recordedDriver(server: RecordedServer, sent: string[]): (options
   return () => {
     const connection = {
       threadId: 42,
+      connect(callback: (err: Error | null) => void): void {
+        setImmediate(() => callback(null));
+      },
       query(options: { sql: string }, callback?: (err: Error | null, rows: unknown, fields: undefined) => void): unknown {
         if (!callback) throw new Error(`the recorded MySQL ${server.version} does not stream results (${options.sql})`);
         sent.push(options.sql);
