@@ -27,6 +27,7 @@ import { tableMatcher } from '../../source/mysql/index.js';
 import type { DdlEvent } from '../../source/mysql/index.js';
 import { tableKey, type TableId, type TableSchema } from '../../source/mysql/index.js';
 import { FloeError } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
 import { typeMappingOptions } from '../config-options.js';
 import { ddlPositionText, type DdlContext, type DdlOutcome } from '../ddl-handler.js';
 import type { SchemaChangeRuntime } from './schema-change-runtime.js';
@@ -96,6 +97,7 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
         const definition = enrichFromCatalog({ ...e.after, id: e.table }, servers.get(e), derivedColumns(e));
         // the schema update and the MySQL definition it matches, in one commit (source-schema-record.ts)
         await evolveTableSchema(await loadCatalogTable(rt.catalog, identifier), plan.changes, undefined, sourceSchemaProperty(definition));
+        await failpoint('after-schema-change-commit');
         for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
         for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         if (e.renamedTo) {
