@@ -47,7 +47,7 @@
  */
 import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 import type { Snapshot } from '../iceberg/spec/table-metadata.js';
-import { TableCommitter, type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
+import { TableCommitter, type RowChange, type SchemaCommit, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
@@ -333,6 +333,28 @@ export class Checkpointer {
     return { checkpointId: id, reason, committed };
   }
 
+  /**
+   * A DDL applied to the Iceberg table of `key` (schema-change-apply.ts): the schema change and the
+   * table's progress through the DDL at `offset` — its rows before the DDL committed already (the
+   * caller's checkpoint), the DDL itself applied — in ONE commit. So whenever floe dies afterwards,
+   * the definition the lake records for the table is the one in force at the table's offset (docs/
+   * design.md §3, "A schema change has a position"): no restart decodes a row logged before the DDL
+   * with the definition after it — also not the rows a restart reads again although the table was
+   * never committed for them (the hand-over filter dropped them: a later chunk holds them).
+   */
+  async commitSchemaChange(key: string, offset: BinlogOffset, schema: SchemaCommit): Promise<CheckpointReport> {
+    const table = this.tables.get(key);
+    if (!table) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: expected a captured table, found none`);
+    if (this.committing || table.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: expected its rows before the DDL committed, found ${table.pending} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
+    const progress = progressThrough(table.working, offset);
+    if (!progress) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: the table has no progress to record yet (no chunk plan, no offset)`);
+    const id = this.nextId++;
+    const committed = await this.commitTable(id, table, progress, 0, schema);
+    // the DDL lies after any offset the table was still skipping to: what follows it is new
+    table.skipUntil = undefined;
+    return { checkpointId: id, reason: `schema change of ${key}`, committed: [committed] };
+  }
+
   /** The progress a commit of `table` would record now (undefined: nothing to record yet). */
   private progressAt(table: CheckpointTable): TableProgress | undefined {
     const p = table.working;
@@ -355,7 +377,7 @@ export class Checkpointer {
     return flushIdle || table.checkpointsSinceCommit + 1 >= this.options.idleCheckpoints || now - table.lastCommitMs >= this.options.idleMaxMs;
   }
 
-  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress, pending: number): Promise<CommittedTable> {
+  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress, pending: number, schema?: SchemaCommit): Promise<CommittedTable> {
     const started = this.now();
     // A table that never had a writer (only progress to record) must be known to its committer.
     if (table.mode === undefined) await table.committer.open(table.writerOptions());
@@ -369,7 +391,7 @@ export class Checkpointer {
     let result;
     try {
       // no changes buffered: a stamps-only snapshot (the coordinator decided the table commits)
-      result = await table.committer.commit(id, progressText);
+      result = await table.committer.commit(id, progressText, schema);
     } catch (e) {
       throw new FloeError(SUBSYSTEM, 'internal', `checkpoint ${id} of ${table.key} failed: ${errorMessage(e)}`, { cause: e, retryable: false });
     }
@@ -418,6 +440,17 @@ export class Checkpointer {
       }
     }
   }
+}
+
+/**
+ * A table's progress once it holds everything through `offset`: a streaming table stands there; a
+ * table still in its snapshot (a DDL of the catch-up pass, source.ts) has its finished chunks raised
+ * to it (the pass routed every change of their keys up to it).
+ */
+function progressThrough(p: TableProgress | undefined, offset: BinlogOffset): TableProgress | undefined {
+  if (!p) return undefined;
+  if (p.phase === 'streaming') return { ...p, offset };
+  return p.snapshot ? { ...p, snapshot: finishedAt(p.snapshot, offset) } : p;
 }
 
 /** The snapshot progress with every finished chunk's high watermark raised to `position`. */

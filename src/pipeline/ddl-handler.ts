@@ -17,6 +17,7 @@
  * into capture (`newTablesIn`): those it handles itself, by snapshotting the table in process.
  */
 import type { FloeConfig } from '../config/schema.js';
+import type { SchemaCommit } from '../iceberg/writer/index.js';
 import { parseDdl } from '../source/mysql/index.js';
 import type { DdlStatement } from '../source/mysql/index.js';
 import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/index.js';
@@ -33,6 +34,11 @@ export interface DdlContext {
   readonly notifier: Notifier;
   /** Commits everything routed before the DDL (one checkpoint). */
   checkpoint(): Promise<void>;
+  /**
+   * Commits a schema change to the Iceberg table of `table` together with the table's offset
+   * through this DDL (checkpoint.ts `commitSchemaChange`); after `checkpoint()`.
+   */
+  commitSchemaChange(table: TableRef, schema: SchemaCommit): Promise<void>;
   /**
    * Re-reads a captured table's mapping and its Iceberg table (after the handler evolved it), so
    * that later rows are decoded and projected with the new schema: buffered changes are committed

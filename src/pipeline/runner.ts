@@ -383,6 +383,9 @@ class PipelineRun {
       checkpoint: async () => {
         await this.commit('before a DDL');
       },
+      commitSchemaChange: async (table, schema) => {
+        this.notes.committed(await checkpointer.commitSchemaChange(tableKey(table), e.offset, schema));
+      },
       refreshTable: (table, mapped) => this.refreshTable(table, mapped),
     };
     const outcome = await this.ddl.onDdl(e, ctx);

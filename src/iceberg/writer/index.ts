@@ -20,7 +20,7 @@ export {
   
   
 } from './table-change-writer.js';
-export { TableCommitter, type TableCommitOutcome, type TableCommitterOptions } from './table-committer.js';
+export { TableCommitter, type SchemaCommit, type TableCommitOutcome, type TableCommitterOptions } from './table-committer.js';
 export type { KeyTableBuilder } from './key-table-builder.js';
 export {
   CHECKPOINT_ID_KEY,

@@ -39,6 +39,7 @@
 import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
+import type { SchemaChange } from '../spec/schema-update.js';
 import type { Snapshot } from '../spec/table-metadata.js';
 import { snapshotById } from '../spec/snapshot-ids.js';
 import { commitRowDelta, ensureUnpartitionedSpec, loadCatalogTable, reloadTable, resolveUnknownOutcome, type CatalogTable, type CommitResult, type RetryPolicy } from '../table/index.js';
@@ -63,6 +64,13 @@ export interface TableCommitterOptions extends KeyIndexOptions {
   /** Defaults for the table's writer (the mode and others per `open`). */
   writer?: TableChangeWriterOptions;
   retry?: Partial<RetryPolicy>;
+}
+
+/** A schema change committed with a checkpoint's snapshot (`commit`). */
+export interface SchemaCommit {
+  readonly changes: readonly SchemaChange[];
+  /** Table properties set with it (what the caller records about the schema). */
+  readonly properties?: Readonly<Record<string, string>>;
 }
 
 export interface TableCommitOutcome {
@@ -189,9 +197,10 @@ export class TableCommitter {
   /**
    * Commits the buffered changes (none: a stamps-only snapshot) as one snapshot stamped with
    * `checkpointId` and `progress` — the table's whole progress summary (opaque JSON text), stored as
-   * `floe.source-offset`.
+   * `floe.source-offset`. `schema`: a schema change (and table properties) in the same commit — only
+   * with nothing buffered, since buffered rows were written with the schema before it.
    */
-  async commit(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+  async commit(checkpointId: bigint, progress: string, schema?: SchemaCommit): Promise<TableCommitOutcome> {
     if (this.phase !== 'detached' || this.failed !== undefined) this.ensureUsable();
     if (typeof checkpointId !== 'bigint' || checkpointId < 0n) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `checkpoint id must be a non-negative bigint, found ${String(checkpointId)}`);
@@ -205,7 +214,8 @@ export class TableCommitter {
     const writer = this.detached;
     this.detached = undefined;
     try {
-      const outcome = await this.commitBuffered(writer, checkpointId, progress);
+      if (schema && writer && !writer.isEmpty) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: a schema change commits with changes buffered under the schema before it; commit them first`);
+      const outcome = await this.commitBuffered(writer, checkpointId, progress, schema);
       // (a checkpoint found committed already ends the run: the coordinator raises a conflict)
       if (outcome.status === 'committed') await this.handIndexToNextWriter();
       return outcome;
@@ -237,7 +247,7 @@ export class TableCommitter {
     writer.useKeyIndex(keyIndex);
   }
 
-  private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+  private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string, schema: SchemaCommit | undefined): Promise<TableCommitOutcome> {
     const hasChanges = writer !== undefined && !writer.isEmpty;
     const outcome = (status: TableCommitOutcome['status'], snapshot?: Snapshot, stats?: WriterStats): TableCommitOutcome => ({ identifier: this.identifier, status, snapshot, stats });
 
@@ -290,7 +300,7 @@ export class TableCommitter {
     let result: CommitResult;
     for (let relocations = 0; ; relocations++) {
       try {
-        result = await this.commitPrepared(table, prepared, dvTargets, checkpointId, progress);
+        result = await this.commitPrepared(table, prepared, dvTargets, checkpointId, progress, schema);
         break;
       } catch (e) {
         if (isDvTargetConflict(e) && prepared?.relocate && relocations < MAX_RELOCATIONS) {
@@ -338,7 +348,7 @@ export class TableCommitter {
   }
 
   /** One row-delta commit of the prepared changes, stamped, with the replay check in `validate`. */
-  private commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefined, dvTargets: ReadonlySet<string>, checkpointId: bigint, progress: string): Promise<CommitResult> {
+  private commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefined, dvTargets: ReadonlySet<string>, checkpointId: bigint, progress: string, schema: SchemaCommit | undefined): Promise<CommitResult> {
     const previous = lastCommitted(table.metadata, this.jobId);
     const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
     const planned = this.keys.current?.snapshotId;
@@ -347,7 +357,8 @@ export class TableCommitter {
       { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
       {
         summary: checkpointSummary(this.jobId, checkpointId, maxCommitted, progress),
-        properties: (snapshotId) => checkpointProperties(this.jobId, checkpointId, maxCommitted, progress, snapshotId),
+        properties: (snapshotId) => ({ ...schema?.properties, ...checkpointProperties(this.jobId, checkpointId, maxCommitted, progress, snapshotId) }),
+        schemaChanges: schema?.changes,
         // asked before the first attempt too (snapshot-producer.ts), on the table as loaded here
         validate: async (current) => {
           if (isCheckpointCommitted(current, this.jobId, checkpointId)) return 'skip';

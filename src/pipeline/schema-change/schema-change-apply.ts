@@ -5,15 +5,20 @@
  *    everything untouched;
  * 2. `ctx.checkpoint()`: everything routed before the DDL is committed with the OLD schema (a writer
  *    has one schema per checkpoint; the tables' offsets now stand right before the statement);
- * 3. per table: commit the schema update (`add-schema` + `set-current-schema`, a metadata-only
- *    commit), switch the source's decoding to the column list the DDL produced (from the statement,
- *    enriched with the server's own description of the same columns — see ddl-apply.ts), and
- *    refresh the table's mapping and writer; TRUNCATE commits a snapshot that removes every live
+ * 3. per table: commit the schema update (`add-schema` + `set-current-schema`), the MySQL definition
+ *    it matches and the table's offset through the DDL in ONE snapshot (`ctx.commitSchemaChange`,
+ *    checkpoint.ts), switch the source's decoding to the column list the DDL produced (from the
+ *    statement, enriched with the server's own description of the same columns — see ddl-apply.ts),
+ *    and refresh the table's mapping and writer; TRUNCATE commits a snapshot that removes every live
  *    file; DROP TABLE stops routing the table (its lake table keeps its last state).
  *
- * Crash safety: a crash between 2 and the next checkpoint replays the DDL from the committed
- * offset; the plan then finds the schema change already in the lake and skips it (idempotent by
- * state), TRUNCATE removes what is live again, DROP forgets again.
+ * Crash safety: a crash between 2 and 3 replays the DDL from the offset 2 committed, with the
+ * definition recorded there (the one before the DDL). After 3 the table resumes past the DDL with
+ * the definition after it: the definition and the offset land together, so no restart meets a row
+ * of one layout with the definition of the other. TRUNCATE, whose commit leaves the offset before
+ * the statement, removes what is live again on a replay; DROP forgets again. A replayed ALTER (a
+ * table whose offset lies before it for another reason) finds the change already in the lake and
+ * commits none.
  *
  * New tables (CREATE TABLE matching the include patterns, RENAME TABLE into a captured name, ALTER
  * … RENAME) end the run with 'stop' after the checkpoint: the binlog reader's table filter is fixed
@@ -21,7 +26,7 @@
  * (or, for a rename, finds its lake table renamed already and streams on).
  */
 import type { FloeConfig } from '../../config/schema.js';
-import { evolveTableSchema, loadCatalogTable } from '../../iceberg/table/index.js';
+import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { enrichFromCatalog, preferServerTimestampDefaults, type ColumnChange, type TableEffect } from '../../source/mysql/index.js';
 import { tableMatcher } from '../../source/mysql/index.js';
 import type { DdlEvent } from '../../source/mysql/index.js';
@@ -92,11 +97,11 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
       case 'alter': {
         const key = tableKey(e.table);
         const plan = plans.get(e)!;
-        const identifier = rt.icebergIdentifier(key)!;
         // the column list the statement produced, with the server's exact description where it agrees
         const definition = enrichFromCatalog({ ...e.after, id: e.table }, servers.get(e), derivedColumns(e));
-        // the schema update and the MySQL definition it matches, in one commit (source-schema-record.ts)
-        await evolveTableSchema(await loadCatalogTable(rt.catalog, identifier), plan.changes, undefined, sourceSchemaProperty(definition));
+        // the schema update, the MySQL definition it matches (source-schema-record.ts) and the table's
+        // offset through this DDL, in one commit
+        await ctx.commitSchemaChange(e.table, { changes: plan.changes, properties: sourceSchemaProperty(definition) });
         await failpoint('after-schema-change-commit');
         for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
         for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
