@@ -14,7 +14,8 @@ import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import { typeMappingOptions } from './config-options.js';
 import type { ProgressReporter } from './observe/progress.js';
-import { decodeTableProgress, snapshotComplete, type TableProgress } from './state.js';
+import { decodeTableProgress, parseProgressSummary, snapshotComplete, type TableProgress } from './state.js';
+import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
@@ -53,6 +54,7 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     const ready = await ensureIcebergTable(catalog, mapping, logger, {
       pendingDdlPossible: (table) => lastCommitted(table.metadata, config.job.id) !== undefined,
       createProperties: sourceSchemaProperty(current.schema),
+      withoutPast: (metadata) => withoutPast(metadata, config.job.id),
       resumeMapping: (table) => {
         // The binlog from this job's committed offset was logged under the definition the lake
         // recorded; the DDL that led to today's definition comes later in it (source-schema-record.ts).
@@ -72,7 +74,8 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     });
     for (const note of mapping.notes) logger.info(note, { table: key });
     const committed = lastCommitted(ready.table.metadata, config.job.id);
-    const progress = committed ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
+    // a table that took today's definition snapshots from the start (its plan may key on columns it no longer has)
+    const progress = committed && !ready.redefined ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
     const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];
     const foreignRows = !committed && records !== undefined && records !== '0';
     if (foreignRows) {
@@ -81,6 +84,20 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     out.push({ key, id: mapped.schema.id, mapped, mapping, ready, committed, progress, foreignRows, definitionFromLake: fromLake });
   }
   return out;
+}
+
+/**
+ * Whether a table has no past a restart must replay (table-mapping-catalog.ts `withoutPast`): it holds
+ * no rows, and this job either never committed to it or committed only a snapshot's plan and chunks
+ * that held no rows. Its binlog before now holds nothing it needs.
+ */
+function withoutPast(metadata: TableMetadata, jobId: string): boolean {
+  const records = currentSnapshot(metadata)?.summary['total-records'];
+  if (records !== undefined && records !== '0') return false;
+  const committed = lastCommitted(metadata, jobId);
+  if (!committed) return true;
+  const progress = parseProgressSummary(committed.sourceOffset);
+  return progress.phase === 'snapshot' && (progress.snapshot?.rows ?? 0) === 0;
 }
 
 /**

@@ -103,6 +103,44 @@ describe('a DDL while floe is down, on a table whose snapshot committed nothing 
     const t = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 't' });
     expect(t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'v', 'w']);
   }, 300_000);
+
+  it('a table whose chunk plan was committed, but none of its chunks: it snapshots from the start with the new definition', async () => {
+    // a_big is copied first (name order, one chunk at a time); checkpoints during it commit b's plan
+    const s = await scene('ddl_plan_only', [
+      'CREATE TABLE a_big (id INT PRIMARY KEY, v VARCHAR(20))',
+      ...rows(20_000, (i) => `(${i}, 'v${i}')`).map((r) => `INSERT INTO a_big VALUES ${r}`),
+      'CREATE TABLE b (id INT PRIMARY KEY, v VARCHAR(20), gone INT)',
+      `INSERT INTO b VALUES ${Array.from({ length: 200 }, (_, i) => `(${i}, 'b${i}', ${i})`).join(', ')}`,
+    ]);
+    const job = 'ddl-plan-only';
+    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 43_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100 } });
+    const first = new FloeProcess(config);
+    try {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if (first.hasExited) throw new Error(`floe exited: ${first.tail()}`);
+        if (Date.now() > deadline) throw new Error(`b's plan was not committed within 60 s: ${first.tail()}`);
+        if (await s.catalog.tableExists({ namespace: [s.db], name: 'b' })) {
+          const b = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
+          if (lastCommitted(b.metadata, job)) break;
+        }
+        await sleep(20);
+      }
+    } finally {
+      first.kill('SIGKILL');
+      await first.exited;
+    }
+    const b = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
+    const progress = JSON.parse(lastCommitted(b.metadata, job)!.sourceOffset) as { phase: string; snapshot: { rows: number; finished: number } };
+    expect(progress, 'b committed rows before the kill; make a_big slower').toMatchObject({ phase: 'snapshot', snapshot: { rows: 0, finished: 0 } });
+
+    await s.conn.query('UPDATE b SET v = CONCAT(v, "!") WHERE id < 50');
+    await s.conn.query('ALTER TABLE b ADD COLUMN w INT NOT NULL DEFAULT 7 AFTER id, DROP COLUMN gone');
+    await s.conn.query("INSERT INTO b VALUES (1000, 8, 'new')");
+    await catchUpAndCompare(s, config, job, ['a_big', 'b']);
+    const after = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
+    expect(after.metadata.schemas.find((x) => x.schemaId === after.metadata.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'w', 'v']);
+  }, 300_000);
 });
 
 describe('DDLs while floe is down under concurrent DML, and a kill right after a schema change is committed', () => {

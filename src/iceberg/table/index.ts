@@ -17,7 +17,7 @@ export {
 } from './snapshot-producer.js';
 export { appendFiles, commitRowDelta,   } from './row-delta.js';
 export { resolveUnknownOutcome } from './commit-engine.js';
-export { ensureUnpartitionedSpec, evolveTableSchema,  } from './table-updates.js';
+export { ensureUnpartitionedSpec, evolveTableSchema, replaceTableDefinition } from './table-updates.js';
 export {  type RetryPolicy } from './commit-retry.js';
 export { readManifestEntries, readSnapshotManifests } from './manifest-io.js';
 export { packEnd,   } from './manifest-merge.js';
