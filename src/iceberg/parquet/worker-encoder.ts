@@ -177,17 +177,31 @@ export class WorkerEncoderPool {
     return this.threads.length;
   }
 
+  /**
+   * Starts every thread now, so that they load their modules while the caller does other things: a
+   * thread started on demand costs the first files it encodes its start-up (the first checkpoint of a
+   * run waits for it).
+   */
+  prewarm(): void {
+    if (this.closed) return;
+    while (this.threads.length < this.size) this.startThread();
+  }
+
+  private startThread(): EncoderThread {
+    const t = new EncoderThread(this.threadModule, (dead) => {
+      const i = this.threads.indexOf(dead);
+      if (i >= 0) this.threads.splice(i, 1);
+    });
+    this.threads.push(t);
+    return t;
+  }
+
   private pick(): EncoderThread {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'Parquet encoder pool used after close');
     if (this.threads.length < this.size) {
       const idle = this.threads.find((t) => t.files.size === 0);
       if (idle) return idle;
-      const t = new EncoderThread(this.threadModule, (dead) => {
-        const i = this.threads.indexOf(dead);
-        if (i >= 0) this.threads.splice(i, 1);
-      });
-      this.threads.push(t);
-      return t;
+      return this.startThread();
     }
     let best = this.threads[0];
     if (!best) throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder pool has no thread to pick (pool size ${this.size})`);

@@ -122,6 +122,11 @@ export class TableCommitter {
     return this.writer !== undefined && !this.writer.isEmpty;
   }
 
+  /** Data files the buffered changes opened (one per partition they touch): what the next commit writes. */
+  get bufferedDataFiles(): number {
+    return this.writer?.stats.dataFilesOpened ?? 0;
+  }
+
   /** Whether `write` may be called now, while a commit of this table is under way (see the header). */
   get writableDuringCommit(): boolean {
     return this.duringCommit?.writable ?? false;
