@@ -9,7 +9,10 @@ import { sharedMysqlConfig } from '../../support/shared-mysql.js';
 
 export interface FloeConfigFile {
   job: string;
+  /** A local directory: the warehouse (unless `lake` is given), and where the config file goes beside it. */
   warehouse: string;
+  /** The config's `warehouse` setting when the lake is elsewhere (`{location: 's3://…', s3: {…}}`). */
+  lake?: Record<string, unknown>;
   /** A replica server id unique to the test (the floe process and its snapshot workers use it and the next few). */
   serverId: number;
   include: readonly string[];
@@ -21,7 +24,7 @@ export interface FloeConfigFile {
 
 /** Writes the config next to the warehouse directory and returns its path. */
 export async function writeFloeConfig(options: FloeConfigFile): Promise<string> {
-  const { job, warehouse, serverId, include, source, configName, ...extra } = options;
+  const { job, warehouse, lake, serverId, include, source, configName, ...extra } = options;
   const server = sharedMysqlConfig();
   const path = join(warehouse, '..', `${warehouse.split('/').pop()}${configName ? `-${configName}` : ''}.json`);
   await writeFile(
@@ -30,7 +33,7 @@ export async function writeFloeConfig(options: FloeConfigFile): Promise<string> 
       job: { id: job },
       ...extra,
       source: { host: server.host, port: server.port, user: server.user, password: server.password, serverId, include, ...source },
-      warehouse: { location: warehouse },
+      warehouse: lake ?? { location: warehouse },
     }),
   );
   return path;
