@@ -8,6 +8,7 @@
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
+import { currentSchema } from '../iceberg/spec/table-metadata-json.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/writer/index.js';
 import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
@@ -20,6 +21,7 @@ import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js'
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
 import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './schema-change/source-schema-record.js';
+import { derivedSourceSchema } from './schema-change/derived-source-schema.js';
 
 export interface PreparedTable {
   readonly key: string;
@@ -59,12 +61,15 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
         // The binlog from this job's committed offset was logged under the definition the lake
         // recorded; the DDL that led to today's definition comes later in it (source-schema-record.ts).
         if (lastCommitted(table.metadata, config.job.id) === undefined) return undefined;
-        const recorded = recordedSourceSchema(table.metadata, current.schema.id);
+        // a table written by a floe that recorded no definition: its Iceberg schema is the table at its offset
+        const kept = recordedSourceSchema(table.metadata, current.schema.id);
+        const recorded = kept ?? derivedSourceSchema(currentSchema(table.metadata), current.schema, mapping, typeMappingOptions(config.source!));
         if (!recorded || sameSourceSchema(recorded, current.schema)) return undefined;
         fromLake = true;
         mapped = mapTable(recorded, typeMappingOptions(config.source!));
         mapping = planTableMapping(mapped, config, transforms);
-        logger.warn('the MySQL table changed since floe last committed to it; its binlog rows are decoded with the definition the lake recorded until the DDL that changed it, which the schema-change policy applies there', {
+        const from = kept ? 'the definition the lake recorded' : 'the definition derived from its Iceberg schema (the lake records none: written by an earlier floe)';
+        logger.warn(`the MySQL table changed since floe last committed to it; its binlog rows are decoded with ${from} until the DDL that changed it, which the schema-change policy applies there`, {
           table: key,
           recorded: mapped.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
           now: current.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
