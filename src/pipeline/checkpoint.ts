@@ -53,7 +53,7 @@ import type { Metrics } from './observe/metrics.js';
 import type { TableProgress } from './state.js';
 import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext } from './table-checkpoint.js';
 
-export type { CheckpointTable, CommittedTable } from './table-checkpoint.js';
+export type { CheckpointTable } from './table-checkpoint.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
 
