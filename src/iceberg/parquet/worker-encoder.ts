@@ -64,10 +64,12 @@ class EncoderThread {
     private readonly onDeath: (t: EncoderThread) => void,
   ) {
     this.worker = startModuleWorker(threadModule);
-    this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e) => this.die(e));
     this.worker.on('exit', (code) => this.die(new Error(`Parquet encoder worker exited with code ${code}`)));
+    // after the listeners: adding a 'message' listener refs the worker again (Node's MessagePort
+    // semantics), and a thread started ahead of its first file must not keep the process alive
+    this.worker.unref();
   }
 
   /** Posts a request; the worker answers every request exactly once (worker-encoder-thread.ts). */
