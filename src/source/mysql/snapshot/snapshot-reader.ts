@@ -32,7 +32,7 @@ import type { Row, Value } from '../../../model/values.js';
 import { toHex } from '../../../model/values.js';
 import { FloeError, errorMessage } from '../../../util/errors.js';
 import { type Chunk, chunkContainsKey, chunkId, chunkSql, serializeChunk } from './chunk.js';
-import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
+import { connectMysql, mysqlErrorCode, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
 import type { ServerDialect } from '../dialect.js';
 import type { CascadeDeleteChange, ChunkDescriptor, TableRef } from '../events.js';
 import type { KeyComparator, KeyTuple } from './key-compare.js';
@@ -142,7 +142,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       while (!cancelled) {
         const item = todo[next++];
         if (!item) return;
-        const result = await readChunk(client, item.t, item.chunk, options, options.serverIdBase + n);
+        const result = await readChunkAgainIfRedefined(client, item.t, item.chunk, options, options.serverIdBase + n);
         while (!cancelled && queue.size >= parallelism) await new Promise<void>((r) => waiting.push(r));
         queue.push(result);
       }
@@ -165,6 +165,22 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       });
   }
   return queue;
+}
+
+/**
+ * A DDL that rebuilds the table (TRUNCATE, a copying ALTER) after a consistent snapshot began makes
+ * the server refuse to read it in that snapshot (ER_TABLE_DEF_CHANGED, "Table definition has changed,
+ * please retry transaction"): the chunk is read again, with new watermarks — the table as it is after
+ * the DDL, whose rows and the DDL itself the binlog delivers in order around the chunk's window.
+ */
+async function readChunkAgainIfRedefined(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readChunk(client, t, chunk, options, replicaServerId);
+    } catch (e) {
+      if (mysqlErrorCode(e) !== 'ER_TABLE_DEF_CHANGED' || attempt >= 5) throw e;
+    }
+  }
 }
 
 /** One chunk, DBLog style (see the module header). */
