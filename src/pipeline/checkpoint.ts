@@ -45,13 +45,13 @@
  * stretch of binlog. That empty commit is the committer's stamps-only snapshot (a commit with nothing
  * buffered).
  */
-import type { RowChange, SchemaCommit, WriteMode } from '../iceberg/writer/index.js';
+import type { RowChange, WriteMode } from '../iceberg/writer/index.js';
 import { compareOffsets, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { TableProgress } from './state.js';
-import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext } from './table-checkpoint.js';
+import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext, type TableCommitKind } from './table-checkpoint.js';
 
 export type { CheckpointTable } from './table-checkpoint.js';
 
@@ -322,25 +322,46 @@ export class Checkpointer {
   }
 
   /**
-   * A DDL applied to the Iceberg table of `key` (schema-change-apply.ts): the schema change and the
-   * table's progress through the DDL at `offset` — its rows before the DDL committed already (the
-   * caller's checkpoint), the DDL itself applied — in ONE commit. So whenever floe dies afterwards,
-   * the definition the lake records for the table is the one in force at the table's offset (docs/
-   * design.md §3, "A schema change has a position"): no restart decodes a row logged before the DDL
-   * with the definition after it — also not the rows a restart reads again although the table was
-   * never committed for them (the hand-over filter dropped them: a later chunk holds them).
+   * A DDL applied to the Iceberg table of `key` (schema-change-apply.ts): the schema change (or, for
+   * TRUNCATE, the emptying of the table) and the table's progress through the DDL at `offset` — its
+   * rows before the DDL committed already (the caller's checkpoint), the DDL itself applied — in ONE
+   * commit. So whenever floe dies afterwards, the definition the lake records for the table is the
+   * one in force at the table's offset (docs/design.md §3, "A schema change has a position"): no
+   * restart decodes a row logged before the DDL with the definition after it — also not the rows a
+   * restart reads again although the table was never committed for them (the hand-over filter
+   * dropped them: a later chunk holds them).
    */
-  async commitSchemaChange(key: string, offset: BinlogOffset, schema: SchemaCommit): Promise<CheckpointReport> {
-    const table = this.tables.get(key);
-    if (!table) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: expected a captured table, found none`);
-    if (this.committing || table.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: expected its rows before the DDL committed, found ${table.pending} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
+  async commitSchemaChange(key: string, offset: BinlogOffset, how: TableCommitKind): Promise<CheckpointReport> {
+    const table = this.tableForDdl(key);
     const progress = progressThrough(table.working, offset);
     if (!progress) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: the table has no progress to record yet (no chunk plan, no offset)`);
-    const id = this.nextId++;
-    const committed = await commitTableCheckpoint(this.commitContext(), id, table, progress, 0, schema);
+    const report = await this.commitOne(table, progress, how, `schema change of ${key}`);
     // the DDL lies after any offset the table was still skipping to: what follows it is new
     table.skipUntil = undefined;
-    return { checkpointId: id, reason: `schema change of ${key}`, committed: [committed] };
+    return report;
+  }
+
+  /**
+   * Empties the table of `key` and records that it has copied nothing yet (a snapshot without chunks),
+   * in one commit: its rows are copied again from the start by the next run (prepared-tables.ts: a
+   * table without a past). For a table whose snapshot a DDL straddles, or a new MySQL table that
+   * takes the name of an earlier one whose rows the lake table holds.
+   */
+  async startOver(key: string, why: string): Promise<CheckpointReport> {
+    return this.commitOne(this.tableForDdl(key), { phase: 'snapshot', snapshot: { chunks: [], finished: new Map(), rows: 0 } }, { truncate: true }, why);
+  }
+
+  private tableForDdl(key: string): CheckpointTable {
+    const table = this.tables.get(key);
+    if (!table) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected a captured table, found none`);
+    if (this.committing || table.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected its rows before the DDL committed, found ${table.pending} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
+    return table;
+  }
+
+  private async commitOne(table: CheckpointTable, progress: TableProgress, how: TableCommitKind, reason: string): Promise<CheckpointReport> {
+    const id = this.nextId++;
+    const committed = await commitTableCheckpoint(this.commitContext(), id, table, progress, 0, how);
+    return { checkpointId: id, reason, committed: [committed] };
   }
 
   /** The progress a commit of `table` would record now (undefined: nothing to record yet). */

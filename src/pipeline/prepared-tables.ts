@@ -79,8 +79,9 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     });
     for (const note of mapping.notes) logger.info(note, { table: key });
     const committed = lastCommitted(ready.table.metadata, config.job.id);
-    // a table that took today's definition snapshots from the start (its plan may key on columns it no longer has)
-    const progress = committed && !ready.redefined ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
+    // a table without a past (emptied, or a snapshot that copied nothing) snapshots from the start:
+    // its plan, if any, may key on columns it no longer has
+    const progress = committed && !withoutPast(ready.table.metadata, config.job.id) ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
     const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];
     const foreignRows = !committed && records !== undefined && records !== '0';
     if (foreignRows) {
@@ -103,18 +104,6 @@ function withoutPast(metadata: TableMetadata, jobId: string): boolean {
   if (!committed) return true;
   const progress = parseProgressSummary(committed.sourceOffset);
   return progress.phase === 'snapshot' && (progress.snapshot?.rows ?? 0) === 0;
-}
-
-/**
- * A table that joined while the run streams (created in MySQL) whose Iceberg table holds progress of
- * this job: it holds an earlier table of that name, which the new one must not be merged into.
- */
-export function joinedTableClash(t: PreparedTable, jobId: string): FloeError {
-  return new FloeError(
-    'pipeline',
-    'unsupported',
-    `table ${t.key} was created in MySQL while its Iceberg table ${[...t.mapping.identifier.namespace, t.mapping.identifier.name].join('.')} holds an earlier table of that name (job ${jobId} committed to it); drop the Iceberg table and start floe again to snapshot the new one`,
-  );
 }
 
 /** The first checkpoint id of this run: one above anything the job committed to any table. */

@@ -49,6 +49,15 @@ export interface CommittedTable {
   readonly snapshot: Snapshot | undefined;
 }
 
+/**
+ * What a table's checkpoint commits besides its buffered changes and stamps: a schema change, or the
+ * removal of every row (`truncate`: with nothing buffered).
+ */
+export interface TableCommitKind {
+  readonly schema?: SchemaCommit;
+  readonly truncate?: boolean;
+}
+
 /** What committing a table's checkpoint needs from the coordinator. */
 export interface TableCheckpointContext {
   readonly logger: Logger;
@@ -63,7 +72,7 @@ export interface TableCheckpointContext {
  * a conflict with another process of the job, or any failure, throws (the run stops and restarts from
  * what the tables hold).
  */
-export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: bigint, table: CheckpointTable, progress: TableProgress, pending: number, schema?: SchemaCommit): Promise<CommittedTable> {
+export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: bigint, table: CheckpointTable, progress: TableProgress, pending: number, how: TableCommitKind = {}): Promise<CommittedTable> {
   const started = ctx.now();
   // A table that never had a writer (only progress to record) must be known to its committer.
   if (table.mode === undefined) await table.committer.open(table.writerOptions());
@@ -77,7 +86,7 @@ export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: big
   let result;
   try {
     // no changes buffered: a stamps-only snapshot (the coordinator decided the table commits)
-    result = await table.committer.commit(id, progressText, schema);
+    result = how.truncate ? await table.committer.truncate(id, progressText) : await table.committer.commit(id, progressText, how.schema);
   } catch (e) {
     throw new FloeError(SUBSYSTEM, 'internal', `checkpoint ${id} of ${table.key} failed: ${errorMessage(e)}`, { cause: e, retryable: false });
   }
@@ -109,6 +118,8 @@ export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: big
   }
   table.committed = recorded;
   table.working = recorded;
+  // an emptied table's next writer starts from the table as it is now
+  if (how.truncate) table.mode = undefined;
   table.pending -= pending;
   table.checkpointsSinceCommit = 0;
   table.lastCommitMs = ctx.now();

@@ -32,8 +32,6 @@ export interface ReadyTable {
   readonly created: boolean;
   /** Source row (MySQL column order) → row of the table's current schema (transforms applied). */
   readonly project: (row: Row) => Row;
-  /** The table existed without a past and took the mapping's definition (`EnsureOptions.withoutPast`). */
-  readonly redefined: boolean;
 }
 
 export interface EnsureOptions {
@@ -87,11 +85,9 @@ export async function ensureIcebergTable(catalog: Catalog, configured: TableMapp
       table = await loadCatalogTable(catalog, mapping.identifier);
     }
   }
-  let redefined = false;
   if (!created && options.withoutPast?.(table.metadata) && schemaProblems(mapping, currentSchema(table)).length > 0) {
     const differences = schemaProblems(mapping, currentSchema(table)).join('; ');
     table = await replaceTableDefinition(table, { schema: mapping.schema, spec: mapping.partitionSpec, properties: { ...options.createProperties } }, options.withoutPast);
-    redefined = true;
     logger.warn('the MySQL table changed before any of its rows was committed: its Iceberg table takes the definition MySQL has now', { table: mapping.sourceKey, differences });
   } else if (!created) mapping = options.resumeMapping?.(table) ?? mapping;
   const schema = currentSchema(table);
@@ -116,7 +112,7 @@ export async function ensureIcebergTable(catalog: Catalog, configured: TableMapp
   }
   if (!created) warnOnSpecDifference(table, mapping, logger);
   if (!isUnpartitioned(defaultSpec(table))) table = (await ensureUnpartitionedSpec(table)).table;
-  return { table, created, redefined, project: rowProjection(mapping, schema) };
+  return { table, created, project: rowProjection(mapping, schema) };
 }
 
 async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): Promise<void> {

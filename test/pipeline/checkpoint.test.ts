@@ -340,9 +340,9 @@ describe('checkpointer', () => {
     await k.ensureModes([[t, 'upsert']]);
     await k.write(t, [{ op: 'insert', after: [1, 'x'] }]);
     const change = { changes: [{ kind: 'add-column' as const, name: 'n', type: Types.int }], properties: { 'floe.source-schema': 'after' } };
-    await expect(k.commitSchemaChange(t.key, at(250), change)).rejects.toThrow(/expected its rows before the DDL committed, found 1 buffered/);
+    await expect(k.commitSchemaChange(t.key, at(250), { schema: change })).rejects.toThrow(/expected its rows before the DDL committed, found 1 buffered/);
     await k.checkpoint('before the DDL');
-    const report = await k.commitSchemaChange(t.key, at(250), change);
+    const report = await k.commitSchemaChange(t.key, at(250), { schema: change });
     expect(report.checkpointId).toBe(4n);
     expect(await stamp(t)).toEqual({ checkpoint: 4n, progress: { phase: 'streaming', offset: at(250) } });
     const m = (await loadCatalogTable(catalog, t.identifier)).metadata;

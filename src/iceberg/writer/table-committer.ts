@@ -52,6 +52,7 @@ import type { CompactionCommit } from '../maintenance/rewrite-data-files.js';
 import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from './key-index-lifecycle.js';
 import { MAX_RELOCATIONS, replanDeletes } from './dv-replan.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
+import { commitTruncation } from './truncate-commit.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -231,6 +232,24 @@ export class TableCommitter {
       this.phase = 'idle';
       this.duringCommit = undefined;
     }
+  }
+
+  /**
+   * Commits checkpoint `checkpointId` as one snapshot that empties the table (truncate-commit.ts),
+   * stamped with `progress`. Nothing may be buffered; the key index is dropped (the next writer builds
+   * it from the table as it is then).
+   */
+  async truncate(checkpointId: bigint, progress: string): Promise<TableCommitOutcome & { removedFiles: number }> {
+    this.ensureUsable();
+    if (this.hasChanges) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: truncating with changes buffered; commit them first`);
+    await this.writer?.abort();
+    this.writer = undefined;
+    this.keys.drop();
+    const table = await loadCatalogTable(this.options.catalog, this.identifier);
+    const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
+    this.table = result.table;
+    const removedFiles = removedDataFiles + removedDeleteFiles;
+    return result.status === 'committed' ? { identifier: this.identifier, status: 'committed', snapshot: result.snapshot, removedFiles } : { identifier: this.identifier, status: 'already-committed', removedFiles };
   }
 
   /**
