@@ -12,7 +12,7 @@
 import { prng } from '../../../src/util/prng.js';
 
 /** The column types the model uses, and the widening each may take (a legal Iceberg promotion). */
-export const COLUMN_TYPES = {
+const COLUMN_TYPES = {
   int: { sql: 'INT', widen: 'bigint' },
   bigint: { sql: 'BIGINT', widen: undefined },
   varchar20: { sql: 'VARCHAR(20)', widen: 'varchar40' },
@@ -21,10 +21,10 @@ export const COLUMN_TYPES = {
   dec14: { sql: 'DECIMAL(14,2)', widen: undefined },
   datetime: { sql: 'DATETIME(3)', widen: undefined },
 } as const;
-export type ColumnType = keyof typeof COLUMN_TYPES;
+type ColumnType = keyof typeof COLUMN_TYPES;
 const TYPE_NAMES = Object.keys(COLUMN_TYPES) as ColumnType[];
 
-export interface ColumnModel {
+interface ColumnModel {
   name: string;
   type: ColumnType;
   /** NOT NULL with this default (SQL literal), or nullable. */
@@ -46,7 +46,7 @@ export interface ShopModel {
 }
 
 export const isCaptured = (t: { name: string }) => t.name.startsWith('t_');
-export const isPartitioned = (name: string) => name.startsWith('t_p');
+const isPartitioned = (name: string) => name.startsWith('t_p');
 /** Partitioned names a sequence may create (the config declares day(created) for each). */
 export const PARTITIONED_NAMES = Array.from({ length: 12 }, (_, i) => `t_p${i}`);
 
