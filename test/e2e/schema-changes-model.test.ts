@@ -341,12 +341,14 @@ async function tearDown(real: Real): Promise<void> {
 describe(`schema changes and restarts, model-based (${inject('serverKind')})`, () => {
   it.each(SEEDS)('seed %i: after every catch-up the lake equals MySQL', async (seed) => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commandArbs, { maxCommands: MAX_COMMANDS }), async (commands) => {
+      fc.asyncProperty(fc.commands(commandArbs, { maxCommands: MAX_COMMANDS, size: 'max' }), async (commands) => {
         const { model, real } = await setUp();
+        const began = Date.now();
         try {
           await fc.asyncModelRun(() => ({ model, real }), commands);
           await catchUpAndCompare(model, real);
           await stop(real, 'SIGTERM');
+          console.log(`sequence of ${[...commands].length} commands, ${real.journal.length} steps, ${Math.round((Date.now() - began) / 1000)} s: ${[...commands].map(String).join(' ')}`);
         } catch (e) {
           throw new Error(`${e instanceof Error ? e.message : String(e)}\n--- what the sequence did (database ${real.db}):\n${real.journal.join('\n')}`, { cause: e });
         } finally {
