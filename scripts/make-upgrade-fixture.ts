@@ -72,7 +72,7 @@ try {
   const target = await serverPosition(mysqlServer);
   const catalog = new FileSystemCatalog({ warehouse: WAREHOUSE, storage: { s3: moto.config } });
   for (const deadline = Date.now() + 120_000; ; ) {
-    const offsets = await Promise.all(TABLES.map((t) => committedOffset(catalog, { namespace: [DATABASE], name: t }, JOB, `${DATABASE}.${t}`)));
+    const offsets = await Promise.all(TABLES.map((t) => committedOffset(catalog, { namespace: [DATABASE], name: t }, JOB)));
     if (offsets.every((o) => o !== undefined && compareOffsets(o, target) >= 0)) break;
     if (Date.now() > deadline) throw new Error(`the old floe did not commit past the streamed statements within 120 s:\n${output.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 250));

@@ -339,7 +339,7 @@ describe('crash and restart', () => {
         const commits = p.logs.filter((r) => r.msg === 'checkpoint committed').length;
         runs.push(`${run}@${Math.round(ms)}ms:${commits}`);
         // streaming in the lake: every chunk committed, the hand-over too
-        if (finishedBy === undefined && (await committedOffset(catalog, identifier, JOB, `${s.db}.${FANOUT_TABLE}`)) !== undefined) finishedBy = run;
+        if (finishedBy === undefined && (await committedOffset(catalog, identifier, JOB)) !== undefined) finishedBy = run;
       }
     } finally {
       await writer.stop();

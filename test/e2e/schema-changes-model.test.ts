@@ -118,7 +118,7 @@ async function catchUpAndCompare(m: Model, r: Real): Promise<void> {
     if (gone(r)) await start(r);
     const behind: string[] = [];
     for (const t of captured) {
-      const o = await committedOffset(r.catalog, { namespace: [r.db], name: t.name }, JOB, `${r.db}.${t.name}`);
+      const o = await committedOffset(r.catalog, { namespace: [r.db], name: t.name }, JOB);
       if (!o || compareOffsets(o, target) < 0) behind.push(`${t.name} at ${o ? formatOffset(o) : '(nothing streamed)'}`);
     }
     if (behind.length === 0) break;
