@@ -43,6 +43,7 @@ import { readConsistentSnapshotPoint, readWatermark } from './watermark.js';
 import { BinlogReader } from '../binlog/binlog-reader.js';
 import type { BinlogDecoding } from '../binlog/raw-transactions.js';
 import { AsyncQueue } from '../binlog/binlog-queue.js';
+import { changedDuringSnapshot, TableChangeGuard } from './table-change-guard.js';
 
 const SUBSYSTEM = 'source.mysql.snapshot';
 
@@ -123,6 +124,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
   let next = 0;
   let cancelled = false;
   const waiting: (() => void)[] = [];
+  const guard = new TableChangeGuard();
   let active = 0;
   // bounded hand-off: a worker waits while `parallelism` results are unconsumed
   const queue: AsyncQueue<ChunkResult> = new AsyncQueue<ChunkResult>(
@@ -142,7 +144,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       while (!cancelled) {
         const item = todo[next++];
         if (!item) return;
-        const result = await readChunkAgainIfRedefined(client, item.t, item.chunk, options, options.serverIdBase + n);
+        const result = await readChunkAgainIfRedefined(client, item.t, item.chunk, options, options.serverIdBase + n, guard);
         while (!cancelled && queue.size >= parallelism) await new Promise<void>((r) => waiting.push(r));
         queue.push(result);
       }
@@ -173,18 +175,19 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
  * please retry transaction"): the chunk is read again, with new watermarks — the table as it is after
  * the DDL, whose rows and the DDL itself the binlog delivers in order around the chunk's window.
  */
-async function readChunkAgainIfRedefined(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+async function readChunkAgainIfRedefined(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number, guard: TableChangeGuard): Promise<ChunkResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await readChunk(client, t, chunk, options, replicaServerId);
+      return await readChunk(client, t, chunk, options, replicaServerId, guard);
     } catch (e) {
-      if (mysqlErrorCode(e) !== 'ER_TABLE_DEF_CHANGED' || attempt >= 5) throw e;
+      if (mysqlErrorCode(e) === 'ER_TABLE_DEF_CHANGED' && attempt < 5) continue;
+      throw changedDuringSnapshot(t.table, e) ?? e;
     }
   }
 }
 
 /** One chunk, DBLog style (see the module header). */
-async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number, guard: TableChangeGuard): Promise<ChunkResult> {
   const table = t.table;
   const id = table.schema.id;
   const keyless = chunk.keyless === true || table.schema.primaryKey.length === 0;
@@ -213,10 +216,13 @@ async function readChunk(client: MysqlClient, t: SnapshotTable, chunk: Chunk, op
   }
   const descriptor = chunkDescriptor(chunk);
   if (!backfill) {
+    await guard.check(client, table);
     // at-least-once: the hand-over replays everything after the low watermark for this chunk
     return { table: id, chunk, descriptor, rows, lowWatermark: low, highWatermark: low, keyless, backfilledChanges: 0 };
   }
   const high = await readWatermark(client, options.dialect, options.identity);
+  // a DDL up to the high watermark is visible to the server's catalog now (table-change-guard.ts)
+  await guard.check(client, table);
   let result = { rows, applied: 0 };
   if (compareOffsets(low, high) < 0) {
     result = await backfillWindow(client, t, chunk, keyIdx, pkIdx, rows, low, high, options, replicaServerId);
