@@ -154,6 +154,12 @@ const pickTable = (m: Readonly<Model>, slot: number, filter: (t: TableModel) => 
   return candidates.length ? candidates[slot % candidates.length] : undefined;
 };
 
+/**
+ * Whether `t` may leave the include pattern (dropped, renamed out): one captured table stays, since
+ * floe refuses to start with none (a configuration error, not a state it streams in).
+ */
+const mayLeave = (m: Readonly<Model>, t: TableModel | undefined) => t !== undefined && (!isCaptured(t) || m.tables.filter(isCaptured).length > 1);
+
 class Dml implements Cmd {
   constructor(readonly slot: number, readonly seed: number, readonly count: number) {}
   check = (m: Readonly<Model>) => m.tables.length > 0;
@@ -187,7 +193,7 @@ class Create implements Cmd {
 
 class Drop implements Cmd {
   constructor(readonly slot: number) {}
-  check = (m: Readonly<Model>) => m.tables.length > 1;
+  check = (m: Readonly<Model>) => mayLeave(m, pickTable(m, this.slot));
   async run(m: Model, r: Real) {
     const t = pickTable(m, this.slot)!;
     await execute(r, [`DROP TABLE ${t.name}`]);
@@ -207,7 +213,7 @@ class Truncate implements Cmd {
 
 class Rename implements Cmd {
   constructor(readonly slot: number, readonly captured: boolean) {}
-  check = (m: Readonly<Model>) => m.tables.length > 0;
+  check = (m: Readonly<Model>) => this.captured || mayLeave(m, pickTable(m, this.slot));
   async run(m: Model, r: Real) {
     const t = pickTable(m, this.slot)!;
     const to = renamedName(m, t, this.captured);

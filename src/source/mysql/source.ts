@@ -29,6 +29,7 @@ import { prewarmBinlogWorker } from './binlog/worker-session.js';
 import { BinlogReader } from './binlog/binlog-reader.js';
 import type { StartPosition } from './binlog/start-position.js';
 import { splitTable } from './snapshot/chunk-splitter.js';
+import { changedDuringSnapshot } from './snapshot/table-change-guard.js';
 import { MappedTablesDecoding } from './binlog/binlog-decoding.js';
 import { readServerIdentity, readWatermark } from './snapshot/watermark.js';
 import { CascadeExpander } from './binlog/cascade.js';
@@ -236,11 +237,16 @@ export class MySqlSource {
         for (const m of tables) {
           const key = tableKey(m.schema.id);
           let chunks: Chunk[];
-          if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
-          else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m);
-          else {
-            chunks = [];
-            for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
+          try {
+            if (resume.plans?.[key]) chunks = resume.plans[key].map(parseChunk);
+            else if (o.snapshot?.splitter) chunks = await o.snapshot.splitter(client, m);
+            else {
+              chunks = [];
+              for await (const c of splitTable(client, m, { chunkSize: o.snapshot?.chunkSize })) chunks.push(c);
+            }
+          } catch (e) {
+            // dropped, renamed or altered since it was captured: floe starts again from the lake
+            throw changedDuringSnapshot(m, e) ?? e;
           }
           yield { kind: 'snapshot-plan', table: m.schema.id, chunks: chunks.map((c) => ({ id: chunkId(c), range: serializeChunk(c) })) };
           // the hand-over and the chunk windows place a before image by its chunk key
