@@ -198,8 +198,22 @@ class Drop implements Cmd {
     const t = pickTable(m, this.slot)!;
     await execute(r, [`DROP TABLE ${t.name}`]);
     m.tables.splice(m.tables.indexOf(t), 1);
+    if (isCaptured(t)) m.gone.push(t.name);
   }
   toString = () => `drop(${this.slot})`;
+}
+
+/** A new table with the name of a captured table that was dropped or renamed away. */
+class Recreate implements Cmd {
+  constructor(readonly slot: number, readonly seed: number) {}
+  check = (m: Readonly<Model>) => m.gone.length > 0;
+  async run(m: Model, r: Real) {
+    const name = m.gone[this.slot % m.gone.length]!;
+    const { table, statements } = createTable(m, true, PARTITIONED_NAMES.includes(name), this.seed, 30, name);
+    await execute(r, statements);
+    m.tables.push(table);
+  }
+  toString = () => `recreate(${this.slot})`;
 }
 
 class Truncate implements Cmd {
@@ -218,6 +232,7 @@ class Rename implements Cmd {
     const t = pickTable(m, this.slot)!;
     const to = renamedName(m, t, this.captured);
     await execute(r, [`RENAME TABLE ${t.name} TO ${to}`]);
+    if (isCaptured(t) && !this.captured) m.gone.push(t.name);
     t.name = to;
   }
   toString = () => `rename(${this.slot}, ${this.captured ? 'into the pattern' : 'out of it'})`;
@@ -284,6 +299,7 @@ const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.tuple(fc.nat(20), fc.array(columnOp, { minLength: 1, maxLength: 3 })).map(([s, ops]) => new Alter(s, ops)),
   fc.tuple(fc.boolean(), fc.boolean(), fc.nat(1_000_000)).map(([c, p, seed]) => new Create(c, p, seed)),
   fc.nat(20).map((s) => new Drop(s)),
+  fc.tuple(fc.nat(20), fc.nat(1_000_000)).map(([s, seed]) => new Recreate(s, seed)),
   fc.nat(20).map((s) => new Truncate(s)),
   fc.tuple(fc.nat(20), fc.boolean()).map(([s, c]) => new Rename(s, c)),
   fc.integer({ min: 0, max: 1500 }).map((ms) => new Start(ms)),
@@ -302,7 +318,7 @@ async function setUp(): Promise<{ model: Model; real: Real }> {
   await conn.query(`USE \`${db}\``);
   const warehouse = await mkdtemp(join(tmpdir(), 'floe-model-'));
   cleanup.push(warehouse, `${warehouse}.json`);
-  const model: Model = { tables: [], counter: 0, used: new Set(), floe: 'down' };
+  const model: Model = { tables: [], counter: 0, used: new Set(), gone: [], floe: 'down' };
   const real: Real = {
     db,
     conn,
@@ -328,7 +344,8 @@ async function setUp(): Promise<{ model: Model; real: Real }> {
   };
   // a captured table, a partitioned one, one outside the pattern
   for (const [captured, partitioned] of [[true, false], [true, true], [false, false]] as const) {
-    const { table, statements } = createTable(model, captured, partitioned, n * 7 + model.counter);
+    // 300 rows in chunks of 10: a snapshot long enough for statements to land in it
+    const { table, statements } = createTable(model, captured, partitioned, n * 7 + model.counter, captured ? 300 : 20);
     await execute(real, statements);
     model.tables.push(table);
   }

@@ -41,8 +41,10 @@ export interface ShopModel {
   tables: TableModel[];
   /** For fresh table and column names. */
   counter: number;
-  /** Every table name used so far (a name is never given twice). */
+  /** Every table name used so far (a fresh name is never given twice). */
   used: Set<string>;
+  /** Captured names whose table was dropped or renamed away: a new table may take one (`createTable`'s `reuse`). */
+  gone: string[];
 }
 
 export const isCaptured = (t: { name: string }) => t.name.startsWith('t_');
@@ -76,10 +78,14 @@ function day(n: number): string {
   return d.toISOString().slice(0, 23).replace('T', ' ');
 }
 
-/** A new table: CREATE and its first rows. */
-export function createTable(m: ShopModel, captured: boolean, partitioned: boolean, seed: number): { table: TableModel; statements: string[] } {
+/**
+ * A new table: CREATE and its first rows (`rows`). `reuse`: the name of a table that is gone (a new
+ * MySQL table of an earlier one's name, whose lake table holds the earlier one's rows).
+ */
+export function createTable(m: ShopModel, captured: boolean, partitioned: boolean, seed: number, rows = 20, reuse?: string): { table: TableModel; statements: string[] } {
   const n = m.counter++;
-  const name = freshName(m, captured, partitioned);
+  const name = reuse ?? freshName(m, captured, partitioned);
+  if (reuse) m.gone.splice(m.gone.indexOf(reuse), 1);
   const columns: ColumnModel[] = [
     { name: 'id', type: 'int', notNullDefault: '0' },
     ...(isPartitioned(name) ? [{ name: 'created', type: 'datetime' as const, notNullDefault: "'2024-01-01 00:00:00.000'" }] : []),
@@ -89,7 +95,7 @@ export function createTable(m: ShopModel, captured: boolean, partitioned: boolea
   ];
   const table: TableModel = { name, columns, nextId: 0 };
   const defs = columns.map((c) => (c.name === 'id' ? 'id INT NOT NULL PRIMARY KEY' : columnDefinition(c)));
-  const statements = [`CREATE TABLE ${name} (${defs.join(', ')})`, insertRows(table, 20, seed)];
+  const statements = [`CREATE TABLE ${name} (${defs.join(', ')})`, ...Array.from({ length: Math.ceil(rows / 100) }, (_, i) => insertRows(table, Math.min(100, rows - i * 100), seed + i))];
   return { table, statements };
 }
 
