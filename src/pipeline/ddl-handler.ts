@@ -61,6 +61,8 @@ export type DdlOutcome =
 
 export interface DdlHandler {
   onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome>;
+  /** Whether a schema-changing statement at this event would be applied (`evolve`, or accepted by an operator). */
+  applies(event: DdlEvent): boolean;
 }
 
 /** "gtid 0-1-42, binlog.000003:1234" — how a DDL's position is reported to operators. */

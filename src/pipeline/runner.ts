@@ -391,9 +391,11 @@ class PipelineRun {
     const checkpointer = this.checkpointer!;
     // Only tables whose data in the lake is from before the statement take it (ddl-relation.ts); a
     // table whose snapshot it straddles is copied again from the start, by a new run.
+    // Under `stop` and `fail` a table the statement straddles is reported like any other.
     const relations = new Map([...checkpointer.tables.values()].map((t) => [t.key, ddlRelation(t, e.position)]));
-    const captured = new Set([...relations].filter(([, r]) => r === 'applies').map(([k]) => k));
-    const straddling = capturedTablesIn(e.statement, e.database, new Set([...relations].filter(([, r]) => r === 'straddles').map(([k]) => k)));
+    const straddled = new Set([...relations].filter(([, r]) => r === 'straddles').map(([k]) => k));
+    const captured = new Set([...relations].filter(([k, r]) => r === 'applies' || (r === 'straddles' && !this.ddl.applies(e))).map(([k]) => k));
+    const straddling = this.ddl.applies(e) ? capturedTablesIn(e.statement, e.database, straddled) : [];
     if (straddling.length > 0) {
       await this.commit('before a DDL');
       for (const key of straddling) this.notes.committed(await checkpointer.startOver(key, `${key}: a DDL its snapshot straddles`));
