@@ -21,6 +21,8 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/e2e/mysql-silence-and-purge.test.ts',
   'test/e2e/mysql8-schema-features.test.ts',
   'test/pipeline/schema-change/ddl-while-stopped.test.ts',
+  'test/e2e/schema-changes-model.test.ts',
+  'test/e2e/ddl-restarts.test.ts',
   'test/pipeline/cascade/cascade-pipeline.test.ts',
   'test/pipeline/verify/verify-run.test.ts',
   'test/pipeline/verify/canonical-row.test.ts',

@@ -42,6 +42,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/ddl-handler.test.ts',
   'test/pipeline/purged-binlog-check.test.ts',
   'test/pipeline/read-ahead.test.ts',
+  'test/pipeline/schema-change/derived-source-schema.test.ts',
   'test/pipeline/schema-change/plan.test.ts',
   'test/pipeline/source-schema-record.test.ts',
   'test/pipeline/state.test.ts',

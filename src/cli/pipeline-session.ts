@@ -26,10 +26,13 @@ import { ScheduledVerification } from './scheduled-verify.js';
  */
 function parquetEncoder(): ParquetEncoderFactory | undefined {
   const text = process.env.FLOE_PARQUET_THREADS;
-  if (text === undefined || text === '') return sharedWorkerEncoderPool().factory;
-  const threads = Number(text);
-  if (!Number.isInteger(threads) || threads < 0) throw new FloeError('cli', 'config', `FLOE_PARQUET_THREADS: expected a whole number of threads (0 = encode on the main thread), found ${JSON.stringify(text)}`);
-  return threads === 0 ? undefined : sharedWorkerEncoderPool({ threads }).factory;
+  const threads = text === undefined || text === '' ? undefined : Number(text);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) throw new FloeError('cli', 'config', `FLOE_PARQUET_THREADS: expected a whole number of threads (0 = encode on the main thread), found ${JSON.stringify(text)}`);
+  if (threads === 0) return undefined;
+  const pool = sharedWorkerEncoderPool(threads === undefined ? undefined : { threads });
+  // the threads load their modules while the run connects and prepares its tables
+  pool.prewarm();
+  return pool.factory;
 }
 
 export interface SessionOptions {

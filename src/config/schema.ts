@@ -314,6 +314,12 @@ export const configSchema = z
           .min(1)
           .default(500_000)
           .describe('Checkpoint early when this many row changes are buffered (bounds memory: the writers keep one index entry per buffered key)'),
+        maxOpenFiles: z
+          .number()
+          .int()
+          .min(1)
+          .default(512)
+          .describe('Checkpoint early when the buffered changes have opened this many data files (a partitioned table opens one per partition its rows touch): bounds how long one commit takes, so that a snapshot over many partitions lands progress between restarts. Snapshot chunks are committed whole, so one chunk may open more (at most its rows)'),
         idleCheckpoints: z
           .number()
           .int()

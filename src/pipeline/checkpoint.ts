@@ -45,45 +45,20 @@
  * stretch of binlog. That empty commit is the committer's stamps-only snapshot (a commit with nothing
  * buffered).
  */
-import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
-import type { Snapshot } from '../iceberg/spec/table-metadata.js';
-import { TableCommitter } from '../iceberg/checkpoint/index.js';
-import { type RowChange, type TableChangeWriterOptions, type WriteMode } from '../iceberg/writer/index.js';
-import type { FileIO } from '../io/file-io.js';
-import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
-import { errorMessage, FloeError } from '../util/errors.js';
+import type { RowChange, WriteMode } from '../iceberg/writer/index.js';
+import { compareOffsets, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
+import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
-import { encodeTableProgress, obsoleteStateObjects, settleProgress, strayStateObjects, type SnapshotProgress, type TableProgress } from './state.js';
+import type { TableProgress } from './state.js';
+import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext, type TableCommitKind } from './table-checkpoint.js';
+
+export type { CheckpointTable } from './table-checkpoint.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
 
 /** What the runner tells `sourceEvent`: a binlog event, or one of the snapshot phase (rows, plan, chunk progress, phase switch). */
 export type SourceEventKind = 'binlog' | 'snapshot';
-
-/** A table as checkpoints see it. */
-export interface CheckpointTable {
-  /** 'db.table' of the source table. */
-  readonly key: string;
-  readonly identifier: TableIdentifier;
-  readonly io: FileIO;
-  readonly location: string;
-  readonly committer: TableCommitter;
-  /** Writer options besides the mode, asked whenever a writer is opened (e.g. cascade match fields). */
-  readonly writerOptions: () => TableChangeWriterOptions;
-  /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
-  mode: WriteMode | undefined;
-  /** Changes buffered since the last commit. */
-  pending: number;
-  /** Progress as the table holds it (undefined: the job never committed to it). */
-  committed: TableProgress | undefined;
-  /** Progress including what is buffered (the router updates it); its offset is set at commit time. */
-  working: TableProgress | undefined;
-  /** Transactions at or before this offset are already in the table (restart); cleared once passed. */
-  skipUntil: BinlogOffset | undefined;
-  checkpointsSinceCommit: number;
-  lastCommitMs: number;
-}
 
 export interface CheckpointOptions {
   readonly intervalMs: number;
@@ -94,6 +69,8 @@ export interface CheckpointOptions {
   readonly concurrency: number;
   /** Checkpoint as soon as the stream goes quiet after a backlog (module header). */
   readonly whenCaughtUp: boolean;
+  /** Checkpoint early when the buffered changes opened this many data files (module header). */
+  readonly maxOpenFiles: number;
 }
 
 /**
@@ -105,15 +82,6 @@ export interface CheckpointOptions {
  */
 export const CAUGHT_UP_QUIET_MS = 25;
 
-export interface CommittedTable {
-  readonly key: string;
-  readonly before: TableProgress | undefined;
-  readonly after: TableProgress;
-  /** Snapshot rows in the table (also when `after` no longer carries the snapshot part). */
-  readonly snapshotRows: number | undefined;
-  readonly snapshot: Snapshot | undefined;
-}
-
 export interface CheckpointReport {
   readonly checkpointId: bigint;
   readonly reason: string;
@@ -124,6 +92,11 @@ export class Checkpointer {
   readonly tables = new Map<string, CheckpointTable>();
   private nextId: bigint;
   private buffered = 0;
+  /** Data files the buffered changes opened (one per partition a table's changes touch). */
+  private openFiles = 0;
+  /** Snapshot chunks buffered, and whether one of this run was committed yet (`due`). */
+  private chunksBuffered = 0;
+  private chunkCommitted = false;
   /** When the last checkpoint ended: the interval counts from there. */
   private lastCheckpointMs: number;
   /** The source position everything routed so far reaches (C), and its commit time. */
@@ -216,9 +189,16 @@ export class Checkpointer {
   /** Buffers changes of one table (its mode set with `ensureModes`). */
   async write(table: CheckpointTable, changes: readonly RowChange[]): Promise<void> {
     if (changes.length === 0) return;
+    const files = table.committer.bufferedDataFiles;
     await table.committer.write(changes);
     table.pending += changes.length;
     this.buffered += changes.length;
+    this.openFiles += table.committer.bufferedDataFiles - files;
+  }
+
+  /** A snapshot chunk's rows were written (`write`): the first of a run is committed at once (`due`). */
+  chunkWritten(): void {
+    this.chunksBuffered++;
   }
 
   /** Whether the changes buffered reached `commit.maxBufferedChanges` (the memory bound). */
@@ -279,6 +259,8 @@ export class Checkpointer {
   /** Why a checkpoint is due now, or undefined. */
   due(): string | undefined {
     if (this.buffered >= this.options.maxBufferedChanges) return `${this.buffered} buffered changes`;
+    if (this.openFiles >= this.options.maxOpenFiles) return `${this.openFiles} data files open`;
+    if (this.chunksBuffered > 0 && !this.chunkCommitted) return 'the first chunks of the run';
     if (this.now() - this.lastCheckpointMs >= this.options.intervalMs) return 'interval';
     return undefined;
   }
@@ -301,6 +283,8 @@ export class Checkpointer {
     }
     const committed: CommittedTable[] = [];
     const bufferedAtStart = this.buffered;
+    const openFilesAtStart = this.openFiles;
+    const chunksAtStart = this.chunksBuffered;
     if (work.length > 0) {
       this.nextId++;
       // Every committing table's changes are taken out now, before the first await: a change routed
@@ -314,7 +298,7 @@ export class Checkpointer {
         while (next < work.length && !failed) {
           const item = work[next++]!;
           try {
-            committed.push(await this.commitTable(id, item.table, item.progress, item.pending));
+            committed.push(await commitTableCheckpoint(this.commitContext(), id, item.table, item.progress, item.pending));
           } catch (e) {
             failed = true;
             throw e;
@@ -330,8 +314,54 @@ export class Checkpointer {
     }
     // what was written while the commits ran stays buffered
     this.buffered -= bufferedAtStart;
+    this.openFiles -= openFilesAtStart;
+    this.chunksBuffered -= chunksAtStart;
+    if (chunksAtStart > 0) this.chunkCommitted = true;
     this.lastCheckpointMs = this.now();
     return { checkpointId: id, reason, committed };
+  }
+
+  /**
+   * A DDL applied to the Iceberg table of `key` (schema-change-apply.ts): the schema change (or, for
+   * TRUNCATE, the emptying of the table) and the table's progress through the DDL at `offset` — its
+   * rows before the DDL committed already (the caller's checkpoint), the DDL itself applied — in ONE
+   * commit. So whenever floe dies afterwards, the definition the lake records for the table is the
+   * one in force at the table's offset (docs/design.md §3, "A schema change has a position"): no
+   * restart decodes a row logged before the DDL with the definition after it — also not the rows a
+   * restart reads again although the table was never committed for them (the hand-over filter
+   * dropped them: a later chunk holds them).
+   */
+  async commitSchemaChange(key: string, offset: BinlogOffset, how: TableCommitKind): Promise<CheckpointReport> {
+    const table = this.tableForDdl(key);
+    const progress = progressThrough(table.working, offset);
+    if (!progress) throw new FloeError(SUBSYSTEM, 'internal', `schema change of ${key}: the table has no progress to record yet (no chunk plan, no offset)`);
+    const report = await this.commitOne(table, progress, how, `schema change of ${key}`);
+    // the DDL lies after any offset the table was still skipping to: what follows it is new
+    table.skipUntil = undefined;
+    return report;
+  }
+
+  /**
+   * Empties the table of `key` and records that it has copied nothing yet (a snapshot without chunks),
+   * in one commit: its rows are copied again from the start by the next run (prepared-tables.ts: a
+   * table without a past). For a table whose snapshot a DDL straddles, or a new MySQL table that
+   * takes the name of an earlier one whose rows the lake table holds.
+   */
+  async startOver(key: string, why: string): Promise<CheckpointReport> {
+    return this.commitOne(this.tableForDdl(key), { phase: 'snapshot', snapshot: { chunks: [], finished: new Map(), rows: 0 } }, { truncate: true }, why);
+  }
+
+  private tableForDdl(key: string): CheckpointTable {
+    const table = this.tables.get(key);
+    if (!table) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected a captured table, found none`);
+    if (this.committing || table.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected its rows before the DDL committed, found ${table.pending} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
+    return table;
+  }
+
+  private async commitOne(table: CheckpointTable, progress: TableProgress, how: TableCommitKind, reason: string): Promise<CheckpointReport> {
+    const id = this.nextId++;
+    const committed = await commitTableCheckpoint(this.commitContext(), id, table, progress, 0, how);
+    return { checkpointId: id, reason, committed: [committed] };
   }
 
   /** The progress a commit of `table` would record now (undefined: nothing to record yet). */
@@ -356,57 +386,8 @@ export class Checkpointer {
     return flushIdle || table.checkpointsSinceCommit + 1 >= this.options.idleCheckpoints || now - table.lastCommitMs >= this.options.idleMaxMs;
   }
 
-  private async commitTable(id: bigint, table: CheckpointTable, progress: TableProgress, pending: number): Promise<CommittedTable> {
-    const started = this.now();
-    // A table that never had a writer (only progress to record) must be known to its committer.
-    if (table.mode === undefined) await table.committer.open(table.writerOptions());
-    // the table's whole progress summary (phase, offset, snapshot chunks), stamped as floe.source-offset
-    const { summary: progressText, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
-      io: table.io,
-      tableLocation: table.location,
-      sourceKey: table.key,
-      checkpointId: id,
-    });
-    let result;
-    try {
-      // no changes buffered: a stamps-only snapshot (the coordinator decided the table commits)
-      result = await table.committer.commit(id, progressText);
-    } catch (e) {
-      throw new FloeError(SUBSYSTEM, 'internal', `checkpoint ${id} of ${table.key} failed: ${errorMessage(e)}`, { cause: e, retryable: false });
-    }
-    if (result.status !== 'committed') {
-      // Our ids are above everything the job committed when this process started: only another
-      // process running the same job can have committed this one. Its changes would be dropped here.
-      throw new FloeError(
-        SUBSYSTEM,
-        'commit-conflict',
-        `checkpoint ${id} of ${table.key}: the table already holds checkpoint ${id} of this job (status ${result.status}); is another floe process running with the same job.id? Stop it; this process stops without committing`,
-        { retryable: false },
-      );
-    }
-    const before = table.committed;
-    // State objects only `before` needed: a restart resumes from `recorded` now (best effort — a
-    // leftover is harmless, and a commit whose outcome was unknown never gets here).
-    for (const path of obsoleteStateObjects(before, recorded)) {
-      await table.io.delete(path).catch((e: unknown) => this.logger.warn('could not remove a snapshot state object no longer needed', { table: table.key, path, err: e }));
-    }
-    // the snapshot part just dropped: every state object left is stray (a killed run's among them)
-    if (before?.snapshot && !recorded.snapshot) {
-      const stray = await strayStateObjects(table.io, table.location).catch((e: unknown) => {
-        this.logger.warn('could not list the snapshot state objects left behind', { table: table.key, err: e });
-        return [];
-      });
-      for (const path of stray) {
-        await table.io.delete(path).catch((e: unknown) => this.logger.warn('could not remove a snapshot state object left behind', { table: table.key, path, err: e }));
-      }
-    }
-    table.committed = recorded;
-    table.working = recorded;
-    table.pending -= pending;
-    table.checkpointsSinceCommit = 0;
-    table.lastCommitMs = this.now();
-    if (this.metrics) reportCommit(this.metrics, table.key, result.snapshot, (this.now() - started) / 1000, recorded, this.positionTimeMs, this.now());
-    return { key: table.key, before, after: recorded, snapshotRows: progress.snapshot?.rows, snapshot: result.snapshot };
+  private commitContext(): TableCheckpointContext {
+    return { logger: this.logger, metrics: this.metrics, now: this.now, positionTimeMs: this.positionTimeMs };
   }
 
   /** Drops every buffered change (their files were never committed). */
@@ -421,29 +402,3 @@ export class Checkpointer {
   }
 }
 
-/** The snapshot progress with every finished chunk's high watermark raised to `position`. */
-function finishedAt(s: SnapshotProgress, position: BinlogOffset): SnapshotProgress {
-  const finished = new Map<string, string>();
-  let raised = false;
-  for (const [id, text] of s.finished) {
-    if (compareOffsets(parseOffset(text), position) < 0) {
-      finished.set(id, serializeOffset(position));
-      raised = true;
-    } else finished.set(id, text);
-  }
-  // a new progress object must be written for it: drop the location of the one holding the old marks
-  return raised ? { chunks: s.chunks, finished, rows: s.rows, planLocation: s.planLocation } : s;
-}
-
-function summaryNumber(s: Snapshot | undefined, key: string): number {
-  const v = s?.summary[key];
-  return v === undefined ? 0 : Number(v);
-}
-
-function reportCommit(metrics: Metrics, key: string, snapshot: Snapshot | undefined, seconds: number, progress: TableProgress, positionTimeMs: number | undefined, nowMs: number): void {
-  metrics.commitDuration(key, seconds);
-  // The summary has one byte total for all added files; it is reported with the data files.
-  metrics.filesWritten(key, 'data', summaryNumber(snapshot, 'added-data-files'), summaryNumber(snapshot, 'added-files-size'));
-  metrics.filesWritten(key, 'delete', summaryNumber(snapshot, 'added-delete-files'), 0);
-  if (progress.phase === 'streaming' && positionTimeMs !== undefined) metrics.tableLag(key, (nowMs - positionTimeMs) / 1000);
-}

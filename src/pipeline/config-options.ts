@@ -79,6 +79,7 @@ export function checkpointOptions(config: FloeConfig): CheckpointOptions {
     idleMaxMs: config.commit.idleMaxMs,
     concurrency: 4,
     whenCaughtUp: config.commit.whenCaughtUp,
+    maxOpenFiles: config.commit.maxOpenFiles,
   };
 }
 

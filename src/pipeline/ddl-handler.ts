@@ -17,6 +17,7 @@
  * into capture (`newTablesIn`): those it handles itself, by snapshotting the table in process.
  */
 import type { FloeConfig } from '../config/schema.js';
+import type { TableCommitKind } from './table-checkpoint.js';
 import { parseDdl } from '../source/mysql/index.js';
 import type { DdlStatement } from '../source/mysql/index.js';
 import { tableKey, type DdlEvent, type TableRef } from '../source/mysql/index.js';
@@ -27,12 +28,20 @@ import type { Notifier } from './observe/notifications.js';
 
 export interface DdlContext {
   readonly config: FloeConfig;
-  /** 'db.table' of every captured table. */
+  /** 'db.table' of every captured table the statement applies to (its data in the lake is from before it: ddl-relation.ts). */
   readonly capturedTables: ReadonlySet<string>;
+  /** 'db.table' of every table the run captures, also those for which the statement is history. */
+  readonly knownTables: ReadonlySet<string>;
   readonly logger: Logger;
   readonly notifier: Notifier;
   /** Commits everything routed before the DDL (one checkpoint). */
   checkpoint(): Promise<void>;
+  /**
+   * Commits what the DDL does to the Iceberg table of `table` — a schema change, or (TRUNCATE) the
+   * removal of every row — together with the table's offset through this DDL (checkpoint.ts
+   * `commitSchemaChange`); after `checkpoint()`.
+   */
+  commitThroughDdl(table: TableRef, how: TableCommitKind): Promise<void>;
   /**
    * Re-reads a captured table's mapping and its Iceberg table (after the handler evolved it), so
    * that later rows are decoded and projected with the new schema: buffered changes are committed
@@ -45,11 +54,15 @@ export interface DdlContext {
 export type DdlOutcome =
   | { readonly action: 'ignore' }
   | { readonly action: 'applied'; readonly tables: readonly string[] }
+  /** Applied, and the run must start again from the lake to capture tables under new names. */
+  | { readonly action: 'restart'; readonly why: string }
   | { readonly action: 'stop'; readonly table?: string }
   | { readonly action: 'fail'; readonly error: unknown };
 
 export interface DdlHandler {
   onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome>;
+  /** Whether a schema-changing statement at this event would be applied (`evolve`, or accepted by an operator). */
+  applies(event: DdlEvent): boolean;
 }
 
 /** "gtid 0-1-42, binlog.000003:1234" — how a DDL's position is reported to operators. */

@@ -9,16 +9,19 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
 import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
 import { lastCommitted, type CommittedCheckpoint } from '../iceberg/checkpoint/index.js';
+import { currentSchema } from '../iceberg/spec/table-metadata-json.js';
 import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import { typeMappingOptions } from './config-options.js';
 import type { ProgressReporter } from './observe/progress.js';
-import { decodeTableProgress, snapshotComplete, type TableProgress } from './state.js';
+import { decodeTableProgress, parseProgressSummary, snapshotComplete, type TableProgress } from './state.js';
+import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
 import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
 import { planTableMapping, type TableMapping } from './table-mapping.js';
 import { compileTransforms } from './transforms.js';
 import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './schema-change/source-schema-record.js';
+import { derivedSourceSchema } from './schema-change/derived-source-schema.js';
 
 export interface PreparedTable {
   readonly key: string;
@@ -53,16 +56,20 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     const ready = await ensureIcebergTable(catalog, mapping, logger, {
       pendingDdlPossible: (table) => lastCommitted(table.metadata, config.job.id) !== undefined,
       createProperties: sourceSchemaProperty(current.schema),
+      withoutPast: (metadata) => withoutPast(metadata, config.job.id),
       resumeMapping: (table) => {
         // The binlog from this job's committed offset was logged under the definition the lake
         // recorded; the DDL that led to today's definition comes later in it (source-schema-record.ts).
         if (lastCommitted(table.metadata, config.job.id) === undefined) return undefined;
-        const recorded = recordedSourceSchema(table.metadata, current.schema.id);
+        // a table written by a floe that recorded no definition: its Iceberg schema is the table at its offset
+        const kept = recordedSourceSchema(table.metadata, current.schema.id);
+        const recorded = kept ?? derivedSourceSchema(currentSchema(table.metadata), current.schema, mapping, typeMappingOptions(config.source!));
         if (!recorded || sameSourceSchema(recorded, current.schema)) return undefined;
         fromLake = true;
         mapped = mapTable(recorded, typeMappingOptions(config.source!));
         mapping = planTableMapping(mapped, config, transforms);
-        logger.warn('the MySQL table changed since floe last committed to it; its binlog rows are decoded with the definition the lake recorded until the DDL that changed it, which the schema-change policy applies there', {
+        const from = kept ? 'the definition the lake recorded' : 'the definition derived from its Iceberg schema (the lake records none: written by an earlier floe)';
+        logger.warn(`the MySQL table changed since floe last committed to it; its binlog rows are decoded with ${from} until the DDL that changed it, which the schema-change policy applies there`, {
           table: key,
           recorded: mapped.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
           now: current.columns.map((c) => `${c.column.name} ${c.column.columnType}`).join(', '),
@@ -72,7 +79,9 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
     });
     for (const note of mapping.notes) logger.info(note, { table: key });
     const committed = lastCommitted(ready.table.metadata, config.job.id);
-    const progress = committed ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
+    // a table without a past (emptied, or a snapshot that copied nothing) snapshots from the start:
+    // its plan, if any, may key on columns it no longer has
+    const progress = committed && !withoutPast(ready.table.metadata, config.job.id) ? await decodeTableProgress(committed.sourceOffset, ready.table.io, key, `table ${name} (job ${config.job.id})`) : undefined;
     const records = currentSnapshot(ready.table.metadata)?.summary['total-records'];
     const foreignRows = !committed && records !== undefined && records !== '0';
     if (foreignRows) {
@@ -84,15 +93,17 @@ export async function prepareTables(config: FloeConfig, tables: readonly MappedT
 }
 
 /**
- * A table that joined while the run streams (created in MySQL) whose Iceberg table holds progress of
- * this job: it holds an earlier table of that name, which the new one must not be merged into.
+ * Whether a table has no past a restart must replay (table-mapping-catalog.ts `withoutPast`): it holds
+ * no rows, and this job either never committed to it or committed only a snapshot's plan and chunks
+ * that held no rows. Its binlog before now holds nothing it needs.
  */
-export function joinedTableClash(t: PreparedTable, jobId: string): FloeError {
-  return new FloeError(
-    'pipeline',
-    'unsupported',
-    `table ${t.key} was created in MySQL while its Iceberg table ${[...t.mapping.identifier.namespace, t.mapping.identifier.name].join('.')} holds an earlier table of that name (job ${jobId} committed to it); drop the Iceberg table and start floe again to snapshot the new one`,
-  );
+function withoutPast(metadata: TableMetadata, jobId: string): boolean {
+  const records = currentSnapshot(metadata)?.summary['total-records'];
+  if (records !== undefined && records !== '0') return false;
+  const committed = lastCommitted(metadata, jobId);
+  if (!committed) return true;
+  const progress = parseProgressSummary(committed.sourceOffset);
+  return progress.phase === 'snapshot' && (progress.snapshot?.rows ?? 0) === 0;
 }
 
 /** The first checkpoint id of this run: one above anything the job committed to any table. */

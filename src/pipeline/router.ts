@@ -73,6 +73,7 @@ export class Router {
     const changes: WriterChange[] = new Array(e.rows.length);
     for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]!) };
     await this.checkpointer.write(c, changes);
+    this.checkpointer.chunkWritten();
     const finished = new Map(snapshot.finished);
     finished.set(e.chunk.id, serializeOffset(e.highWatermark));
     c.working = { ...c.working!, snapshot: { chunks: snapshot.chunks, finished, rows: snapshot.rows + e.rows.length, planLocation: snapshot.planLocation } };

@@ -29,7 +29,7 @@ import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import type { KeyColumnReader } from '../iceberg/keyindex/index.js';
-import { isAfter, openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
+import { openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer, type SourceEventKind } from './checkpoint.js';
@@ -42,8 +42,9 @@ import { Router } from './router.js';
 import { checkResumeBinlogs, withPurgedTables } from './purged-binlog-check.js';
 import { takeJobLock } from './job-lock.js';
 import { checkpointOptions, configuredStart, sourceConfig } from './config-options.js';
-import { ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './ddl-handler.js';
-import { announceSnapshotRows, firstCheckpointId, joinedTableClash, prepareTables } from './prepared-tables.js';
+import { capturedTablesIn, ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './ddl-handler.js';
+import { ddlRelation } from './ddl-relation.js';
+import { announceSnapshotRows, firstCheckpointId, prepareTables } from './prepared-tables.js';
 import { CapturedTables } from './captured-tables.js';
 import { createSchemaChangeHandler } from './schema-change/schema-change.js';
 import { planResume } from './resume-plan.js';
@@ -80,22 +81,38 @@ export interface RunResult {
 }
 
 export async function runPipeline(config: FloeConfig, options: RunOptions): Promise<RunResult> {
-  const run = new PipelineRun(config, options);
   try {
-    const result = await run.execute();
-    // a clean end, everything committed: the key indexes are kept for the next start
-    await run.saveKeyIndexes();
-    return result;
-  } catch (error) {
-    await run.abandon();
-    return { reason: 'failed', error };
+    for (;;) {
+      const run = new PipelineRun(config, options);
+      let end: RunEnd;
+      try {
+        end = await run.execute();
+        // a clean end, everything committed: the key indexes are kept for the next start
+        if ('reason' in end) await run.saveKeyIndexes();
+      } catch (error) {
+        await run.abandon();
+        return { reason: 'failed', error };
+      } finally {
+        await run.close();
+      }
+      if ('reason' in end) return end;
+      if (options.signal.aborted) return { reason: 'stopped' };
+      options.logger.info('starting again from the lake', { why: end.again });
+    }
   } finally {
-    await run.close();
+    options.progress?.stop();
   }
 }
 
+/**
+ * How a run ends: a result, or `again` — everything is committed and the run starts over from the
+ * lake at once, as a new process would (after a schema change that renames a captured table, or one
+ * that a table's snapshot straddles), with the reason for the log.
+ */
+type RunEnd = RunResult | { again: string };
+
 /** A source session ends the run, or asks for a new session that also captures `tables`. */
-type SessionEnd = RunResult | { restart: TableRef[] };
+type SessionEnd = RunEnd | { restart: TableRef[] };
 
 class PipelineRun {
   private readonly logger: Logger;
@@ -131,7 +148,7 @@ class PipelineRun {
     );
   }
 
-  async execute(): Promise<RunResult> {
+  async execute(): Promise<RunEnd> {
     const config = this.config;
     const source = config.source;
     if (!source) throw new FloeError('config', 'config', 'source: missing; configure the MySQL source (url or host/port/user/password)');
@@ -187,7 +204,9 @@ class PipelineRun {
         throw withPurgedTables(e, standing, config.catalog.type);
       }
       if (!('restart' in end)) return end;
-      next = await this.capture(end.restart);
+      const captured = await this.capture(end.restart);
+      if ('again' in captured) return captured;
+      next = captured;
     }
   }
 
@@ -261,13 +280,21 @@ class PipelineRun {
    * New tables join: they are created in the lake and snapshotted by the next session, which reads
    * the binlog from the offset every table has just committed (the caller flushed them all).
    */
-  private async capture(refs: readonly TableRef[]): Promise<SourceResume> {
+  private async capture(refs: readonly TableRef[]): Promise<SourceResume | { again: string }> {
     const { config, logger } = this;
     const added = await prepareTables(config, await this.mysql!.capture(refs), this.catalog!, logger);
+    // A lake table that holds this job's progress although its MySQL table only joins now (created,
+    // or renamed into the include patterns, after everything the lake holds of it): it holds an
+    // earlier MySQL table of that name. The new one starts over in it — emptied, copied from the
+    // start by the next run (its old rows stay in the table's history).
+    const earlier = added.filter((t) => t.progress);
     for (const t of added) {
-      if (t.progress) throw joinedTableClash(t, config.job.id);
-      this.tables!.add(t, undefined, undefined);
-      logger.info('new table captured: snapshotting it while the other tables wait at their offsets', { table: t.key });
+      this.tables!.add(t, t.progress, undefined);
+      if (!t.progress) logger.info('new table captured: snapshotting it while the other tables wait at their offsets', { table: t.key });
+    }
+    if (earlier.length > 0) {
+      for (const t of earlier) this.notes.committed(await this.checkpointer!.startOver(t.key, `${t.key}: a new MySQL table of the name of an earlier one`));
+      return { again: `${earlier.map((t) => t.key).join(', ')}: created in MySQL while their lake tables hold an earlier table of that name; emptied, they are copied again from the start` };
     }
     const checkpointer = this.checkpointer!;
     const { resume, skipUntil } = planResume([...checkpointer.tables.values()].map((t) => ({ key: t.key, progress: t.committed })));
@@ -367,10 +394,18 @@ class PipelineRun {
 
   private async handleDdl(e: DdlEvent): Promise<SessionEnd | undefined> {
     const checkpointer = this.checkpointer!;
-    // A table resumed past this statement applied it before (its committed offset is after it):
-    // for that table the DDL is history, not a change (a restart reads the binlog from the lowest
-    // offset of all tables).
-    const captured = new Set([...checkpointer.tables.values()].filter((t) => !t.skipUntil || isAfter(e.position, t.skipUntil)).map((t) => t.key));
+    // Only tables whose data in the lake is from before the statement take it (ddl-relation.ts); a
+    // table whose snapshot it straddles is copied again from the start, by a new run.
+    // Under `stop` and `fail` a table the statement straddles is reported like any other.
+    const relations = new Map([...checkpointer.tables.values()].map((t) => [t.key, ddlRelation(t, e.position)]));
+    const straddled = new Set([...relations].filter(([, r]) => r === 'straddles').map(([k]) => k));
+    const captured = new Set([...relations].filter(([k, r]) => r === 'applies' || (r === 'straddles' && !this.ddl.applies(e))).map(([k]) => k));
+    const straddling = this.ddl.applies(e) ? capturedTablesIn(e.statement, e.database, straddled) : [];
+    if (straddling.length > 0) {
+      await this.commit('before a DDL');
+      for (const key of straddling) this.notes.committed(await checkpointer.startOver(key, `${key}: a DDL its snapshot straddles`));
+      return { again: `${straddling.join(', ')}: the statement at ${ddlPositionText(e)} came while their snapshot was read (some chunks before it, some after); they are copied again from the start` };
+    }
     const source = this.config.source!;
     const joining = newTablesIn(e, new Set(checkpointer.tables.keys()), tableMatcher({ include: source.include, exclude: source.exclude }));
     if (joining.length > 0) {
@@ -383,10 +418,14 @@ class PipelineRun {
     const ctx: DdlContext = {
       config: this.config,
       capturedTables: captured,
+      knownTables: new Set(relations.keys()),
       logger: this.logger,
       notifier: this.options.notifications,
       checkpoint: async () => {
         await this.commit('before a DDL');
+      },
+      commitThroughDdl: async (table, how) => {
+        this.notes.committed(await checkpointer.commitSchemaChange(tableKey(table), e.offset, how));
       },
       refreshTable: (table, mapped) => this.refreshTable(table, mapped),
     };
@@ -396,6 +435,12 @@ class PipelineRun {
       case 'applied':
         checkpointer.advance(e.offset, e.timestampMs);
         return undefined;
+      case 'restart':
+        // the statement is applied (a captured table renamed): everything stands after it, and the
+        // next run captures the tables under their new names
+        checkpointer.advance(e.offset, e.timestampMs);
+        await this.commit('after a DDL that renames a captured table', { flushIdle: true });
+        return { again: outcome.why };
       case 'stop': {
         // Everything before the DDL, committed; the DDL itself not passed (its offset is not recorded).
         await this.commit('stop before a DDL', { flushIdle: true });
@@ -442,7 +487,6 @@ class PipelineRun {
   }
 
   async close(): Promise<void> {
-    this.options.progress?.stop();
     // the disk key indexes' SQLite handles (their files stay: the next run reuses them)
     this.checkpointer?.close();
     await this.source?.close().catch((e) => this.logger.warn('closing the source failed', { err: e }));

@@ -17,7 +17,8 @@ import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { identifierToString } from '../iceberg/metadata/catalog.js';
 import { isUnpartitioned, transformToString, type PartitionSpec } from '../iceberg/spec/partition.js';
 import type { Schema } from '../iceberg/spec/schema.js';
-import { createTable, ensureUnpartitionedSpec, loadCatalogTable, type CatalogTable } from '../iceberg/table/index.js';
+import { createTable, ensureUnpartitionedSpec, loadCatalogTable, replaceTableDefinition, type CatalogTable } from '../iceberg/table/index.js';
+import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
 import { isPrimitive, typesEqual, typeToString } from '../iceberg/spec/types.js';
 import type { Row, Value } from '../model/values.js';
 import { FloeError, isFloeError } from '../util/errors.js';
@@ -51,6 +52,13 @@ export interface EnsureOptions {
    * table's committed offset still holds rows of that definition (source-schema-record.ts).
    */
   readonly resumeMapping?: (table: CatalogTable) => TableMapping | undefined;
+  /**
+   * Whether an existing table has no past a restart must replay: no rows, and no progress of this
+   * job or a snapshot that has copied nothing yet. Such a table that differs from the mapping takes
+   * the mapping's definition (and `createProperties`) now, as if floe created it today; nothing of
+   * its old definition is checked or replayed (docs/design.md §3).
+   */
+  readonly withoutPast?: (metadata: TableMetadata) => boolean;
 }
 
 /** Creates or loads the table of `mapping`, checks it, and returns it with its row projection. */
@@ -77,7 +85,11 @@ export async function ensureIcebergTable(catalog: Catalog, configured: TableMapp
       table = await loadCatalogTable(catalog, mapping.identifier);
     }
   }
-  if (!created) mapping = options.resumeMapping?.(table) ?? mapping;
+  if (!created && options.withoutPast?.(table.metadata) && schemaProblems(mapping, currentSchema(table)).length > 0) {
+    const differences = schemaProblems(mapping, currentSchema(table)).join('; ');
+    table = await replaceTableDefinition(table, { schema: mapping.schema, spec: mapping.partitionSpec, properties: { ...options.createProperties } }, options.withoutPast);
+    logger.warn('the MySQL table changed before any of its rows was committed: its Iceberg table takes the definition MySQL has now', { table: mapping.sourceKey, differences });
+  } else if (!created) mapping = options.resumeMapping?.(table) ?? mapping;
   const schema = currentSchema(table);
   let problems = schemaProblems(mapping, schema);
   if (problems.length > 0 && !created && options.pendingDdlPossible?.(table)) {

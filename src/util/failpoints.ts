@@ -32,6 +32,10 @@ export type FailPointName =
   | 'expire-mid-delete'
   // orphan removal: after each file it deletes
   | 'orphans-mid-delete'
+  // a schema change committed to the Iceberg table (schema-change-apply.ts), the next checkpoint not yet
+  | 'after-schema-change-commit'
+  // a snapshot chunk read from MySQL, not yet handed to the pipeline (source.ts)
+  | 'snapshot-chunk-read'
   | (string & {});
 
 export type FailAction = 'throw' | 'exit' | 'hang';

@@ -92,7 +92,7 @@ async function bigTransaction(first: number): Promise<BinlogOffset> {
 
 /** Where `big` stands in the lake (undefined: nothing streamed yet). */
 function bigInLake(): Promise<BinlogOffset | undefined> {
-  return committedOffset(catalog, { namespace: [DB], name: 'big' }, JOB, `${DB}.big`);
+  return committedOffset(catalog, { namespace: [DB], name: 'big' }, JOB);
 }
 
 /** Starts floe and waits until it streams. */

@@ -14,6 +14,12 @@
  * moves rows between partitions), and while floe streams it alters both tables (a column added with a
  * default, a column widened), so that kills also land around a schema change of partitioned tables.
  *
+ * The wide fan-out variant (format v2 and v3): 3,000 rows over ~2,800 days, partitioned by day, so the
+ * snapshot writes a file per row or so, with the default commit interval (10 s). 20 runs, each
+ * SIGKILLed 1–6 s after it started its snapshot (or streaming): the snapshot must land its chunks between kills (a run's first
+ * chunks are committed at once, and a checkpoint closes early when its open files pass
+ * commit.maxOpenFiles) and finish before the last kill.
+ *
  * The writer's seed is printed; set FLOE_CRASH_SEED to replay a run's writes.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,9 +33,9 @@ import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { committedOffset, serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } from './support/crash-schema.js';
-import { PARTITIONED_DDL, PARTITIONED_OVERRIDES, PARTITIONED_TABLES, PartitionedRandomWriter, createPartitionedCrashSchema } from './support/crash-partitioned.js';
+import { FANOUT_TABLE, FanoutWriter, PARTITIONED_DDL, PARTITIONED_OVERRIDES, PARTITIONED_TABLES, PartitionedRandomWriter, createFanoutSchema, createPartitionedCrashSchema } from './support/crash-partitioned.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import type { TypeMappingOptions } from '../../src/source/mysql/schema/type-mapping.js';
@@ -64,12 +70,12 @@ interface Setup {
 
 /**
  * A database with `createSchema`'s tables, a warehouse and a floe config capturing every table;
- * `configFor` adds settings (`source` ones merged into the source's).
+ * `configFor` adds settings (`source` and `commit` ones merged into the test's).
  */
 async function setUp(
   prefix: string,
   createSchema: (c: mysql.Connection) => Promise<void>,
-  configFor: (db: string) => { source?: Record<string, unknown>; [key: string]: unknown },
+  configFor: (db: string) => { source?: Record<string, unknown>; commit?: Record<string, unknown>; [key: string]: unknown },
   serverIdOffset: number,
 ): Promise<Setup> {
   const db = await createTestDatabase(prefix);
@@ -84,7 +90,7 @@ async function setUp(
   const server = sharedMysqlConfig();
   const configPath = join(warehouse, '..', `${warehouse.split('/').pop()}.json`);
   cleanup.push(warehouse, configPath);
-  const { source, ...extra } = configFor(db);
+  const { source, commit, ...extra } = configFor(db);
   await writeFile(
     configPath,
     JSON.stringify({
@@ -101,7 +107,7 @@ async function setUp(
         ...source,
       },
       warehouse: { location: warehouse },
-      commit: { intervalMs: 300, idleCheckpoints: 3 },
+      commit: { intervalMs: 300, idleCheckpoints: 3, ...commit },
     }),
   );
   return { db, conn, writerConn, warehouse, configPath };
@@ -305,5 +311,63 @@ describe('crash and restart', () => {
     const itemsSchema = items.metadata.schemas.find((x) => x.schemaId === items.metadata.currentSchemaId)!;
     expect(itemsSchema.fields.find((f) => f.name === 'qty')?.type).toEqual({ kind: 'long' });
     for (const t of [orders, items]) expect(t.metadata.partitionSpecs.find((p) => p.specId === t.metadata.defaultSpecId)!.fields).toHaveLength(1);
+  }, 900_000);
+
+  it.each([2, 3] as const)('a snapshot over ~2,800 day partitions (v%i): 20 runs SIGKILLed 1–6 s into their work land its chunks, and it finishes before the last kill', async (formatVersion) => {
+    // floe's default commit interval (10 s): longer than any run
+    const s = await setUp(`e2e_crash_fanout_v${formatVersion}`, createFanoutSchema, (db) => ({ tables: { overrides: { [`${db}.${FANOUT_TABLE}`]: { partitionBy: ['day(created_at)'], formatVersion } } }, commit: { intervalMs: 10_000 } }), 5 + formatVersion);
+    const { seed, random } = seeded();
+    const writer = new FanoutWriter(s.writerConn, prng(seed ^ 0xfa9));
+    const catalog = new FileSystemCatalog({ warehouse: s.warehouse });
+    const identifier = { namespace: [s.db], name: FANOUT_TABLE };
+    const RUNS = 20;
+    let finishedBy: number | undefined;
+    const runs: string[] = [];
+    writer.start();
+    try {
+      for (let run = 0; run < RUNS; run++) {
+        const p = new FloeProcess(s.configPath, { logLevel: 'debug' });
+        // counted from the start of its work, as the other crash tests count (a loaded machine can take
+        // seconds to start a process)
+        const started = await p.waitFor((r) => r.notification === 'snapshot-started' || r.notification === 'streaming-started');
+        if (!started) throw new Error(`run ${run} exited before starting:\n${p.tail()}`);
+        const ms = 1000 + random() * 5000;
+        await sleep(ms);
+        if (p.hasExited) throw new Error(`run ${run} ended by itself:\n${p.tail()}`);
+        p.kill('SIGKILL');
+        await p.exited;
+        const commits = p.logs.filter((r) => r.msg === 'checkpoint committed').length;
+        runs.push(`${run}@${Math.round(ms)}ms:${commits}`);
+        // streaming in the lake: every chunk committed, the hand-over too
+        if (finishedBy === undefined && (await committedOffset(catalog, identifier, JOB)) !== undefined) finishedBy = run;
+      }
+    } finally {
+      await writer.stop();
+    }
+    console.log(`v${formatVersion}: runs ${runs.join(' ')}; snapshot finished by run ${finishedBy}; writer ${writer.transactions} changes`);
+    expect(finishedBy, 'the snapshot finished before the last kill').toBeDefined();
+    expect(finishedBy!).toBeLessThan(RUNS - 1);
+
+    const target = await serverPosition({ ...sharedMysqlConfig() });
+    const last = new FloeProcess(s.configPath);
+    try {
+      await waitForCatchUp(catalog, [{ identifier, sourceKey: `${s.db}.${FANOUT_TABLE}` }], JOB, target, {
+        timeoutMs: 120_000,
+        check: () => {
+          if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
+        },
+      });
+    } finally {
+      last.kill('SIGTERM');
+    }
+    expect(await last.exited, last.tail()).toEqual({ code: 0, signal: null });
+    const lake = await lakeTableRows(catalog, identifier);
+    const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, s.db, FANOUT_TABLE, lake.columns);
+    expect({ ...multisetDifference(expected, lake.rows), rows: lake.rows.length }).toEqual({ missing: [], unexpected: [], rows: expected.length });
+    const table = await loadCatalogTable(catalog, identifier);
+    expect(table.metadata.formatVersion).toBe(formatVersion);
+    const ids = table.metadata.snapshots.filter((snap) => snap.summary[JOB_ID_KEY] === JOB).map((snap) => snap.summary[CHECKPOINT_ID_KEY]);
+    expect(new Set(ids).size, `checkpoint ids: ${ids.join(',')}`).toBe(ids.length);
+    expect(writer.failures, writer.failures.slice(0, 3).join('\n')).toHaveLength(0);
   }, 900_000);
 });

@@ -224,7 +224,7 @@ const text = (r: LogRecord) => JSON.stringify(r);
 const isReconnectOrRestart = (r: LogRecord) => /binlog read timeout|reconnecting in|restarting the pipeline/.test(text(r));
 
 async function offsetOf(lake: Lake, db: string, table: string): Promise<BinlogOffset | undefined> {
-  return committedOffset(lake.catalog, ident(db, table), JOB, `${db}.${table}`);
+  return committedOffset(lake.catalog, ident(db, table), JOB);
 }
 
 describe('MySQL silence and stalls', () => {

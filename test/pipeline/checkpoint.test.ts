@@ -2,7 +2,8 @@
  * The checkpointer's decisions, on real tables in a local filesystem catalog: which tables commit at
  * a checkpoint (changes, progress, idle tables every N checkpoints, a table still skipping what it
  * holds never), with which progress (`floe.source-offset` read back from the tables), increasing ids,
- * and refusing a checkpoint id some other process of the job already committed.
+ * and refusing a checkpoint id some other process of the job already committed; when one is due early
+ * (data files open, a run's first chunk); a schema change committed with the offset through its DDL.
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ import { decodeTableProgress, type TableProgress } from '../../src/pipeline/stat
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { chunkId, serializeChunk } from '../../src/source/mysql/snapshot/chunk.js';
+import { parsePartitionSpec } from '../../src/iceberg/spec/partition-spec-text.js';
 
 const JOB = 'ckpt';
 let dir: string;
@@ -64,7 +66,7 @@ async function stamp(t: CheckpointTable): Promise<{ checkpoint: bigint; progress
   return { checkpoint: last.snapshotCheckpointId, progress: await decodeTableProgress(last.sourceOffset, loaded.io, t.key, t.key) };
 }
 
-const options = { intervalMs: 1_000_000, maxBufferedChanges: 5, idleCheckpoints: 3, idleMaxMs: 1_000_000, concurrency: 2, whenCaughtUp: true };
+const options = { intervalMs: 1_000_000, maxBufferedChanges: 5, idleCheckpoints: 3, idleMaxMs: 1_000_000, concurrency: 2, whenCaughtUp: true, maxOpenFiles: 1_000_000 };
 
 describe('checkpointer', () => {
   it('commits changed tables each checkpoint, idle ones every N, skipping ones never', async () => {
@@ -299,6 +301,56 @@ describe('checkpointer', () => {
     await k.checkpoint('past it', { flushIdle: true });
     expect((await stamp(t))!.progress).toEqual({ phase: 'streaming', offset: at(60) });
     expect(await readdir(stateDir)).toEqual([]);
+  });
+
+  it('a checkpoint is due when the buffered changes opened maxOpenFiles data files, and after the first snapshot chunk of a run', async () => {
+    const identifier: TableIdentifier = { namespace: ['db'], name: 'fanout' };
+    const schema = new Schema(0, [{ id: 1, name: 'id', required: true, type: Types.int }, { id: 2, name: 'v', required: false, type: Types.string }], [1]);
+    const created = await createTable(catalog, identifier, { schema, formatVersion: 3, partitionSpec: parsePartitionSpec(['identity(id)'], schema) });
+    const t: CheckpointTable = { ...(await table('fanout_unused', undefined)), key: 'src.fanout', identifier, io: created.io, location: created.metadata.location, committer: new TableCommitter({ catalog, identifier, jobId: JOB }) };
+    t.working = { phase: 'streaming', offset: at(1) };
+    const k = new Checkpointer(1n, { ...options, maxBufferedChanges: 100, maxOpenFiles: 3 }, silentLogger, undefined);
+    k.add(t);
+    k.advance(at(1));
+    await k.ensureModes([[t, 'upsert']]);
+    // two rows in one partition, one in another: two files
+    await k.write(t, [{ op: 'insert', after: [1, 'a'] }, { op: 'insert', after: [1, 'b'] }, { op: 'insert', after: [2, 'c'] }]);
+    expect(k.due()).toBeUndefined();
+    await k.write(t, [{ op: 'insert', after: [3, 'd'] }]);
+    expect(k.due()).toBe('3 data files open');
+    await k.checkpoint('files');
+    expect(k.due()).toBeUndefined();
+    expect((await readTableRows(await loadCatalogTable(catalog, identifier))).map((r) => r[0]).sort()).toEqual([1, 2, 3]);
+
+    // the first chunk of the run is committed at once; later ones wait for the interval
+    await k.write(t, [{ op: 'insert', after: [4, 'e'] }]);
+    k.chunkWritten();
+    expect(k.due()).toBe('the first chunks of the run');
+    await k.checkpoint('first chunk');
+    await k.write(t, [{ op: 'insert', after: [5, 'f'] }]);
+    k.chunkWritten();
+    expect(k.due()).toBeUndefined();
+  });
+
+  it('a schema change commits with the table\'s offset through the DDL, in one snapshot', async () => {
+    const t = await table('altered', { phase: 'streaming', offset: at(100) }, at(150));
+    const k = new Checkpointer(3n, options, silentLogger, undefined);
+    k.add(t);
+    k.advance(at(200));
+    await k.ensureModes([[t, 'upsert']]);
+    await k.write(t, [{ op: 'insert', after: [1, 'x'] }]);
+    const change = { changes: [{ kind: 'add-column' as const, name: 'n', type: Types.int }], properties: { 'floe.source-schema': 'after' } };
+    await expect(k.commitSchemaChange(t.key, at(250), { schema: change })).rejects.toThrow(/expected its rows before the DDL committed, found 1 buffered/);
+    await k.checkpoint('before the DDL');
+    const report = await k.commitSchemaChange(t.key, at(250), { schema: change });
+    expect(report.checkpointId).toBe(4n);
+    expect(await stamp(t)).toEqual({ checkpoint: 4n, progress: { phase: 'streaming', offset: at(250) } });
+    const m = (await loadCatalogTable(catalog, t.identifier)).metadata;
+    expect(m.schemas.find((x) => x.schemaId === m.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'v', 'n']);
+    expect(currentSnapshot(m)!.schemaId).toBe(m.currentSchemaId);
+    expect(m.properties['floe.source-schema']).toBe('after');
+    expect(t.skipUntil).toBeUndefined();
+    expect(t.committed).toEqual({ phase: 'streaming', offset: at(250) });
   });
 
   it('refuses a checkpoint id the table already holds from this job (another process)', async () => {

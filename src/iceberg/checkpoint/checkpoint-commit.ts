@@ -16,12 +16,21 @@ import { commitRowDelta, type CatalogTable, type CommitResult, type RetryPolicy 
 import type { ManifestReads } from '../table/manifest-reads.js';
 import type { KeyIndexLifecycle } from '../keyindex/key-index-lifecycle.js';
 import type { PreparedChanges } from '../writer/table-change-writer.js';
+import type { SchemaChange } from '../spec/schema-update.js';
 import { checkpointProperties, checkpointSummary, isCheckpointCommitted, lastCommitted } from './checkpoint-stamps.js';
 import { isDvTargetConflict, validateTargetsUntouched } from './committed-dv-targets.js';
 import { MAX_RELOCATIONS, replanDeletes } from './dv-replan.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 
 const SUBSYSTEM = 'iceberg.writer';
+
+/** A schema change committed with a checkpoint's snapshot (TableCommitter.commit). */
+export interface SchemaCommit {
+  readonly changes: readonly SchemaChange[];
+  /** Table properties set with it (what the caller records about the schema). */
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
 
 export interface CheckpointCommitContext {
   identifier: TableIdentifier;
@@ -32,6 +41,8 @@ export interface CheckpointCommitContext {
   reads: ManifestReads;
   /** The unpartitioned spec the commit adds for its equality deletes (table/added-spec.ts). */
   addSpec: PartitionSpec | undefined;
+  /** A schema change the snapshot carries, with the table properties that record it. */
+  schema: SchemaCommit | undefined;
   /** The table's key index: located again from, or dropped when the outcome leaves it behind the table. */
   keys: KeyIndexLifecycle;
   retry?: Partial<RetryPolicy>;
@@ -98,7 +109,8 @@ function commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefin
     { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },
     {
       summary: checkpointSummary(jobId, checkpointId, maxCommitted, c.progress),
-      properties: (snapshotId) => checkpointProperties(jobId, checkpointId, maxCommitted, c.progress, snapshotId),
+      properties: (snapshotId) => ({ ...c.schema?.properties, ...checkpointProperties(jobId, checkpointId, maxCommitted, c.progress, snapshotId) }),
+      schemaChanges: c.schema?.changes,
       // asked before the first attempt too (snapshot-producer.ts), on the table as loaded here
       validate: async (current) => {
         if (isCheckpointCommitted(current, jobId, checkpointId)) return 'skip';

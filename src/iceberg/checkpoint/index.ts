@@ -9,5 +9,6 @@
  * - `findExistingDeletes`: the deletes a table holds for data files a new deletion vector replaces.
  */
 export { TableCommitter, type TableCommitOutcome, type TableCommitterOptions } from './table-committer.js';
+export type { SchemaCommit } from './checkpoint-commit.js';
 export { CHECKPOINT_ID_KEY, everyStampedProgress, JOB_ID_KEY, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 export { findExistingDeletes } from './existing-deletes.js';

@@ -50,8 +50,9 @@ import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions,
 import { findExistingDeletes } from './existing-deletes.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
 import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
-import { commitCheckpoint } from './checkpoint-commit.js';
+import { commitCheckpoint, type SchemaCommit } from './checkpoint-commit.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
+import { commitTruncation } from './truncate-commit.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -113,6 +114,11 @@ export class TableCommitter {
   /** Whether changes are buffered for the next commit. */
   get hasChanges(): boolean {
     return this.writer !== undefined && !this.writer.isEmpty;
+  }
+
+  /** Data files the buffered changes opened (one per partition they touch): what the next commit writes. */
+  get bufferedDataFiles(): number {
+    return this.writer?.stats.dataFilesOpened ?? 0;
   }
 
   /** Whether `write` may be called now, while a commit of this table is under way (see the header). */
@@ -190,9 +196,10 @@ export class TableCommitter {
   /**
    * Commits the buffered changes (none: a stamps-only snapshot) as one snapshot stamped with
    * `checkpointId` and `progress` — the table's whole progress summary (opaque JSON text), stored as
-   * `floe.source-offset`.
+   * `floe.source-offset`. `schema`: a schema change (and table properties) in the same commit — only
+   * with nothing buffered, since buffered rows were written with the schema before it.
    */
-  async commit(checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+  async commit(checkpointId: bigint, progress: string, schema?: SchemaCommit): Promise<TableCommitOutcome> {
     if (this.phase !== 'detached' || this.failed !== undefined) this.ensureUsable();
     if (typeof checkpointId !== 'bigint' || checkpointId < 0n) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `checkpoint id must be a non-negative bigint, found ${String(checkpointId)}`);
@@ -206,7 +213,8 @@ export class TableCommitter {
     const writer = this.detached;
     this.detached = undefined;
     try {
-      const outcome = await this.commitBuffered(writer, checkpointId, progress);
+      if (schema && writer && !writer.isEmpty) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: a schema change commits with changes buffered under the schema before it; commit them first`);
+      const outcome = await this.commitBuffered(writer, checkpointId, progress, schema);
       // (a checkpoint found committed already ends the run: the coordinator raises a conflict)
       if (outcome.status === 'committed') await this.handIndexToNextWriter();
       return outcome;
@@ -217,6 +225,24 @@ export class TableCommitter {
       this.phase = 'idle';
       this.duringCommit = undefined;
     }
+  }
+
+  /**
+   * Commits checkpoint `checkpointId` as one snapshot that empties the table (truncate-commit.ts),
+   * stamped with `progress`. Nothing may be buffered; the key index is dropped (the next writer builds
+   * it from the table as it is then).
+   */
+  async truncate(checkpointId: bigint, progress: string): Promise<TableCommitOutcome & { removedFiles: number }> {
+    this.ensureUsable();
+    if (this.hasChanges) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: truncating with changes buffered; commit them first`);
+    await this.writer?.abort();
+    this.writer = undefined;
+    this.keys.drop();
+    const table = await loadCatalogTable(this.options.catalog, this.identifier);
+    const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
+    this.table = result.table;
+    const removedFiles = removedDataFiles + removedDeleteFiles;
+    return result.status === 'committed' ? { identifier: this.identifier, status: 'committed', snapshot: result.snapshot, removedFiles } : { identifier: this.identifier, status: 'already-committed', removedFiles };
   }
 
   /**
@@ -238,7 +264,7 @@ export class TableCommitter {
     writer.useKeyIndex(keyIndex);
   }
 
-  private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string): Promise<TableCommitOutcome> {
+  private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string, schema: SchemaCommit | undefined): Promise<TableCommitOutcome> {
     const hasChanges = writer !== undefined && !writer.isEmpty;
     const outcome = (status: TableCommitOutcome['status'], snapshot?: Snapshot, stats?: WriterStats): TableCommitOutcome => ({ identifier: this.identifier, status, snapshot, stats });
 
@@ -294,6 +320,7 @@ export class TableCommitter {
       progress,
       reads,
       addSpec,
+      schema,
       keys: this.keys,
       retry: this.options.retry,
       warn: this.options.warn,

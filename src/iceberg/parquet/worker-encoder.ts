@@ -64,10 +64,12 @@ class EncoderThread {
     private readonly onDeath: (t: EncoderThread) => void,
   ) {
     this.worker = startModuleWorker(threadModule);
-    this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e) => this.die(e));
     this.worker.on('exit', (code) => this.die(new Error(`Parquet encoder worker exited with code ${code}`)));
+    // after the listeners: adding a 'message' listener refs the worker again (Node's MessagePort
+    // semantics), and a thread started ahead of its first file must not keep the process alive
+    this.worker.unref();
   }
 
   /** Posts a request; the worker answers every request exactly once (worker-encoder-thread.ts). */
@@ -177,17 +179,31 @@ export class WorkerEncoderPool {
     return this.threads.length;
   }
 
+  /**
+   * Starts every thread now, so that they load their modules while the caller does other things: a
+   * thread started on demand costs the first files it encodes its start-up (the first checkpoint of a
+   * run waits for it).
+   */
+  prewarm(): void {
+    if (this.closed) return;
+    while (this.threads.length < this.size) this.startThread();
+  }
+
+  private startThread(): EncoderThread {
+    const t = new EncoderThread(this.threadModule, (dead) => {
+      const i = this.threads.indexOf(dead);
+      if (i >= 0) this.threads.splice(i, 1);
+    });
+    this.threads.push(t);
+    return t;
+  }
+
   private pick(): EncoderThread {
     if (this.closed) throw new FloeError(SUBSYSTEM, 'internal', 'Parquet encoder pool used after close');
     if (this.threads.length < this.size) {
       const idle = this.threads.find((t) => t.files.size === 0);
       if (idle) return idle;
-      const t = new EncoderThread(this.threadModule, (dead) => {
-        const i = this.threads.indexOf(dead);
-        if (i >= 0) this.threads.splice(i, 1);
-      });
-      this.threads.push(t);
-      return t;
+      return this.startThread();
     }
     let best = this.threads[0];
     if (!best) throw new FloeError(SUBSYSTEM, 'internal', `Parquet encoder pool has no thread to pick (pool size ${this.size})`);

@@ -16,7 +16,7 @@ export {
   
 } from './snapshot-producer.js';
 export { appendFiles, commitRowDelta,   } from './row-delta.js';
-export { ensureUnpartitionedSpec, evolveTableSchema } from './table-updates.js';
+export { ensureUnpartitionedSpec, evolveTableSchema, replaceTableDefinition } from './table-updates.js';
 export { unpartitionedSpecFor } from './added-spec.js';
 export {  type RetryPolicy } from './commit-retry.js';
 export { readManifestEntries, readSnapshotManifests } from './manifest-io.js';

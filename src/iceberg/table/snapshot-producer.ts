@@ -31,7 +31,9 @@ import type { DataFile, ManifestEntry } from '../spec/data-file.js';
 import type { ManifestContent, ManifestFile } from '../manifest/manifest-file.js';
 import { writeManifestList } from '../manifest/manifest-list.js';
 import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
+import { evolveSchema, type SchemaChange } from '../spec/schema-update.js';
 import { newSnapshotId, snapshotById } from '../spec/snapshot-ids.js';
+import { sameSchema } from '../spec/spec-compatibility.js';
 import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from './catalog-table.js';
@@ -79,6 +81,12 @@ export interface CommitOptions {
   summary?: Record<string, string>;
   /** Table properties set in the same commit, given the snapshot's id (the same on every attempt). */
   properties?: (snapshotId: bigint) => Record<string, string>;
+  /**
+   * A schema evolution committed with the snapshot, in the same metadata change (`add-schema` +
+   * `set-current-schema` before `add-snapshot`; the snapshot's `schema-id` is the new schema), planned
+   * again on the table as each attempt finds it — a schema that already shows the changes commits none.
+   */
+  schemaChanges?: readonly SchemaChange[];
   /**
    * Asked with the table's metadata before the first attempt and after every reload: 'skip' abandons
    * the commit (nothing is committed, the commit's own manifests are removed; the caller's data and
@@ -317,6 +325,9 @@ async function snapshotPlanner(
     for (const f of added) summaryChanges.addedFile(f);
     for (const f of removedNow) summaryChanges.removedFile(f);
     const now = options.nowMs ? options.nowMs() : BigInt(Date.now());
+    const evolution = options.schemaChanges ? evolveSchema(base, options.schemaChanges) : undefined;
+    // the builder reuses the id of an equal schema the table already has (metadata-builder.ts addSchema)
+    const schemaId = evolution?.changed ? (base.schemas.find((x) => sameSchema(x, evolution.schema))?.schemaId ?? evolution.schema.schemaId) : base.currentSchemaId;
     const snapshot: Snapshot = {
       snapshotId,
       sequenceNumber,
@@ -324,7 +335,7 @@ async function snapshotPlanner(
       timestampMs: parent && parent.timestampMs > now ? parent.timestampMs : now,
       manifestList: listPath,
       summary: snapshotSummary(changes.operation, summaryChanges.build(), parent?.summary, { ...options.summary, ...rewriteSummary }),
-      schemaId: base.currentSchemaId,
+      schemaId,
     };
     if (parent) snapshot.parentSnapshotId = parent.snapshotId;
     if (formatVersion >= 3) {
@@ -335,9 +346,11 @@ async function snapshotPlanner(
       { type: 'assert-table-uuid', uuid: base.tableUuid },
       { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: parentId ?? null },
       ...(specChange?.requirements ?? []),
+      ...(evolution?.changed ? evolution.requirements : []),
     ];
     const updates: MetadataUpdate[] = [
       ...(specChange?.updates ?? []),
+      ...(evolution?.changed ? evolution.updates : []),
       { action: 'add-snapshot', snapshot },
       { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId },
     ];

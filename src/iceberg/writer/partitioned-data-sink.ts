@@ -82,6 +82,7 @@ export class PartitionedDataSink {
         stageRows: this.partitioner.isUnpartitioned ? undefined : STAGE_ROWS,
       });
       this.partitions.set(key, writer);
+      this.stats.dataFilesOpened++;
     }
     this.stats.rowsWritten++;
     const loc = writer.writeOne(row);

@@ -132,7 +132,7 @@ export class TableChangeWriter {
   private keyIndex: KeyIndex | undefined;
   /** Every object written at prepare, recorded at once so that a failure part-way lets abort() remove it. */
   private readonly written: string[] = [];
-  readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0 };
+  readonly stats: WriterStats = { changes: 0, rowsWritten: 0, positionDeletes: 0, equalityDeletes: 0, droppedDataFiles: 0, dataFilesOpened: 0 };
 
   constructor(
     private readonly table: WriterTable,

@@ -9,4 +9,6 @@ export interface WriterStats {
   equalityDeletes: number;
   /** Data files dropped before commit because every row in them was deleted again. */
   droppedDataFiles: number;
+  /** Data files opened for the checkpoint's rows: one per partition they touched (rolled files aside). */
+  dataFilesOpened: number;
 }

@@ -5,33 +5,41 @@
  *    everything untouched;
  * 2. `ctx.checkpoint()`: everything routed before the DDL is committed with the OLD schema (a writer
  *    has one schema per checkpoint; the tables' offsets now stand right before the statement);
- * 3. per table: commit the schema update (`add-schema` + `set-current-schema`, a metadata-only
- *    commit), switch the source's decoding to the column list the DDL produced (from the statement,
- *    enriched with the server's own description of the same columns — see ddl-apply.ts), and
- *    refresh the table's mapping and writer; TRUNCATE commits a snapshot that removes every live
+ * 3. per table: commit the schema update (`add-schema` + `set-current-schema`), the MySQL definition
+ *    it matches and the table's offset through the DDL in ONE snapshot (`ctx.commitThroughDdl`,
+ *    checkpoint.ts), switch the source's decoding to the column list the DDL produced (from the
+ *    statement, enriched with the server's own description of the same columns — see ddl-apply.ts),
+ *    and refresh the table's mapping and writer; TRUNCATE commits a snapshot that removes every live
  *    file; DROP TABLE stops routing the table (its lake table keeps its last state).
  *
- * Crash safety: a crash between 2 and the next checkpoint replays the DDL from the committed
- * offset; the plan then finds the schema change already in the lake and skips it (idempotent by
- * state), TRUNCATE removes what is live again, DROP forgets again.
+ * Crash safety: a crash between 2 and 3 replays the DDL from the offset 2 committed, with the
+ * definition recorded there (the one before the DDL). After 3 the table resumes past the DDL with
+ * the definition after it: the definition and the offset land together, so no restart meets a row
+ * of one layout with the definition of the other. TRUNCATE empties the table in the commit that
+ * carries its offset through the statement; DROP forgets the table (a replay forgets it again). A
+ * replayed ALTER (a table whose offset lies before it for another reason) finds the change already
+ * in the lake and commits none.
  *
- * New tables (CREATE TABLE matching the include patterns, RENAME TABLE into a captured name, ALTER
- * … RENAME) end the run with 'stop' after the checkpoint: the binlog reader's table filter is fixed
- * for a session, so the new name is picked up by a restart, which discovers the table, snapshots it
- * (or, for a rename, finds its lake table renamed already and streams on).
+ * Renames: a captured table renamed to a captured name (RENAME TABLE, ALTER … RENAME) gets its
+ * offset through the statement committed, its lake table renamed, and the run starts again from the
+ * lake ('restart'): the binlog reader's table filter is fixed for a run, so the new name is picked up
+ * by the next one, which streams the table on from that offset. Renamed out of the include patterns,
+ * the table is no longer captured (its lake table keeps its last state). A table created or renamed
+ * INTO the patterns joins the running session (runner.ts); a statement about a table whose rows in
+ * the lake all came after it is history and changes nothing (ddl-relation.ts).
  */
 import type { FloeConfig } from '../../config/schema.js';
-import { evolveTableSchema, loadCatalogTable } from '../../iceberg/table/index.js';
+import { loadCatalogTable } from '../../iceberg/table/index.js';
 import { enrichFromCatalog, preferServerTimestampDefaults, type ColumnChange, type TableEffect } from '../../source/mysql/index.js';
 import { tableMatcher } from '../../source/mysql/index.js';
 import type { DdlEvent } from '../../source/mysql/index.js';
 import { tableKey, type TableId, type TableSchema } from '../../source/mysql/index.js';
 import { FloeError } from '../../util/errors.js';
+import { failpoint } from '../../util/failpoints.js';
 import { typeMappingOptions } from '../config-options.js';
 import { ddlPositionText, type DdlContext, type DdlOutcome } from '../ddl-handler.js';
 import type { SchemaChangeRuntime } from './schema-change-runtime.js';
 import { planIcebergSchemaChange, type IcebergSchemaPlan } from './schema-change-plan.js';
-import { truncateLakeTable } from './schema-change-truncate.js';
 import { sourceSchemaProperty } from './source-schema-record.js';
 import { icebergIdentifier } from '../table-mapping.js';
 import { compileTransforms } from '../transforms.js';
@@ -91,15 +99,17 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
       case 'alter': {
         const key = tableKey(e.table);
         const plan = plans.get(e)!;
-        const identifier = rt.icebergIdentifier(key)!;
         // the column list the statement produced, with the server's exact description where it agrees
         const definition = enrichFromCatalog({ ...e.after, id: e.table }, servers.get(e), derivedColumns(e));
-        // the schema update and the MySQL definition it matches, in one commit (source-schema-record.ts)
-        await evolveTableSchema(await loadCatalogTable(rt.catalog, identifier), plan.changes, undefined, sourceSchemaProperty(definition));
+        // the schema update, the MySQL definition it matches (source-schema-record.ts) and the table's
+        // offset through this DDL, in one commit
+        await ctx.commitThroughDdl(e.table, { schema: { changes: plan.changes, properties: sourceSchemaProperty(definition) } });
+        await failpoint('after-schema-change-commit');
         for (const note of plan.notes) ctx.logger.info(note, { table: key, position });
         for (const warning of plan.warnings) ctx.logger.warn(warning, { table: key, position });
         if (e.renamedTo) {
-          restartFor = await renameLakeTable(deps, e.table, e.renamedTo);
+          // the offset through the statement is in the commit above
+          restartFor = await renameLakeTable(deps, e.table, e.renamedTo, { stamped: true });
           break;
         }
         const mapped = await rt.source.remap(e.table, definition);
@@ -111,10 +121,10 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
       }
       case 'truncate': {
         const key = tableKey(e.table);
-        const identifier = rt.icebergIdentifier(key)!;
-        const result = await truncateLakeTable(await loadCatalogTable(rt.catalog, identifier), { 'floe.ddl-position': position });
+        // every row removed, with the table's offset through the TRUNCATE (truncate-commit.ts)
+        await ctx.commitThroughDdl(e.table, { truncate: true });
         applied.push(key);
-        ctx.notifier.notify({ type: 'schema-change-applied', table: key, statement, position, changes: [`truncated: removed ${result.removedDataFiles} data file(s) and ${result.removedDeleteFiles} delete file(s)`] });
+        ctx.notifier.notify({ type: 'schema-change-applied', table: key, statement, position, changes: ['truncated: every row removed'] });
         break;
       }
       case 'drop': {
@@ -129,17 +139,19 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
       case 'rename': {
         const fromKey = tableKey(e.from);
         const toCaptured = isCaptured(config, e.to);
-        if (ctx.capturedTables.has(fromKey) && toCaptured) restartFor = await renameLakeTable(deps, e.from, e.to);
+        if (ctx.capturedTables.has(fromKey) && toCaptured) restartFor = await renameLakeTable(deps, e.from, e.to, { stamped: false });
         else if (ctx.capturedTables.has(fromKey)) {
           rt.source.forget(e.from);
           rt.dropTable(fromKey);
           applied.push(fromKey);
           ctx.notifier.notify({ type: 'schema-change-applied', table: fromKey, statement, position, changes: [`renamed to ${tableKey(e.to)}, which is not captured: no longer captured`] });
+        } else if (ctx.knownTables.has(fromKey) || ctx.knownTables.has(tableKey(e.to))) {
+          // history: a replay, or a table whose rows in the lake are all from after the statement
         } else restartFor = `${tableKey(e.to)} (renamed from ${fromKey}) is a new captured table`;
         break;
       }
       case 'create': {
-        if (ctx.capturedTables.has(tableKey(e.table))) break; // a replay: the table is captured already
+        if (ctx.knownTables.has(tableKey(e.table))) break; // a replay, or a table copied after the statement
         restartFor = `${tableKey(e.table)} was created and matches source.include`;
         break;
       }
@@ -150,10 +162,7 @@ export async function applyEvolve(event: DdlEvent, effects: readonly TableEffect
     }
   }
   if (effects.some((e) => e.kind === 'alter' || e.kind === 'drop')) await rt.source.replanCascades();
-  if (restartFor) {
-    ctx.logger.warn('stopping for a restart that captures a new table: everything before the DDL is committed; start floe again (it discovers and snapshots the table)', { reason: restartFor, position });
-    return { action: 'stop', table: restartFor };
-  }
+  if (restartFor) return { action: 'restart', why: `${restartFor} (at ${position}): the run starts again from the lake to capture it` };
   return applied.length > 0 ? { action: 'applied', tables: applied } : { action: 'ignore' };
 }
 
@@ -176,11 +185,20 @@ function withColumn(c: ColumnChange, schema: TableSchema): ColumnChange {
   return c;
 }
 
-/** Renames the lake table of `from` to the identifier `to` maps to; returns the restart reason. */
-async function renameLakeTable(deps: ApplyDeps, from: TableId, to: TableId): Promise<string> {
+/**
+ * Renames the lake table of `from` to the identifier `to` maps to; returns the restart reason. The
+ * table's offset through the statement is committed first (unless `stamped`: the caller's commit
+ * held it), so that the next run resumes the renamed table after it. A crash between the two leaves
+ * the lake table under its old name: the next run copies `to` into a new lake table from the start
+ * and leaves that one as it was (as after a DROP TABLE). A lake table of `to`'s name that exists
+ * already (one of an earlier MySQL table of that name) is left alone: the next run finds it behind
+ * the statement and copies `to` into it again (runner.ts `capture`).
+ */
+async function renameLakeTable(deps: ApplyDeps, from: TableId, to: TableId, options: { stamped: boolean }): Promise<string> {
   const { rt, config, ctx } = deps;
   const source = rt.icebergIdentifier(tableKey(from));
   const target = icebergIdentifier(to, config);
+  if (!options.stamped) await ctx.commitThroughDdl(from, {});
   if (source && !(await rt.catalog.tableExists(target))) {
     await rt.catalog.renameTable(source, target);
     ctx.logger.info('lake table renamed with its MySQL table', { from: tableKey(from), to: tableKey(to) });

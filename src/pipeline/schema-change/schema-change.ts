@@ -105,6 +105,10 @@ class SchemaChangeHandler implements DdlHandler {
     this.accepted = options.acceptDdl ?? acceptedFromEnv();
   }
 
+  applies(event: DdlEvent): boolean {
+    return this.options.policy === 'evolve' || isAccepted(event, this.accepted);
+  }
+
   async onDdl(event: DdlEvent, ctx: DdlContext): Promise<DdlOutcome> {
     const rt = this.options.runtime();
     const config = this.options.config;

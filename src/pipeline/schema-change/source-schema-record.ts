@@ -9,14 +9,15 @@
  * the schema-change policy applies as it does while floe runs (and which records the new definition
  * in the same commit as the Iceberg schema update).
  *
- * Invariant that makes one definition per table enough (not a history): a DDL is applied only
- * after every row logged before it is committed (schema-change-apply.ts, step 2), so between a
- * table's committed offset and its recorded definition's DDL there are no rows of that table; a
- * restart replays at most the DDL itself, which ddl-apply.ts recognises as already applied.
+ * Invariant that makes one definition per table enough (not a history): the definition is written in
+ * the same commit as the table's offset through the DDL that made it (checkpoint.ts
+ * `commitSchemaChange`, after every row of the table logged before the DDL is committed), so the
+ * recorded definition is always the one in force at the table's committed offset, whatever order
+ * kills and restarts come in.
  *
- * Written when floe creates the table and with every schema change it applies; a table created by
- * an earlier floe has none until its first DDL (the server's current definition is used then, as
- * before).
+ * Written when floe creates the table and with every schema change it applies. A table written by a
+ * floe that did not record it has none: its definition at the offset is derived from its Iceberg
+ * schema then (derived-source-schema.ts), when MySQL's no longer maps onto it.
  */
 import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
 import type { TableId, TableSchema } from '../../source/mysql/index.js';

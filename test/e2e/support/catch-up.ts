@@ -3,10 +3,9 @@
  * itself) has reached a binlog position taken after the last change the test made.
  */
 import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
-import { identifierToString } from '../../../src/iceberg/metadata/catalog.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
-import { decodeTableProgress } from '../../../src/pipeline/state.js';
+import { parseProgressSummary } from '../../../src/pipeline/state.js';
 import { connectMysql, type MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
 import { compareOffsets, formatOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
@@ -21,13 +20,17 @@ export async function serverPosition(connection: MysqlConnectionConfig): Promise
   }
 }
 
-/** The offset a table's last checkpoint of `jobId` records (undefined: none yet, or still snapshotting). */
-export async function committedOffset(catalog: Catalog, identifier: TableIdentifier, jobId: string, sourceKey: string): Promise<BinlogOffset | undefined> {
+/**
+ * The offset a table's last checkpoint of `jobId` records (undefined: none yet, or still snapshotting).
+ * Read from the stamp alone (`parseProgressSummary`), not the snapshot state objects it may name: a
+ * running floe deletes those once a newer commit no longer needs them.
+ */
+export async function committedOffset(catalog: Catalog, identifier: TableIdentifier, jobId: string): Promise<BinlogOffset | undefined> {
   if (!(await catalog.tableExists(identifier))) return undefined;
   const table = await loadCatalogTable(catalog, identifier);
   const last = lastCommitted(table.metadata, jobId);
   if (!last) return undefined;
-  const progress = await decodeTableProgress(last.sourceOffset, table.io, sourceKey, identifierToString(identifier));
+  const progress = parseProgressSummary(last.sourceOffset);
   return progress.phase === 'streaming' ? progress.offset : undefined;
 }
 
@@ -49,7 +52,7 @@ export async function waitForCatchUp(
     options.check?.();
     const behind: string[] = [];
     for (const t of tables) {
-      const o = await committedOffset(catalog, t.identifier, jobId, t.sourceKey);
+      const o = await committedOffset(catalog, t.identifier, jobId);
       if (!o || compareOffsets(o, target) < 0) behind.push(`${t.sourceKey} at ${o ? formatOffset(o) : '(nothing streamed yet)'}`);
     }
     if (behind.length === 0) return;

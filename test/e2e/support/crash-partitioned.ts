@@ -114,3 +114,73 @@ export class PartitionedRandomWriter {
     return `DELETE FROM items_bucket WHERE id = ${id}`;
   }
 }
+
+/**
+ * The wide fan-out: `events_day`, 3,000 rows over ~2,800 days, partitioned by day(created_at) — nearly
+ * one partition per row, so a snapshot writes ~2,800 files, and a checkpoint of a few chunks hundreds.
+ */
+export const FANOUT_TABLE = 'events_day';
+const FANOUT_ROWS = 3000;
+const FANOUT_DAYS = 2800;
+
+function fanoutDay(n: number): string {
+  const d = new Date(Date.UTC(2017, 0, 1) + (n % FANOUT_DAYS) * 86_400_000 + (n % 86_400) * 1000);
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')}.${String(n % 1_000_000).padStart(6, '0')}`;
+}
+
+export async function createFanoutSchema(conn: mysql.Connection): Promise<void> {
+  await conn.query(`CREATE TABLE ${FANOUT_TABLE} (id INT PRIMARY KEY, created_at DATETIME(6) NOT NULL, v VARCHAR(40), n INT)`);
+  // keys in day order: consecutive chunks cover consecutive days
+  const rows = Array.from({ length: FANOUT_ROWS }, (_, i) => `(${i}, '${fanoutDay(Math.floor((i * FANOUT_DAYS) / FANOUT_ROWS))}', ${i % 5 === 0 ? 'NULL' : `'v${i}'`}, ${i % 97})`);
+  for (let i = 0; i < rows.length; i += 1000) await conn.query(`INSERT INTO ${FANOUT_TABLE} VALUES ${rows.slice(i, i + 1000).join(', ')}`);
+}
+
+/** A light writer over `events_day`: rows moved to other days, inserted, deleted. */
+export class FanoutWriter {
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  transactions = 0;
+  readonly failures: string[] = [];
+  private next = FANOUT_ROWS;
+
+  constructor(
+    private readonly conn: mysql.Connection,
+    private readonly random: () => number,
+    private readonly pauseMs = 20,
+  ) {}
+
+  start(): void {
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  private int(n: number): number {
+    return Math.floor(this.random() * n);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const op = this.int(10);
+      const id = this.int(this.next);
+      const statement =
+        op < 4
+          ? `UPDATE ${FANOUT_TABLE} SET created_at = '${fanoutDay(this.int(100_000))}', n = n + 1 WHERE id = ${id}`
+          : op < 7
+            ? `INSERT INTO ${FANOUT_TABLE} VALUES (${this.next++}, '${fanoutDay(this.int(100_000))}', 'ins', ${this.int(100)})`
+            : op < 9
+              ? `UPDATE ${FANOUT_TABLE} SET v = ${this.int(3) === 0 ? 'NULL' : `'u${this.int(1000)}'`} WHERE id = ${id}`
+              : `DELETE FROM ${FANOUT_TABLE} WHERE id = ${id}`;
+      try {
+        await this.conn.query(statement);
+        this.transactions++;
+      } catch (e) {
+        this.failures.push(String((e as Error).message));
+      }
+      await new Promise((r) => setTimeout(r, this.pauseMs));
+    }
+  }
+}

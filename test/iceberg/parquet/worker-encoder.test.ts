@@ -32,6 +32,15 @@ const pool = new WorkerEncoderPool({ threads: 2, maxInFlight: 2 });
 afterAll(() => pool.close());
 
 describe('worker-thread Parquet encoder', () => {
+  it('threads started ahead of their first file (prewarm) do not keep the process alive', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const module = new URL('../../../src/iceberg/parquet/worker-encoder.ts', import.meta.url).href;
+    const script = `import(${JSON.stringify(module)}).then(({ WorkerEncoderPool }) => { const p = new WorkerEncoderPool({ threads: 2 }); p.prewarm(); console.log('prewarmed', p.threadCount); })`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../../', import.meta.url)), timeout: 30_000, encoding: 'utf8' });
+    expect({ status: child.status, signal: child.signal, out: child.stdout.trim() }, child.stderr).toEqual({ status: 0, signal: null, out: 'prewarmed 2' });
+  });
+
   it('writes the same bytes as the single-thread encoder, across many batches and row groups', async () => {
     const data = rows(6000);
     const options = { batchRows: 700, rowGroupRows: 1000 };

@@ -3,13 +3,16 @@
  * widen int→long / float→double / decimal precision), then scans: files written before the change
  * read correctly under the new schema (defaults fill the added columns, renamed columns keep their
  * values, widened values come out in the new type), an equality delete keyed on a column dropped
- * later still applies, and time travel reads a snapshot with the schema it was written with.
+ * later still applies, and time travel reads a snapshot with the schema it was written with. A schema
+ * change committed in one metadata change with a snapshot; a table without rows given another
+ * definition (ids kept by name, a new default spec), and refused once it is no longer empty.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { readTableRows, rowToJson } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
-import { appendFiles, commitRowDelta, createTable, evolveTableSchema, type CommitResult, type CatalogTable } from '../../../src/iceberg/table/index.js';
+import { appendFiles, commitRowDelta, createTable, evolveTableSchema, replaceTableDefinition, type CommitResult, type CatalogTable } from '../../../src/iceberg/table/index.js';
+import { parsePartitionSpec } from '../../../src/iceberg/spec/partition-spec-text.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Row } from '../../../src/model/values.js';
 import { stringifyJson } from '../../../src/util/json.js';
@@ -111,5 +114,49 @@ describe('schema evolution commits', () => {
     // Nothing to change: no commit, no new metadata version.
     const same = await evolveTableSchema(t, [{ kind: 'make-optional', name: 'region' }]);
     expect(same.metadataLocation).toBe(t.metadataLocation);
+  });
+
+  it('a schema change in the same commit as a snapshot: the snapshot carries the new schema id and the properties', async () => {
+    let t = await createTable(env.catalog, { namespace: ['db'], name: 'evolve_with_snapshot' }, { schema: original, formatVersion: 3 });
+    t = done(await appendFiles(t, [await writeDataFile(t, [[1n, 'one', 1, 1.5, '0.01', 'a']])]));
+    const versions = t.metadata.metadataLog.length;
+    t = done(await commitRowDelta(t, {}, { summary: { stamp: 's1' }, properties: () => ({ recorded: 'after' }), schemaChanges: [{ kind: 'add-column', name: 'n', type: Types.int, defaultValue: 7 }] }));
+    expect(t.metadata.metadataLog.length).toBe(versions + 1); // one metadata change
+    const snapshot = t.metadata.snapshots.at(-1)!;
+    expect(snapshot.summary.stamp).toBe('s1');
+    expect(snapshot.schemaId).toBe(t.metadata.currentSchemaId);
+    expect(t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'name', 'amount', 'ratio', 'price', 'legacy', 'n']);
+    expect(t.metadata.properties.recorded).toBe('after');
+    expect(json(t, await readTableRows(t))).toEqual([stringifyJson({ id: 1, name: 'one', amount: 1, ratio: 1.5, price: '0.01', legacy: 'a', n: 7 })]);
+    // changes the schema already shows commit only the snapshot
+    const schemas = t.metadata.schemas.length;
+    t = done(await commitRowDelta(t, {}, { schemaChanges: [{ kind: 'add-column', name: 'm', type: Types.int }, { kind: 'drop-column', name: 'm' }] }));
+    expect(t.metadata.schemas.length).toBe(schemas);
+  });
+
+  it('a table without rows takes another definition: ids of same-named fields kept, new ones fresh, the new spec the default', async () => {
+    let t = await createTable(env.catalog, { namespace: ['db'], name: 'redefined' }, { schema: original, formatVersion: 3, partitionSpec: parsePartitionSpec(['bucket(4, id)'], original) });
+    const wanted = new Schema(
+      0,
+      [
+        { id: 1, name: 'id', required: true, type: Types.long },
+        { id: 2, name: 'region', required: true, type: Types.string, writeDefault: 'kr' },
+        { id: 3, name: 'name', required: false, type: Types.string },
+        { id: 4, name: 'price', required: false, type: Types.decimal(9, 2) },
+      ],
+      [1],
+    );
+    const empty = (m: CatalogTable['metadata']) => m.currentSnapshotId === undefined;
+    t = await replaceTableDefinition(t, { schema: wanted, spec: parsePartitionSpec(['identity(region)'], wanted), properties: { recorded: 'today' } }, empty);
+    const schema = t.metadata.schemas.find((s) => s.schemaId === t.metadata.currentSchemaId)!;
+    expect(schema.fields.map((f) => [f.name, f.id])).toEqual([['id', 1], ['region', 7], ['name', 2], ['price', 5]]);
+    expect(schema.identifierFieldIds).toEqual([1]);
+    expect(t.metadata.lastColumnId).toBe(7);
+    const spec = t.metadata.partitionSpecs.find((p) => p.specId === t.metadata.defaultSpecId)!;
+    expect(spec.fields.map((f) => [f.sourceId, f.transform.kind])).toEqual([[7, 'identity']]);
+    expect(t.metadata.properties.recorded).toBe('today');
+    // a table that is no longer as the caller requires (here: a snapshot came) is refused
+    t = done(await commitRowDelta(t, {}));
+    await expect(replaceTableDefinition(t, { schema: original, spec: parsePartitionSpec([], original), properties: {} }, empty)).rejects.toThrow(/rows were committed/);
   });
 });

@@ -52,7 +52,7 @@ describe('schemaChanges: stop', () => {
     expect(lake.rows.some((r) => r.startsWith('N101|'))).toBe(false);
     expect(lake.rows).toHaveLength(41);
     // the committed offset is before the DDL: a restart reads it again
-    const offset = await committedOffset(h.catalog, { namespace: [h.db], name: 't' }, 'ddl-stop', `${h.db}.t`);
+    const offset = await committedOffset(h.catalog, { namespace: [h.db], name: 't' }, 'ddl-stop');
     const [, file, pos] = /, (.+):(\d+)$/.exec(result.ddl!.position)!;
     expect(offset, 'committed offset').toBeDefined();
     expect(compareOffsets(offset!, { file, position: Number(pos) }), `committed ${formatOffset(offset!)} vs DDL ${result.ddl!.position}`).toBeLessThan(0);

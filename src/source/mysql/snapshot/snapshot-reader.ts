@@ -34,7 +34,7 @@ import type { Row, Value } from '../../../model/values.js';
 import { toHex } from '../../../model/values.js';
 import { FloeError, errorMessage } from '../../../util/errors.js';
 import { type Chunk, chunkContainsKey, chunkId, chunkSql, serializeChunk } from './chunk.js';
-import { connectMysql, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
+import { connectMysql, mysqlErrorCode, type MysqlClient, type MysqlConnectionConfig } from '../client.js';
 import type { ServerDialect } from '../dialect.js';
 import type { CascadeDeleteChange, ChunkDescriptor, TableRef } from '../events.js';
 import type { KeyComparator, KeyTuple } from './key-compare.js';
@@ -47,6 +47,7 @@ import { tableKey } from '../schema/table-schema.js';
 import { BinlogReader } from '../binlog/binlog-reader.js';
 import type { BinlogDecoding } from '../binlog/raw-transactions.js';
 import { AsyncQueue } from '../binlog/binlog-queue.js';
+import { changedDuringSnapshot, TableChangeGuard } from './table-change-guard.js';
 
 const SUBSYSTEM = 'source.mysql.snapshot';
 
@@ -129,6 +130,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
   let next = 0;
   let cancelled = false;
   const waiting: (() => void)[] = [];
+  const guard = new TableChangeGuard();
   let active = 0;
   // bounded hand-off: a worker waits while `parallelism` results are unconsumed
   const queue: AsyncQueue<ChunkResult> = new AsyncQueue<ChunkResult>(
@@ -157,7 +159,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       while (!cancelled) {
         const item = todo[next++];
         if (!item) return;
-        const result = await readChunk(session, item.t, item.chunk, options, options.serverIdBase + n);
+        const result = await readChunkAgainIfRedefined(session, item.t, item.chunk, options, options.serverIdBase + n, guard);
         while (!cancelled && queue.size >= parallelism) await new Promise<void>((r) => waiting.push(r));
         queue.push(result);
       }
@@ -191,8 +193,25 @@ interface ChunkSession {
   refused(table: TableRef, why: string): void;
 }
 
+/**
+ * A DDL that rebuilds the table (TRUNCATE, a copying ALTER) after a consistent snapshot began makes
+ * the server refuse to read it in that snapshot (ER_TABLE_DEF_CHANGED, "Table definition has changed,
+ * please retry transaction"): the chunk is read again, with new watermarks — the table as it is after
+ * the DDL, whose rows and the DDL itself the binlog delivers in order around the chunk's window.
+ */
+async function readChunkAgainIfRedefined(session: ChunkSession, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number, guard: TableChangeGuard): Promise<ChunkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readChunk(session, t, chunk, options, replicaServerId, guard);
+    } catch (e) {
+      if (mysqlErrorCode(e) === 'ER_TABLE_DEF_CHANGED' && attempt < 5) continue;
+      throw changedDuringSnapshot(t.table, e) ?? e;
+    }
+  }
+}
+
 /** One chunk, DBLog style (see the module header). */
-async function readChunk(session: ChunkSession, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number): Promise<ChunkResult> {
+async function readChunk(session: ChunkSession, t: SnapshotTable, chunk: Chunk, options: SnapshotReaderOptions, replicaServerId: number, guard: TableChangeGuard): Promise<ChunkResult> {
   const client = session.client;
   const table = t.table;
   const id = table.schema.id;
@@ -235,11 +254,14 @@ async function readChunk(session: ChunkSession, t: SnapshotTable, chunk: Chunk, 
   }
   const descriptor = chunkDescriptor(chunk);
   if (!backfill) {
+    await guard.check(client, table);
     // the hand-over replays everything after the low watermark for this chunk: at-least-once, unless
     // the rows are exactly the table at `low` (a keyless chunk in a consistent snapshot or under a lock)
     return { table: id, chunk, descriptor, rows, lowWatermark: low, highWatermark: low, keyless, backfilledChanges: 0 };
   }
   const high = await readWatermark(client, options.dialect, options.identity);
+  // a DDL up to the high watermark is visible to the server's catalog now (table-change-guard.ts)
+  await guard.check(client, table);
   let result = { rows, applied: 0 };
   if (compareOffsets(low, high) < 0) {
     result = await backfillWindow(client, t, chunk, keyIdx, pkIdx, rows, low, high, options, replicaServerId);
