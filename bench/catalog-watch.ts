@@ -8,13 +8,18 @@
  * its own, so that the parent's sampling never delays a poll.
  *
  * The time of a version is `Date.now()` when a poll first finds it: at most `pollMs` (plus the
- * poll's own file reads) after the catalog swap made it current.
+ * poll's own file reads) after the catalog swap made it current. The swap's own time is the metadata
+ * file's ctime: the catalog creates `v<N>.metadata.json` by link(2) of a complete temporary file and
+ * then unlinks the temporary name (src/io/local-file-io.ts `writeIfAbsent`), and both set the
+ * inode's ctime — to the kernel's coarse clock, a few milliseconds at most behind `Date.now()`.
  *
  * Configuration: FLOE_CATALOG_WATCH (JSON, `WatchConfig`). Messages to the parent:
- *   {type:'visible', seq, atMs, version}   a version whose committed GTID sequence is higher than any before
+ *   {type:'visible', seq, atMs, swappedMs, version}   a version whose committed GTID sequence is higher than any before
  *   {type:'failed', error}
  * From the parent: {type:'stop'}.
  */
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { fileIOFor } from '../src/io/file-io-factory.js';
 import { FileSystemLayout, normalizeWarehouse } from '../src/catalog/filesystem/filesystem-layout.js';
 import { findCurrentVersion, readTableMetadataFile } from '../src/catalog/filesystem/filesystem-versions.js';
@@ -32,7 +37,7 @@ export interface WatchConfig {
   pollMs: number;
 }
 
-export type WatchMessage = { type: 'visible'; seq: number; atMs: number; version: number } | { type: 'failed'; error: string };
+export type WatchMessage = { type: 'visible'; seq: number; atMs: number; swappedMs: number; version: number } | { type: 'failed'; error: string };
 
 /**
  * The GTID sequence number (domain 0) up to which the job's last commit holds the source's
@@ -69,14 +74,15 @@ async function main(): Promise<void> {
     if (current && current.version > version) {
       try {
         const s = committedSequence(await readTableMetadataFile(io, current.metadataLocation), c.jobId);
+        const swappedMs = (await stat(fileURLToPath(current.metadataLocation))).ctimeMs;
         version = current.version;
         if (s !== undefined && s > seq) {
           seq = s;
-          send({ type: 'visible', seq, atMs, version });
+          send({ type: 'visible', seq, atMs, swappedMs, version });
         }
       } catch (e) {
         // removed under the poll by a newer commit (old metadata files are deleted after commits): the next poll finds that one
-        if (!isFloeError(e, 'not-found')) throw e;
+        if (!isFloeError(e, 'not-found') && (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
     }
     await new Promise((r) => setTimeout(r, c.pollMs));

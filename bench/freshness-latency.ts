@@ -9,10 +9,11 @@
  * to it is in the table). Its latency splits into three parts that add up to it:
  *   - to the commit's start: binlog read and decode, routing, waiting for the checkpoint's turn (the
  *     interval, a commit before it, a maintenance round before it);
- *   - the commit: floe's checkpoint commit of the table (data and delete files, manifests, the
- *     catalog swap), as floe times it;
- *   - to the poll: the swap to the poll that found it (at most the poll interval).
- * The commit that made a version visible is the last one that ended at or before the poll found it.
+ *   - the commit up to the catalog swap: floe's checkpoint commit of the table (data and delete
+ *     files, manifests, metadata), from its start as floe times it to the swap;
+ *   - the swap to the poll that found it (at most the poll interval, when the poller gets the CPU).
+ * The commit that made a version visible is the first one that ended at or after its swap (floe's
+ * commit ends after the swap: the bookkeeping that follows it is part of floe's timing).
  */
 
 /** Transactions as the load recorded them: GTID sequence, commit time (epoch ms), row changes. */
@@ -22,10 +23,11 @@ export interface CommittedTransactions {
   changes: readonly number[];
 }
 
-/** A table version found by a poll: every transaction up to `seq` is in the lake since `atMs`. */
+/** A table version found by a poll at `atMs`, swapped in at `swappedMs`: every transaction up to `seq` is in it. */
 export interface Visibility {
   seq: number;
   atMs: number;
+  swappedMs: number;
 }
 
 /** One of floe's checkpoint commits: when it ended (epoch ms) and how long it took. */
@@ -48,9 +50,9 @@ export interface LatencyReport {
   unseen: number;
   latencyMs: Quantiles;
   /** The three parts of the latency (module header), over the same changes. */
-  parts: { toCommitStartMs: Quantiles; commitMs: Quantiles; toPollMs: Quantiles };
+  parts: { toCommitStartMs: Quantiles; toSwapMs: Quantiles; toPollMs: Quantiles };
   /** The mean of each part among the slowest 1% of changes: what the tail is made of. */
-  slowestPercent: { count: number; toCommitStartMs: number; commitMs: number; toPollMs: number };
+  slowestPercent: { count: number; toCommitStartMs: number; toSwapMs: number; toPollMs: number };
   /** Latency per window of commit time: `windowMs` long, from the first transaction. */
   windows: { startSeconds: number; changes: number; p50: number; p99: number; max: number }[];
 }
@@ -110,33 +112,32 @@ export function latencyReport(txs: CommittedTransactions, visible: readonly Visi
       unseen += txs.changes[i]!;
       continue;
     }
-    const seenAt = steps[s]!.atMs;
+    const { atMs: seenAt, swappedMs } = steps[s]!;
     const at = txs.atMs[i]!;
-    // the commit that made the version visible: the last one ended by the poll
-    const c = ends[lowerBound(endMs, seenAt + 1e-9) - 1];
-    const commitMs = c ? c.seconds * 1000 : 0;
-    const end = c ? c.endMs : seenAt;
+    // the commit that made the version visible: the first one that ended after its swap
+    const c = ends[lowerBound(endMs, swappedMs)];
+    const start = c ? c.endMs - c.seconds * 1000 : swappedMs;
     latency.push(seenAt - at);
-    toStart.push(end - commitMs - at);
-    commit.push(commitMs);
-    toPoll.push(seenAt - end);
+    toStart.push(start - at);
+    commit.push(swappedMs - start);
+    toPoll.push(seenAt - swappedMs);
     weight.push(txs.changes[i]!);
     committedAt.push(at);
   }
   const changes = weight.reduce((a, b) => a + b, 0);
   // the slowest 1% of changes (by weight), and what their latency was made of
   const bySlowest = latency.map((_, i) => i).sort((a, b) => latency[b]! - latency[a]!);
-  const tail = { count: 0, toCommitStartMs: 0, commitMs: 0, toPollMs: 0 };
+  const tail = { count: 0, toCommitStartMs: 0, toSwapMs: 0, toPollMs: 0 };
   for (const i of bySlowest) {
     if (tail.count >= Math.max(1, Math.ceil(changes * 0.01))) break;
     tail.count += weight[i]!;
     tail.toCommitStartMs += toStart[i]! * weight[i]!;
-    tail.commitMs += commit[i]! * weight[i]!;
+    tail.toSwapMs += commit[i]! * weight[i]!;
     tail.toPollMs += toPoll[i]! * weight[i]!;
   }
   if (tail.count > 0) {
     tail.toCommitStartMs /= tail.count;
-    tail.commitMs /= tail.count;
+    tail.toSwapMs /= tail.count;
     tail.toPollMs /= tail.count;
   }
   const windows: LatencyReport['windows'] = [];
@@ -158,7 +159,7 @@ export function latencyReport(txs: CommittedTransactions, visible: readonly Visi
     changes,
     unseen,
     latencyMs: weightedQuantiles(latency, weight),
-    parts: { toCommitStartMs: weightedQuantiles(toStart, weight), commitMs: weightedQuantiles(commit, weight), toPollMs: weightedQuantiles(toPoll, weight) },
+    parts: { toCommitStartMs: weightedQuantiles(toStart, weight), toSwapMs: weightedQuantiles(commit, weight), toPollMs: weightedQuantiles(toPoll, weight) },
     slowestPercent: tail,
     windows,
   };

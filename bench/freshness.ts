@@ -128,6 +128,8 @@ export interface FreshnessResult {
   bounds: LakeBounds;
   samples: FreshnessSample[];
   floe: ChildUsage;
+  /** The raw timings behind the figures (epoch ms): each version a poll found, each commit of floe's, each maintenance round's end. */
+  trace: { visible: Visibility[]; commits: FloeCommit[]; maintenanceEnds: number[] };
   verified: VerifyResult;
   json: string;
 }
@@ -217,7 +219,7 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
     children.push(watch);
     const visible: Visibility[] = [];
     watch.on('message', (m: WatchMessage) => {
-      if (m.type === 'visible') visible.push({ seq: m.seq, atMs: m.atMs });
+      if (m.type === 'visible') visible.push({ seq: m.seq, atMs: m.atMs, swappedMs: m.swappedMs });
       else fail(new Error(`bench:freshness: the catalog watch failed: ${m.error}`));
     });
 
@@ -300,6 +302,7 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
       bounds: lakeBounds(samples, firstRound === undefined ? undefined : (firstRound - startedMs) / 1000, roundsMs.length, streamingSeconds, o.maintenanceIntervalMs),
       samples,
       floe: usage ?? { elapsedMs: 0, cpuMs: 0, peakRssBytes: 0, mainBusy: 0 },
+      trace: { visible, commits, maintenanceEnds: roundEnds },
       verified,
       json: '',
     };
