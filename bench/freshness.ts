@@ -154,8 +154,8 @@ function floeConfig(o: FreshnessOptions, c: MysqlConnectionConfig, root: string)
   };
 }
 
-function forkChild(file: string, args: string[], env: Record<string, string>): ChildProcess {
-  return fork(here(file), args, { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function forkChild(file: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  return fork(here(file), args, { execArgv: ['--import', 'tsx', ...nodeArgs], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -189,7 +189,8 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
     const lake: LakeTable = { warehouse: join(root, 'warehouse'), namespace: DATABASE, table: TABLE, jobId: JOB_ID };
 
     // floe, streaming once the table's snapshot is committed
-    const floe = forkChild('./floe-child.ts', ['run'], { FLOE_BENCH_CONFIG: JSON.stringify(floeConfig(o, connection, root)) });
+    // FLOE_BENCH_NODE_ARGS: Node options for floe's process, e.g. "--cpu-prof --cpu-prof-dir=prof" (as npm run bench)
+    const floe = forkChild('./floe-child.ts', ['run'], { FLOE_BENCH_CONFIG: JSON.stringify(floeConfig(o, connection, root)) }, (process.env.FLOE_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
     children.push(floe);
     const commits: FloeCommit[] = [];
     const roundEnds: number[] = [];

@@ -23,6 +23,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/config/source-tls.test.ts',
   'test/docs/links.test.ts',
   'test/scripts/bench-summary.test.ts',
+  'test/bench/freshness-latency.test.ts',
   'test/iceberg/table/commit.test.ts',
   'test/iceberg/table/evolution.test.ts',
   'test/iceberg/table/merge.test.ts',
