@@ -25,6 +25,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/scripts/bench-summary.test.ts',
   'test/bench/freshness-latency.test.ts',
   'test/iceberg/table/commit.test.ts',
+  'test/iceberg/table/manifest-io.test.ts',
   'test/iceberg/table/evolution.test.ts',
   'test/iceberg/table/merge.test.ts',
   'test/iceberg/table/retry.test.ts',
