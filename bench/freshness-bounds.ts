@@ -1,17 +1,24 @@
 /**
  * Whether the lake stayed within the soak's bounds over a freshness run (bench/freshness.ts), from
- * the samples taken every few seconds (bench/lake-sample.ts). The soak's targets
- * (docs/performance.md, "Soak"): the metadata.json under 1 MiB, no equality delete in a v3 table,
- * and nothing growing without bound once maintenance runs — compaction takes the data files and
- * deletion vectors back down, expiry the snapshots, manifest rewriting the manifests. "Growing" is
- * read off the samples after the first maintenance round: split in two halves, the second half's
- * largest value may not pass the first half's by more than a quarter (plus a few, so that counts of
- * a handful can move): a measure that maintenance keeps pace with levels off, one it does not keep
- * pace with climbs on.
+ * the samples taken every few seconds (bench/lake-sample.ts) and the times of floe's commits and
+ * maintenance rounds. The soak's targets (docs/performance.md, "Soak"): the metadata.json under
+ * 1 MiB, no equality delete in a v3 table, and nothing growing without bound once maintenance runs.
+ *
+ * Between two rounds every count climbs with the commits (a data file, a deletion vector, a manifest
+ * and a snapshot each), and a round takes it back down: compaction the data files and deletion
+ * vectors, manifest rewriting the manifests, expiry the snapshots and the files only they reached.
+ * So maintenance keeps pace when **the low point after each round does not climb**: the samples are
+ * grouped by the round before them, and of each group's lowest value, the largest in the run's
+ * second half may not pass the largest in its first half by more than a quarter (plus a few, so that
+ * counts of a handful can move). The snapshots retained follow the commit rate instead (expiry keeps
+ * those of the last `expireOlderThanMs`): a sample may hold at most the last `retainLast`, the
+ * commits of the expiry window and of one round interval before it, and a few of maintenance's own.
  */
 import type { LakeShape } from './lake-sample.js';
 
 export interface FreshnessSample extends LakeShape {
+  /** When it was taken (epoch ms), and seconds since the load started. */
+  atMs: number;
   elapsedSeconds: number;
   /** floe's checkpoint commits so far. */
   commits: number;
@@ -27,9 +34,12 @@ export type Measure = (typeof MEASURES)[number];
 export interface MeasureBound {
   min: number;
   max: number;
-  /** Largest value in the first and in the second half of the samples after the first maintenance round. */
-  earlyMax: number;
-  lateMax: number;
+  /**
+   * The low points after the rounds: the largest of them in the first and in the second half of
+   * the run (for snapshots: the largest sample and the largest the expiry allows at its time).
+   */
+  early: number;
+  late: number;
   bounded: boolean;
 }
 
@@ -44,6 +54,13 @@ export interface LakeBounds {
   withinBounds: boolean;
 }
 
+export interface BoundsSettings {
+  maintenanceIntervalMs: number;
+  expireOlderThanMs: number;
+  retainLast: number;
+  streamingSeconds: number;
+}
+
 const METADATA_LIMIT = 1 << 20;
 const GROWTH = 1.25;
 const SLACK = 8;
@@ -52,28 +69,58 @@ function valueOf(s: FreshnessSample, m: Measure): number {
   return m === 'deletionVectors' ? s.deleteFiles.deletionVectors : s[m];
 }
 
-export function lakeBounds(samples: readonly FreshnessSample[], firstRoundSeconds: number | undefined, rounds: number, streamingSeconds: number, maintenanceIntervalMs: number): LakeBounds {
-  const after = firstRoundSeconds === undefined ? [] : samples.filter((s) => s.elapsedSeconds >= firstRoundSeconds);
-  const half = Math.ceil(after.length / 2);
-  const early = after.slice(0, half);
-  const late = after.slice(half);
+/** Index of the first element of the ascending `xs` that is > x. */
+function upperBound(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** `samples` in time order; `roundEnds` and `commitEnds`: epoch ms, ascending. */
+export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: readonly number[], commitEnds: readonly number[], o: BoundsSettings): LakeBounds {
+  // the samples after each round, up to the next: the low point of each group
+  const groups = new Map<number, FreshnessSample[]>();
+  for (const s of samples) {
+    const round = upperBound(roundEnds, s.atMs);
+    if (round === 0) continue;
+    let g = groups.get(round);
+    if (!g) groups.set(round, (g = []));
+    g.push(s);
+  }
+  const lows = [...groups.values()];
+  const half = Math.ceil(lows.length / 2);
   const measures = {} as Record<Measure, MeasureBound>;
   for (const m of MEASURES) {
     const all = samples.map((s) => valueOf(s, m));
-    const earlyMax = Math.max(0, ...early.map((s) => valueOf(s, m)));
-    const lateMax = Math.max(0, ...late.map((s) => valueOf(s, m)));
-    measures[m] = {
-      min: all.length ? Math.min(...all) : 0,
-      max: all.length ? Math.max(...all) : 0,
-      earlyMax,
-      lateMax,
-      // two samples at least on each side, or there is no trend to read
-      bounded: early.length >= 2 && late.length >= 2 && lateMax <= earlyMax * GROWTH + SLACK,
-    };
+    const range = { min: all.length ? Math.min(...all) : 0, max: all.length ? Math.max(...all) : 0 };
+    if (m === 'snapshots') {
+      // the round before the sample expired what was older than expireOlderThanMs at its start (the
+      // end of the checkpoint before it: src/pipeline/run-maintenance.ts); everything since is kept
+      const checked = samples.filter((s) => upperBound(roundEnds, s.atMs) > 0);
+      const allowed = checked.map((s) => {
+        const end = roundEnds[upperBound(roundEnds, s.atMs) - 1]!;
+        const start = commitEnds[upperBound(commitEnds, end) - 1] ?? end;
+        return o.retainLast + upperBound(commitEnds, s.atMs) - upperBound(commitEnds, start - o.expireOlderThanMs) + SLACK;
+      });
+      const over = checked.filter((s, i) => s.snapshots > allowed[i]!);
+      measures[m] = { ...range, early: range.max, late: Math.max(0, ...allowed), bounded: checked.length > 0 && over.length === 0 };
+      continue;
+    }
+    const lowOf = (g: FreshnessSample[]) => Math.min(...g.map((s) => valueOf(s, m)));
+    const early = Math.max(0, ...lows.slice(0, half).map(lowOf));
+    const late = Math.max(0, ...lows.slice(half).map(lowOf));
+    // two rounds at least on each side, or there is no trend to read
+    measures[m] = { ...range, early, late, bounded: half >= 2 && lows.length - half >= 2 && late <= early * GROWTH + SLACK };
   }
   const metadataUnder1MiB = samples.every((s) => s.metadataBytes < METADATA_LIMIT);
   const equalityDeletes = Math.max(0, ...samples.map((s) => s.deleteFiles.equality));
-  const roundsDue = Math.floor((streamingSeconds * 1000) / maintenanceIntervalMs);
+  const roundsDue = Math.floor((o.streamingSeconds * 1000) / o.maintenanceIntervalMs);
+  const rounds = roundEnds.length;
   const withinBounds = metadataUnder1MiB && equalityDeletes === 0 && rounds >= roundsDue - 1 && MEASURES.every((m) => measures[m].bounded);
   return { measures, metadataUnder1MiB, equalityDeletes, rounds, roundsDue, withinBounds };
 }

@@ -43,10 +43,10 @@ export function formatFreshness(r: FreshnessResult): string {
     `maintenance: ${b.rounds} rounds (${b.roundsDue} due); each ${q(r.maintenance.durationMs)}`,
     `floe: ${(r.floe.cpuMs / 1000).toFixed(1)} CPU-s, peak RSS ${int.format(r.floe.peakRssBytes / 2 ** 20)} MiB, main thread busy ${Math.round(r.floe.mainBusy * 100)}%`,
     '',
-    `lake over ${r.samples.length} samples (every ${o.sampleSeconds} s): min – max; largest in the first / second half after the first maintenance round`,
+    `lake over ${r.samples.length} samples (every ${o.sampleSeconds} s): min – max; the highest low point after a round in the first / second half (snapshots: the most seen / the most expiry allows)`,
     ...MEASURES.map((m) => {
       const x = b.measures[m];
-      return `  ${LABELS[m].padEnd(22)} ${measureText(m, x.min)} – ${measureText(m, x.max)}; ${measureText(m, x.earlyMax)} / ${measureText(m, x.lateMax)}${x.bounded ? '' : '  NOT BOUNDED'}`;
+      return `  ${LABELS[m].padEnd(22)} ${measureText(m, x.min)} – ${measureText(m, x.max)}; ${measureText(m, x.early)} / ${measureText(m, x.late)}${x.bounded ? '' : '  NOT BOUNDED'}`;
     }),
     `  equality deletes: ${b.equalityDeletes}; metadata.json ${b.metadataUnder1MiB ? 'under' : 'OVER'} 1 MiB`,
     `within the soak's bounds: ${b.withinBounds ? 'yes' : 'no'}`,

@@ -52,6 +52,8 @@ import { describeMachine, machineLine, type Machine } from './report.js';
 
 const JOB_ID = 'freshness';
 const DATABASE = 'floe_freshness';
+/** maintenance.expireSnapshots.retainLast, as the soak runs it. */
+const RETAIN_LAST = 10;
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 export interface FreshnessOptions {
@@ -150,7 +152,7 @@ function floeConfig(o: FreshnessOptions, c: MysqlConnectionConfig, root: string)
     stateDir: join(root, 'state'),
     catalog: { type: 'filesystem', name: 'floe' },
     commit: { intervalMs: o.commitIntervalMs },
-    maintenance: { enabled: true, intervalMs: o.maintenanceIntervalMs, expireSnapshots: { olderThanMs: o.expireOlderThanMs, retainLast: 10 } },
+    maintenance: { enabled: true, intervalMs: o.maintenanceIntervalMs, expireSnapshots: { olderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST } },
   };
 }
 
@@ -253,7 +255,8 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
     const samples: FreshnessSample[] = [];
     const takeSample = async (pid: number | undefined): Promise<FreshnessSample> => {
       const shape = await sampleLake(lake, false, (message) => log(`a sample failed (${message}); again`));
-      return { elapsedSeconds: (Date.now() - startedMs) / 1000, commits: commits.length - commitsBefore, ...shape, rssBytes: await rssOf(pid), openFds: await openFdsOf(pid), loadAverage: Math.round(loadavg()[0]! * 100) / 100 };
+      const atMs = Date.now();
+      return { atMs, elapsedSeconds: (atMs - startedMs) / 1000, commits: commits.length - commitsBefore, ...shape, rssBytes: await rssOf(pid), openFds: await openFdsOf(pid), loadAverage: Math.round(loadavg()[0]! * 100) / 100 };
     };
     const endAt = startedMs + o.seconds * 1000;
     while (Date.now() < endAt) {
@@ -292,7 +295,6 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
         const before = commits.filter((c) => c.endMs <= end).at(-1);
         return before ? end - before.endMs : 0;
       });
-    const firstRound = roundEnds.find((end) => end >= startedMs);
     const result: FreshnessResult = {
       options: { ...o, writers },
       machine,
@@ -300,7 +302,12 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
       latency: latencyReport(txs, visible, commits),
       commits: { count: commitsUnderLoad, perSecond: commitsUnderLoad / streamingSeconds, durationMs: quantilesOf(underLoad.map((c) => c.seconds * 1000)), gapMs: quantilesOf(gaps) },
       maintenance: { rounds: roundsMs.length, durationMs: quantilesOf(roundsMs) },
-      bounds: lakeBounds(samples, firstRound === undefined ? undefined : (firstRound - startedMs) / 1000, roundsMs.length, streamingSeconds, o.maintenanceIntervalMs),
+      bounds: lakeBounds(
+        samples,
+        roundEnds.filter((end) => end >= startedMs),
+        commits.map((c) => c.endMs),
+        { maintenanceIntervalMs: o.maintenanceIntervalMs, expireOlderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST, streamingSeconds },
+      ),
       samples,
       floe: usage ?? { elapsedMs: 0, cpuMs: 0, peakRssBytes: 0, mainBusy: 0 },
       trace: { visible, commits, maintenanceEnds: roundEnds },

@@ -64,37 +64,59 @@ describe('latencyReport', () => {
 });
 
 describe('lakeBounds', () => {
-  const sample = (elapsedSeconds: number, dataFiles: number, metadataBytes = 100_000): FreshnessSample => ({
-    elapsedSeconds,
-    commits: elapsedSeconds * 5,
-    metadataBytes,
-    filesUnderTable: 100,
-    bytesUnderTable: 1,
-    dataFiles,
-    deleteFiles: { equality: 0, position: 0, deletionVectors: dataFiles },
-    manifests: 20,
-    snapshots: 50,
-    rssBytes: 1,
-    openFds: 1,
-    loadAverage: 1,
-  });
+  // floe commits every 200 ms for 50 s; rounds end at 10.1, 20.1, 30.1 and 40.1 s, each started by the
+  // commit that ended at the full second before it; expiry beyond 20 s, the last 10 kept
+  const commitEnds = Array.from({ length: 250 }, (_, i) => 200 * (i + 1));
+  const rounds = [10_100, 20_100, 30_100, 40_100];
+  const settings = { maintenanceIntervalMs: 10_000, expireOlderThanMs: 20_000, retainLast: 10, streamingSeconds: 50 };
+  // a sample every 2.5 s; data files: the round's low point plus one a commit since the round
+  const sample = (atMs: number, lows: readonly number[], snapshots = 20): FreshnessSample => {
+    const round = rounds.filter((r) => r <= atMs).length;
+    const dataFiles = (round === 0 ? 0 : lows[round - 1]!) + Math.floor((atMs - (rounds[round - 1] ?? 0)) / 200);
+    return {
+      atMs,
+      elapsedSeconds: atMs / 1000,
+      commits: atMs / 200,
+      metadataBytes: 100_000,
+      filesUnderTable: 100,
+      bytesUnderTable: 1,
+      dataFiles,
+      deleteFiles: { equality: 0, position: 0, deletionVectors: dataFiles },
+      manifests: 20,
+      snapshots,
+      rssBytes: 1,
+      openFds: 1,
+      loadAverage: 1,
+    };
+  };
+  const run = (lows: readonly number[]) => Array.from({ length: 20 }, (_, i) => sample(2_500 * (i + 1), lows));
 
-  it('holds a lake that levels off after the first round, and flags one that climbs on', () => {
-    const level = [sample(5, 200), sample(10, 30), sample(15, 60), sample(20, 40), sample(25, 70), sample(30, 50), sample(35, 65)];
-    const ok = lakeBounds(level, 10, 3, 35, 10_000);
-    expect(ok.measures.dataFiles).toEqual({ min: 30, max: 200, earlyMax: 60, lateMax: 70, bounded: true });
+  it('holds a lake whose low point after each round stays put, and flags one whose low point climbs', () => {
+    // first samples after the rounds: 12.5, 22.5, 32.5, 42.5 s, each 12 commits after its round
+    const ok = lakeBounds(run([3, 4, 3, 5]), rounds, commitEnds, settings);
+    expect(ok.measures.dataFiles).toEqual({ min: 12, max: 54, early: 16, late: 17, bounded: true });
+    expect(ok.measures.snapshots.bounded).toBe(true);
     expect(ok.withinBounds).toBe(true);
-    const climbing = [sample(5, 20), sample(10, 30), sample(15, 40), sample(20, 60), sample(25, 80), sample(30, 100), sample(35, 120)];
-    const bad = lakeBounds(climbing, 10, 3, 35, 10_000);
-    // early: 30, 40, 60 → 60; late: 80, 100, 120 → 120 > 60 × 1.25 + 8
-    expect(bad.measures.dataFiles.bounded).toBe(false);
+    const bad = lakeBounds(run([3, 10, 20, 30]), rounds, commitEnds, settings);
+    // lows 15, 22 | 32, 42: 42 > 22 × 1.25 + 8
+    expect(bad.measures.dataFiles).toMatchObject({ early: 22, late: 42, bounded: false });
     expect(bad.withinBounds).toBe(false);
   });
 
+  it('allows the snapshots that expiry keeps: the last 10 and those of the expiry window before the round', () => {
+    const samples = run([3, 4, 3, 5]);
+    // at 45 s the round before began at 40 s: commits since 20 s are kept (125), with 10 and 8 of slack
+    samples[17] = sample(45_000, [3, 4, 3, 5], 143);
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(true);
+    samples[17] = sample(45_000, [3, 4, 3, 5], 144);
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(false);
+  });
+
   it('wants every maintenance round run and the metadata under 1 MiB', () => {
-    const level = [sample(10, 30), sample(15, 30), sample(20, 30), sample(25, 30)];
-    expect(lakeBounds(level, 10, 1, 35, 10_000).withinBounds).toBe(false); // 3 due, 1 ran
-    expect(lakeBounds([...level, sample(30, 30, 1 << 20)], 10, 3, 35, 10_000).metadataUnder1MiB).toBe(false);
+    expect(lakeBounds(run([3, 4, 3, 5]), rounds, commitEnds, { ...settings, streamingSeconds: 70 }).withinBounds).toBe(false); // 7 due, 4 ran
+    const big = run([3, 4, 3, 5]);
+    big[5] = { ...big[5]!, metadataBytes: 1 << 20 };
+    expect(lakeBounds(big, rounds, commitEnds, settings).metadataUnder1MiB).toBe(false);
   });
 });
 

@@ -51,7 +51,7 @@ describe('the generated benchmark figures', () => {
 
   describe('freshness runs', () => {
     const q = (p99: number) => ({ p50: p99 / 2, p90: p99 * 0.8, p99, max: p99 * 1.5, mean: p99 / 2 });
-    const bound = (min: number, max: number) => ({ min, max, earlyMax: max, lateMax: max, bounded: true });
+    const bound = (min: number, max: number) => ({ min, max, early: min, late: min, bounded: true });
     const run = (changesPerSecond: number, commitIntervalMs: number, p99: number, withinBounds = true): FreshnessResult =>
       ({
         options: { changesPerSecond, commitIntervalMs, rows: 100_000, changesPerTransaction: 10, seconds: 600, maintenanceIntervalMs: 30_000, expireOlderThanMs: 60_000, pollMs: 20 },
