@@ -10,9 +10,13 @@
  * So maintenance keeps pace when **the low point after each round does not climb**: the samples are
  * grouped by the round before them, and of each group's lowest value, the largest in the run's
  * second half may not pass the largest in its first half by more than a quarter (plus a few, so that
- * counts of a handful can move). The snapshots retained follow the commit rate instead (expiry keeps
- * those of the last `expireOlderThanMs`): a sample may hold at most the last `retainLast`, the
- * commits of the expiry window and of one round interval before it, and a few of maintenance's own.
+ * counts of a handful can move). Two measures have caps of their own instead: the snapshots retained
+ * follow the commit rate (expiry keeps those of the last `expireOlderThanMs`), so a sample may hold
+ * at most the last `retainLast`, the commits since the expiry window before the round before it,
+ * and a few of maintenance's own; and the manifests are rewritten only once more than
+ * `manifestMinCount` are small, so a sample may hold that many plus two (a data and a delete
+ * manifest) per commit since the round before it. The files under the table (all of the above, old
+ * metadata files, files waiting for expiry) are reported, not judged.
  */
 import type { LakeShape } from './lake-sample.js';
 
@@ -30,27 +34,32 @@ export interface FreshnessSample extends LakeShape {
 
 export const MEASURES = ['metadataBytes', 'filesUnderTable', 'dataFiles', 'deletionVectors', 'manifests', 'snapshots'] as const;
 export type Measure = (typeof MEASURES)[number];
+const JUDGED: readonly Measure[] = ['metadataBytes', 'dataFiles', 'deletionVectors', 'manifests', 'snapshots'];
 
 export interface MeasureBound {
   min: number;
   max: number;
   /**
    * The low points after the rounds: the largest of them in the first and in the second half of
-   * the run (for snapshots: the largest sample and the largest the expiry allows at its time).
+   * the run (snapshots and manifests: the largest sample and the largest cap at a sample's time).
    */
   early: number;
   late: number;
-  bounded: boolean;
+  /** Undefined for a measure reported only (the files under the table). */
+  bounded: boolean | undefined;
 }
 
 export interface LakeBounds {
   measures: Record<Measure, MeasureBound>;
   metadataUnder1MiB: boolean;
   equalityDeletes: number;
-  /** Maintenance rounds run, and as many as the interval allows over the streaming time. */
+  /**
+   * Maintenance rounds run, and as many intervals as the streaming time holds (reported: a round runs
+   * at the first checkpoint after it is due, so with a long commit interval there are fewer).
+   */
   rounds: number;
   roundsDue: number;
-  /** Every measure bounded, every round run (one missed at most), the metadata under 1 MiB, no equality delete. */
+  /** Every judged measure bounded, the metadata under 1 MiB, no equality delete. */
   withinBounds: boolean;
 }
 
@@ -58,6 +67,8 @@ export interface BoundsSettings {
   maintenanceIntervalMs: number;
   expireOlderThanMs: number;
   retainLast: number;
+  /** maintenance.manifests.minCount: more small manifests than this are rewritten at a round. */
+  manifestMinCount: number;
   streamingSeconds: number;
 }
 
@@ -98,16 +109,18 @@ export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: reado
   for (const m of MEASURES) {
     const all = samples.map((s) => valueOf(s, m));
     const range = { min: all.length ? Math.min(...all) : 0, max: all.length ? Math.max(...all) : 0 };
-    if (m === 'snapshots') {
-      // the round before the sample expired what was older than expireOlderThanMs at its start (the
-      // end of the checkpoint before it: src/pipeline/run-maintenance.ts); everything since is kept
+    if (m === 'snapshots' || m === 'manifests') {
+      // the round before the sample started at the end of the checkpoint before it
+      // (src/pipeline/run-maintenance.ts): it expired what was older than expireOlderThanMs then,
+      // and rewrote the manifests when more than manifestMinCount were small
       const checked = samples.filter((s) => upperBound(roundEnds, s.atMs) > 0);
       const allowed = checked.map((s) => {
         const end = roundEnds[upperBound(roundEnds, s.atMs) - 1]!;
         const start = commitEnds[upperBound(commitEnds, end) - 1] ?? end;
-        return o.retainLast + upperBound(commitEnds, s.atMs) - upperBound(commitEnds, start - o.expireOlderThanMs) + SLACK;
+        const since = (t: number) => upperBound(commitEnds, s.atMs) - upperBound(commitEnds, t);
+        return m === 'snapshots' ? o.retainLast + since(start - o.expireOlderThanMs) + SLACK : o.manifestMinCount + 2 * since(start) + SLACK;
       });
-      const over = checked.filter((s, i) => s.snapshots > allowed[i]!);
+      const over = checked.filter((s, i) => s[m] > allowed[i]!);
       measures[m] = { ...range, early: range.max, late: Math.max(0, ...allowed), bounded: checked.length > 0 && over.length === 0 };
       continue;
     }
@@ -115,12 +128,13 @@ export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: reado
     const early = Math.max(0, ...lows.slice(0, half).map(lowOf));
     const late = Math.max(0, ...lows.slice(half).map(lowOf));
     // two rounds at least on each side, or there is no trend to read
-    measures[m] = { ...range, early, late, bounded: half >= 2 && lows.length - half >= 2 && late <= early * GROWTH + SLACK };
+    const judged = JUDGED.includes(m) ? half >= 2 && lows.length - half >= 2 && late <= early * GROWTH + SLACK : undefined;
+    measures[m] = { ...range, early, late, bounded: judged };
   }
   const metadataUnder1MiB = samples.every((s) => s.metadataBytes < METADATA_LIMIT);
   const equalityDeletes = Math.max(0, ...samples.map((s) => s.deleteFiles.equality));
   const roundsDue = Math.floor((o.streamingSeconds * 1000) / o.maintenanceIntervalMs);
   const rounds = roundEnds.length;
-  const withinBounds = metadataUnder1MiB && equalityDeletes === 0 && rounds >= roundsDue - 1 && MEASURES.every((m) => measures[m].bounded);
+  const withinBounds = metadataUnder1MiB && equalityDeletes === 0 && JUDGED.every((m) => measures[m].bounded);
   return { measures, metadataUnder1MiB, equalityDeletes, rounds, roundsDue, withinBounds };
 }

@@ -29,9 +29,12 @@
  *   --name NAME                  the JSON's name (default freshness-<C>cps-<T>ms[-<S>s])
  *   --out DIR                    where the JSON goes (default bench/results)
  *   --keep                       keep the warehouse and MariaDB's data directory
+ *
+ * `--bounds-of FILE…` judges the lake's bounds of result files again from the samples and timings
+ * they hold (when the judgement changed after they ran), and writes them back.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +55,9 @@ import { describeMachine, machineLine, type Machine } from './report.js';
 
 const JOB_ID = 'freshness';
 const DATABASE = 'floe_freshness';
-/** maintenance.expireSnapshots.retainLast, as the soak runs it. */
+/** maintenance.expireSnapshots.retainLast, as the soak runs it, and maintenance.manifests.minCount's default. */
 const RETAIN_LAST = 10;
+const MANIFEST_MIN_COUNT = 100;
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 export interface FreshnessOptions {
@@ -152,8 +156,27 @@ function floeConfig(o: FreshnessOptions, c: MysqlConnectionConfig, root: string)
     stateDir: join(root, 'state'),
     catalog: { type: 'filesystem', name: 'floe' },
     commit: { intervalMs: o.commitIntervalMs },
-    maintenance: { enabled: true, intervalMs: o.maintenanceIntervalMs, expireSnapshots: { olderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST } },
+    maintenance: { enabled: true, intervalMs: o.maintenanceIntervalMs, expireSnapshots: { olderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST }, manifests: { minCount: MANIFEST_MIN_COUNT } },
   };
+}
+
+/** The lake's bounds over a run (bench/freshness-bounds.ts), from its samples and floe's timings. */
+function boundsOf(o: FreshnessOptions, samples: FreshnessSample[], roundEnds: number[], commits: FloeCommit[], startedMs: number, streamingSeconds: number): LakeBounds {
+  const settings = { maintenanceIntervalMs: o.maintenanceIntervalMs, expireOlderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST, manifestMinCount: MANIFEST_MIN_COUNT, streamingSeconds };
+  return lakeBounds(samples, roundEnds.filter((end) => end >= startedMs), commits.map((c) => c.endMs).sort((a, b) => a - b), settings);
+}
+
+/**
+ * `--bounds-of FILE`: the bounds of a result file judged again from the samples and timings it
+ * holds, written back — for results measured before the judgement changed.
+ */
+async function reboundResult(file: string): Promise<FreshnessResult> {
+  const r = JSON.parse(await readFile(file, 'utf8')) as FreshnessResult;
+  const first = r.samples[0];
+  if (!first?.atMs) throw new Error(`bench:freshness: ${file} has no sample times (atMs); expected a result of this benchmark with its samples`);
+  r.bounds = boundsOf(r.options, r.samples, r.trace.maintenanceEnds, r.trace.commits, first.atMs - first.elapsedSeconds * 1000, r.load.streamingSeconds);
+  await writeFile(file, JSON.stringify(r, null, 2) + '\n');
+  return r;
 }
 
 function forkChild(file: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
@@ -302,12 +325,7 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
       latency: latencyReport(txs, visible, commits),
       commits: { count: commitsUnderLoad, perSecond: commitsUnderLoad / streamingSeconds, durationMs: quantilesOf(underLoad.map((c) => c.seconds * 1000)), gapMs: quantilesOf(gaps) },
       maintenance: { rounds: roundsMs.length, durationMs: quantilesOf(roundsMs) },
-      bounds: lakeBounds(
-        samples,
-        roundEnds.filter((end) => end >= startedMs),
-        commits.map((c) => c.endMs),
-        { maintenanceIntervalMs: o.maintenanceIntervalMs, expireOlderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST, streamingSeconds },
-      ),
+      bounds: boundsOf(o, samples, roundEnds, commits, startedMs, streamingSeconds),
       samples,
       floe: usage ?? { elapsedMs: 0, cpuMs: 0, peakRssBytes: 0, mainBusy: 0 },
       trace: { visible, commits, maintenanceEnds: roundEnds },
@@ -329,6 +347,10 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === '--bounds-of') {
+    for (const file of process.argv.slice(3)) process.stdout.write(`\n${formatFreshness(await reboundResult(file))}\nJSON: ${file}\n`);
+    return;
+  }
   let o: FreshnessOptions;
   try {
     o = parseFreshnessOptions(process.argv.slice(2));

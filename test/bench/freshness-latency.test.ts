@@ -68,9 +68,9 @@ describe('lakeBounds', () => {
   // commit that ended at the full second before it; expiry beyond 20 s, the last 10 kept
   const commitEnds = Array.from({ length: 250 }, (_, i) => 200 * (i + 1));
   const rounds = [10_100, 20_100, 30_100, 40_100];
-  const settings = { maintenanceIntervalMs: 10_000, expireOlderThanMs: 20_000, retainLast: 10, streamingSeconds: 50 };
+  const settings = { maintenanceIntervalMs: 10_000, expireOlderThanMs: 20_000, retainLast: 10, manifestMinCount: 100, streamingSeconds: 50 };
   // a sample every 2.5 s; data files: the round's low point plus one a commit since the round
-  const sample = (atMs: number, lows: readonly number[], snapshots = 20): FreshnessSample => {
+  const sample = (atMs: number, lows: readonly number[], snapshots = 20, manifests = 20): FreshnessSample => {
     const round = rounds.filter((r) => r <= atMs).length;
     const dataFiles = (round === 0 ? 0 : lows[round - 1]!) + Math.floor((atMs - (rounds[round - 1] ?? 0)) / 200);
     return {
@@ -82,7 +82,7 @@ describe('lakeBounds', () => {
       bytesUnderTable: 1,
       dataFiles,
       deleteFiles: { equality: 0, position: 0, deletionVectors: dataFiles },
-      manifests: 20,
+      manifests,
       snapshots,
       rssBytes: 1,
       openFds: 1,
@@ -96,6 +96,8 @@ describe('lakeBounds', () => {
     const ok = lakeBounds(run([3, 4, 3, 5]), rounds, commitEnds, settings);
     expect(ok.measures.dataFiles).toEqual({ min: 12, max: 54, early: 16, late: 17, bounded: true });
     expect(ok.measures.snapshots.bounded).toBe(true);
+    // the files under the table are reported, not judged
+    expect(ok.measures.filesUnderTable.bounded).toBeUndefined();
     expect(ok.withinBounds).toBe(true);
     const bad = lakeBounds(run([3, 10, 20, 30]), rounds, commitEnds, settings);
     // lows 15, 22 | 32, 42: 42 > 22 × 1.25 + 8
@@ -112,8 +114,17 @@ describe('lakeBounds', () => {
     expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(false);
   });
 
-  it('wants every maintenance round run and the metadata under 1 MiB', () => {
-    expect(lakeBounds(run([3, 4, 3, 5]), rounds, commitEnds, { ...settings, streamingSeconds: 70 }).withinBounds).toBe(false); // 7 due, 4 ran
+  it('allows the manifests below the rewrite threshold plus two per commit since the round', () => {
+    const samples = run([3, 4, 3, 5]);
+    // at 45 s: 25 commits since the round began at 40 s
+    samples[17] = sample(45_000, [3, 4, 3, 5], 20, 158);
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.manifests.bounded).toBe(true);
+    samples[17] = sample(45_000, [3, 4, 3, 5], 20, 159);
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.manifests.bounded).toBe(false);
+  });
+
+  it('counts the rounds beside the intervals, and wants the metadata under 1 MiB', () => {
+    expect(lakeBounds(run([3, 4, 3, 5]), rounds, commitEnds, { ...settings, streamingSeconds: 70 })).toMatchObject({ rounds: 4, roundsDue: 7 });
     const big = run([3, 4, 3, 5]);
     big[5] = { ...big[5]!, metadataBytes: 1 << 20 };
     expect(lakeBounds(big, rounds, commitEnds, settings).metadataUnder1MiB).toBe(false);
