@@ -21,8 +21,9 @@
 import type { LakeShape } from './lake-sample.js';
 
 export interface FreshnessSample extends LakeShape {
-  /** When it was taken (epoch ms), and seconds since the load started. */
+  /** When it began (epoch ms; it holds the lake as of then or a little later), how long it took, and seconds since the load started. */
   atMs: number;
+  sampleMs: number;
   elapsedSeconds: number;
   /** floe's checkpoint commits so far. */
   commits: number;

@@ -75,6 +75,7 @@ describe('lakeBounds', () => {
     const dataFiles = (round === 0 ? 0 : lows[round - 1]!) + Math.floor((atMs - (rounds[round - 1] ?? 0)) / 200);
     return {
       atMs,
+      sampleMs: 50,
       elapsedSeconds: atMs / 1000,
       commits: atMs / 200,
       metadataBytes: 100_000,
