@@ -27,6 +27,11 @@ describe('the generated benchmark figures', () => {
     expect(performance).toContain(endMarker('steps'));
     expect(performance).toContain(beginMarker('runs', ['bench/results/bench-2m-500k.json', 'bench/results/bench-2m-500k-run2.json', 'bench/results/bench-2m-500k-run3.json']));
     expect(performance).toContain(endMarker('runs'));
+    const freshness = [1000, 10_000].flatMap((c) => [200, 1000, 10_000].map((t) => `bench/results/freshness-${c}cps-${t}ms.json`));
+    expect(performance).toContain(beginMarker('freshness', freshness));
+    expect(performance).toContain(endMarker('freshness'));
+    expect(performance).toContain(beginMarker('intervals', freshness));
+    expect(performance).toContain(endMarker('intervals'));
   });
 
   it('follow the JSON: a figure changed there changes the rendered block, with links relative to the document', () => {
