@@ -60,8 +60,8 @@ function attrs(rand: () => number): string | null {
   return `{"color":"${COLORS[Math.floor(rand() * COLORS.length)]}","size":${Math.floor(rand() * 12)},"gift":${rand() < 0.1},"tags":${tags}}`;
 }
 
-/** One row as LOAD DATA text (tab-separated, \N for NULL); the values never hold tabs, newlines or backslashes. */
-function rowLine(id: number, rand: () => number): string {
+/** One row's values in the table's column order (null for NULL; times as UTC text). */
+export function rowValues(id: number, rand: () => number): (string | number | null)[] {
   const created = EPOCH_2020 + Math.floor(rand() * FIVE_YEARS);
   const updated = created + Math.floor(rand() * 86400 * 30);
   const cents = 1 + Math.floor(rand() * 9_999_999);
@@ -74,11 +74,18 @@ function rowLine(id: number, rand: () => number): string {
     Math.floor(rand() * 5),
     `${Math.floor(cents / 100)}.${pad(cents % 100, 2)}`,
     `SKU-${(Math.floor(rand() * 0xffffff)).toString(16).padStart(6, '0')}`,
-    n ?? '\\N',
+    n,
     dateTimeText(created, Math.floor(rand() * 1_000_000)),
     dateTimeText(updated, Math.floor(rand() * 1_000_000)),
-    a ?? '\\N',
-  ].join('\t');
+    a,
+  ];
+}
+
+/** One row as LOAD DATA text (tab-separated, \N for NULL); the values never hold tabs, newlines or backslashes. */
+function rowLine(id: number, rand: () => number): string {
+  return rowValues(id, rand)
+    .map((v) => (v === null ? '\\N' : v))
+    .join('\t');
 }
 
 /** Rows `first … first + count - 1` as a stream of LOAD DATA text. */

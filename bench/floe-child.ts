@@ -8,8 +8,8 @@
  *   {type:'started', floe}                        just before runPipeline is called; floe: 'build' or 'sources' (bench/floe-build.ts)
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes, mainBusy} when the parent asks to stop (before the final commit)
- *   {type:'commit', table, seconds, atMs}         each commit of a table: its duration, and when it ended (ms since runPipeline started)
- *   {type:'maintained', table}                    each maintenance round of a table (its health measured)
+ *   {type:'commit', table, seconds, atMs, endMs}  each commit of a table: its duration, and when it ended (ms since runPipeline started; endMs: Date.now())
+ *   {type:'maintained', table, endMs}             each maintenance round of a table (its health measured; endMs: Date.now() then)
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes, mainBusy}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
@@ -49,9 +49,9 @@ function commitReporter(sinceStartMs: () => number): Metrics {
     binlogEvents: () => {},
     readerLag: () => {},
     tableLag: () => {},
-    commitDuration: (table, seconds) => send({ type: 'commit', table, seconds, atMs: sinceStartMs() }),
+    commitDuration: (table, seconds) => send({ type: 'commit', table, seconds, atMs: sinceStartMs(), endMs: Date.now() }),
     filesWritten: () => {},
-    tableHealth: (table) => send({ type: 'maintained', table }),
+    tableHealth: (table) => send({ type: 'maintained', table, endMs: Date.now() }),
   };
 }
 
@@ -71,8 +71,8 @@ export type ChildMessage =
   | { type: 'started'; floe: 'build' | 'sources' }
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
-  | { type: 'commit'; table: string; seconds: number; atMs: number }
-  | { type: 'maintained'; table: string }
+  | { type: 'commit'; table: string; seconds: number; atMs: number; endMs: number }
+  | { type: 'maintained'; table: string; endMs: number }
   | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
 
 /** Peak resident set size of this process (VmHWM; getrusage's maxrss where /proc is missing). */

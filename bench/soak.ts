@@ -35,20 +35,18 @@
  *   --keep                    keep the warehouse and MariaDB's data directory
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdir, readFile, stat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import { FileSystemCatalog } from '../src/catalog/filesystem/filesystem-catalog.js';
 import type { LocalServer } from '../src/demo/local-server.js';
 import { startMariaDb } from '../src/demo/local-mariadb.js';
-import { tableHealth } from '../src/iceberg/maintenance/table-health.js';
-import { scanTable } from '../src/iceberg/scan/index.js';
 import type { MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { loadTable, prng, TABLE } from './dataset.js';
 import type { ChildMessage } from './floe-child.js';
 import { verifyLake, type LakeTable } from './lake.js';
+import { openFdsOf, quantile, rssOf, sampleLake } from './lake-sample.js';
 import { describeMachine, machineLine } from './report.js';
 import { chartSvg, writeChart, type Panel } from './soak-chart.js';
 
@@ -144,73 +142,19 @@ function log(message: string): void {
   process.stderr.write(`bench:soak: ${message}\n`);
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-async function walk(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile()) continue;
-    try {
-      bytes += (await stat(join(e.parentPath, e.name))).size;
-      files++;
-    } catch {
-      // deleted meanwhile (expiry, an old metadata file): not there any more
-    }
-  }
-  return { files, bytes };
-}
-
-async function rssOf(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return 0;
-  const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-async function openFdsOf(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return 0;
-  return (await readdir(`/proc/${pid}/fd`).catch(() => [])).length;
-}
-
-/** One sample of the table beside the running floe. A scan that meets a file expired under it is tried again. */
+/** One sample of the table beside the running floe (bench/lake-sample.ts), with a full scan. */
 async function sample(t: LakeTable, commits: number, startedMs: number, window: number[], pid: number | undefined): Promise<SoakSample> {
-  const catalog = new FileSystemCatalog({ warehouse: t.warehouse, name: 'floe', warn: () => {} });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const loaded = await catalog.loadTable({ namespace: [t.namespace], name: t.table });
-      const health = await tableHealth(loaded.io, loaded.metadata, loaded.metadataLocation);
-      const started = performance.now();
-      const scan = await scanTable(loaded);
-      let scannedRows = 0;
-      for await (const _ of scan.rows()) scannedRows++;
-      const scanMs = performance.now() - started;
-      const under = await walk(fileURLToPath(loaded.metadata.location));
-      const sorted = [...window].sort((a, b) => a - b);
-      return {
-        commits,
-        elapsedSeconds: (Date.now() - startedMs) / 1000,
-        metadataBytes: health.metadataBytes ?? 0,
-        filesUnderTable: under.files,
-        bytesUnderTable: under.bytes,
-        dataFiles: health.dataFiles,
-        deleteFiles: health.deleteFiles,
-        manifests: health.manifests.data + health.manifests.deletes,
-        snapshots: health.snapshots,
-        commitP50Ms: quantile(sorted, 0.5) * 1000,
-        commitP99Ms: quantile(sorted, 0.99) * 1000,
-        scanMs,
-        scannedRows,
-        rssBytes: await rssOf(pid),
-        openFds: await openFdsOf(pid),
-      };
-    } catch (e) {
-      if (attempt >= 3) throw e;
-      log(`sample at ${commits} commits failed (${(e as Error).message}); again`);
-    }
-  }
+  const lake = await sampleLake(t, true, (message) => log(`sample at ${commits} commits failed (${message}); again`));
+  const sorted = [...window].sort((a, b) => a - b);
+  return {
+    commits,
+    elapsedSeconds: (Date.now() - startedMs) / 1000,
+    ...lake,
+    commitP50Ms: quantile(sorted, 0.5) * 1000,
+    commitP99Ms: quantile(sorted, 0.99) * 1000,
+    rssBytes: await rssOf(pid),
+    openFds: await openFdsOf(pid),
+  };
 }
 
 function floeConfig(o: SoakOptions, c: MysqlConnectionConfig, warehouse: string): Record<string, unknown> {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { FreshnessResult } from '../../bench/freshness.js';
 import { BENCH_DOCS, beginMarker, endMarker, loadResult, withBenchBlocks } from '../../scripts/bench-summary.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,6 +29,11 @@ describe('the generated benchmark figures', () => {
     expect(performance).toContain(endMarker('runs'));
     expect(performance).toContain(beginMarker('key-index', ['bench/results/bench-1m-250k.json']));
     expect(performance).toContain(endMarker('key-index'));
+    const freshness = [1000, 10_000].flatMap((c) => [200, 1000, 10_000].map((t) => `bench/results/freshness-${c}cps-${t}ms.json`));
+    expect(performance).toContain(beginMarker('freshness', freshness));
+    expect(performance).toContain(endMarker('freshness'));
+    expect(performance).toContain(beginMarker('intervals', freshness));
+    expect(performance).toContain(endMarker('intervals'));
   });
 
   it('follow the JSON: a figure changed there changes the rendered block, with links relative to the document', () => {
@@ -49,4 +55,46 @@ describe('the generated benchmark figures', () => {
     const doc = `text\n${beginMarker('summary', ['bench/results/bench-2m-500k.json'])}\nold figures\n`;
     expect(() => withBenchBlocks(doc, 'README.md', loadResult)).toThrow(/expected <!-- bench:summary end --> after the block .* of README\.md, found none/);
   });
+
+  describe('freshness runs', () => {
+    const q = (p99: number) => ({ p50: p99 / 2, p90: p99 * 0.8, p99, max: p99 * 1.5, mean: p99 / 2 });
+    const bound = (min: number, max: number) => ({ min, max, early: min, late: min, bounded: true });
+    const run = (changesPerSecond: number, commitIntervalMs: number, p99: number, withinBounds = true): FreshnessResult =>
+      ({
+        options: { changesPerSecond, commitIntervalMs, rows: 100_000, changesPerTransaction: 10, seconds: 600, maintenanceIntervalMs: 30_000, expireOlderThanMs: 60_000, pollMs: 20 },
+        machine: { cpu: 'CPU', cores: 2, memoryGiB: 23.5, os: 'Linux', node: 'v20', server: 'MariaDB 10.11.19-MariaDB-log', loadAverage: 1.5 },
+        load: { changesPerSecond: changesPerSecond - 3 },
+        latency: { latencyMs: q(p99) },
+        commits: { perSecond: 1000 / (commitIntervalMs + 100), durationMs: q(180) },
+        maintenance: { rounds: 20, durationMs: q(2000) },
+        bounds: { withinBounds, measures: { dataFiles: bound(3, 70), deletionVectors: bound(0, 68), manifests: bound(5, 140), snapshots: bound(20, 150), metadataBytes: bound(40_000, 235_520) } },
+        samples: [{ loadAverage: 1.2 }, { loadAverage: 2.5 }],
+      }) as unknown as FreshnessResult;
+    const runs: Record<string, FreshnessResult> = {
+      'bench/results/freshness-1000cps-200ms.json': run(1000, 200, 420),
+      'bench/results/freshness-1000cps-1000ms.json': run(1000, 1000, 1_900),
+      'bench/results/freshness-1000cps-10000ms.json': run(1000, 10_000, 11_200),
+      'bench/results/freshness-10000cps-200ms.json': run(10_000, 200, 3_300, false),
+      'bench/results/freshness-10000cps-1000ms.json': run(10_000, 1000, 4_100),
+    };
+    const files = Object.keys(runs);
+    const render = (kind: 'freshness' | 'intervals') => withBenchBlocks(`${beginMarker(kind, files)}\n${endMarker(kind)}\n`, 'docs/performance.md', (file) => runs[file]);
+
+    it('side by side: latency, commits and the lake bounds, with links relative to the document', () => {
+      const doc = render('freshness');
+      expect(doc).toContain('| [freshness-1000cps-200ms](../bench/results/freshness-1000cps-200ms.json) | 997 | 200 ms | 210 ms | 336 ms | **420 ms** | 630 ms | 3.33 | 90 ms / 180 ms | 20, 3,000 ms | 3–70 | 0–68 | 5–140 | 20–150 | ≤ 230 KiB | yes | 1.5 at start, 1.2–2.5 during |');
+      expect(doc).toContain('| [freshness-10000cps-200ms](../bench/results/freshness-10000cps-200ms.json) | 9,997 | 200 ms |');
+      expect(doc).toContain('| **11.2 s** | 16.8 s | 0.10 |');
+    });
+
+    it('recommends, per latency need, the longest interval measured that met it', () => {
+      const doc = render('intervals');
+      expect(doc).toContain('| p99 latency needed | at 1,000 changes/s | at 10,000 changes/s |');
+      expect(doc).toContain('| ≤ 500 ms | `commit.intervalMs: 200` (p99 420 ms, 3.33 commits/s) | not met by an interval measured (best: 200 ms, p99 3,300 ms) |');
+      expect(doc).toContain('| ≤ 2,000 ms | `commit.intervalMs: 1000` (p99 1,900 ms, 0.91 commits/s) | not met by an interval measured (best: 200 ms, p99 3,300 ms) |');
+      expect(doc).toContain("| ≤ 5,000 ms | `commit.intervalMs: 1000` (p99 1,900 ms, 0.91 commits/s) | `commit.intervalMs: 1000` (p99 4,100 ms, 0.91 commits/s) |");
+      expect(doc).toContain('| ≤ 15.0 s | `commit.intervalMs: 10000` (p99 11.2 s, 0.10 commits/s) |');
+    });
+  });
 });
+
