@@ -39,8 +39,6 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
-import type { Transform } from '../../src/iceberg/spec/partition.js';
-import { planScan, readTableRows } from '../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
@@ -52,8 +50,9 @@ import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/suppor
 import { POSTGRES_URL, postgresStatus } from '../catalog/sql/sql-test-databases.js';
 import { motoStatus, startMoto } from '../support/moto-server.js';
 import type { TestS3Server } from '../support/s3-server.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type CatalogSpec, type Engine } from './support/engines.js';
-import { COLUMNS, RESULTS_FILE, columnKey, engineVersions, readResults, writeResults, type CellResult, type MatrixColumn, type MatrixRow } from './support/interop-results.js';
+import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
+import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type CatalogSpec } from './support/engines.js';
+import { COLUMNS, RESULTS_FILE, columnKey, engineVersions, readResults, writeResults, type MatrixColumn, type MatrixRow } from './support/interop-results.js';
 import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, TIME_AS_MICROS_COLUMN, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
 import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, stackFloeConfig, stackFloeYaml, writeEngineConfigs, type StackEndpoints } from './support/lakehouse-stack.js';
 
@@ -65,55 +64,6 @@ const required = process.env.FLOE_ENGINES_REQUIRED === '1';
 if (missing.length > 0 && !required) {
   console.warn(`[floe] test/engines skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
 }
-
-/** PyIceberg 0.12's refusal at scan planning (pyiceberg/table/__init__.py), verbatim. */
-const PYICEBERG_EQUALITY_DELETES = 'ValueError: PyIceberg does not yet support equality deletes: https://github.com/apache/iceberg/issues/6568';
-/** Iceberg's Spark type conversion (TypeToSparkType) has no Spark type for Iceberg `time`. */
-const SPARK_TIME = 'Spark does not support time fields';
-
-/** What a lake table holds, read from it (which limitations and bugs apply follows from it). */
-interface TableFacts {
-  partitioned: boolean;
-  spec: string;
-  equality: number;
-  position: number;
-  dv: number;
-  hasTime: boolean;
-  /** A live row holds null in the one column an equality delete file of the table compares. */
-  nullsInEqualityField: boolean;
-}
-
-/** Limitations the engines document: the test asserts the refusal, verbatim. */
-const LIMITATIONS: { engine: Engine; applies: (t: TableFacts) => boolean; refusal: string }[] = [
-  { engine: 'pyiceberg', applies: (t) => t.equality > 0, refusal: PYICEBERG_EQUALITY_DELETES },
-  { engine: 'spark', applies: (t) => t.hasTime, refusal: SPARK_TIME },
-];
-
-/**
- * Engine bugs, not limitations: the test asserts the engine still gets these tables wrong, so that
- * it fails (and this entry goes) the day the engine is fixed.
- *
- * DuckDB 1.4.4's iceberg_scan drops live rows of a partitioned table whose equality deletes are
- * written under the table's unpartitioned spec (global equality deletes — what floe writes for a
- * keyed partitioned v2 table, since a delete by key cannot know the old row's partition; spec: "the
- * delete file's partition spec is unpartitioned" makes it apply to every partition). Older data files
- * lose every row, not only the deleted keys, and the count varies with `SET threads`. A table written
- * by Iceberg Java 1.12 alone (day + bucket partitions, one global equality delete) reads the same way,
- * while Spark, Trino and IcebergGenerics read all of these tables as floe does. DuckDB 1.5.5 (the
- * duckdb-extension-iceberg wheels) reads them correctly. Through the REST catalog DuckDB reads with
- * the same scan code.
- */
-const KNOWN_BUGS: { engine: Engine; applies: (t: TableFacts) => boolean; what: string }[] = [
-  { engine: 'duckdb', applies: (t) => t.partitioned && t.equality > 0, what: 'DuckDB 1.4.4 drops rows of partitioned tables with global equality deletes' },
-  // DuckDB 1.4.4 also drops every live row that holds null in the one column an equality delete
-  // compares (cascade_notes: the notes without a parent, whose parent_id no delete names), through
-  // iceberg_scan and ATTACH, local and on S3 — as if it kept rows where NOT (col = value) is true,
-  // which is null for a null column (a whole-row delete of a keyless table is not hit: another
-  // column differs). Spec: a delete matches a row only where every compared value equals the
-  // delete's, null only to null (format/spec.md, "Equality Delete Files"). Spark, Trino, Iceberg
-  // Java and floe keep those rows.
-  { engine: 'duckdb', applies: (t) => t.nullsInEqualityField, what: 'DuckDB 1.4.4 drops rows holding null in the column of a one-column equality delete' },
-];
 
 interface Copy {
   name: CopyName;
@@ -240,36 +190,6 @@ function tableFacts(job: Job, copy: Copy, table: string): Promise<TableFacts> {
   let p = facts.get(key);
   if (!p) facts.set(key, (p = readFacts(copy.catalog, id(job, table))));
   return p;
-}
-
-async function readFacts(catalog: Catalog, identifier: TableIdentifier): Promise<TableFacts> {
-  const t = await loadCatalogTable(catalog, identifier);
-  const m = t.metadata;
-  const plan = await planScan(t.io, m);
-  const count = (pick: (d: (typeof plan.tasks)[number]['deletes']) => { file: { filePath: string } }[]) => new Set(plan.tasks.flatMap((task) => pick(task.deletes).map((r) => r.file.filePath))).size;
-  const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId)!;
-  const singleIds = new Set(plan.tasks.flatMap((task) => task.deletes.equality.flatMap((r) => (r.file.equalityIds?.length === 1 ? r.file.equalityIds : []))));
-  const compared = schema.fields.flatMap((f, i) => (singleIds.has(f.id) ? [i] : []));
-  const nullsInEqualityField = compared.length > 0 && (await readTableRows(t)).some((row) => compared.some((i) => row[i] === null || row[i] === undefined));
-  const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId)!;
-  const name = (sourceId: number) => schema.fields.find((f) => f.id === sourceId)?.name ?? `#${sourceId}`;
-  return {
-    partitioned: spec.fields.length > 0,
-    spec: spec.fields.length === 0 ? 'unpartitioned' : `partitioned by ${spec.fields.map((f) => transformText(f.transform, name(f.sourceId))).join(', ')}`,
-    equality: count((d) => d.equality),
-    position: count((d) => d.position),
-    dv: count((d) => (d.dv ? [d.dv] : [])),
-    hasTime: schema.fields.some((f) => f.type.kind === 'time'),
-    nullsInEqualityField,
-  };
-}
-
-/** A partition field as floe's `partitionBy` spells it. */
-function transformText(t: Transform, column: string): string {
-  if (t.kind === 'identity') return column;
-  if (t.kind === 'bucket') return `bucket(${t.n}, ${column})`;
-  if (t.kind === 'truncate') return `truncate(${t.width}, ${column})`;
-  return `${t.kind}(${column})`;
 }
 
 function deleteFeatures(f: TableFacts): string[] {
@@ -530,25 +450,9 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
           const row = matrix.get(`${job.formatVersion}/${t}`) ?? { formatVersion: job.formatVersion, table: t, features: [], cells: {} };
           if (row.features.length === 0 && copy !== job.s3) row.features = [k.spec, ...deleteFeatures(k), ...INTEROP_TABLES.find((x) => x.name === t)!.features(job.formatVersion)];
           matrix.set(`${job.formatVersion}/${t}`, row);
-          let cell: CellResult | undefined;
-          const bug = KNOWN_BUGS.find((b) => b.engine === engine && b.applies(k));
-          const limitation = LIMITATIONS.find((l) => l.engine === engine && l.applies(k));
-          if (bug !== undefined) {
-            if (read.code !== 0) problems.push(`${label}: known bug (${bug.what}) expected a wrong read, got exit ${read.code}: ${read.stderr.slice(-500)}`);
-            else if (read.lines.length === expected.length && multisetDifference(expected, read.lines, 1).missing.length === 0) problems.push(`${label}: reads correctly now: ${bug.what} is fixed, remove it from KNOWN_BUGS`);
-            else cell = { result: 'wrong-rows', bug: bug.what };
-          } else if (limitation !== undefined) {
-            if (read.refusal !== limitation.refusal) problems.push(`${label}: expected ${engine}'s documented refusal "${limitation.refusal}", got exit ${read.code}: ${read.refusal ?? read.stderr.slice(-500)}`);
-            else cell = { result: 'refused', message: limitation.refusal };
-          } else if (read.code !== 0) {
-            problems.push(`${label}: exit ${read.code}: ${read.refusal ?? read.stderr.slice(-1500)}`);
-          } else {
-            const diff = multisetDifference(expected, read.lines, 3);
-            if (diff.missing.length > 0 || diff.unexpected.length > 0 || read.lines.length !== expected.length) {
-              problems.push(`${label}: ${read.lines.length} lines vs floe scan's ${expected.length}; floe only: ${diff.missing.join(' | ')}; ${engine} only: ${diff.unexpected.join(' | ')}`);
-            } else cell = { result: 'identical' };
-          }
-          if (cell) row.cells[key] = cell;
+          const verdict = judgeRead(engine, k, read, expected, label);
+          if (verdict.problem !== undefined) problems.push(verdict.problem);
+          else row.cells[key] = verdict.cell;
         }
       }
       expect(problems).toEqual([]);
