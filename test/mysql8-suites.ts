@@ -13,6 +13,7 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/source/binlog/dump-flow.test.ts',
   'test/source/binlog/binlog-session.test.ts',
   'test/source/snapshot/keyless-snapshot.test.ts',
+  'test/source/snapshot/table-change-guard.test.ts',
   'test/source/split/key-compare-collations.test.ts',
   'test/source/preflight/client-shutdown.test.ts',
   'test/e2e/pipeline-basic.test.ts',

@@ -38,13 +38,17 @@ export function changedDuringSnapshot(table: MappedTable, e: unknown): FloeError
   return undefined;
 }
 
-/** The table's columns as the server lists them: `name type` in ordinal order ('' when it is gone). */
-async function signature(client: MysqlClient, table: MappedTable): Promise<string> {
+/**
+ * The table's columns as the server lists them, in ordinal order (none when it is gone), and their
+ * `name type` signature. The names are kept as the server returns them, not parsed back out of the
+ * signature: a type holds spaces and commas of its own (`tinyint unsigned`, `enum('b,c','x y')`).
+ */
+async function columnsNow(client: MysqlClient, table: MappedTable): Promise<{ names: string[]; signature: string }> {
   const { database, table: name } = table.schema.id;
   const rows = await client.query<{ n: unknown; t: unknown }>(
     `SELECT COLUMN_NAME AS n, COLUMN_TYPE AS t FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${quoteString(database)} AND TABLE_NAME = ${quoteString(name)} ORDER BY ORDINAL_POSITION`,
   );
-  return rows.map((r) => `${String(r.n)} ${String(r.t).toLowerCase()}`).join(', ');
+  return { names: rows.map((r) => String(r.n).toLowerCase()), signature: rows.map((r) => `${String(r.n)} ${String(r.t).toLowerCase()}`).join(', ') };
 }
 
 export class TableChangeGuard {
@@ -56,16 +60,15 @@ export class TableChangeGuard {
     const key = tableKey(table.schema.id);
     let baseline = this.baselines.get(key);
     if (!baseline) {
-      baseline = signature(client, table).then((s) => {
-        const names = s === '' ? [] : s.split(', ').map((c) => c.slice(0, c.lastIndexOf(' ')).toLowerCase());
+      baseline = columnsNow(client, table).then(({ names, signature }) => {
         const mapped = table.columns.map((c) => c.column.name.toLowerCase());
         if (names.join(',') !== mapped.join(',')) throw changed(table, `the snapshot reads the columns (${mapped.join(', ')}), the server has (${names.join(', ')})`);
-        return s;
+        return signature;
       });
       this.baselines.set(key, baseline);
     }
     const before = await baseline;
-    const now = await signature(client, table);
+    const now = (await columnsNow(client, table)).signature;
     if (now !== before) throw changed(table, `its columns were (${before}), now (${now || 'none: the table is gone'})`);
   }
 }
