@@ -1,5 +1,6 @@
 /**
- * The MariaDB tables the interop suite has floe replicate, and the changes it streams through them.
+ * The tables the interop suites have floe replicate (from MariaDB, and from MySQL 8 in
+ * mysql8-source.test.ts), and the changes they stream through them.
  *
  * Each table carries a set of features an engine must read right; the matrix in README names them
  * (`features`), together with what the lake table turned out to hold (partition spec, delete kinds —
