@@ -38,7 +38,7 @@ describe('floe verify exit codes', () => {
     const config = await writeConfig(dir, { source: { host: '127.0.0.1', port, user: 'root', password: 'secret-pw', include: ['shop.*'] }, warehouse: { location: join(dir, 'warehouse') } });
     const refused = await runFloe(['verify', '-c', config]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(new RegExp(`floe verify: source\\.mysql: cannot open a session to root@127\\.0\\.0\\.1:${port}`));
+    expect(refused.stderr).toMatch(new RegExp(`floe verify: source\\.mysql: cannot connect to root@127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\)`));
     expect(refused.stderr).not.toContain('secret-pw');
   });
 });
