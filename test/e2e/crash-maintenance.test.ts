@@ -1,5 +1,6 @@
 /**
- * The crash test with maintenance running every few commits (issue 10): `floe run` as a child process
+ * The crash test with maintenance running every few commits (a crash mid-compaction must lose and
+ * duplicate nothing either): `floe run` as a child process
  * replicates a format-v2 table (upserts write equality deletes) and a format-v3 table (deletion
  * vectors; its compaction carries row lineage) — compaction runs on both — while a writer applies random inserts, updates (key changes included) and
  * deletes, with maintenance at its most aggressive — every second (`maintenance.intervalMs` at its

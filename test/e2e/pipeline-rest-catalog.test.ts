@@ -1,5 +1,5 @@
 /**
- * Issue 6, build item 7: `floe run` accepts the REST catalog by config. The real pipeline (snapshot,
+ * `floe run` accepts the REST catalog by config. The real pipeline (snapshot,
  * then streaming; format v3 with a partitioned table, so deletion vectors and the unpartitioned spec
  * for global equality deletes go through REST commits) writes through floe's REST client to
  * `floe catalog serve` (the REST server, in this process) over a filesystem catalog on local disk.

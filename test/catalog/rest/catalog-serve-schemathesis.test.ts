@@ -1,5 +1,5 @@
 /**
- * `floe catalog serve` fuzzed from the Iceberg REST spec (issue 12, part C): schemathesis
+ * `floe catalog serve` fuzzed from the Iceberg REST spec, so that no request a client may send crashes it: schemathesis
  * (.ci/install-schemathesis puts a pinned version into a virtualenv in the CI cache) generates valid
  * and malformed requests for every operation of apache/iceberg's open-api/rest-catalog-open-api.yaml
  * (vendored in test/fixtures/iceberg/ with its source commit) against a real `floe catalog serve`
