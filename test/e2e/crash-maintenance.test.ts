@@ -32,7 +32,7 @@ import { referencedStateObjects } from '../../src/pipeline/state-references.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { prng } from '../../src/util/prng.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { reachableFiles, unreachableFiles } from '../support/lake-integrity.js';
 import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
@@ -172,10 +172,7 @@ describe('crash and restart with maintenance', () => {
       JSON.stringify({
         job: { id: JOB },
         source: {
-          host: server.host,
-          port: server.port,
-          user: server.user,
-          password: server.password,
+          ...sourceLogin(server),
           serverId: 30_000 + (process.pid % 5000) * 8 + 6,
           include: [`${db}.*`],
           snapshot: { chunkSize: 200, parallelism: 2 },

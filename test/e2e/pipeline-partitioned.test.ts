@@ -20,7 +20,7 @@ import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type Cata
 import { JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { daysFromCivil } from '../../src/model/values.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { icebirdRows } from '../iceberg/writer/icebird-read.js';
 import { FloeProcess } from './support/floe-process.js';
@@ -68,10 +68,7 @@ beforeAll(async () => {
     JSON.stringify({
       job: { id: JOB },
       source: {
-        host: server.host,
-        port: server.port,
-        user: server.user,
-        password: server.password,
+        ...sourceLogin(server),
         serverId: 40_000 + (process.pid % 5000) * 8,
         include: [`${db}.by_day`, `${db}.by_bucket`],
         snapshot: { chunkSize: CHUNK, parallelism: 2 },

@@ -18,7 +18,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { freePort } from '../../src/demo/local-server.js';
 import { prng } from '../../src/util/prng.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { FloeProcess } from './support/floe-process.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
@@ -51,10 +51,7 @@ beforeAll(async () => {
   configPath = await writeConfig(dir, {
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 45_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 100, parallelism: 2 },

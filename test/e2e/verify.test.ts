@@ -17,7 +17,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import type { Row } from '../../src/model/values.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { FloeProcess } from './support/floe-process.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
@@ -50,10 +50,7 @@ beforeAll(async () => {
   configPath = await writeConfig(dir, {
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 40_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 100, parallelism: 2 },

@@ -14,6 +14,11 @@ export function sharedMysqlConfig(): { host: string; port: number; user: string;
   return parseMysqlUrl(sharedMysqlUrl());
 }
 
+/** The login of `server` for the `source:` section of a floe config (which takes no other connection field). */
+export function sourceLogin(server: { host: string; port: number; user: string; password: string }): { host: string; port: number; user: string; password: string } {
+  return { host: server.host, port: server.port, user: server.user, password: server.password };
+}
+
 let counter = 0;
 
 /** Creates a uniquely named database (in the shared server, or in `server`) and returns its name. */

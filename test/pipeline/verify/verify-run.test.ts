@@ -24,7 +24,7 @@ import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
 import { runVerification } from '../../../src/pipeline/verify/verify-run.js';
 import type { VerifyOptions } from '../../../src/pipeline/verify/verify-session.js';
 import type { Row } from '../../../src/model/values.js';
-import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
@@ -60,10 +60,7 @@ beforeAll(async () => {
   config = parseConfig({
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 30_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 50, parallelism: 2 },
