@@ -8,6 +8,8 @@ import { serverKind, type ServerKind } from '../../support/servers.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { connectMysql } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
+import type { SourceControl } from '../../../src/source/mysql/source-options.js';
+import { readServerIdentity } from '../../../src/source/mysql/snapshot/watermark.js';
 import { captureTableSchemas } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
@@ -50,6 +52,13 @@ export function zongjiOnly(decoding: BinlogDecoding): BinlogDecoding {
     decoderFor: (...args) => decoding.decoderFor(...args),
     ...(expand === undefined ? {} : { expandTransaction: expand }),
   };
+}
+
+/** A control connection as an opened source holds it (opened-source.ts), for a `MySqlSource` of its own; the caller closes `client`. */
+export async function openSourceControl(config: MysqlConnectionConfig = sourceConfig()): Promise<SourceControl> {
+  const client = await connectMysql(config);
+  const dialect = await detectDialect(client);
+  return { client, dialect, identity: await readServerIdentity(client, dialect.flavor) };
 }
 
 /** Re-captures one table into an existing decoding (what the pipeline does after a DDL). */
