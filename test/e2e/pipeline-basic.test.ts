@@ -17,8 +17,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { formatDate } from '../../src/model/values.js';
-import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './support/all-types.js';
 import { catchUp, startPipeline, untilStreaming } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows, type ExpectedTransform } from './support/lake-compare.js';
@@ -46,9 +45,7 @@ function exec(statement: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_basic');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_basic'));
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
   await exec(`CREATE TABLE orders (region CHAR(2) NOT NULL, id INT NOT NULL, amount DECIMAL(12,2) NOT NULL DEFAULT 0.00, note VARCHAR(40), created DATETIME(6) NOT NULL, PRIMARY KEY (region, id))`);
   await exec(`CREATE TABLE big (id BIGINT UNSIGNED PRIMARY KEY, v VARCHAR(30) NOT NULL DEFAULT 'none')`);

@@ -17,8 +17,7 @@ import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import type { RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import type { RunResult } from '../../src/pipeline/runner.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { catchUp, startPipeline, untilNotified } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -32,9 +31,7 @@ let config: FloeConfig;
 let catalog: FileSystemCatalog;
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_new');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_new'));
   await conn.query(`CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(20))`);
   await conn.query(`INSERT INTO a VALUES ${Array.from({ length: 500 }, (_, i) => `(${i}, 'a${i}')`).join(', ')}`);
   await conn.query(`CREATE TABLE ignored_table (id INT PRIMARY KEY)`);

@@ -21,8 +21,7 @@ import type { FloeConfig } from '../../src/config/schema.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import type { RunResult } from '../../src/pipeline/runner.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { catchUp, startPipeline, untilNotified } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -41,9 +40,7 @@ let rest: RestCatalog;
 let config: FloeConfig;
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_rest');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_rest'));
   await conn.query(`CREATE TABLE orders (id BIGINT UNSIGNED PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2), placed DATETIME(6) NOT NULL, paid TIMESTAMP(6) NULL)`);
   await conn.query(
     `INSERT INTO orders VALUES ${Array.from({ length: 400 }, (_, i) => `(${i === 0 ? '18446744073709551615' : i}, 'c${i % 13}', ${i}.${i % 100}, '2026-03-0${1 + (i % 5)} 10:00:00.${String(i).padStart(6, '0')}', ${i % 4 === 0 ? 'NULL' : `'2026-03-10 00:00:0${i % 10}.25'`})`).join(', ')}`,

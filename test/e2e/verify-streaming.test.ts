@@ -18,8 +18,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { freePort } from '../../src/demo/local-server.js';
 import { prng } from '../../src/util/prng.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { floeVerify, writeConfig, type VerifyRun } from './support/verify-lake.js';
@@ -36,9 +35,7 @@ let catalog: FileSystemCatalog;
 let metricsPort: number;
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify_stream');
-  dml = await sql();
-  await dml.query(`USE \`${db}\``);
+  ({ db, conn: dml } = await openTestDatabase('verify_stream'));
   await dml.query('CREATE TABLE acc (id INT PRIMARY KEY, balance DECIMAL(12,2) NOT NULL, note VARCHAR(40), updated DATETIME(6) NOT NULL)');
   await dml.query('CREATE TABLE kv (k VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY, v INT NOT NULL, f FLOAT)');
   await dml.query('CREATE TABLE audit (msg VARCHAR(40) NOT NULL, n INT)');

@@ -32,3 +32,15 @@ export async function createTestDatabase(prefix: string, server = sharedMysqlCon
   }
   return name;
 }
+
+/**
+ * A fresh database (`createTestDatabase`) and a connection to the shared server that uses it, with
+ * BIGINT and DECIMAL values as exact text.
+ */
+export async function openTestDatabase(prefix: string): Promise<{ db: string; conn: mysql.Connection }> {
+  const db = await createTestDatabase(prefix);
+  const { host, port, user, password } = sharedMysqlConfig();
+  const conn = await mysql.createConnection({ host, port, user, password, supportBigNumbers: true, bigNumberStrings: true });
+  await conn.query(`USE \`${db}\``);
+  return { db, conn };
+}

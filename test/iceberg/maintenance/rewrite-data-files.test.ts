@@ -20,7 +20,7 @@ import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js'
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, newTable, parquetRows, readLocal, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, parquetRows, readLocal, tempWarehouse, type Warehouse } from '../writer/support.js';
 import { parquetMetadata } from 'hyparquet';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
@@ -35,8 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.remove());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 
 async function liveDeleteFiles(t: CatalogTable): Promise<number> {
   let n = 0;
