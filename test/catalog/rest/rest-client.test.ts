@@ -6,8 +6,7 @@
  * transactions (atomic over SQL, best effort over the filesystem catalog), and the FileIO of a table
  * on S3 (s3rver) configured from what the server returns, with and without vended credentials.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
@@ -19,10 +18,7 @@ import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js'
 import { startS3rver, type TestS3Server } from '../../support/s3-server.js';
 import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
-
-async function tempDir(label: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), `floe-${label}-`));
-}
+import { tempDir } from '../../support/temp-dir.js';
 
 describe('REST client: OAuth2 client credentials', () => {
   let dir: string;
