@@ -15,8 +15,9 @@
  * 'stopped'. `snapshot` stops at the hand-over, after committing every chunk: 'snapshot-complete'.
  * A DDL that creates a table matching the include patterns restarts the source in process with that
  * table added: it is snapshotted, then every table streams on from its committed offset. Any other
- * DDL goes to the schema-change policy (run-ddl.ts, schema-change.ts through ddl-handler.ts): ignored, applied,
- * 'ddl-stop' (everything before it committed) or a failure. Any error returns 'failed' after closing
+ * DDL goes to the schema-change policy (run-ddl.ts; schema-change.ts through ddl-handler.ts):
+ * ignored, applied, 'ddl-stop' (everything before it committed) or a failure; the phase events
+ * (snapshot, catch-up, hand-over, streaming) to run-phase.ts. Any error returns 'failed' after closing
  * everything; nothing uncommitted is trusted on restart — the tables are the only state (if in doubt,
  * stop: a restart resumes).
  *
