@@ -160,16 +160,20 @@ describe('REST client: multi-table transactions', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** Tables t.a and t.b, each with the commit of an append planned on its current metadata. */
+  async function twoTablesWithCommits(client: RestCatalog) {
+    await client.createNamespace(['t']);
+    const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
+    const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
+    return { a, b, ca: appendSnapshotCommit(a.metadata), cb: appendSnapshotCommit(b.metadata) };
+  }
+
   it('are atomic over the SQL catalog: a conflict on one table changes none', async () => {
     const sql = new SqlCatalog({ url: `sqlite:${path.join(dir, 'tx.db')}`, warehouse: path.join(dir, 'sqlwh') });
     const server = new RestCatalogServer({ catalog: sql, warehouse: sql.warehouse });
     const client = new RestCatalog({ uri: await server.listen(0) });
     try {
-      await client.createNamespace(['t']);
-      const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
-      const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
-      const ca = appendSnapshotCommit(a.metadata);
-      const cb = appendSnapshotCommit(b.metadata);
+      const { a, b, ca, cb } = await twoTablesWithCommits(client);
       const [a1, b1] = await client.commitTransaction([
         { identifier: a.identifier, requirements: ca.requirements, updates: ca.updates },
         { identifier: b.identifier, requirements: cb.requirements, updates: cb.updates },
@@ -199,11 +203,7 @@ describe('REST client: multi-table transactions', () => {
     const server = new RestCatalogServer({ catalog: fs, warehouse: fs.warehouse });
     const client = new RestCatalog({ uri: await server.listen(0) });
     try {
-      await client.createNamespace(['t']);
-      const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
-      const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
-      const ca = appendSnapshotCommit(a.metadata);
-      const cb = appendSnapshotCommit(b.metadata);
+      const { a, b, ca, cb } = await twoTablesWithCommits(client);
       await client.commitTable(b.identifier, cb.requirements, cb.updates);
       // b is stale in this transaction: refused before a is touched.
       await expectFloeError(
