@@ -38,6 +38,7 @@ import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { FloeProcess, type LogRecord } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
+import { RandomTransactionWriter } from '../support/random-writer.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -77,47 +78,14 @@ async function createSchema(conn: mysql.Connection): Promise<void> {
 }
 
 /** Random small transactions over both tables until stopped; MySQL is the truth. */
-class Writer {
-  private stopped = false;
-  private running: Promise<void> | undefined;
-  transactions = 0;
-  readonly failures: string[] = [];
+class Writer extends RandomTransactionWriter {
   private next = ROWS + 1;
 
-  constructor(
-    private readonly conn: mysql.Connection,
-    private readonly random: () => number,
-  ) {}
-
-  start(): void {
-    this.running = this.loop();
+  constructor(conn: mysql.Connection, random: () => number) {
+    super(conn, random, 10);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  private int(n: number): number {
-    return Math.floor(this.random() * n);
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.conn.beginTransaction();
-      try {
-        for (let i = 0, n = 1 + this.int(3); i < n; i++) await this.conn.query(this.statement());
-        await this.conn.commit();
-        this.transactions++;
-      } catch (e) {
-        await this.conn.rollback();
-        this.failures.push(String((e as Error).message));
-      }
-      await sleep(10);
-    }
-  }
-
-  private statement(): string {
+  protected statement(): string {
     const t = TABLES[this.int(TABLES.length)];
     const id = 1 + this.int(this.next);
     const op = this.int(10);
