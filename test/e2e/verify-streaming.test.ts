@@ -20,7 +20,7 @@ import { prng } from '../../src/util/prng.js';
 import { stringifyJson } from '../../src/util/json.js';
 import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, writeConfig, type VerifyRun } from './support/verify-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -98,13 +98,7 @@ async function randomDml(seed: number, until: Promise<void>): Promise<number> {
 }
 
 async function catchUp(p: FloeProcess): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  await waitForCatchUp(catalog, TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })), JOB, target, {
-    timeoutMs: 120_000,
-    check: () => {
-      if (p.hasExited) throw new Error(`floe run exited:\n${p.tail()}`);
-    },
-  });
+  await catchUpTables({ catalog, job: JOB, db, tables: TABLES }, { server: sharedMysqlConfig(), timeoutMs: 120_000, check: whileRunning(p) });
 }
 
 function expectEqual(run: VerifyRun, when: string): void {

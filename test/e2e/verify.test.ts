@@ -19,7 +19,7 @@ import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import type { Row } from '../../src/model/values.js';
 import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, foundRows, intrude, writeConfig } from './support/verify-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -72,13 +72,7 @@ async function startFloe(): Promise<FloeProcess> {
 }
 
 async function catchUp(p: FloeProcess): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  await waitForCatchUp(catalog, TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })), JOB, target, {
-    timeoutMs: 60_000,
-    check: () => {
-      if (p.hasExited) throw new Error(`floe run exited:\n${p.tail()}`);
-    },
-  });
+  await catchUpTables({ catalog, job: JOB, db, tables: TABLES }, { server: sharedMysqlConfig(), check: whileRunning(p) });
 }
 
 async function stop(p: FloeProcess): Promise<void> {

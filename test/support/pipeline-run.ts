@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js'
 import { FanOutNotifier, RecordingSink, type Notification } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import type { MysqlConnectionConfig } from '../../src/source/mysql/client.js';
-import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
+import { catchUpTables } from '../e2e/support/catch-up.js';
 import { sharedMysqlConfig } from './shared-mysql.js';
 
 export interface PipelineRunning {
@@ -72,12 +72,5 @@ export async function catchUp(
   lake: { catalog: Catalog; job: string; db: string; tables: readonly string[] },
   server: MysqlConnectionConfig = sharedMysqlConfig(),
 ): Promise<void> {
-  const target = await serverPosition({ ...server });
-  await waitForCatchUp(
-    lake.catalog,
-    lake.tables.map((t) => ({ identifier: { namespace: [lake.db], name: t }, sourceKey: `${lake.db}.${t}` })),
-    lake.job,
-    target,
-    { timeoutMs: 60_000, check: endedCheck(run.result) },
-  );
+  await catchUpTables(lake, { server, check: endedCheck(run.result) });
 }
