@@ -8,7 +8,7 @@
  * Both run in this (the benchmark's) process, one after the other, with nothing else of ours running.
  */
 import mysql from 'mysql2';
-import { drainRawBinlog } from '../src/source/mysql/binlog/binlog-raw.js';
+import { drainRawBinlog } from './binlog-raw.js';
 import { VALUE_SHAPING_OPTIONS, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import type { BinlogOffset } from '../src/source/mysql/offset/offset.js';
 import { TABLE } from './dataset.js';

@@ -1,6 +1,6 @@
 /**
- * The disk key index's store, chosen by measurement (issue #10: "LMDB or LevelDB bindings are
- * candidates: choose by measurement"; the decision and its figures: docs/key-index-store.md). Three
+ * The disk key index's store, chosen by measurement (LMDB and LevelDB bindings were the candidates
+ * beside SQLite; the decision and its figures: docs/key-index-store.md). Three
  * embedded stores run the key-index workload of deletion-vector upserts on local disk, driven the
  * way floe drives its index (src/iceberg/keyindex/key-index.ts): floe's own SQLite store
  * (sqlite-key-index.ts itself), LMDB (lmdb-js) and LevelDB (classic-level), each configured as

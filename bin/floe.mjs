@@ -2,6 +2,8 @@
 // The `floe` command. `npm ci` builds dist/ (the `prepare` script, `npm run build`), which starts in
 // about a second. From a source checkout whose sources are newer than the build (or without a build),
 // run the TypeScript sources through tsx instead, so that what runs is always what the sources say.
+// tsx is a dev dependency: only a checkout runs its sources, and a checkout's `npm ci` installs it (an
+// installed package's dist/ is current: npm packs every file with one mtime).
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { buildIsCurrent } from './build-current.mjs';

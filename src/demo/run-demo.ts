@@ -13,7 +13,8 @@
  */
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import { identifierToString } from '../iceberg/metadata/catalog.js';
-import { sourceSchema, type FloeConfig, type SourceConfig } from '../config/schema.js';
+import type { FloeConfig, SourceConfig } from '../config/schema.js';
+import { sourceSchema } from '../config/source-schema.js';
 import { mysqlConnection } from '../pipeline/config-options.js';
 import { lastCommitted } from '../iceberg/checkpoint/checkpoint-stamps.js';
 import type { Logger } from '../pipeline/observe/logger.js';

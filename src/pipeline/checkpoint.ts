@@ -10,24 +10,17 @@
  * buffered-changes ceiling (`due`), the writer modes (`ensureModes`), each table's pending count,
  * and the idle counting (`checkpointsSinceCommit`, `lastCommitMs`) below.
  *
- * Writes go on while a checkpoint commits (#11 item 3): the checkpoint takes every committing
+ * Writes go on while a checkpoint commits, so that reading the binlog never waits for the lake: the checkpoint takes every committing
  * table's buffered changes out at its start, synchronously (`TableCommitter.detach`), so that what
  * the runner routes meanwhile (`writableDuringCommit`) goes to the next checkpoint, and its counts
  * (`pending`, `buffered`) survive the commit.
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions), and also when no event came for as long as `msUntilDue`
- * says — and checkpoints `commit.intervalMs` after the end of the checkpoint before (not its
- * start: a checkpoint's commit costs CPU — the deletion vectors of every data file it touches are
- * merged and written again whole — so under load the cadence slows with the commits; measured,
- * a start-to-start cadence took a fifth more CPU in a CDC run of the bench), when the changes
- * buffered pass `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over,
- * before a DDL, and at a clean stop. And when the stream catches up (`commit.whenCaughtUp`): after at
- * least an interval of binlog changes that came without a pause, the source's first quiet spell
- * (no event for CAUGHT_UP_QUIET_MS) is checkpointed at once — a backlog drained (a restart after
- * downtime, a bulk update) is in the lake as soon as floe has read it, not up to an interval later.
- * At most one such checkpoint per interval of changes, and never in the snapshot phase (its chunks
- * come in bursts; a pause between them is not the end of anything).
+ * says — and checkpoints `commit.intervalMs` after the end of the checkpoint before, or early when
+ * the stream catches up after a backlog (checkpoint-cadence.ts), when the changes buffered pass
+ * `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over, before a
+ * DDL, and at a clean stop.
  *
  * Ids: increase per job. A restart continues at (highest `floe.max-committed-checkpoint-id` over every
  * table) + 1, so an id is never re-used, even for tables that a crash left one checkpoint behind.
@@ -51,14 +44,12 @@ import { FloeError } from '../util/errors.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { TableProgress } from './state.js';
+import { CheckpointCadence, type SourceEventKind } from './checkpoint-cadence.js';
 import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext, type TableCommitKind } from './table-checkpoint.js';
 
 export type { CheckpointTable } from './table-checkpoint.js';
 
 const SUBSYSTEM = 'pipeline.checkpoint';
-
-/** What the runner tells `sourceEvent`: a binlog event, or one of the snapshot phase (rows, plan, chunk progress, phase switch). */
-export type SourceEventKind = 'binlog' | 'snapshot';
 
 export interface CheckpointOptions {
   readonly intervalMs: number;
@@ -72,15 +63,6 @@ export interface CheckpointOptions {
   /** Checkpoint early when the buffered changes opened this many data files (module header). */
   readonly maxOpenFiles: number;
 }
-
-/**
- * No event for this long ends a stretch of changes (commit.whenCaughtUp). Within a backlog the next
- * transaction is already decoded and waiting (the binlog worker reads ahead of the pipeline), so a
- * wait this long means the server has nothing more to send. A wait that only looks this long (the
- * thread was busy with I/O callbacks meanwhile) starts a new stretch — or, when the run loop's timer
- * fired first, cuts that stretch's one early checkpoint: a commit sooner, never a change lost.
- */
-export const CAUGHT_UP_QUIET_MS = 25;
 
 export interface CheckpointReport {
   readonly checkpointId: bigint;
@@ -97,15 +79,13 @@ export class Checkpointer {
   /** Snapshot chunks buffered, and whether one of this run was committed yet (`due`). */
   private chunksBuffered = 0;
   private chunkCommitted = false;
-  /** When the last checkpoint ended: the interval counts from there. */
-  private lastCheckpointMs: number;
+  /** The interval and the catching up (checkpoint-cadence.ts). */
+  private readonly cadence: CheckpointCadence;
   /** The source position everything routed so far reaches (C), and its commit time. */
   private position: BinlogOffset | undefined;
   private positionTimeMs: number | undefined;
   /** The tables of the checkpoint being committed (undefined between checkpoints). */
   private committing: Set<CheckpointTable> | undefined;
-  /** When the current stretch of binlog changes without a quiet spell began (undefined: none now). */
-  private activeSince: number | undefined;
 
   constructor(
     firstCheckpointId: bigint,
@@ -115,7 +95,7 @@ export class Checkpointer {
     private readonly now: () => number = Date.now,
   ) {
     this.nextId = firstCheckpointId;
-    this.lastCheckpointMs = now();
+    this.cadence = new CheckpointCadence(options, now);
   }
 
   /**
@@ -223,10 +203,7 @@ export class Checkpointer {
    * long period). Undefined with nothing buffered: an idle table's offset-only commit waits for events.
    */
   msUntilDue(): number | undefined {
-    if (this.buffered === 0) return undefined;
-    const left = Math.max(0, this.lastCheckpointMs + this.options.intervalMs - this.now());
-    // after a backlog: a wait this long for the next event means the stream caught up
-    return this.backlogged() ? Math.min(left, CAUGHT_UP_QUIET_MS) : left;
+    return this.buffered === 0 ? undefined : this.cadence.msUntilDue();
   }
 
   /**
@@ -236,8 +213,7 @@ export class Checkpointer {
    * seen here: a stretch runs on across a commit.
    */
   sourceEvent(event: SourceEventKind, waitedMs: number): void {
-    if (event === 'snapshot') this.activeSince = undefined;
-    else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
+    this.cadence.sourceEvent(event, waitedMs);
   }
 
   /**
@@ -245,15 +221,7 @@ export class Checkpointer {
    * is due — the stream caught up after a backlog, or the interval ran out in a silence.
    */
   dueAfterSilence(waitedMs: number): string {
-    const caughtUp = this.backlogged() && waitedMs >= CAUGHT_UP_QUIET_MS;
-    const why = caughtUp ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
-    if (waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = undefined;
-    return why;
-  }
-
-  /** Whether the changes have come without a quiet spell for at least an interval (commit.whenCaughtUp). */
-  private backlogged(): boolean {
-    return this.options.whenCaughtUp && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
+    return this.cadence.dueAfterSilence(waitedMs);
   }
 
   /** Why a checkpoint is due now, or undefined. */
@@ -261,7 +229,7 @@ export class Checkpointer {
     if (this.buffered >= this.options.maxBufferedChanges) return `${this.buffered} buffered changes`;
     if (this.openFiles >= this.options.maxOpenFiles) return `${this.openFiles} data files open`;
     if (this.chunksBuffered > 0 && !this.chunkCommitted) return 'the first chunks of the run';
-    if (this.now() - this.lastCheckpointMs >= this.options.intervalMs) return 'interval';
+    if (this.cadence.intervalPassed) return 'interval';
     return undefined;
   }
 
@@ -317,7 +285,7 @@ export class Checkpointer {
     this.openFiles -= openFilesAtStart;
     this.chunksBuffered -= chunksAtStart;
     if (chunksAtStart > 0) this.chunkCommitted = true;
-    this.lastCheckpointMs = this.now();
+    this.cadence.checkpointEnded();
     return { checkpointId: id, reason, committed };
   }
 

@@ -1,10 +1,10 @@
 /**
- * Reading the source on while a checkpoint commits (#11 item 3): a commit (data files encoded in the
- * Parquet workers, manifests, metadata, the catalog) and the maintenance after it leave the main
- * thread waiting; meanwhile the next events are taken from the source — which decodes a
- * transaction's rows when it is taken (binlog/raw-transactions.ts) — and either handed to `route`
- * (the runner writes a transaction into the next checkpoint when it can) or held, in order, to be
- * handled once the commit is done.
+ * Reading the source on while a checkpoint commits, so that the binlog is not left unread while the
+ * lake commits: a commit (data files encoded in the Parquet workers, manifests, metadata, the
+ * catalog) and the maintenance after it leave the main thread waiting; meanwhile the next events
+ * are taken from the source — which decodes a transaction's rows when it is taken
+ * (binlog/raw-transactions.ts) — and either handed to `route` (the runner writes a transaction into
+ * the next checkpoint when it can) or held, in order, to be handled once the commit is done.
  *
  * Only events that change nothing the source itself depends on are read past: transactions,
  * snapshot chunks and progress marks. Any other event (a DDL, a phase switch, the end) is held as

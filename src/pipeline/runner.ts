@@ -2,10 +2,9 @@
  * The pipeline runner: MySQL → Iceberg for one job, crash-safe.
  *
  *   start    open the MySQL side once (`openMySqlSource`: one control connection, dialect, server
- *            identity, the captured tables discovered and mapped); their Iceberg tables, created
- *            when missing, and each table's committed progress (prepared-tables.ts); the binlog each
- *            resumes from still on the server (purged-binlog-check.ts: a purged one stops the run
- *            before anything is committed); the resume plan (resume-plan.ts)
+ *            identity, the captured tables discovered and mapped); their Iceberg tables, each
+ *            table's committed progress, the binlogs still on the server and the resume plan
+ *            (run-start.ts)
  *   source   one stream of the opened source (`events`): chunk plans and rows (tables still to
  *            snapshot), hand-over, then transactions / DDL / progress marks forever
  *   route    rows and changes → per-table writers (router.ts), progress per table follows
@@ -16,8 +15,9 @@
  * 'stopped'. `snapshot` stops at the hand-over, after committing every chunk: 'snapshot-complete'.
  * A DDL that creates a table matching the include patterns restarts the source in process with that
  * table added: it is snapshotted, then every table streams on from its committed offset. Any other
- * DDL goes to the schema-change policy (schema-change.ts through ddl-handler.ts): ignored, applied,
- * 'ddl-stop' (everything before it committed) or a failure. Any error returns 'failed' after closing
+ * DDL goes to the schema-change policy (run-ddl.ts; schema-change.ts through ddl-handler.ts):
+ * ignored, applied, 'ddl-stop' (everything before it committed) or a failure; the phase events
+ * (snapshot, catch-up, hand-over, streaming) to run-phase.ts. Any error returns 'failed' after closing
  * everything; nothing uncommitted is trusted on restart — the tables are the only state (if in doubt,
  * stop: a restart resumes).
  *
@@ -29,22 +29,22 @@ import { openCatalog } from '../catalog/factory.js';
 import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import type { KeyColumnReader } from '../iceberg/keyindex/index.js';
-import { openMySqlSource, serializeOffset, tableKey, tableMatcher, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
+import { openMySqlSource, serializeOffset, tableKey, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
 import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
-import { Checkpointer, type SourceEventKind } from './checkpoint.js';
+import { Checkpointer } from './checkpoint.js';
+import type { SourceEventKind } from './checkpoint-cadence.js';
 import { ReadAhead, TIMED_OUT } from './read-ahead.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { Notifier } from './observe/notifications.js';
 import type { ProgressReporter } from './observe/progress.js';
 import { Router } from './router.js';
-import { checkResumeBinlogs, withPurgedTables } from './purged-binlog-check.js';
+import { withPurgedTables } from './purged-binlog-check.js';
 import { takeJobLock } from './job-lock.js';
-import { checkpointOptions, configuredStart, sourceConfig } from './config-options.js';
-import { capturedTablesIn, ddlPositionText, newTablesIn, type DdlContext, type DdlHandler } from './ddl-handler.js';
-import { ddlRelation } from './ddl-relation.js';
-import { announceSnapshotRows, firstCheckpointId, prepareTables } from './prepared-tables.js';
+import { checkpointOptions, sourceConfig } from './config-options.js';
+import type { DdlHandler } from './ddl-handler.js';
+import { announceSnapshotRows, prepareTables } from './prepared-tables.js';
 import { CapturedTables } from './captured-tables.js';
 import { createSchemaChangeHandler } from './schema-change/schema-change.js';
 import { planResume } from './resume-plan.js';
@@ -52,6 +52,12 @@ import { snapshotComplete } from './state.js';
 import { RunMaintenance } from './run-maintenance.js';
 import { RunNotifications } from './run-notifications.js';
 import { nextOrStop, settleWithin, STOP } from './stream-stop.js';
+import type { RunEnd, RunResult, SessionEnd } from './run-end.js';
+import { takeDdl } from './run-ddl.js';
+import { takePhase } from './run-phase.js';
+import { planRunStart } from './run-start.js';
+
+export type { RunResult } from './run-end.js';
 
 export interface RunOptions {
   mode: 'run' | 'snapshot';
@@ -72,12 +78,6 @@ export interface RunOptions {
    * (src/iceberg/keyindex/worker-key-column.ts), which leaves this thread to the changes meanwhile.
    */
   keyColumnReader?: KeyColumnReader;
-}
-
-export interface RunResult {
-  reason: 'snapshot-complete' | 'stopped' | 'ddl-stop' | 'failed';
-  ddl?: { statement: string; position: string };
-  error?: unknown;
 }
 
 export async function runPipeline(config: FloeConfig, options: RunOptions): Promise<RunResult> {
@@ -103,16 +103,6 @@ export async function runPipeline(config: FloeConfig, options: RunOptions): Prom
     options.progress?.stop();
   }
 }
-
-/**
- * How a run ends: a result, or `again` — everything is committed and the run starts over from the
- * lake at once, as a new process would (after a schema change that renames a captured table, or one
- * that a table's snapshot straddles), with the reason for the log.
- */
-type RunEnd = RunResult | { again: string };
-
-/** A source session ends the run, or asks for a new session that also captures `tables`. */
-type SessionEnd = RunEnd | { restart: TableRef[] };
 
 class PipelineRun {
   private readonly logger: Logger;
@@ -159,20 +149,7 @@ class PipelineRun {
     this.lock = await takeJobLock(config, settings.connection, 'floe run');
     const mysql = (this.mysql = await openMySqlSource(settings));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
-    if (mysql.tables.size === 0) {
-      throw new FloeError('config', 'config', `no table matches source.include ${JSON.stringify(source.include)} (minus source.exclude): expected at least one base table the source user can read`);
-    }
-    const prepared = await prepareTables(config, [...mysql.tables.values()], catalog, logger);
-    // a table whose binlog was purged while floe was stopped: stop before anything is read or committed
-    await checkResumeBinlogs(
-      mysql,
-      prepared.map((t) => ({ key: t.key, identifier: t.mapping.identifier, location: t.ready.table.metadata.location, progress: t.progress })),
-      config.catalog.type,
-    );
-    const firstId = firstCheckpointId(prepared);
-    const fresh = prepared.filter((t) => !t.progress);
-    const streamFrom = source.snapshot.mode !== 'initial' && fresh.length > 0 ? await mysql.resolveStart(configuredStart(source)) : undefined;
-    const { resume, skipUntil } = planResume(prepared.map((t) => ({ key: t.key, progress: t.progress, streamFrom: t.progress ? undefined : streamFrom })));
+    const { prepared, firstId, fresh, streamFrom, resume, skipUntil } = await planRunStart(config, mysql, catalog, logger);
     logger.info('pipeline starting', {
       job: config.job.id,
       mode: this.options.mode,
@@ -345,112 +322,29 @@ class PipelineRun {
     }
   }
 
-  private async handlePhase(e: PhaseEvent): Promise<RunResult | undefined> {
-    const checkpointer = this.checkpointer!;
-    if (e.phase === 'snapshot') {
-      this.notes.snapshotStarted();
-      return undefined;
-    }
-    if (e.phase === 'catch-up') {
-      this.logger.warn('a table still in its snapshot changed in MySQL while floe was stopped: reading the binlog up to now first (its DDL is applied there), then the remaining chunks', { until: e.offset ? serializeOffset(e.offset) : undefined });
-      checkpointer.catchingUp = true;
-      return undefined;
-    }
-    if (e.phase === 'caught-up') {
-      // everything of the finished chunks' keys up to e.offset is routed: commit them standing there
-      if (e.offset) checkpointer.advance(e.offset);
-      await this.commit('caught up before the remaining chunks', { flushIdle: true });
-      checkpointer.catchingUp = false;
-      return undefined;
-    }
-    if (e.phase === 'handover') {
-      // Every chunk is done: the snapshot tables switch to streaming; their offset is the point the
-      // binlog is read from (every chunk's rows are at or past it; the hand-over filter drops what
-      // a chunk already holds).
-      if (e.offset) checkpointer.advance(e.offset);
-      for (const t of checkpointer.tables.values()) {
-        const p = t.working;
-        if (p?.phase === 'snapshot' && p.snapshot && snapshotComplete(p.snapshot)) t.working = { ...p, phase: 'streaming' };
-      }
-      await this.commit('hand-over');
-      this.notes.snapshotFinished();
-      if (this.options.mode === 'snapshot') return this.finishSnapshotMode();
-      this.notes.streamingStarted(e.offset);
-      return undefined;
-    }
-    // 'streaming': directly (nothing to snapshot), or once the hand-over filter is passed
-    if (this.options.mode === 'snapshot') {
-      await this.commit('snapshot complete', { flushIdle: true });
-      return this.finishSnapshotMode();
-    }
-    this.notes.streamingStarted(e.offset ?? checkpointer.sourcePosition);
-    return undefined;
+  private handlePhase(e: PhaseEvent): Promise<RunResult | undefined> {
+    return takePhase(e, {
+      mode: this.options.mode,
+      checkpointer: this.checkpointer!,
+      logger: this.logger,
+      notes: this.notes,
+      commit: (reason, options) => this.commit(reason, options),
+      closeSource: async () => this.source?.close(),
+    });
   }
 
-  private async finishSnapshotMode(): Promise<RunResult> {
-    await this.source?.close();
-    return { reason: 'snapshot-complete' };
-  }
-
-  private async handleDdl(e: DdlEvent): Promise<SessionEnd | undefined> {
-    const checkpointer = this.checkpointer!;
-    // Only tables whose data in the lake is from before the statement take it (ddl-relation.ts); a
-    // table whose snapshot it straddles is copied again from the start, by a new run.
-    // Under `stop` and `fail` a table the statement straddles is reported like any other.
-    const relations = new Map([...checkpointer.tables.values()].map((t) => [t.key, ddlRelation(t, e.position)]));
-    const straddled = new Set([...relations].filter(([, r]) => r === 'straddles').map(([k]) => k));
-    const captured = new Set([...relations].filter(([k, r]) => r === 'applies' || (r === 'straddles' && !this.ddl.applies(e))).map(([k]) => k));
-    const straddling = this.ddl.applies(e) ? capturedTablesIn(e.statement, e.database, straddled) : [];
-    if (straddling.length > 0) {
-      await this.commit('before a DDL');
-      for (const key of straddling) this.notes.committed(await checkpointer.startOver(key, `${key}: a DDL its snapshot straddles`));
-      return { again: `${straddling.join(', ')}: the statement at ${ddlPositionText(e)} came while their snapshot was read (some chunks before it, some after); they are copied again from the start` };
-    }
-    const source = this.config.source!;
-    const joining = newTablesIn(e, new Set(checkpointer.tables.keys()), tableMatcher({ include: source.include, exclude: source.exclude }));
-    if (joining.length > 0) {
-      // The statement changes no captured table: pass it, commit every table at this point, and
-      // start a session that snapshots the new table(s).
-      checkpointer.advance(e.offset, e.timestampMs);
-      await this.commit('a new table joins', { flushIdle: true });
-      return { restart: joining };
-    }
-    const ctx: DdlContext = {
+  private handleDdl(e: DdlEvent): Promise<SessionEnd | undefined> {
+    return takeDdl(e, {
       config: this.config,
-      capturedTables: captured,
-      knownTables: new Set(relations.keys()),
+      checkpointer: this.checkpointer!,
+      ddl: this.ddl,
       logger: this.logger,
       notifier: this.options.notifications,
-      checkpoint: async () => {
-        await this.commit('before a DDL');
-      },
-      commitThroughDdl: async (table, how) => {
-        this.notes.committed(await checkpointer.commitSchemaChange(tableKey(table), e.offset, how));
-      },
+      notes: this.notes,
+      commit: (reason, options) => this.commit(reason, options),
+      closeSource: async () => this.source?.close(),
       refreshTable: (table, mapped) => this.refreshTable(table, mapped),
-    };
-    const outcome = await this.ddl.onDdl(e, ctx);
-    switch (outcome.action) {
-      case 'ignore':
-      case 'applied':
-        checkpointer.advance(e.offset, e.timestampMs);
-        return undefined;
-      case 'restart':
-        // the statement is applied (a captured table renamed): everything stands after it, and the
-        // next run captures the tables under their new names
-        checkpointer.advance(e.offset, e.timestampMs);
-        await this.commit('after a DDL that renames a captured table', { flushIdle: true });
-        return { again: outcome.why };
-      case 'stop': {
-        // Everything before the DDL, committed; the DDL itself not passed (its offset is not recorded).
-        await this.commit('stop before a DDL', { flushIdle: true });
-        await this.source?.close();
-        return { reason: 'ddl-stop', ddl: { statement: e.statement, position: ddlPositionText(e) } };
-      }
-      case 'fail':
-        await this.commit('before a refused DDL', { flushIdle: true });
-        throw outcome.error;
-    }
+    });
   }
 
   /**

@@ -54,3 +54,15 @@ export function logLines(stderr: string): Record<string, unknown>[] {
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+/** The URL `floe catalog serve` prints once it listens (60 s at most; fails at once when it exits first). */
+export async function waitForUrl(output: () => { stdout: string; stderr: string }, exited: Promise<unknown>): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`floe catalog serve printed no listening URL within 60 s: ${output().stderr}`);
+    const m = /at (http:\/\/[^\s]+)/.exec(output().stdout);
+    if (m) return m[1]!;
+    const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
+    if (done) throw new Error(`floe catalog serve exited before listening: ${output().stderr}`);
+  }
+}

@@ -13,6 +13,7 @@ import { findCurrentMetadataFile, readTableMetadataFile } from '../../src/catalo
 import { LocalFileIO } from '../../src/io/local-file-io.js';
 import { parseJson } from '../../src/util/json.js';
 import { actualMultiset, expectedMultiset, expectedTables, GOLDEN, MISSING_MANIFEST_LISTS } from '../iceberg/scan/golden-expected.js';
+import { goldenAvailable } from '../support/golden.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const floeBin = path.join(repo, 'bin/floe.mjs');
@@ -41,8 +42,8 @@ function lines(run: Run): Record<string, unknown>[] {
     .map((l) => parseJson(l) as Record<string, unknown>);
 }
 
-describe.skipIf(!fs.existsSync(GOLDEN))('floe scan (child process) on the golden tables', () => {
-  const tables = fs.existsSync(GOLDEN) ? expectedTables() : {};
+describe.skipIf(!goldenAvailable)('floe scan (child process) on the golden tables', () => {
+  const tables = goldenAvailable ? expectedTables() : {};
   for (const [dir, expected] of Object.entries(tables)) {
     const target = expected.metadata ? `${dir}/${expected.metadata}` : dir;
     it(`${dir}: current rows`, async () => {

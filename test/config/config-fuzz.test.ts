@@ -1,5 +1,5 @@
 /**
- * Hostile configuration files (issue 12, part B). Every invalid config must end as a `config`
+ * Hostile configuration files: an operator's typo must never crash floe or leak a secret. Every invalid config must end as a `config`
  * FloeError (the CLI exits with 2, src/cli/main.ts) whose message names where the problem is — the
  * config path, or the line and column of a syntax error — and never quotes a credential or prints a
  * stack. The in-process properties (fast-check) mutate a valid config one place at a time so the

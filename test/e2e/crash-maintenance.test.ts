@@ -1,5 +1,6 @@
 /**
- * The crash test with maintenance running every few commits (issue 10): `floe run` as a child process
+ * The crash test with maintenance running every few commits (a crash mid-compaction must lose and
+ * duplicate nothing either): `floe run` as a child process
  * replicates a format-v2 table (upserts write equality deletes) and a format-v3 table (deletion
  * vectors; its compaction carries row lineage) — compaction runs on both — while a writer applies random inserts, updates (key changes included) and
  * deletes, with maintenance at its most aggressive — every second (`maintenance.intervalMs` at its
@@ -31,12 +32,13 @@ import { referencedStateObjects } from '../../src/pipeline/state-references.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { prng } from '../../src/util/prng.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { reachableFiles, unreachableFiles } from '../support/lake-integrity.js';
 import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { FloeProcess, type LogRecord } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
+import { RandomTransactionWriter } from '../support/random-writer.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -76,47 +78,14 @@ async function createSchema(conn: mysql.Connection): Promise<void> {
 }
 
 /** Random small transactions over both tables until stopped; MySQL is the truth. */
-class Writer {
-  private stopped = false;
-  private running: Promise<void> | undefined;
-  transactions = 0;
-  readonly failures: string[] = [];
+class Writer extends RandomTransactionWriter {
   private next = ROWS + 1;
 
-  constructor(
-    private readonly conn: mysql.Connection,
-    private readonly random: () => number,
-  ) {}
-
-  start(): void {
-    this.running = this.loop();
+  constructor(conn: mysql.Connection, random: () => number) {
+    super(conn, random, 10);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  private int(n: number): number {
-    return Math.floor(this.random() * n);
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.conn.beginTransaction();
-      try {
-        for (let i = 0, n = 1 + this.int(3); i < n; i++) await this.conn.query(this.statement());
-        await this.conn.commit();
-        this.transactions++;
-      } catch (e) {
-        await this.conn.rollback();
-        this.failures.push(String((e as Error).message));
-      }
-      await sleep(10);
-    }
-  }
-
-  private statement(): string {
+  protected statement(): string {
     const t = TABLES[this.int(TABLES.length)];
     const id = 1 + this.int(this.next);
     const op = this.int(10);
@@ -171,10 +140,7 @@ describe('crash and restart with maintenance', () => {
       JSON.stringify({
         job: { id: JOB },
         source: {
-          host: server.host,
-          port: server.port,
-          user: server.user,
-          password: server.password,
+          ...sourceLogin(server),
           serverId: 30_000 + (process.pid % 5000) * 8 + 6,
           include: [`${db}.*`],
           snapshot: { chunkSize: 200, parallelism: 2 },

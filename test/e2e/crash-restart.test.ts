@@ -31,7 +31,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
 import { committedOffset, serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } from './support/crash-schema.js';
@@ -97,10 +97,7 @@ async function setUp(
       job: { id: JOB },
       ...extra,
       source: {
-        host: server.host,
-        port: server.port,
-        user: server.user,
-        password: server.password,
+        ...sourceLogin(server),
         serverId: 30_000 + (process.pid % 5000) * 8 + serverIdOffset,
         include: [`${db}.*`],
         snapshot: { chunkSize: 150, parallelism: 2 },

@@ -17,13 +17,9 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { formatDate } from '../../src/model/values.js';
-import { silentLogger } from '../../src/pipeline/observe/logger.js';
-import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
-import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './support/all-types.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { catchUp, startPipeline, untilStreaming } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows, type ExpectedTransform } from './support/lake-compare.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -49,9 +45,7 @@ function exec(statement: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_basic');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_basic'));
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
   await exec(`CREATE TABLE orders (region CHAR(2) NOT NULL, id INT NOT NULL, amount DECIMAL(12,2) NOT NULL DEFAULT 0.00, note VARCHAR(40), created DATETIME(6) NOT NULL, PRIMARY KEY (region, id))`);
   await exec(`CREATE TABLE big (id BIGINT UNSIGNED PRIMARY KEY, v VARCHAR(30) NOT NULL DEFAULT 'none')`);
@@ -73,10 +67,7 @@ beforeAll(async () => {
   config = parseConfig({
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 20_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 40, parallelism: 2 },
@@ -100,52 +91,6 @@ afterAll(async () => {
   await conn?.end();
   if (warehouse) await rm(warehouse, { recursive: true, force: true });
 });
-
-interface Running {
-  result: Promise<RunResult>;
-  stop: () => Promise<RunResult>;
-  sink: RecordingSink;
-}
-
-function start(): Running {
-  const controller = new AbortController();
-  const sink = new RecordingSink();
-  const notifier = new FanOutNotifier(JOB, [sink], silentLogger);
-  const result = runPipeline(config, { mode: 'run', signal: controller.signal, notifications: notifier, logger: silentLogger });
-  return {
-    result,
-    sink,
-    stop: async () => {
-      controller.abort();
-      return result;
-    },
-  };
-}
-
-function watched() {
-  return TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` }));
-}
-
-async function untilStreaming(r: Running): Promise<void> {
-  await Promise.race([
-    r.sink.waitFor('streaming-started'),
-    r.result.then((res) => {
-      throw new Error(`the pipeline ended before streaming: ${res.reason} ${String(res.error)}`);
-    }),
-  ]);
-}
-
-async function catchUp(r: Running): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  let ended: RunResult | undefined;
-  void r.result.then((res) => (ended = res));
-  await waitForCatchUp(catalog, watched(), JOB, target, {
-    timeoutMs: 60_000,
-    check: () => {
-      if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-    },
-  });
-}
 
 async function expectLakeEqualsMysql(): Promise<void> {
   for (const t of TABLES) {
@@ -189,10 +134,10 @@ async function applyChanges(round: number): Promise<void> {
 
 describe('pipeline end to end (in process)', () => {
   it('snapshots, streams every kind of change, and restarts without a second snapshot', async () => {
-    const first = start();
+    const first = startPipeline(config);
     await untilStreaming(first);
     await applyChanges(0);
-    await catchUp(first);
+    await catchUp(first, { catalog, job: JOB, db, tables: TABLES });
     expect((await first.stop()).reason).toBe('stopped');
     await expectLakeEqualsMysql();
 
@@ -229,10 +174,10 @@ describe('pipeline end to end (in process)', () => {
     expect(peopleSchema.identifierFieldIds).toEqual([1]);
 
     // Restart: streaming continues from the committed offsets; no chunk is read again.
-    const second = start();
+    const second = startPipeline(config);
     await untilStreaming(second);
     await applyChanges(1);
-    await catchUp(second);
+    await catchUp(second, { catalog, job: JOB, db, tables: TABLES });
     expect((await second.stop()).reason).toBe('stopped');
     expect(second.sink.received.map((n) => n.type)).not.toContain('snapshot-started');
     await expectLakeEqualsMysql();

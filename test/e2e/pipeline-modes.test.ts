@@ -18,12 +18,12 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js';
-import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
-import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
+import type { RunResult } from '../../src/pipeline/runner.js';
 import { gtidStateText } from '../../src/source/mysql/offset/offset.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { serverPosition } from './support/catch-up.js';
+import { catchUp as catchUpTables, startPipeline, untilStreaming } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -61,29 +61,12 @@ function infoLines(lines: string[]): Logger {
 }
 
 function start(config: FloeConfig, mode: 'run' | 'snapshot' = 'run', logger: Logger = silentLogger) {
-  const controller = new AbortController();
-  const sink = new RecordingSink();
-  const result = runPipeline(config, { mode, signal: controller.signal, notifications: new FanOutNotifier(config.job.id, [sink], silentLogger), logger });
-  return {
-    result,
-    sink,
-    stop: async (): Promise<RunResult> => {
-      controller.abort();
-      return result;
-    },
-    streaming: () => Promise.race([sink.waitFor('streaming-started'), result.then((r) => Promise.reject(new Error(`ended: ${r.reason} ${String(r.error)}`)))]),
-  };
+  const run = startPipeline(config, { mode, logger });
+  return { ...run, streaming: () => untilStreaming(run) };
 }
 
 async function catchUp(catalog: FileSystemCatalog, db: string, jobId: string, result: Promise<RunResult>): Promise<void> {
-  let ended: RunResult | undefined;
-  void result.then((r) => (ended = r));
-  await waitForCatchUp(catalog, [{ identifier: { namespace: [db], name: 't' }, sourceKey: `${db}.t` }], jobId, await serverPosition({ ...sharedMysqlConfig() }), {
-    timeoutMs: 60_000,
-    check: () => {
-      if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-    },
-  });
+  await catchUpTables({ result }, { catalog, job: jobId, db, tables: ['t'] });
 }
 
 async function lakeIds(catalog: FileSystemCatalog, db: string): Promise<number[]> {

@@ -15,12 +15,10 @@ import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
-import { silentLogger } from '../../src/pipeline/observe/logger.js';
-import { FanOutNotifier, RecordingSink, type Notification } from '../../src/pipeline/observe/notifications.js';
-import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import type { RecordingSink } from '../../src/pipeline/observe/notifications.js';
+import type { RunResult } from '../../src/pipeline/runner.js';
+import { openTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { catchUp, startPipeline, untilNotified } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -33,9 +31,7 @@ let config: FloeConfig;
 let catalog: FileSystemCatalog;
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_new');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_new'));
   await conn.query(`CREATE TABLE a (id INT PRIMARY KEY, v VARCHAR(20))`);
   await conn.query(`INSERT INTO a VALUES ${Array.from({ length: 500 }, (_, i) => `(${i}, 'a${i}')`).join(', ')}`);
   await conn.query(`CREATE TABLE ignored_table (id INT PRIMARY KEY)`);
@@ -55,48 +51,8 @@ afterAll(async () => {
   if (warehouse) await rm(warehouse, { recursive: true, force: true });
 });
 
-function start(): { result: Promise<RunResult>; sink: RecordingSink; stop: () => Promise<RunResult> } {
-  const controller = new AbortController();
-  const sink = new RecordingSink();
-  const result = runPipeline(config, { mode: 'run', signal: controller.signal, notifications: new FanOutNotifier(JOB, [sink], silentLogger), logger: silentLogger });
-  return {
-    result,
-    sink,
-    stop: async () => {
-      controller.abort();
-      return result;
-    },
-  };
-}
-
-async function until(sink: RecordingSink, result: Promise<RunResult>, test: (n: Notification) => boolean): Promise<void> {
-  let ended: RunResult | undefined;
-  void result.then((r) => (ended = r));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (sink.received.some(test)) return;
-    if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-    if (Date.now() > deadline) throw new Error(`no matching notification within 90 s; received: ${sink.received.map((n) => n.type).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function catchUpAndCompare(tables: string[], result: Promise<RunResult>): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  let ended: RunResult | undefined;
-  void result.then((r) => (ended = r));
-  await waitForCatchUp(
-    catalog,
-    tables.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })),
-    JOB,
-    target,
-    {
-      timeoutMs: 60_000,
-      check: () => {
-        if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-      },
-    },
-  );
+  await catchUp({ result }, { catalog, job: JOB, db, tables });
   for (const t of tables) {
     const lake = await lakeTableRows(catalog, { namespace: [db], name: t });
     const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, db, t, lake.columns);
@@ -109,13 +65,13 @@ const snapshotsOf = (sink: RecordingSink) => sink.received.filter((n) => n.type 
 
 describe('tables joining later', () => {
   it('snapshots a table created while streaming, and one created while stopped, without re-snapshotting the others', async () => {
-    const first = start();
-    await until(first.sink, first.result, (n) => n.type === 'streaming-started');
+    const first = startPipeline(config);
+    await untilNotified(first, (n) => n.type === 'streaming-started');
     await conn.query(`UPDATE a SET v = 'before b' WHERE id < 10`);
     await conn.query(`CREATE TABLE b (k VARCHAR(10) PRIMARY KEY, n BIGINT NOT NULL)`);
     await conn.query(`INSERT INTO b VALUES ${Array.from({ length: 300 }, (_, i) => `('k${i}', ${i})`).join(', ')}`);
     await conn.query(`UPDATE a SET v = 'after b' WHERE id BETWEEN 10 AND 19`);
-    await until(first.sink, first.result, (n) => n.type === 'table-snapshot-finished' && (n as { table: string }).table === `${db}.b`);
+    await untilNotified(first, (n) => n.type === 'table-snapshot-finished' && (n as { table: string }).table === `${db}.b`);
     await conn.query(`UPDATE b SET n = -n WHERE n < 50`);
     await conn.query(`DELETE FROM b WHERE n > 250`);
     await conn.query(`DELETE FROM a WHERE id >= 400`);
@@ -128,8 +84,8 @@ describe('tables joining later', () => {
     await conn.query(`INSERT INTO c VALUES ${Array.from({ length: 250 }, (_, i) => `(${i}, 'c${i}')`).join(', ')}`);
     await conn.query(`UPDATE a SET v = 'while stopped' WHERE id < 5`);
     await conn.query(`INSERT INTO b VALUES ('new', 1)`);
-    const second = start();
-    await until(second.sink, second.result, (n) => n.type === 'streaming-started');
+    const second = startPipeline(config);
+    await untilNotified(second, (n) => n.type === 'streaming-started');
     await conn.query(`UPDATE c SET note = NULL WHERE id % 3 = 0`);
     await conn.query(`UPDATE a SET v = 'second run' WHERE id % 7 = 0`);
     await catchUpAndCompare(['a', 'b', 'c'], second.result);

@@ -10,7 +10,7 @@
  *   touches nearly every partition, so one file per partition per chunk would be ~chunks x more);
  * - each data file's partition tuple is the one its rows compute to (spec "Partition Transforms").
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,9 +20,9 @@ import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type Cata
 import { JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { daysFromCivil } from '../../src/model/values.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { icebirdRows } from '../iceberg/writer/icebird-read.js';
+import { writeFloeConfig } from './support/floe-config.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -49,9 +49,7 @@ function createdOf(id: number): { day: number; text: string } {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_partitioned');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_partitioned'));
   await conn.query(`CREATE TABLE by_day (id BIGINT PRIMARY KEY, created DATETIME(6) NOT NULL, amount DECIMAL(10,2), note VARCHAR(40))`);
   await conn.query(`CREATE TABLE by_bucket (id INT PRIMARY KEY, grp INT NOT NULL, label VARCHAR(30), at DATE)`);
   for (let i = 0; i < ROWS; i += 600) {
@@ -61,27 +59,16 @@ beforeAll(async () => {
   }
   warehouse = await mkdtemp(join(tmpdir(), 'floe-e2e-partitioned-'));
   catalog = new FileSystemCatalog({ warehouse });
-  const server = sharedMysqlConfig();
-  configPath = join(warehouse, '..', `${warehouse.split('/').pop()}.json`);
-  await writeFile(
-    configPath,
-    JSON.stringify({
-      job: { id: JOB },
-      source: {
-        host: server.host,
-        port: server.port,
-        user: server.user,
-        password: server.password,
-        serverId: 40_000 + (process.pid % 5000) * 8,
-        include: [`${db}.by_day`, `${db}.by_bucket`],
-        snapshot: { chunkSize: CHUNK, parallelism: 2 },
-      },
-      warehouse: { location: warehouse },
-      tables: { overrides: { [`${db}.by_day`]: { partitionBy: ['day(created)'] }, [`${db}.by_bucket`]: { partitionBy: [`bucket(${BUCKETS}, id)`] } } },
-      // Commits come from the size bound only (a few per table), never from the clock.
-      commit: { intervalMs: 600_000, maxBufferedChanges: 1000 },
-    }),
-  );
+  configPath = await writeFloeConfig({
+    job: JOB,
+    warehouse,
+    serverId: 40_000 + (process.pid % 5000) * 8,
+    include: [`${db}.by_day`, `${db}.by_bucket`],
+    source: { snapshot: { chunkSize: CHUNK, parallelism: 2 } },
+    tables: { overrides: { [`${db}.by_day`]: { partitionBy: ['day(created)'] }, [`${db}.by_bucket`]: { partitionBy: [`bucket(${BUCKETS}, id)`] } } },
+    // Commits come from the size bound only (a few per table), never from the clock.
+    commit: { intervalMs: 600_000, maxBufferedChanges: 1000 },
+  });
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 6, build item 7: `floe run` accepts the REST catalog by config. The real pipeline (snapshot,
+ * `floe run` accepts the REST catalog by config. The real pipeline (snapshot,
  * then streaming; format v3 with a partitioned table, so deletion vectors and the unpartitioned spec
  * for global equality deletes go through REST commits) writes through floe's REST client to
  * `floe catalog serve` (the REST server, in this process) over a filesystem catalog on local disk.
@@ -20,12 +20,9 @@ import { parseConfig } from '../../src/config/load.js';
 import type { FloeConfig } from '../../src/config/schema.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
-import { silentLogger } from '../../src/pipeline/observe/logger.js';
-import { FanOutNotifier, RecordingSink, type Notification } from '../../src/pipeline/observe/notifications.js';
-import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import type { RunResult } from '../../src/pipeline/runner.js';
+import { openTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { catchUp, startPipeline, untilNotified } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -43,9 +40,7 @@ let rest: RestCatalog;
 let config: FloeConfig;
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2e_rest');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('e2e_rest'));
   await conn.query(`CREATE TABLE orders (id BIGINT UNSIGNED PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2), placed DATETIME(6) NOT NULL, paid TIMESTAMP(6) NULL)`);
   await conn.query(
     `INSERT INTO orders VALUES ${Array.from({ length: 400 }, (_, i) => `(${i === 0 ? '18446744073709551615' : i}, 'c${i % 13}', ${i}.${i % 100}, '2026-03-0${1 + (i % 5)} 10:00:00.${String(i).padStart(6, '0')}', ${i % 4 === 0 ? 'NULL' : `'2026-03-10 00:00:0${i % 10}.25'`})`).join(', ')}`,
@@ -78,48 +73,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function start(): { result: Promise<RunResult>; sink: RecordingSink; stop: () => Promise<RunResult> } {
-  const controller = new AbortController();
-  const sink = new RecordingSink();
-  const result = runPipeline(config, { mode: 'run', signal: controller.signal, notifications: new FanOutNotifier(JOB, [sink], silentLogger), logger: silentLogger });
-  return {
-    result,
-    sink,
-    stop: async () => {
-      controller.abort();
-      return result;
-    },
-  };
-}
-
-async function until(sink: RecordingSink, result: Promise<RunResult>, test: (n: Notification) => boolean): Promise<void> {
-  let ended: RunResult | undefined;
-  void result.then((r) => (ended = r));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (sink.received.some(test)) return;
-    if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-    if (Date.now() > deadline) throw new Error(`no matching notification within 90 s; received: ${sink.received.map((n) => n.type).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function catchUpAndCompare(result: Promise<RunResult>): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  let ended: RunResult | undefined;
-  void result.then((r) => (ended = r));
-  await waitForCatchUp(
-    rest,
-    TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })),
-    JOB,
-    target,
-    {
-      timeoutMs: 60_000,
-      check: () => {
-        if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-      },
-    },
-  );
+  await catchUp({ result }, { catalog: rest, job: JOB, db, tables: TABLES });
   for (const t of TABLES) {
     const lake = await lakeTableRows(rest, { namespace: [db], name: t });
     const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, db, t, lake.columns);
@@ -130,8 +85,8 @@ async function catchUpAndCompare(result: Promise<RunResult>): Promise<void> {
 
 describe('floe run with catalog.type rest (→ floe catalog serve → filesystem catalog)', () => {
   it('snapshots, streams, stops, resumes from the offsets committed through REST, and the lake equals MySQL', async () => {
-    const first = start();
-    await until(first.sink, first.result, (n) => n.type === 'streaming-started');
+    const first = startPipeline(config);
+    await untilNotified(first, (n) => n.type === 'streaming-started');
     await conn.query(`UPDATE orders SET amount = amount + 1, paid = NULL WHERE id % 7 = 0`);
     // Same key, another partition (day(placed)): the global equality delete must reach the old row.
     await conn.query(`UPDATE orders SET placed = '2026-04-01 08:00:00.000001' WHERE id % 11 = 1`);
@@ -149,8 +104,8 @@ describe('floe run with catalog.type rest (→ floe catalog serve → filesystem
 
     // While stopped, and after the restart: the second run resumes from the committed offsets.
     await conn.query(`UPDATE orders SET customer = 'while stopped' WHERE id < 20`);
-    const second = start();
-    await until(second.sink, second.result, (n) => n.type === 'streaming-started');
+    const second = startPipeline(config);
+    await untilNotified(second, (n) => n.type === 'streaming-started');
     await conn.query(`DELETE FROM orders WHERE id BETWEEN 20 AND 40`);
     await conn.query(`UPDATE visits SET n = -n WHERE page = 'p2'`);
     await catchUpAndCompare(second.result);

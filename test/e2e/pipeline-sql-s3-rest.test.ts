@@ -1,5 +1,5 @@
 /**
- * Issue 6 acceptance: a table written by `floe run` (the real pipeline: snapshot, then streaming)
+ * Catalogs and stores interoperate: a table written by `floe run` (the real pipeline: snapshot, then streaming)
  * through the SQL catalog on PostgreSQL with its files on S3 (s3rver here; MinIO where a Docker
  * engine runs) is loaded by floe's REST client through `floe catalog serve` (the REST server over a
  * SQL catalog of the same database) and read back with exactly MySQL's rows.

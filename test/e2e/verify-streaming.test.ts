@@ -18,10 +18,9 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { freePort } from '../../src/demo/local-server.js';
 import { prng } from '../../src/util/prng.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, writeConfig, type VerifyRun } from './support/verify-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -36,9 +35,7 @@ let catalog: FileSystemCatalog;
 let metricsPort: number;
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify_stream');
-  dml = await sql();
-  await dml.query(`USE \`${db}\``);
+  ({ db, conn: dml } = await openTestDatabase('verify_stream'));
   await dml.query('CREATE TABLE acc (id INT PRIMARY KEY, balance DECIMAL(12,2) NOT NULL, note VARCHAR(40), updated DATETIME(6) NOT NULL)');
   await dml.query('CREATE TABLE kv (k VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY, v INT NOT NULL, f FLOAT)');
   await dml.query('CREATE TABLE audit (msg VARCHAR(40) NOT NULL, n INT)');
@@ -51,10 +48,7 @@ beforeAll(async () => {
   configPath = await writeConfig(dir, {
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 45_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 100, parallelism: 2 },
@@ -104,13 +98,7 @@ async function randomDml(seed: number, until: Promise<void>): Promise<number> {
 }
 
 async function catchUp(p: FloeProcess): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  await waitForCatchUp(catalog, TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })), JOB, target, {
-    timeoutMs: 120_000,
-    check: () => {
-      if (p.hasExited) throw new Error(`floe run exited:\n${p.tail()}`);
-    },
-  });
+  await catchUpTables({ catalog, job: JOB, db, tables: TABLES }, { server: sharedMysqlConfig(), timeoutMs: 120_000, check: whileRunning(p) });
 }
 
 function expectEqual(run: VerifyRun, when: string): void {

@@ -17,10 +17,9 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import type { Row } from '../../src/model/values.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, foundRows, intrude, writeConfig } from './support/verify-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -36,9 +35,7 @@ let catalog: FileSystemCatalog;
 const exec = (s: string) => conn.query(s);
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify_e2e');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('verify_e2e'));
   await exec('CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)');
   await exec('CREATE TABLE orders (id BIGINT PRIMARY KEY, customer_id INT NULL, amount DECIMAL(12,2) NOT NULL, created DATETIME(6) NOT NULL, CONSTRAINT fk_customer FOREIGN KEY (customer_id) REFERENCES customers (id) ON DELETE SET NULL)');
   await exec('CREATE TABLE events (id INT PRIMARY KEY, payload JSON, at TIMESTAMP(3) NULL, score DOUBLE)');
@@ -50,10 +47,7 @@ beforeAll(async () => {
   configPath = await writeConfig(dir, {
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 40_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 100, parallelism: 2 },
@@ -78,13 +72,7 @@ async function startFloe(): Promise<FloeProcess> {
 }
 
 async function catchUp(p: FloeProcess): Promise<void> {
-  const target = await serverPosition({ ...sharedMysqlConfig() });
-  await waitForCatchUp(catalog, TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })), JOB, target, {
-    timeoutMs: 60_000,
-    check: () => {
-      if (p.hasExited) throw new Error(`floe run exited:\n${p.tail()}`);
-    },
-  });
+  await catchUpTables({ catalog, job: JOB, db, tables: TABLES }, { server: sharedMysqlConfig(), check: whileRunning(p) });
 }
 
 async function stop(p: FloeProcess): Promise<void> {

@@ -44,7 +44,7 @@ import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { sql } from '../source/binlog/helpers.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
 import { POSTGRES_URL, postgresStatus } from '../catalog/sql/sql-test-databases.js';
@@ -280,10 +280,7 @@ async function dropPgDatabase(name: string): Promise<void> {
 function jobSource(formatVersion: 2 | 3, db: string, tables: string[], copy: CopyName): Record<string, unknown> {
   const server = sharedMysqlConfig();
   return {
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
+    ...sourceLogin(server),
     serverId: 30_000 + (process.pid % 5000) * 8 + formatVersion * 3 + ['fs', 'sql', 's3'].indexOf(copy),
     include: tables.map((t) => `${db}.${t}`),
     snapshot: { chunkSize: 50, parallelism: 2 },

@@ -41,7 +41,7 @@ import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifi
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { decodeTableProgress } from '../../src/pipeline/state.js';
 import { sql } from '../source/binlog/helpers.js';
-import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { prng } from '../e2e/support/crash-schema.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
@@ -244,10 +244,7 @@ function jobConfig(formatVersion: 2 | 3, db: string, jobId: string, table: strin
   return parseConfig({
     job: { id: jobId },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 40_000 + (process.pid % 5000) * 8 + options.serverIdOffset,
       include: [`${db}.${table}`],
       snapshot: { chunkSize: options.chunkSize, parallelism: options.parallelism },

@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile, mkdir, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, rm, writeFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIOFor } from '../../src/io/file-io-factory.js';
@@ -8,18 +7,15 @@ import { localPathOf, toFileUri } from '../../src/io/local-path.js';
 import { S3FileIO } from '../../src/io/s3-file-io.js';
 import { FloeError } from '../../src/util/errors.js';
 import { runFileIOBehaviourSuite } from './file-io-behaviour.js';
-
-async function tempDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'floe-local-io-'));
-}
+import { tempDir } from '../support/temp-dir.js';
 
 runFileIOBehaviourSuite('local disk, file:// URIs', async () => {
-  const dir = await tempDir();
+  const dir = await tempDir('local-io');
   return { io: new LocalFileIO(), root: `file://${dir}`, listedRoot: `file://${dir}`, atomicCreate: true, cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
 
 runFileIOBehaviourSuite('local disk, plain absolute paths', async () => {
-  const dir = await tempDir();
+  const dir = await tempDir('local-io');
   return { io: new LocalFileIO(), root: dir, listedRoot: `file://${dir}`, atomicCreate: true, cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
 
@@ -27,7 +23,7 @@ describe('LocalFileIO specifics', () => {
   let dir: string;
   const enc = new TextEncoder();
   beforeAll(async () => {
-    dir = await tempDir();
+    dir = await tempDir('local-io');
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

@@ -17,7 +17,8 @@ import { createTable, loadCatalogTable } from '../../src/iceberg/table/index.js'
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { Types } from '../../src/iceberg/spec/types.js';
 import { TableCommitter, lastCommitted } from '../../src/iceberg/checkpoint/index.js';
-import { CAUGHT_UP_QUIET_MS, Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
+import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
+import { CAUGHT_UP_QUIET_MS } from '../../src/pipeline/checkpoint-cadence.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';

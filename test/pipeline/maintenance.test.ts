@@ -18,6 +18,7 @@ import { parseDuration } from '../../src/cli/commands/maintain.js';
 import { runFloe } from '../cli/run-floe.js';
 import { sharedMysqlConfig } from '../support/shared-mysql.js';
 import { openHarness, type Harness } from './schema-change/pipeline-harness.js';
+import type { PipelineRunning } from '../support/pipeline-run.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -55,24 +56,36 @@ async function unreferencedFiles(name: string, under: 'data' | '' = 'data'): Pro
   return files.filter((f) => !live.has(f));
 }
 
+/**
+ * A run with `overrides`: streaming, 30 updates of `a` 120 ms apart, caught up; then, one
+ * maintenance interval later (a round after the last commits), one more update, caught up; then a
+ * clean stop.
+ */
+async function updatesAcrossMaintenance(overrides: Record<string, unknown>): Promise<void> {
+  const run = h.start(overrides);
+  try {
+    await streamUpdates(run);
+  } finally {
+    const result = await run.stop();
+    expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
+  }
+}
+
+async function streamUpdates(run: PipelineRunning): Promise<void> {
+  await h.untilStreaming(run);
+  for (let i = 0; i < 30; i++) {
+    await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i % 10}`);
+    await new Promise((r) => setTimeout(r, 120));
+  }
+  await h.catchUp(run, ['a', 'b']);
+  await new Promise((r) => setTimeout(r, 1500));
+  await h.exec('UPDATE a SET v = v + 1 WHERE id = 0');
+  await h.catchUp(run, ['a', 'b']);
+}
+
 describe('maintenance', () => {
   it('floe run expires old snapshots on its schedule while streaming', async () => {
-    const run = h.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, expireSnapshots: { olderThanMs: 0, retainLast: 3 } } });
-    try {
-      await h.untilStreaming(run);
-      for (let i = 0; i < 30; i++) {
-        await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i % 10}`);
-        await new Promise((r) => setTimeout(r, 120));
-      }
-      await h.catchUp(run, ['a', 'b']);
-      // a maintenance round after the last commits: wait for one more interval to pass
-      await new Promise((r) => setTimeout(r, 1500));
-      await h.exec('UPDATE a SET v = v + 1 WHERE id = 0');
-      await h.catchUp(run, ['a', 'b']);
-    } finally {
-      const result = await run.stop();
-      expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
-    }
+    await updatesAcrossMaintenance({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, expireSnapshots: { olderThanMs: 0, retainLast: 3 } } });
     await h.expectLakeEqualsMysql('a');
     const a = await loadCatalogTable(h.catalog, id('a'));
     // ~30 commits were made; the schedule kept the history short (3 kept at the last round, plus the commits since)
@@ -85,21 +98,7 @@ describe('maintenance', () => {
       const t = await loadCatalogTable(h.catalog, id('a'));
       return (await readSnapshotManifests(t.io, t.metadata.snapshots.find((x) => x.snapshotId === t.metadata.currentSnapshotId)!)).length;
     };
-    const run = h.start({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, manifests: { minCount: 6 }, expireSnapshots: { olderThanMs: 3_600_000, retainLast: 100 } } });
-    try {
-      await h.untilStreaming(run);
-      for (let i = 0; i < 30; i++) {
-        await h.exec(`UPDATE a SET v = v + 1 WHERE id = ${i % 10}`);
-        await new Promise((r) => setTimeout(r, 120));
-      }
-      await h.catchUp(run, ['a', 'b']);
-      await new Promise((r) => setTimeout(r, 1500));
-      await h.exec('UPDATE a SET v = v + 1 WHERE id = 0');
-      await h.catchUp(run, ['a', 'b']);
-    } finally {
-      const result = await run.stop();
-      expect(result.error === undefined ? result.reason : String(result.error)).toBe('stopped');
-    }
+    await updatesAcrossMaintenance({ commit: { intervalMs: 100, idleCheckpoints: 1 }, maintenance: { intervalMs: 1000, manifests: { minCount: 6 }, expireSnapshots: { olderThanMs: 3_600_000, retainLast: 100 } } });
     await h.expectLakeEqualsMysql('a');
     const a = await loadCatalogTable(h.catalog, id('a'));
     const rewrites = a.metadata.snapshots.filter((x) => x.summary['floe.maintenance'] === 'rewrite-manifests');

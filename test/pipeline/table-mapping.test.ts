@@ -20,8 +20,8 @@ import { detectDialect } from '../../src/source/mysql/dialect.js';
 import { captureTableSchema } from '../../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../../src/source/mysql/schema/type-mapping.js';
 import { parseDate } from '../../src/model/values.js';
-import { createTestDatabase } from '../support/shared-mysql.js';
-import { sourceConfig, sql } from '../source/binlog/helpers.js';
+import { openTestDatabase } from '../support/shared-mysql.js';
+import { sourceConfig } from '../source/binlog/helpers.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -41,9 +41,7 @@ function config(extra: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('mapping');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('mapping'));
   await conn.query(`CREATE TABLE t (
     b BIGINT UNSIGNED NOT NULL, a VARCHAR(10) NOT NULL, qty INT NOT NULL DEFAULT 5, price DECIMAL(8,3) DEFAULT '2.5',
     created DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, d DATE DEFAULT '2020-02-29', email VARCHAR(50) DEFAULT 'x@y', secret TEXT,

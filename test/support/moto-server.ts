@@ -31,10 +31,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../src/demo/local-server.js';
 import type { S3Config } from '../../src/io/s3-file-io.js';
-import type { TestS3Server } from './s3-server.js';
+import { createBucket, type TestS3Server } from './s3-server.js';
 
 const MOTO_VERSION = '5.2.5';
 
@@ -150,18 +149,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
-}
-
-async function createBucket(config: S3Config, name: string): Promise<void> {
-  const client = new S3Client({
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: config.accessKeyId!, secretAccessKey: config.secretAccessKey! },
-  });
-  try {
-    await client.send(new CreateBucketCommand({ Bucket: name }));
-  } finally {
-    client.destroy();
-  }
 }

@@ -118,7 +118,8 @@ export async function startMinio(bucket = 'warehouse'): Promise<TestS3Server> {
   };
 }
 
-async function createBucket(config: S3Config, name: string): Promise<void> {
+/** Creates bucket `name` on the S3 server of `config` (path-style). */
+export async function createBucket(config: S3Config, name: string): Promise<void> {
   const client = new S3Client({
     endpoint: config.endpoint,
     region: config.region,

@@ -14,6 +14,11 @@ export function sharedMysqlConfig(): { host: string; port: number; user: string;
   return parseMysqlUrl(sharedMysqlUrl());
 }
 
+/** The login of `server` for the `source:` section of a floe config (which takes no other connection field). */
+export function sourceLogin(server: { host: string; port: number; user: string; password: string }): { host: string; port: number; user: string; password: string } {
+  return { host: server.host, port: server.port, user: server.user, password: server.password };
+}
+
 let counter = 0;
 
 /** Creates a uniquely named database (in the shared server, or in `server`) and returns its name. */
@@ -26,4 +31,16 @@ export async function createTestDatabase(prefix: string, server = sharedMysqlCon
     await conn.end();
   }
   return name;
+}
+
+/**
+ * A fresh database (`createTestDatabase`) and a connection to the shared server that uses it, with
+ * BIGINT and DECIMAL values as exact text.
+ */
+export async function openTestDatabase(prefix: string): Promise<{ db: string; conn: mysql.Connection }> {
+  const db = await createTestDatabase(prefix);
+  const { host, port, user, password } = sharedMysqlConfig();
+  const conn = await mysql.createConnection({ host, port, user, password, supportBigNumbers: true, bigNumberStrings: true });
+  await conn.query(`USE \`${db}\``);
+  return { db, conn };
 }

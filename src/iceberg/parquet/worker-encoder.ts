@@ -1,7 +1,7 @@
 /**
  * A `ParquetEncoderFactory` (encoder.ts) that encodes in a pool of `worker_threads`: the main thread
  * keeps reading the source, converting values and building Arrow batches while parquet-wasm
- * (dictionary, compression, page encoding — the expensive part, ~75% of a snapshot's CPU) runs on
+ * (dictionary, compression, page encoding — the expensive part of a snapshot's CPU) runs on
  * other cores. Each file is bound to one worker for its whole life (its arrow-rs writer lives in that
  * worker's wasm memory); files go to the worker with the fewest open files. A file is bound at its
  * first message, not when it is created: a file of one batch (most files of a table partitioned by

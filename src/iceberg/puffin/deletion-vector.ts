@@ -12,7 +12,7 @@
  * vector fills the blob exactly, as Java does before trusting a DV.
  */
 import { FloeError } from '../../util/errors.js';
-import { crc32 } from './crc32.js';
+import { crc32 } from 'node:zlib';
 import { PositionBitmap } from './position-bitmap.js';
 import { deserializeRoaring32, roaring32Size, writeRoaring32 } from './roaring.js';
 

@@ -14,7 +14,7 @@
  *   fill at least 1/32 of their range (the bits then take no more room than the array). The upsert
  *   writer's targets become dense — a checkpoint deletes many rows of the files it touches, the rows
  *   of its own files most of all — and a set's `add` and `has` are then a bit operation, not a hash
- *   (the set's hashing was 6% of the CDC path's main thread, #11). A position far beyond the range
+ *   (a hash per position is work on the CDC path's main thread for every row it deletes). A position far beyond the range
  *   that would leave the bits below 1/64 full turns the set sparse again.
  *
  * Positions must satisfy 0 ≤ pos < 2^63 (the most significant bit must be 0, puffin-spec.md).

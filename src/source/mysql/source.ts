@@ -15,9 +15,8 @@
 import { FloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
 import { chunkId, chunkKeyColumns, parseChunk, serializeChunk, type Chunk } from './snapshot/chunk.js';
-import { connectMysql, type MysqlClient } from './client.js';
-import { detectDialect, type ServerDialect } from './dialect.js';
-import { discoverTables, type TableFilterConfig } from './schema/discovery.js';
+import type { MysqlClient } from './client.js';
+import type { ServerDialect } from './dialect.js';
 import type { SourceEvent, TableRef } from './events.js';
 import { HandoverFilter, type HandoverTable } from './snapshot/handover.js';
 import { createKeyComparator, serverCollationWeigher, type KeyComparator } from './snapshot/key-compare.js';
@@ -31,7 +30,7 @@ import type { StartPosition } from './binlog/start-position.js';
 import { splitTable } from './snapshot/chunk-splitter.js';
 import { changedDuringSnapshot } from './snapshot/table-change-guard.js';
 import { MappedTablesDecoding } from './binlog/binlog-decoding.js';
-import { readServerIdentity, readWatermark } from './snapshot/watermark.js';
+import { readWatermark } from './snapshot/watermark.js';
 import { CascadeExpander } from './binlog/cascade.js';
 import { discoverForeignKeys, planCascades, type CascadePlan } from './schema/foreign-keys.js';
 import type { MySqlSourceOptions, SourceControl } from './source-options.js';
@@ -50,10 +49,14 @@ export class MySqlSource {
   private mapped = new Map<string, MappedTable>();
   private cascadePlan: CascadePlan = { rules: [], warnings: [] };
 
-  /** Without `shared`, `events()` opens (and `close()` closes) a control connection of its own. */
+  /**
+   * One stream of an opened source (opened-source.ts `events`): `options.tables` are the tables it
+   * captures, and `shared` is the opened source's control connection, which the opened source
+   * closes (a session only ends its own readers).
+   */
   constructor(
-    private readonly options: MySqlSourceOptions,
-    private readonly shared?: SourceControl,
+    private readonly options: Omit<MySqlSourceOptions, 'tables'> & { readonly tables: readonly TableId[] },
+    private readonly shared: SourceControl,
   ) {}
 
   /** The control connection and what was read on it (after `events()` has started). */
@@ -128,8 +131,6 @@ export class MySqlSource {
 
   async close(): Promise<void> {
     await this.current?.close();
-    // on the way out: the stream's outcome is already decided, and a dead control connection has nothing left to release
-    if (!this.shared) await this.control?.close().catch(() => {});
     this.control = undefined;
   }
 
@@ -204,10 +205,10 @@ export class MySqlSource {
     const o = this.options;
     this.decoding.beforeImages = o.beforeImages ?? 'full';
     try {
-      const client = (this.control = this.shared?.client ?? (await connectMysql(o.connection)));
-      const dialect = (this.dialect = this.shared?.dialect ?? (await detectDialect(client)));
-      const identity = (this.identity = this.shared?.identity ?? (await readServerIdentity(client, dialect.flavor)));
-      const ids = Array.isArray(o.tables) ? [...(o.tables as TableId[])] : await discoverTables(client, o.tables as TableFilterConfig);
+      const client = (this.control = this.shared.client);
+      const dialect = (this.dialect = this.shared.dialect);
+      const identity = (this.identity = this.shared.identity);
+      const ids = [...o.tables];
       const given = o.definitions ?? new Map<string, TableSchema>();
       const schemas = await captureTableSchemas(client, ids.filter((id) => !given.has(tableKey(id))), dialect.flavor);
       for (const [key, offset] of o.decodeAfter ?? []) this.decoding.skipThrough(key, offset);

@@ -12,7 +12,7 @@ import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-ca
 import { RestCatalog } from '../../../src/catalog/rest/rest-catalog.js';
 import { SqlCatalog } from '../../../src/catalog/sql/sql-catalog.js';
 import { parseConfig } from '../../../src/config/load.js';
-import { runFloe, spawnFloe } from '../../cli/run-floe.js';
+import { runFloe, spawnFloe, waitForUrl } from '../../cli/run-floe.js';
 import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
 
@@ -23,17 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function waitForUrl(output: () => { stdout: string; stderr: string }, exited: Promise<unknown>): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`floe catalog serve printed no listening URL within 60 s: ${output().stderr}`);
-    const m = /at (http:\/\/[^\s]+)/.exec(output().stdout);
-    if (m) return m[1]!;
-    const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
-    if (done) throw new Error(`floe catalog serve exited before listening: ${output().stderr}`);
-  }
-}
 
 describe('floe catalog serve (child process)', () => {
   it('serves the sql catalog of the config file with a bearer token, and stops on SIGTERM', async () => {

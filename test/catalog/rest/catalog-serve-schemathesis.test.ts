@@ -1,5 +1,5 @@
 /**
- * `floe catalog serve` fuzzed from the Iceberg REST spec (issue 12, part C): schemathesis
+ * `floe catalog serve` fuzzed from the Iceberg REST spec, so that no request a client may send crashes it: schemathesis
  * (.ci/install-schemathesis puts a pinned version into a virtualenv in the CI cache) generates valid
  * and malformed requests for every operation of apache/iceberg's open-api/rest-catalog-open-api.yaml
  * (vendored in test/fixtures/iceberg/ with its source commit) against a real `floe catalog serve`
@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnFloe } from '../../cli/run-floe.js';
+import { spawnFloe, waitForUrl } from '../../cli/run-floe.js';
 
 const CACHE = process.env.FLOE_CI_CACHE ?? path.join(os.homedir(), '.cache', 'floe-ci');
 const ST = path.join(CACHE, 'schemathesis', 'bin', 'st');
@@ -40,17 +40,6 @@ let dir: string;
 let warehouse: string;
 let base: string;
 let stop: (() => Promise<unknown>) | undefined;
-
-async function waitForUrl(output: () => { stdout: string; stderr: string }, exited: Promise<unknown>): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`floe catalog serve printed no listening URL within 60 s: ${output().stderr}`);
-    const m = /at (http:\/\/[^\s]+)/.exec(output().stdout);
-    if (m) return m[1]!;
-    const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
-    if (done) throw new Error(`floe catalog serve exited before listening: ${output().stderr}`);
-  }
-}
 
 /** Runs `st run` on the vendored spec in `dir` (schemathesis keeps its .hypothesis state in the cwd). */
 function schemathesis(args: string[]): Promise<{ code: number | null; output: string }> {

@@ -6,8 +6,7 @@
  * transactions (atomic over SQL, best effort over the filesystem catalog), and the FileIO of a table
  * on S3 (s3rver) configured from what the server returns, with and without vended credentials.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
@@ -19,10 +18,7 @@ import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js'
 import { startS3rver, type TestS3Server } from '../../support/s3-server.js';
 import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
-
-async function tempDir(label: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), `floe-${label}-`));
-}
+import { tempDir } from '../../support/temp-dir.js';
 
 describe('REST client: OAuth2 client credentials', () => {
   let dir: string;
@@ -164,16 +160,20 @@ describe('REST client: multi-table transactions', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** Tables t.a and t.b, each with the commit of an append planned on its current metadata. */
+  async function twoTablesWithCommits(client: RestCatalog) {
+    await client.createNamespace(['t']);
+    const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
+    const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
+    return { a, b, ca: appendSnapshotCommit(a.metadata), cb: appendSnapshotCommit(b.metadata) };
+  }
+
   it('are atomic over the SQL catalog: a conflict on one table changes none', async () => {
     const sql = new SqlCatalog({ url: `sqlite:${path.join(dir, 'tx.db')}`, warehouse: path.join(dir, 'sqlwh') });
     const server = new RestCatalogServer({ catalog: sql, warehouse: sql.warehouse });
     const client = new RestCatalog({ uri: await server.listen(0) });
     try {
-      await client.createNamespace(['t']);
-      const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
-      const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
-      const ca = appendSnapshotCommit(a.metadata);
-      const cb = appendSnapshotCommit(b.metadata);
+      const { a, b, ca, cb } = await twoTablesWithCommits(client);
       const [a1, b1] = await client.commitTransaction([
         { identifier: a.identifier, requirements: ca.requirements, updates: ca.updates },
         { identifier: b.identifier, requirements: cb.requirements, updates: cb.updates },
@@ -203,11 +203,7 @@ describe('REST client: multi-table transactions', () => {
     const server = new RestCatalogServer({ catalog: fs, warehouse: fs.warehouse });
     const client = new RestCatalog({ uri: await server.listen(0) });
     try {
-      await client.createNamespace(['t']);
-      const a = await client.createTable({ namespace: ['t'], name: 'a' }, { schema: testSchema() });
-      const b = await client.createTable({ namespace: ['t'], name: 'b' }, { schema: testSchema() });
-      const ca = appendSnapshotCommit(a.metadata);
-      const cb = appendSnapshotCommit(b.metadata);
+      const { a, b, ca, cb } = await twoTablesWithCommits(client);
       await client.commitTable(b.identifier, cb.requirements, cb.updates);
       // b is stale in this transaction: refused before a is touched.
       await expectFloeError(

@@ -5,8 +5,7 @@
  * (injected at the driver seam, and a real backend kill on PostgreSQL), atomic multi-table commits,
  * purge by reachable files, case-sensitive names on MariaDB, and the connection URL forms.
  */
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { copyFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -22,13 +21,10 @@ import { expectFloeError } from '../behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from '../test-snapshots.js';
 import { freshMariaDbDatabase, freshPostgresSchema, freshSqliteFile, postgresStatus } from './sql-test-databases.js';
 import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const GOLDEN = GOLDEN_DIR;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-
-async function tempDir(label: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), `floe-${label}-`));
-}
 
 /** A driver that delegates to a real one and can fail the next metadata-pointer swap. */
 class FlakyDriver implements SqlDriver {

@@ -60,3 +60,23 @@ export async function waitForCatchUp(
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * Until every table `db`.`tables` of job `job` has committed the binlog position `server` is at now
+ * (60 s unless `timeoutMs` says otherwise); `check` may throw to abort (the run ended).
+ */
+export async function catchUpTables(
+  lake: { catalog: Catalog; job: string; db: string; tables: readonly string[] },
+  options: { server: MysqlConnectionConfig; timeoutMs?: number; check?: () => void },
+): Promise<void> {
+  const target = await serverPosition({ ...options.server });
+  const watched = lake.tables.map((t) => ({ identifier: { namespace: [lake.db], name: t }, sourceKey: `${lake.db}.${t}` }));
+  await waitForCatchUp(lake.catalog, watched, lake.job, target, { timeoutMs: options.timeoutMs ?? 60_000, check: options.check });
+}
+
+/** A `check` for a `floe` child process: throws once it has exited, with the tail of its output. */
+export function whileRunning(p: { readonly hasExited: boolean; tail(): string }, what = 'floe run'): () => void {
+  return () => {
+    if (p.hasExited) throw new Error(`${what} exited:\n${p.tail()}`);
+  };
+}

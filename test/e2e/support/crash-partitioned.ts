@@ -13,6 +13,7 @@
  * writes the new column.
  */
 import type mysql from 'mysql2/promise';
+import { RandomTransactionWriter } from '../../support/random-writer.js';
 
 export const PARTITIONED_TABLES = ['orders_day', 'items_bucket'] as const;
 
@@ -45,48 +46,17 @@ export async function createPartitionedCrashSchema(conn: mysql.Connection): Prom
   await batch('items_bucket', Array.from({ length: SIZES.items }, (_, i) => `(${i + 1}, 'shop${i % 17}', ${i % 50}, ${i % 5 === 0 ? 'NULL' : `'2024-03-0${1 + (i % 9)} 0${i % 10}:00:00.${String(i).padStart(6, '0')}'`})`));
 }
 
-export class PartitionedRandomWriter {
-  private stopped = false;
-  private running: Promise<void> | undefined;
-  transactions = 0;
-  readonly failures: string[] = [];
+export class PartitionedRandomWriter extends RandomTransactionWriter {
   /** Set once the test ran PARTITIONED_DDL: statements then write the new column too. */
   afterDdl = false;
   private next = { order: SIZES.orders + 1, item: SIZES.items + 1 };
 
-  constructor(
-    private readonly conn: mysql.Connection,
-    private readonly random: () => number,
-    private readonly pauseMs = 8,
-  ) {}
-
-  start(): void {
-    this.running = this.loop();
+  constructor(conn: mysql.Connection, random: () => number, pauseMs = 8) {
+    super(conn, random, pauseMs);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  private int(n: number): number {
-    return Math.floor(this.random() * n);
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.conn.beginTransaction();
-      try {
-        const ops = 1 + this.int(3);
-        for (let i = 0; i < ops; i++) await this.conn.query(this.random() < 0.6 ? this.orders() : this.items());
-        await this.conn.commit();
-        this.transactions++;
-      } catch (e) {
-        await this.conn.rollback();
-        this.failures.push(String((e as Error).message));
-      }
-      await new Promise((r) => setTimeout(r, this.pauseMs));
-    }
+  protected statement(): string {
+    return this.random() < 0.6 ? this.orders() : this.items();
   }
 
   private orders(): string {

@@ -17,6 +17,7 @@
  * cascades (a parent key deleted and re-inserted with a child inside a chunk window) cannot occur.
  */
 import type mysql from 'mysql2/promise';
+import { RandomTransactionWriter } from '../../support/random-writer.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './all-types.js';
 import { prng } from '../../../src/util/prng.js';
 export { prng };
@@ -58,56 +59,20 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
 }
 
 
-export class RandomWriter {
-  private stopped = false;
-  private running: Promise<void> | undefined;
-  transactions = 0;
-  /** Transactions the server refused (rolled back). */
-  readonly failures: string[] = [];
+export class RandomWriter extends RandomTransactionWriter {
   /** DELETEs of parent rows issued (each may cascade to children). */
   parentDeletes = 0;
   private next = { account: SIZES.accounts, ledger: BigInt(SIZES.ledger), allTypes: SIZES.allTypes + 1, event: SIZES.events, parent: SIZES.parents + 1, child: SIZES.children + 1 };
 
-  constructor(
-    private readonly conn: mysql.Connection,
-    private readonly random: () => number,
-    private readonly pauseMs = 8,
-  ) {}
-
-  start(): void {
-    this.running = this.loop();
+  constructor(conn: mysql.Connection, random: () => number, pauseMs = 8) {
+    super(conn, random, pauseMs);
   }
 
-  /** Stops after the current transaction; rejects with the writer's error if it failed. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  private int(n: number): number {
-    return Math.floor(this.random() * n);
-  }
-
-  private async loop(): Promise<void> {
+  protected override async prepare(): Promise<void> {
     for (const s of ALL_TYPES_SESSION) await this.conn.query(s);
-    while (!this.stopped) {
-      await this.conn.beginTransaction();
-      try {
-        const ops = 1 + this.int(3);
-        for (let i = 0; i < ops; i++) await this.conn.query(this.statement());
-        await this.conn.commit();
-        this.transactions++;
-      } catch (e) {
-        // A statement the server refused (e.g. an internal temporary file gone): the transaction did
-        // not happen, and MySQL stays the truth. Counted, so that a systematic failure shows.
-        await this.conn.rollback();
-        this.failures.push(String((e as Error).message));
-      }
-      await new Promise((r) => setTimeout(r, this.pauseMs));
-    }
   }
 
-  private statement(): string {
+  protected statement(): string {
     const r = this.random();
     const op = this.int(10);
     if (r < 0.3) return this.accounts(op);

@@ -11,7 +11,7 @@ import type { FileIO } from '../../../src/io/file-io.js';
 import type { S3Config } from '../../../src/io/s3-file-io.js';
 import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
 import { readManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
-import { readFooter } from '../../../src/iceberg/parquet/footer.js';
+import { readFooter } from '../../support/parquet-footer.js';
 import { readPuffinFooter } from '../../../src/iceberg/puffin/puffin.js';
 import { parseTableMetadata } from '../../../src/iceberg/spec/table-metadata-json.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';

@@ -13,6 +13,7 @@
  * MySQL is the truth: the writer tracks nothing, and a statement that hits no row is as good as any.
  */
 import type mysql from 'mysql2/promise';
+import { RandomTransactionWriter } from '../../support/random-writer.js';
 import { prng } from '../../../src/util/prng.js';
 
 export const SHOP_TABLES = ['audit', 'customers', 'items', 'orders', 'payments'] as const;
@@ -39,56 +40,16 @@ export const SHOP_DDL: readonly string[] = [
   'ALTER TABLE payments MODIFY total DECIMAL(14,2) NOT NULL',
 ];
 
-export class ShopWriter {
-  private stopped = true;
-  private running: Promise<void> | undefined;
-  transactions = 0;
-  readonly failures: string[] = [];
+export class ShopWriter extends RandomTransactionWriter {
   /** Only these tables are written (default: all). */
   only: ReadonlySet<string> | undefined;
-  private readonly random: () => number;
   private next = { order: 1000, item: 600, payment: 400, customer: 50 };
 
-  constructor(
-    private readonly conn: mysql.Connection,
-    seed: number,
-    private readonly pauseMs = 5,
-  ) {
-    this.random = prng(seed);
+  constructor(conn: mysql.Connection, seed: number, pauseMs = 5) {
+    super(conn, prng(seed), pauseMs);
   }
 
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.running = this.loop();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  private int(n: number): number {
-    return Math.floor(this.random() * n);
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.conn.beginTransaction();
-      try {
-        const ops = 1 + this.int(3);
-        for (let i = 0; i < ops; i++) await this.conn.query(this.statement());
-        await this.conn.commit();
-        this.transactions++;
-      } catch (e) {
-        await this.conn.rollback();
-        this.failures.push(String((e as Error).message));
-      }
-      await new Promise((r) => setTimeout(r, this.pauseMs));
-    }
-  }
-
-  private statement(): string {
+  protected statement(): string {
     for (;;) {
       const r = this.random();
       const table = r < 0.3 ? 'orders' : r < 0.5 ? 'items' : r < 0.7 ? 'payments' : r < 0.85 ? 'customers' : 'audit';

@@ -14,10 +14,9 @@ import type { Catalog } from '../../../src/iceberg/metadata/catalog.js';
 import { catalogTable } from '../../../src/iceberg/table/catalog-table.js';
 import { FloeError } from '../../../src/util/errors.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
-import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -25,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.remove());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 
 /** Every file under the table's location, as local paths. */
 function filesUnder(t: CatalogTable): string[] {

@@ -18,11 +18,10 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
-import type { Row } from '../../../src/model/values.js';
 import { armFailpoint, disarmFailpoints, failpointTriggered } from '../../../src/util/failpoints.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { reachableFiles, unreachableFiles } from '../../support/lake-integrity.js';
-import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -31,8 +30,7 @@ beforeAll(async () => {
 afterAll(() => w.remove());
 afterEach(() => disarmFailpoints());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 /** Orphan removal "later": every unreferenced file is past a one-second window. */
 const LATER = () => ({ olderThanMs: 1000, nowMs: Date.now() + 3_600_000 });
 

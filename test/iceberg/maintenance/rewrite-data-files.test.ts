@@ -20,7 +20,7 @@ import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js'
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, newTable, parquetRows, readLocal, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, parquetRows, readLocal, tempWarehouse, type Warehouse } from '../writer/support.js';
 import { parquetMetadata } from 'hyparquet';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
@@ -35,8 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.remove());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 
 async function liveDeleteFiles(t: CatalogTable): Promise<number> {
   let n = 0;
@@ -44,19 +43,27 @@ async function liveDeleteFiles(t: CatalogTable): Promise<number> {
   return n;
 }
 
+/**
+ * A table of job `job` with 40 rows in checkpoint 1, then checkpoints 2–6 each updating a row (into
+ * another group), deleting one and inserting one twice: deletes of every kind to compact.
+ */
+async function upsertedTable(formatVersion: 2 | 3, partitioned: boolean, job: string): Promise<{ t: CatalogTable; c: TableCommitter }> {
+  const t0 = await newTable(w, { formatVersion, spec: partitioned ? BY_GROUP : undefined });
+  const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: job });
+  await c.open();
+  await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commit(1n, '{}');
+  for (let k = 2; k <= 6; k++) {
+    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
+    await c.commit(BigInt(k), '{}');
+  }
+  return { t: await loadCatalogTable(w.catalog, t0.identifier), c };
+}
+
 describe('rewriteDataFilesWithDeletes', () => {
   for (const partitioned of [false, true]) {
     it(`v2 ${partitioned ? 'partitioned' : 'unpartitioned'}: applies every delete, leaves none, reads the same`, async () => {
-      const t0 = await newTable(w, { formatVersion: 2, spec: partitioned ? BY_GROUP : undefined });
-      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-r' });
-      await c.open();
-      await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-      await c.commit(1n, '{}');
-      for (let k = 2; k <= 6; k++) {
-        await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
-        await c.commit(BigInt(k), '{}');
-      }
-      const t = await loadCatalogTable(w.catalog, t0.identifier);
+      const { t } = await upsertedTable(2, partitioned, 'job-r');
       expect(await liveDeleteFiles(t)).toBeGreaterThan(0);
       const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
 
@@ -104,16 +111,7 @@ describe('rewriteDataFilesWithDeletes', () => {
 
   for (const partitioned of [false, true]) {
     it(`v3 ${partitioned ? 'partitioned' : 'unpartitioned'}: DV upserts compacted, rows and row lineage unchanged, upserts go on`, async () => {
-      const t0 = await newTable(w, { formatVersion: 3, spec: partitioned ? BY_GROUP : undefined });
-      const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3' });
-      await c.open();
-      await c.write(Array.from({ length: 40 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-      await c.commit(1n, '{}');
-      for (let k = 2; k <= 6; k++) {
-        await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 20)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), insert(row(BigInt(100 + k), k % 3, `again${k}`))]);
-        await c.commit(BigInt(k), '{}');
-      }
-      const t = await loadCatalogTable(w.catalog, t0.identifier);
+      const { t, c } = await upsertedTable(3, partitioned, 'job-v3');
       expect(await liveDvs(t)).toBeGreaterThan(0);
       const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
       const lineageBefore = await lineageByKey(t);

@@ -17,10 +17,9 @@ import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type Cata
 import { contentFileKey } from '../../../src/iceberg/table/manifest-filter.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
-import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -28,8 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.remove());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 const NO_MERGE = { 'commit.manifest-merge.enabled': 'false' };
 
 async function liveEntries(t: CatalogTable): Promise<Map<string, ManifestEntry>> {

@@ -20,9 +20,8 @@ import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type Cata
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
-import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { maintainTable } from '../../../src/pipeline/maintenance.js';
@@ -34,8 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => w.remove());
 
-const enc = new TextEncoder();
-const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];
+const row = keyedRow;
 
 async function dataFiles(t: CatalogTable): Promise<number> {
   return (await planScan(t.io, t.metadata)).tasks.length;

@@ -11,7 +11,8 @@ import { ICEBERG_SCHEMA_KEY } from '../../../src/iceberg/parquet/file-writer-opt
 import { readParquetRows } from '../../../src/iceberg/parquet/reader.js';
 import { makeCompatibleName } from '../../../src/iceberg/parquet/compatible-name.js';
 import { MetricsModes } from '../../../src/iceberg/parquet/metrics-config.js';
-import { columnSizesById, readFooter, splitOffsets, summarizeFooter } from '../../../src/iceberg/parquet/footer.js';
+import { summarizeFooter } from '../../../src/iceberg/parquet/footer.js';
+import { columnSizesById, readFooter, splitOffsets } from '../../support/parquet-footer.js';
 import { elementsById, footerOf, readWithHyparquet } from './hyparquet-raw.js';
 
 const LONG_MIN = -(2n ** 63n);

@@ -146,19 +146,23 @@ describe('rolling Parquet writer', () => {
   });
 });
 
+/** A writer of position-delete files of the unpartitioned spec 0 under `tableLocation`, with `extra` options. */
+function positionDeleteWriter(extra: { keyValueMetadata?: Record<string, string>; sortOrderId?: number } = {}): RollingParquetWriter {
+  return new RollingParquetWriter(POSITION_DELETE_SCHEMA, {
+    io,
+    locations: defaultLocationProvider(tableLocation),
+    content: 'position-deletes',
+    specId: 0,
+    partition: [],
+    metrics: positionDeleteMetricsConfig(),
+    ...extra,
+  });
+}
+
 describe('delete files', () => {
   it('position deletes: reserved ids, sorted rows, full metrics, referenced data file', async () => {
     const dataPath = `${tableLocation}/data/00000-0-a-very-long-data-file-name-beyond-sixteen.parquet`;
-    const writer = new RollingParquetWriter(POSITION_DELETE_SCHEMA, {
-      io,
-      locations: defaultLocationProvider(tableLocation),
-      content: 'position-deletes',
-      specId: 0,
-      partition: [],
-      metrics: positionDeleteMetricsConfig(),
-      keyValueMetadata: POSITION_DELETE_KEY_VALUE,
-      sortOrderId: 0,
-    });
+    const writer = positionDeleteWriter({ keyValueMetadata: POSITION_DELETE_KEY_VALUE, sortOrderId: 0 });
     await writer.write(positionDeleteRows([{ filePath: dataPath, pos: 9n }, { filePath: dataPath, pos: 2n }, { filePath: dataPath, pos: 5n }]));
     const [file] = await writer.close();
     expect(file.content).toBe('position-deletes');
@@ -194,14 +198,7 @@ describe('delete files', () => {
       ['s3://b/t/data/a.parquet', 7n],
       ['s3://b/t/data/b.parquet', 1n],
     ]);
-    const writer = new RollingParquetWriter(POSITION_DELETE_SCHEMA, {
-      io,
-      locations: defaultLocationProvider(tableLocation),
-      content: 'position-deletes',
-      specId: 0,
-      partition: [],
-      metrics: positionDeleteMetricsConfig(),
-    });
+    const writer = positionDeleteWriter();
     await writer.write(rows);
     const [file] = await writer.close();
     expect(file.referencedDataFile).toBeUndefined();

@@ -12,6 +12,7 @@ import { readTableRows, rowToJson } from '../../../src/iceberg/scan/index.js';
 import type { TableMetadata } from '../../../src/iceberg/spec/table-metadata.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
 import { actualMultiset, expectedMultiset, expectedTables, GOLDEN, MISSING_MANIFEST_LISTS } from './golden-expected.js';
+import { goldenAvailable } from '../../support/golden.js';
 import type { Schema } from '../../../src/iceberg/spec/schema.js';
 import type { Row } from '../../../src/model/values.js';
 
@@ -28,8 +29,8 @@ function asJson(schema: Schema, rows: Row[]): Record<string, unknown>[] {
   return rows.map((r) => parseJson(stringifyJson(rowToJson(schema, r))) as Record<string, unknown>);
 }
 
-describe.skipIf(!fs.existsSync(GOLDEN))('scan of the golden Spark/Java tables', () => {
-  for (const [dir, expected] of Object.entries(fs.existsSync(GOLDEN) ? expectedTables() : {})) {
+describe.skipIf(!goldenAvailable)('scan of the golden Spark/Java tables', () => {
+  for (const [dir, expected] of Object.entries(goldenAvailable ? expectedTables() : {})) {
     it(`${dir}: final rows`, async () => {
       const metadata = await load(dir, expected.metadata);
       const schema = metadata.schemas.find((s) => s.schemaId === metadata.currentSchemaId)!;

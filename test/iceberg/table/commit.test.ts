@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
 import { readManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
-import { Schema } from '../../../src/iceberg/spec/schema.js';
 import {
   appendFiles,
   commitRowDelta,
@@ -12,18 +11,10 @@ import {
   readSnapshotManifests,
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/spec/types.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
-import { tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from './table-fixtures.js';
+import { idNameSchema, tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from './table-fixtures.js';
 
-const schema = new Schema(
-  0,
-  [
-    { id: 1, name: 'id', required: true, type: Types.long },
-    { id: 2, name: 'name', required: false, type: Types.string },
-  ],
-  [1],
-);
+const schema = idNameSchema();
 
 let env: { catalog: FileSystemCatalog; remove: () => void };
 beforeAll(async () => {

@@ -10,7 +10,6 @@ import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg
 import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata/metadata-updates.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
-import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { ancestorsOf } from '../../../src/iceberg/spec/snapshot-ids.js';
 import type { Snapshot } from '../../../src/iceberg/spec/table-metadata.js';
 import {
@@ -23,18 +22,10 @@ import {
   readSnapshotManifests,
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
-import { Types } from '../../../src/iceberg/spec/types.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
+import { idNameSchema, tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
 
-const schema = new Schema(
-  0,
-  [
-    { id: 1, name: 'id', required: true, type: Types.long },
-    { id: 2, name: 'name', required: false, type: Types.string },
-  ],
-  [1],
-);
+const schema = idNameSchema();
 
 let env: { catalog: FileSystemCatalog; remove: () => void };
 beforeAll(async () => {

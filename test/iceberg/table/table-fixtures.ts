@@ -20,7 +20,8 @@ import {
 } from '../../../src/iceberg/parquet/delete-schemas.js';
 import { defaultLocationProvider, RollingParquetWriter } from '../../../src/iceberg/parquet/rolling-writer.js';
 import { deletionVectorFile, writeDeletionVectorPuffin } from '../../../src/iceberg/puffin/index.js';
-import type { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
+import { Types } from '../../../src/iceberg/spec/types.js';
 import { toJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
 import type { CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
@@ -28,6 +29,18 @@ import type { Row, Value } from '../../../src/model/values.js';
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** id long (the key) and name string: the table the commit tests write. */
+export function idNameSchema(): Schema {
+  return new Schema(
+    0,
+    [
+      { id: 1, name: 'id', required: true, type: Types.long },
+      { id: 2, name: 'name', required: false, type: Types.string },
+    ],
+    [1],
+  );
 }
 
 export async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: FileSystemCatalog; dir: string; remove: () => void }> {

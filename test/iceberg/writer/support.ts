@@ -9,6 +9,7 @@ import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-ca
 import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { PartitionSpec } from '../../../src/iceberg/spec/partition.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
+import type { Row } from '../../../src/model/values.js';
 import type { FormatVersion } from '../../../src/iceberg/spec/table-metadata.js';
 import { createTable, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
@@ -41,6 +42,11 @@ export function keyedSchema(): Schema {
     ],
     [1],
   );
+}
+
+/** A row of `keyedSchema`: amount 1.00 and the name's UTF-8 bytes as its tag. */
+export function keyedRow(id: bigint, grp: number, name: string): Row {
+  return [id, grp, name, '1.00', new TextEncoder().encode(name)];
 }
 
 /** Partitioned by identity(grp), which is NOT part of the key: updates can move rows between partitions. */

@@ -12,8 +12,7 @@ import type { TransactionEvent } from '../../../src/source/mysql/events.js';
 import { discoverForeignKeys, planCascades } from '../../../src/source/mysql/schema/foreign-keys.js';
 import { captureTableSchemas, tableKey } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
-import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
-import { sql } from '../../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -21,9 +20,7 @@ let client: MysqlClient;
 let mapped: Map<string, MappedTable>;
 
 beforeAll(async () => {
-  db = await createTestDatabase('fk_plan');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('fk_plan'));
   for (const s of [
     'CREATE TABLE p (id INT PRIMARY KEY, code CHAR(3) NOT NULL, UNIQUE KEY (code))',
     'CREATE TABLE c (id INT PRIMARY KEY, pid INT, pcode CHAR(3), CONSTRAINT c_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE, CONSTRAINT c_code FOREIGN KEY (pcode) REFERENCES p (code) ON UPDATE CASCADE)',

@@ -13,19 +13,11 @@ import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-ca
 import { parseConfig } from '../../../src/config/load.js';
 import type { FloeConfig } from '../../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../../src/pipeline/observe/logger.js';
-import { FanOutNotifier, RecordingSink } from '../../../src/pipeline/observe/notifications.js';
-import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
-import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
+import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
+import { catchUp, startPipeline, untilStreaming, type PipelineRunning } from '../../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../../e2e/support/lake-compare.js';
-
-interface Running {
-  result: Promise<RunResult>;
-  stop: () => Promise<RunResult>;
-  sink: RecordingSink;
-}
 
 export interface Harness {
   db: string;
@@ -35,9 +27,9 @@ export interface Harness {
   catalog: FileSystemCatalog;
   config: FloeConfig;
   exec(statement: string): Promise<unknown>;
-  start(overrides?: Partial<Record<string, unknown>>, logger?: Logger): Running;
-  untilStreaming(r: Running): Promise<void>;
-  catchUp(r: Running, tables: readonly string[]): Promise<void>;
+  start(overrides?: Partial<Record<string, unknown>>, logger?: Logger): PipelineRunning;
+  untilStreaming(r: PipelineRunning): Promise<void>;
+  catchUp(r: PipelineRunning, tables: readonly string[]): Promise<void>;
   expectLakeEqualsMysql(table: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -66,10 +58,7 @@ export async function openHarness(
   const base = {
     job: { id: job },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: serverIdFor(prefix),
       include: tables.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 50, parallelism: 2 },
@@ -88,44 +77,11 @@ export async function openHarness(
     config,
     exec: (statement) => conn.query(statement),
     start(overrides = {}, logger = silentLogger) {
-      const cfg = Object.keys(overrides).length ? parseConfig({ ...base, ...overrides }) : config;
-      const controller = new AbortController();
-      const sink = new RecordingSink();
-      const notifier = new FanOutNotifier(job, [sink], silentLogger);
-      const result = runPipeline(cfg, { mode: 'run', signal: controller.signal, notifications: notifier, logger });
-      return {
-        result,
-        sink,
-        stop: async () => {
-          controller.abort();
-          return result;
-        },
-      };
+      return startPipeline(Object.keys(overrides).length ? parseConfig({ ...base, ...overrides }) : config, { logger });
     },
-    async untilStreaming(r) {
-      await Promise.race([
-        r.sink.waitFor('streaming-started'),
-        r.result.then((res) => {
-          throw new Error(`the pipeline ended before streaming: ${res.reason} ${String(res.error)}`);
-        }),
-      ]);
-    },
+    untilStreaming,
     async catchUp(r, names) {
-      const target = await serverPosition(server);
-      let ended: RunResult | undefined;
-      void r.result.then((res) => (ended = res));
-      await waitForCatchUp(
-        catalog,
-        names.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })),
-        job,
-        target,
-        {
-          timeoutMs: 60_000,
-          check: () => {
-            if (ended) throw new Error(`the pipeline ended: ${ended.reason} ${String(ended.error)}`);
-          },
-        },
-      );
+      await catchUp(r, { catalog, job, db, tables: names }, server);
     },
     async expectLakeEqualsMysql(table) {
       const lake = await lakeTableRows(catalog, { namespace: [db], name: table });

@@ -25,8 +25,8 @@ import { readChunkChecksum } from '../../../src/source/mysql/verify/chunk-reads.
 import { serverFloatTexts } from '../../../src/source/mysql/verify/float-text.js';
 import { readServerIdentity } from '../../../src/source/mysql/snapshot/watermark.js';
 import type { Row, Value } from '../../../src/model/values.js';
-import { createTestDatabase } from '../../support/shared-mysql.js';
-import { sourceConfig, sql } from '../../source/binlog/helpers.js';
+import { openTestDatabase } from '../../support/shared-mysql.js';
+import { sourceConfig } from '../../source/binlog/helpers.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 
 let db: string;
@@ -36,9 +36,7 @@ let dialect: ServerDialect;
 let style: FloatTextStyle;
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify_canonical');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('verify_canonical'));
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
   await conn.query(ALL_TYPES_DDL('all_types'));
   await conn.query(`INSERT INTO all_types (${ALL_TYPES_COLUMNS}) VALUES ${ALL_TYPES_VALUES.map((v, i) => `(${i + 1}, ${v})`).join(', ')}`);

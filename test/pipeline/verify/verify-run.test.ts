@@ -24,8 +24,7 @@ import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
 import { runVerification } from '../../../src/pipeline/verify/verify-run.js';
 import type { VerifyOptions } from '../../../src/pipeline/verify/verify-session.js';
 import type { Row } from '../../../src/model/values.js';
-import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
-import { sql } from '../../source/binlog/helpers.js';
+import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
 
@@ -42,9 +41,7 @@ let catalog: FileSystemCatalog;
 const exec = (s: string) => conn.query(s);
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify_run');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('verify_run'));
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
   await exec('CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price DECIMAL(10,2), seen DATETIME(3))');
   await exec(`INSERT INTO items VALUES ${Array.from({ length: 500 }, (_, i) => `(${i * 2}, 'item ${i}', ${(i * 1.25).toFixed(2)}, '2024-03-0${1 + (i % 9)} 10:00:00.${String(i % 1000).padStart(3, '0')}')`).join(', ')}`);
@@ -60,10 +57,7 @@ beforeAll(async () => {
   config = parseConfig({
     job: { id: JOB },
     source: {
-      host: server.host,
-      port: server.port,
-      user: server.user,
-      password: server.password,
+      ...sourceLogin(server),
       serverId: 30_000 + (process.pid % 5000) * 8,
       include: TABLES.map((t) => `${db}.${t}`),
       snapshot: { chunkSize: 50, parallelism: 2 },

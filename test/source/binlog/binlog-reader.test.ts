@@ -5,7 +5,7 @@ import { BinlogReader, type StartPosition } from '../../../src/source/mysql/binl
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
-import { drainRawBinlog } from '../../../src/source/mysql/binlog/binlog-raw.js';
+import { drainRawBinlog } from '../../../bench/binlog-raw.js';
 import { decodingFor, recapture, replicaId, serverOffset, sourceConfig, sql } from './helpers.js';
 import { serverKind, startTestServer } from '../../support/servers.js';
 import type { BinlogDecoding } from '../../../src/source/mysql/binlog/raw-transactions.js';

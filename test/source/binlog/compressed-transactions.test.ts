@@ -28,7 +28,7 @@ import { readWatermark } from '../../../src/source/mysql/snapshot/watermark.js';
 import type { BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 import { isFloeError } from '../../../src/util/errors.js';
 import { startBinlogRewriteProxy } from '../../support/binlog-rewrite-proxy.js';
-import { decodingFor, replicaId } from './helpers.js';
+import { decodingFor, replicaId, zongjiOnly } from './helpers.js';
 
 let server: LocalServer;
 /** The private server's address (plain fields: both mysql2 and floe's client take it). */
@@ -100,17 +100,17 @@ interface ReadOptions {
 
 /** The transactions of `db`'s tables in [from, to). */
 async function read(db: string, from: BinlogOffset | { kind: 'file'; file: string; position: number }, to: BinlogOffset, options: ReadOptions): Promise<TransactionEvent[]> {
+  const decoding = await decodingFor(tablesOf(db), config);
   const reader = new BinlogReader({
     connection: config,
     serverId: replicaId(),
     start: 'kind' in from ? from : { kind: 'offset', offset: from },
     stopAt: to,
     tables: tablesOf(db),
-    decoding: await decodingFor(tablesOf(db), config),
+    decoding: options.rowDecoder === 'zongji' ? zongjiOnly(decoding) : decoding,
     heartbeatMs: 500,
     progressIntervalMs: 0,
     thread: options.thread,
-    rowDecoder: options.rowDecoder,
     maxBufferedEvents: options.maxBufferedEvents ?? 256,
   });
   const out: TransactionEvent[] = [];

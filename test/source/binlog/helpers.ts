@@ -8,9 +8,12 @@ import { serverKind, type ServerKind } from '../../support/servers.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { connectMysql } from '../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../src/source/mysql/dialect.js';
+import type { SourceControl } from '../../../src/source/mysql/source-options.js';
+import { readServerIdentity } from '../../../src/source/mysql/snapshot/watermark.js';
 import { captureTableSchemas } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
+import type { BinlogDecoding } from '../../../src/source/mysql/binlog/raw-transactions.js';
 import type { TableRef } from '../../../src/source/mysql/events.js';
 import { parseOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
 
@@ -35,6 +38,27 @@ export async function decodingFor(tables: TableRef[], config: MysqlConnectionCon
   } finally {
     await client.close();
   }
+}
+
+/**
+ * `decoding` without floe's row decoder (no `compiledFor`): the reader keeps no rows event as bytes,
+ * and zongji decodes every row image — the independent decoding floe's decoder is compared with.
+ * The table mappings stay `decoding`'s, so a `recapture` into it applies here too.
+ */
+export function zongjiOnly(decoding: BinlogDecoding): BinlogDecoding {
+  const expand = decoding.expandTransaction?.bind(decoding);
+  return {
+    ...(decoding.connectionOptions === undefined ? {} : { connectionOptions: decoding.connectionOptions }),
+    decoderFor: (...args) => decoding.decoderFor(...args),
+    ...(expand === undefined ? {} : { expandTransaction: expand }),
+  };
+}
+
+/** A control connection as an opened source holds it (opened-source.ts), for a `MySqlSource` of its own; the caller closes `client`. */
+export async function openSourceControl(config: MysqlConnectionConfig = sourceConfig()): Promise<SourceControl> {
+  const client = await connectMysql(config);
+  const dialect = await detectDialect(client);
+  return { client, dialect, identity: await readServerIdentity(client, dialect.flavor) };
 }
 
 /** Re-captures one table into an existing decoding (what the pipeline does after a DDL). */

@@ -13,7 +13,7 @@ import { BinlogReader } from '../../../src/source/mysql/binlog/binlog-reader.js'
 import type { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
 import type { BinlogEvent, TransactionEvent } from '../../../src/source/mysql/events.js';
 import type { BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
-import { decodingFor, recapture, replicaId, serverOffset, sourceConfig, sql } from './helpers.js';
+import { decodingFor, recapture, replicaId, serverOffset, sourceConfig, sql, zongjiOnly } from './helpers.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -40,7 +40,7 @@ async function read(decoding: MappedTablesDecoding, from: BinlogOffset, to: Binl
     compiled.push(`${args[0].table}:${c === 'zongji' ? 'zongji' : c ? 'floe' : 'skip'}`);
     return c;
   };
-  const reader = new BinlogReader({ connection: sourceConfig(), serverId: replicaId(), start: { kind: 'offset', offset: from }, stopAt: to, tables: TABLES(), decoding, heartbeatMs: 500, rowDecoder });
+  const reader = new BinlogReader({ connection: sourceConfig(), serverId: replicaId(), start: { kind: 'offset', offset: from }, stopAt: to, tables: TABLES(), decoding: rowDecoder === 'zongji' ? zongjiOnly(decoding) : decoding, heartbeatMs: 500 });
   const transactions: TransactionEvent[] = [];
   for await (const e of reader as AsyncIterable<BinlogEvent>) {
     if (e.kind === 'ddl') await recapture(decoding, { database: db, table: 'a' });

@@ -16,8 +16,8 @@ import type { BinlogEvent } from '../../../src/source/mysql/events.js';
 import { captureTableSchema, type TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { readWatermark } from '../../../src/source/mysql/snapshot/watermark.js';
-import { createTestDatabase } from '../../support/shared-mysql.js';
-import { replicaId, sourceConfig, sql } from '../binlog/helpers.js';
+import { openTestDatabase } from '../../support/shared-mysql.js';
+import { replicaId, sourceConfig } from '../binlog/helpers.js';
 
 let db: string;
 let conn: mysql.Connection;
@@ -25,9 +25,7 @@ let client: MysqlClient;
 let dialect: ServerDialect;
 
 beforeAll(async () => {
-  db = await createTestDatabase('ddl_binlog');
-  conn = await sql();
-  await conn.query(`USE \`${db}\``);
+  ({ db, conn } = await openTestDatabase('ddl_binlog'));
   client = await connectMysql(sourceConfig());
   dialect = await detectDialect(client);
 });

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { createTestDatabase } from '../../support/shared-mysql.js';
-import { replicaId, sourceConfig, sql } from '../binlog/helpers.js';
-import { MySqlSource, type SourceResume } from '../../../src/source/mysql/source.js';
+import { openSourceControl, replicaId, sourceConfig, sql } from '../binlog/helpers.js';
+import { MySqlSource, type SourceControl, type SourceResume } from '../../../src/source/mysql/source.js';
 import type { SourceEvent } from '../../../src/source/mysql/events.js';
 import { keyText } from '../../../src/source/mysql/snapshot/snapshot-reader.js';
 import { serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
@@ -17,19 +17,23 @@ import type { Chunk } from '../../../src/source/mysql/snapshot/chunk.js';
 
 let db: string;
 let conn: mysql.Connection;
+/** The control connection every source of this file streams over, as an opened source's sessions do. */
+let control: SourceControl;
 beforeAll(async () => {
   db = await createTestDatabase('source');
   conn = await sql();
+  control = await openSourceControl();
   await conn.query(`CREATE TABLE \`${db}\`.t (id INT PRIMARY KEY, v VARCHAR(20))`);
   const values = Array.from({ length: 1000 }, (_, i) => [i + 1, `v${i + 1}`]);
   await conn.query(`INSERT INTO \`${db}\`.t VALUES ?`, [values]);
 });
 afterAll(async () => {
   await conn?.end();
+  await control?.client.close();
 });
 
 function source(resume?: SourceResume): MySqlSource {
-  return new MySqlSource({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, chunkSize: 100 }, resume });
+  return new MySqlSource({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, chunkSize: 100 }, resume }, control);
 }
 
 describe('MySqlSource', () => {
@@ -112,7 +116,7 @@ describe('MySqlSource', () => {
           return chunks;
         },
       },
-    });
+    }, control);
     const replay = new Map<string, Row>();
     const changes: { table: string; op: string; before?: Row; after?: Row }[] = [];
     let wrote = false;

@@ -1,5 +1,5 @@
 /**
- * MySQL 8 decoding without a MySQL 8 server (issue 12, part A): floe's MySQL-only decoders checked
+ * MySQL 8 decoding without a MySQL 8 server: floe's MySQL-only decoders checked
  * against vectors published by the MySQL sources and by well-kept decoders, each cited by repository,
  * path and commit. The harness runs MariaDB, which stores JSON as text and never writes binary JSON
  * or MySQL GTIDs, so without these vectors only floe's own hand-built documents

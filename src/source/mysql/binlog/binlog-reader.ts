@@ -55,11 +55,6 @@ export interface BinlogReaderOptions {
   /** Heartbeat period requested from the server (default 2000 ms; `floe run`: `source.heartbeatMs`). */
   readonly heartbeatMs?: number;
   /**
-   * Who decodes the row images: 'floe' (default: floe's decoder, row-decoder.ts, with zongji's
-   * decoding as the fallback for tables it does not read) or 'zongji' (every row, as before).
-   */
-  readonly rowDecoder?: 'floe' | 'zongji';
-  /**
    * Where the replication session runs: 'worker' (a worker thread: the socket, packet parsing and
    * transaction assembly beside the pipeline, worker-session.ts) or 'main' (this thread). The rows are
    * decoded on this thread either way, when the transaction is taken. Default 'main'.
@@ -209,7 +204,7 @@ export class BinlogReader implements AsyncIterable<BinlogEvent> {
     const { start, assemblerStart } = await this.sessionStart(from);
     if (this.closed) return this.releaseControl();
     const decoding = this.options.decoding;
-    const rawRows = decoding.compiledFor !== undefined && this.options.rowDecoder !== 'zongji';
+    const rawRows = decoding.compiledFor !== undefined;
     const options: AssemblingSessionOptions = {
       // the dump connection goes the way its control session went (for source.tls.mode preferred: TLS when the server offered it)
       connection: { ...(await driverOptions(this.options.connection, this.control!.encrypted ? 'tls' : 'plain')), ...(decoding.connectionOptions ?? {}) },

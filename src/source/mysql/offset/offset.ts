@@ -91,18 +91,6 @@ function gtidsInclude(g: GtidState, gtid: string): boolean {
   return g.flavor === 'mysql' ? g.set.contains(gtid) : g.position.covers(gtid);
 }
 
-/** The offset to resume from after the transaction of `event` (with the GTID state after it). */
-export function offsetAfter(event: EventPosition, gtidsBefore?: GtidState): BinlogOffset {
-  const gtids = gtidsBefore && event.gtid ? advanceGtids(gtidsBefore, event.gtid) : gtidsBefore;
-  return withoutUndefined({
-    file: event.file,
-    position: event.commitPosition,
-    gtids,
-    serverUuid: event.serverUuid,
-    serverId: event.serverId,
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // order
 
@@ -155,16 +143,6 @@ export function compareOffsets(a: BinlogOffset, b: BinlogOffset): number {
     return incomparable(formatOffset(a), formatOffset(b), 'their GTID states are not contained in one another');
   }
   return incomparable(formatOffset(a), formatOffset(b), 'they are from different servers (or binlog bases) and do not both carry GTIDs');
-}
-
-/** Total order of change positions on one server: file, commit position, index in transaction. */
-export function compareEventPositions(a: EventPosition, b: EventPosition): number {
-  if (sameServer(a, b)) {
-    const c = comparePhysical(a.file, a.commitPosition, b.file, b.commitPosition);
-    if (c !== undefined) return c !== 0 ? c : a.eventIndex - b.eventIndex;
-  }
-  if (a.gtid !== undefined && a.gtid === b.gtid) return a.eventIndex - b.eventIndex;
-  return incomparable(formatEventPosition(a), formatEventPosition(b), 'they are from different servers');
 }
 
 /**
@@ -261,33 +239,6 @@ export function parseOffset(text: string): BinlogOffset {
     file: r.file as string | undefined,
     position: r.pos === undefined ? undefined : parsePos(text, r.pos, 'pos'),
     gtids,
-    ...parseIdentity(text, r),
-  });
-}
-
-/** `{"file":…,"pos":<commit position>,"gtid":…,"index":n,"serverUuid":…,"serverId":…}` */
-export function serializeEventPosition(p: EventPosition): string {
-  return stringifyJson(
-    withoutUndefined({ file: p.file, pos: p.commitPosition, gtid: p.gtid, index: p.eventIndex, serverUuid: p.serverUuid, serverId: p.serverId }),
-  );
-}
-
-export function parseEventPosition(text: string): EventPosition {
-  let o: unknown;
-  try {
-    o = parseJson(text);
-  } catch {
-    bad(text, 'not JSON');
-  }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) bad(text, 'not a JSON object');
-  const r = o as Record<string, unknown>;
-  if (typeof r.file !== 'string') bad(text, 'file must be a string');
-  if (r.gtid !== undefined && typeof r.gtid !== 'string') bad(text, 'gtid must be a string');
-  return withoutUndefined({
-    file: r.file,
-    commitPosition: parsePos(text, r.pos, 'pos'),
-    gtid: r.gtid as string | undefined,
-    eventIndex: parsePos(text, r.index, 'index'),
     ...parseIdentity(text, r),
   });
 }

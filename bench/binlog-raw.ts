@@ -1,16 +1,17 @@
 /**
  * Raw decode mode ("decode only, no sink"): streams a binlog range through zongji — the same
  * session, connection options and value adaptation as the reader — and only counts what zongji
- * decoded. No transaction assembly, no value conversion, no queue. Issue 5's benchmark uses it to
- * measure zongji's own decode rate as the ceiling for the full reader.
+ * decoded. No transaction assembly, no value conversion, no queue. The benchmark (ceilings.ts) uses
+ * it to measure zongji's own decode rate as the ceiling for the full reader;
+ * test/source/binlog/binlog-reader.test.ts checks its counts. Not part of floe.
  */
 import type { AnyBinlogEvent, RotateEvent } from '@vlasky/zongji';
-import { FloeError } from '../../../util/errors.js';
-import { BINLOG_CONNECTION_OPTIONS } from './binlog-values.js';
-import { classifyBinlogError } from './binlog-errors.js';
-import { BinlogSession } from './binlog-session.js';
-import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../client.js';
-import { compareBinlogFiles, formatOffset, type BinlogOffset } from '../offset/offset.js';
+import { FloeError } from '../src/util/errors.js';
+import { BINLOG_CONNECTION_OPTIONS } from '../src/source/mysql/binlog/binlog-values.js';
+import { classifyBinlogError } from '../src/source/mysql/binlog/binlog-errors.js';
+import { BinlogSession } from '../src/source/mysql/binlog/binlog-session.js';
+import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
+import { compareBinlogFiles, formatOffset, type BinlogOffset } from '../src/source/mysql/offset/offset.js';
 
 export interface RawDecodeOptions {
   readonly connection: MysqlConnectionConfig;

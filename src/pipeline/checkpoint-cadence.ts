@@ -1,0 +1,76 @@
+/**
+ * When a checkpoint is due by the clock: the checkpoint interval, counted from the END of the
+ * checkpoint before (not its start: a checkpoint's commit costs CPU — the deletion vectors of every
+ * data file it touches are merged and written again whole — so under load the cadence slows with the
+ * commits instead of piling one commit onto the next), and the early checkpoint when the stream
+ * catches up (`commit.whenCaughtUp`): after at least an interval of binlog changes that came without
+ * a pause, the source's first quiet spell (no event for CAUGHT_UP_QUIET_MS) is checkpointed at once —
+ * a backlog drained (a restart after downtime, a bulk update) is in the lake as soon as floe has read
+ * it, not up to an interval later. At most one such checkpoint per interval of changes, and never in
+ * the snapshot phase (its chunks come in bursts; a pause between them is not the end of anything).
+ *
+ * The checkpoint coordinator (checkpoint.ts) owns the counts of what is buffered; this clock only
+ * says how long a wait may last and why a silence made a checkpoint due.
+ */
+
+/** What the runner tells `sourceEvent`: a binlog event, or one of the snapshot phase (rows, plan, chunk progress, phase switch). */
+export type SourceEventKind = 'binlog' | 'snapshot';
+
+/**
+ * No event for this long ends a stretch of changes (commit.whenCaughtUp). Within a backlog the next
+ * transaction is already decoded and waiting (the binlog worker reads ahead of the pipeline), so a
+ * wait this long means the server has nothing more to send. A wait that only looks this long (the
+ * thread was busy with I/O callbacks meanwhile) starts a new stretch — or, when the run loop's timer
+ * fired first, cuts that stretch's one early checkpoint: a commit sooner, never a change lost.
+ */
+export const CAUGHT_UP_QUIET_MS = 25;
+
+export class CheckpointCadence {
+  /** When the last checkpoint ended: the interval counts from there. */
+  private lastCheckpointMs: number;
+  /** When the current stretch of binlog changes without a quiet spell began (undefined: none now). */
+  private activeSince: number | undefined;
+
+  constructor(
+    private readonly options: { readonly intervalMs: number; readonly whenCaughtUp: boolean },
+    private readonly now: () => number,
+  ) {
+    this.lastCheckpointMs = now();
+  }
+
+  /** A checkpoint ended: the next interval starts now. */
+  checkpointEnded(): void {
+    this.lastCheckpointMs = this.now();
+  }
+
+  /** Whether an interval passed since the last checkpoint ended. */
+  get intervalPassed(): boolean {
+    return this.now() - this.lastCheckpointMs >= this.options.intervalMs;
+  }
+
+  /** With changes buffered: the milliseconds until a checkpoint is due (0: due already). */
+  msUntilDue(): number {
+    const left = Math.max(0, this.lastCheckpointMs + this.options.intervalMs - this.now());
+    // after a backlog: a wait this long for the next event means the stream caught up
+    return this.backlogged() ? Math.min(left, CAUGHT_UP_QUIET_MS) : left;
+  }
+
+  /** See Checkpointer.sourceEvent. */
+  sourceEvent(event: SourceEventKind, waitedMs: number): void {
+    if (event === 'snapshot') this.activeSince = undefined;
+    else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
+  }
+
+  /** See Checkpointer.dueAfterSilence. */
+  dueAfterSilence(waitedMs: number): string {
+    const caughtUp = this.backlogged() && waitedMs >= CAUGHT_UP_QUIET_MS;
+    const why = caughtUp ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
+    if (waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = undefined;
+    return why;
+  }
+
+  /** Whether the changes have come without a quiet spell for at least an interval (commit.whenCaughtUp). */
+  private backlogged(): boolean {
+    return this.options.whenCaughtUp && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
+  }
+}
