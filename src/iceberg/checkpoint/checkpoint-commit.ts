@@ -45,6 +45,8 @@ export interface CheckpointCommitContext {
   schema: SchemaCommit | undefined;
   /** The table's key index: located again from, or dropped when the outcome leaves it behind the table. */
   keys: KeyIndexLifecycle;
+  /** The snapshot a keyless table's row index located the checkpoint's deletes in (row-index-lifecycle.ts). */
+  plannedOn?: bigint | undefined;
   retry?: Partial<RetryPolicy>;
   warn?: (message: string) => void;
   /** The table as reloaded to locate the deletes again (the committer's table from then on). */
@@ -103,7 +105,7 @@ function commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefin
   const { jobId, checkpointId } = c.job;
   const previous = lastCommitted(table.metadata, jobId);
   const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
-  const planned = c.keys.current?.snapshotId;
+  const planned = c.keys.current?.snapshotId ?? c.plannedOn;
   return commitRowDelta(
     table,
     { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },

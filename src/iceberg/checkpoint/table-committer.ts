@@ -50,6 +50,7 @@ import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions,
 import { findExistingDeletes } from './existing-deletes.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
 import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
+import { RowIndexLifecycle } from '../keyindex/row-index-lifecycle.js';
 import { commitCheckpoint, type SchemaCommit } from './checkpoint-commit.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 import { commitTruncation } from './truncate-commit.js';
@@ -94,6 +95,8 @@ export class TableCommitter {
   /** While a commit is under way: whether `write` may buffer (see the header), and how. */
   private duringCommit: { writable: boolean; indexLater: boolean } | undefined;
   private readonly keys: KeyIndexLifecycle;
+  /** A keyless table's row index (format v3; row-index-lifecycle.ts). */
+  private readonly rows: RowIndexLifecycle;
   private failed: unknown;
   /** 'detached': changes taken out for a commit not begun yet; 'committing': `commit` runs. */
   private phase: 'idle' | 'detached' | 'committing' = 'idle';
@@ -104,6 +107,12 @@ export class TableCommitter {
     this.identifier = options.identifier;
     this.writerOptions = { ...options.writer };
     this.keys = new KeyIndexLifecycle(options.identifier, options.jobId, options);
+    this.rows = new RowIndexLifecycle(options.identifier, options);
+  }
+
+  /** Times a keyless table's row index was built from the lake (tests: a kept index is not rebuilt). */
+  get rowIndexBuilds(): number {
+    return this.rows.built;
   }
 
   /** How the key index was obtained (tests and logs: a kept index must not be rebuilt). */
@@ -180,8 +189,11 @@ export class TableCommitter {
       // an index still to be built from the lake comes later (built off this thread): the changes
       // are applied meanwhile, and the commit waits for it (commitBuffered)
       const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
-      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, expectedRows: this.lastRowsWritten });
-      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
+      // a keyless table's row index is looked up as each delete comes, so it is the index as the
+      // last commit left it: a keyless table with one takes no writes while a commit runs (`detach`)
+      const rowIndex = !during && this.isKeyless(table) ? await this.rows.forWriter(table) : undefined;
+      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, rowIndex, expectedRows: this.lastRowsWritten });
+      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true || rowIndex !== undefined;
     }
     try {
       if (isRowChange(changes)) await this.writer.apply(changes);
@@ -238,6 +250,7 @@ export class TableCommitter {
     await this.writer?.abort();
     this.writer = undefined;
     this.keys.drop();
+    this.rows.drop();
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
     const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
     this.table = result.table;
@@ -274,6 +287,7 @@ export class TableCommitter {
     if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) {
       await writer?.abort(); // never committed: its files are unreferenced
       this.keys.drop(); // another process committed: the index no longer knows the table
+      this.rows.drop();
       return outcome('already-committed');
     }
 
@@ -308,6 +322,7 @@ export class TableCommitter {
         prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
       } catch (e) {
         this.keys.drop();
+        this.rows.drop();
         await writer.abort();
         throw e;
       }
@@ -322,15 +337,20 @@ export class TableCommitter {
       addSpec,
       schema,
       keys: this.keys,
+      plannedOn: this.rows.current?.snapshotId,
       retry: this.options.retry,
       warn: this.options.warn,
       replanned: (t) => (this.table = t),
     });
-    if (committed === 'already-committed') return outcome('already-committed');
+    if (committed === 'already-committed') {
+      this.rows.drop();
+      return outcome('already-committed');
+    }
     ({ table, prepared } = committed);
     const result = committed.result;
     this.table = result.table;
     await this.keys.afterCommit(result, prepared);
+    this.rows.afterCommit(result, prepared && { rowIndexDelta: prepared.rowIndexDelta, equalityDeletes: prepared.stats.equalityDeletes > 0 });
     if (result.status === 'skipped') {
       // Skipped before any attempt was sent: our files were never referenced. After attempts, keep
       // them (an attempt's outcome may have been unknown).
@@ -350,6 +370,7 @@ export class TableCommitter {
     this.ensureUsable();
     if (!this.table || this.hasChanges) return 'none'; // changes buffered: validated at commit as any
     this.table = table;
+    this.rows.follow(table, compaction);
     return this.keys.follow(table, compaction);
   }
 
@@ -365,6 +386,7 @@ export class TableCommitter {
   /** Closes the key index (a disk one stays on disk for the next start). */
   close(): void {
     this.keys.drop();
+    this.rows.drop();
   }
 
   /** Drops the buffered changes and the files written for them (nothing was committed). */
@@ -376,6 +398,13 @@ export class TableCommitter {
     this.detached = undefined;
     await w?.abort();
     await detached?.abort();
+  }
+
+  /** Whether writers of `table` write by no key (mode 'append': a table without a primary key). */
+  private isKeyless(table: CatalogTable): boolean {
+    if (this.writerOptions.mode !== undefined) return this.writerOptions.mode === 'append';
+    const m = table.metadata;
+    return (m.schemas.find((x) => x.schemaId === m.currentSchemaId)?.identifierFieldIds.length ?? 0) === 0;
   }
 
   private async loaded(): Promise<CatalogTable> {

@@ -7,6 +7,7 @@
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
 import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
+import type { ValueIndexDelta } from '../keyindex/value-index.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';
 
@@ -36,7 +37,9 @@ export interface PreparedChanges {
   stats: WriterStats;
   /** With a key index: how the table's rows move once this commit lands (apply it only then). */
   indexDelta?: KeyIndexDelta;
-  /** With a key index: data files committed earlier that this commit's DVs delete rows of. */
+  /** With a row index (keyless tables): how the table's rows move once this commit lands (apply it only then). */
+  rowIndexDelta?: ValueIndexDelta;
+  /** With a key or row index: data files committed earlier that this commit's DVs delete rows of. */
   committedTargets?: readonly string[];
   /**
    * With a key index: the same changes with the deletes of committed rows located again, through

@@ -42,6 +42,7 @@ import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
+import type { ValueIndex } from '../keyindex/value-index.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -114,6 +115,12 @@ export interface TableChangeWriterOptions {
    * prepared before it has the index.
    */
   keyIndexLater?: boolean;
+  /**
+   * Keyless tables in format v3: the index of the table's live rows by their whole row as of the
+   * snapshot this checkpoint builds on (value-index.ts). A delete of a committed row then removes
+   * exactly one copy by a DV entry; `PreparedChanges.rowIndexDelta` says how the commit changes it.
+   */
+  rowIndex?: ValueIndex;
 }
 
 export class TableChangeWriter {
@@ -126,6 +133,8 @@ export class TableChangeWriter {
   private readonly sinks: ChangeSinks;
   private readonly writer: ModeWriter;
   private readonly keyed: KeyedChangeWriter | undefined;
+  private readonly keyless: KeylessChangeWriter | undefined;
+  private readonly rowIndex: ValueIndex | undefined;
   private readonly matching: MatchingDeletes;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   /** The key index of DV upserts (options.keyIndex, or the one `useKeyIndex` handed in). */
@@ -174,7 +183,9 @@ export class TableChangeWriter {
       equality: new EqualityDeleteSink(schema, key.fieldIds, { ...common, fileNamePrefix: `eq-${this.tag}`, targetFileSizeBytes: deleteTargetSize }),
     };
     if (this.mode === 'append') {
-      this.writer = new KeylessChangeWriter(key, this.sinks, m.location);
+      this.rowIndex = m.formatVersion >= 3 ? options.rowIndex : undefined;
+      this.keyless = new KeylessChangeWriter(key, this.sinks, m.location, this.rowIndex);
+      this.writer = this.keyless;
     } else {
       this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex, !options.keyIndex && options.keyIndexLater === true, options.expectedRows);
       this.writer = this.keyed;
@@ -305,9 +316,13 @@ export class TableChangeWriter {
     deleteFiles.push(...positional.deleteFiles);
     const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? NO_KEY_MOVES) : undefined;
     const targets = positions.committedTargetPaths();
+    const rowIndexDelta = this.rowIndex ? this.keyless?.rowIndexDelta() : undefined;
     this.writer.clear();
     positions.clear();
     const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: positional.removed, writtenPaths: [...written], stats: { ...this.stats } };
+    // a keyless table's DVs are not located again after another writer's rewrite (no `relocate`):
+    // that commit fails with a DV-target conflict, and the restart rebuilds the row index
+    if (rowIndexDelta) return { ...prepared, rowIndexDelta, committedTargets: targets };
     if (!indexDelta) return prepared;
     return withRelocation(prepared, {
       indexDelta,
