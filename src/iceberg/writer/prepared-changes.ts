@@ -8,6 +8,7 @@ import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
 import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { ValueIndexDelta } from '../keyindex/value-index.js';
+import type { KeyId } from '../keyindex/table-key.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';
 
@@ -39,6 +40,11 @@ export interface PreparedChanges {
   indexDelta?: KeyIndexDelta;
   /** With a row index (keyless tables): how the table's rows move once this commit lands (apply it only then). */
   rowIndexDelta?: ValueIndexDelta;
+  /**
+   * A keyed v3 child of cascades (fk-index-lifecycle.ts): per FK column set, the rows this commit
+   * wrote that are live, with their FK values and primary keys.
+   */
+  fkRows?: ReadonlyMap<string, readonly { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]>;
   /** With a key or row index: data files committed earlier that this commit's DVs delete rows of. */
   committedTargets?: readonly string[];
   /**

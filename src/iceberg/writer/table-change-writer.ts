@@ -36,13 +36,15 @@ import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { Partitioner } from './partitioner.js';
-import type { DataFileHandle } from './positional-data-writer.js';
+import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
+import type { KeyId } from '../keyindex/table-key.js';
+import type { Value } from '../../model/values.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -135,6 +137,10 @@ export class TableChangeWriter {
   private readonly keyed: KeyedChangeWriter | undefined;
   private readonly keyless: KeylessChangeWriter | undefined;
   private readonly rowIndex: ValueIndex | undefined;
+  /** Cascades located through the FK index at the commit (see `resolveCascades`). */
+  private readonly dvCascades: boolean;
+  /** Matching deletes of committed rows to locate: [FK column set, FK value, values]. */
+  private readonly deferredCascades: [string, KeyId, readonly Value[]][] = [];
   private readonly matching: MatchingDeletes;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   /** The key index of DV upserts (options.keyIndex, or the one `useKeyIndex` handed in). */
@@ -166,7 +172,10 @@ export class TableChangeWriter {
     const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
     const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
     const common = { io: table.io, locations: this.locations, parquet: options.parquet };
-    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields });
+    // a keyed v3 child with a key index: cascades through its FK index (fk-index-lifecycle.ts)
+    const dvCascades = this.mode !== 'append' && m.formatVersion >= 3 && (options.keyIndex !== undefined || options.keyIndexLater === true) && (options.matchFields?.length ?? 0) > 0;
+    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
+    this.dvCascades = dvCascades;
     this.sinks = {
       stats: this.stats,
       data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
@@ -253,8 +262,33 @@ export class TableChangeWriter {
   }
 
   private async applyMatching(change: RowChange & { op: 'delete-matching' }): Promise<void> {
-    await this.matching.apply(change, (loc) => this.sinks.positions.deleteAt(loc));
+    const deleteAt = (loc: RowLocation) => this.sinks.positions.deleteAt(loc);
+    if (this.dvCascades) return this.matching.apply(change, deleteAt, (fields, k, values) => this.deferredCascades.push([fields, k, values]));
+    await this.matching.apply(change, deleteAt);
     this.stats.equalityDeletes++;
+  }
+
+  /** Whether the commit must locate cascaded child rows (`resolveCascades`), and on which FK column sets. */
+  get cascadeFieldSets(): number[][] | undefined {
+    return this.deferredCascades.length > 0 ? this.matching.fieldSets : undefined;
+  }
+
+  /**
+   * At the commit, with the writer's key index: the committed child rows of each deferred matching
+   * delete, found through `fkIndexes` (of the key index's snapshot), get DV entries through the key
+   * index; without an index for a column set, an equality delete on it is written instead.
+   */
+  async resolveCascades(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): Promise<void> {
+    for (const [fields, k, values] of this.deferredCascades) {
+      const index = fkIndexes?.get(fields);
+      if (index) {
+        index.rowsOf(k, (_file, _pos, owner) => this.keyed!.deleteCommittedKey(owner!));
+        continue;
+      }
+      await this.matching.addEquality(fields, values);
+      this.stats.equalityDeletes++;
+    }
+    this.deferredCascades.length = 0;
   }
 
   /**
@@ -276,10 +310,12 @@ export class TableChangeWriter {
   }
 
   private async finish(options: PrepareOptions): Promise<PreparedChanges> {
+    await this.resolveCascades(undefined); // left unresolved (a writer prepared on its own): equality deletes
     this.keyed?.lookUpCommitted();
     const io = this.table.io;
     const written = this.written;
     const handles = await this.sinks.data.close(written);
+    const fkRows = this.dvCascades ? this.matching.writtenRows() : undefined;
 
     const deleteFiles: DataFile[] = [];
     const eqSpecId = () => equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId);
@@ -324,6 +360,7 @@ export class TableChangeWriter {
     // that commit fails with a DV-target conflict, and the restart rebuilds the row index
     if (rowIndexDelta) return { ...prepared, rowIndexDelta, committedTargets: targets };
     if (!indexDelta) return prepared;
+    if (fkRows) prepared.fkRows = fkRows;
     return withRelocation(prepared, {
       indexDelta,
       committedTargets: targets,
