@@ -38,13 +38,17 @@ export function changedDuringSnapshot(table: MappedTable, e: unknown): FloeError
   return undefined;
 }
 
-/** The table's columns as the server lists them: `name type` in ordinal order ('' when it is gone). */
-async function signature(client: MysqlClient, table: MappedTable): Promise<string> {
+/**
+ * The table's columns as the server lists them: their names, and `name type` in ordinal order joined
+ * (`text`; '' when it is gone). The names are kept apart: a type holds spaces and commas
+ * (`tinyint(3) unsigned`, `enum('a','b, c')`), so they cannot be parsed back out of the text.
+ */
+async function signature(client: MysqlClient, table: MappedTable): Promise<{ names: string[]; text: string }> {
   const { database, table: name } = table.schema.id;
   const rows = await client.query<{ n: unknown; t: unknown }>(
     `SELECT COLUMN_NAME AS n, COLUMN_TYPE AS t FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${quoteString(database)} AND TABLE_NAME = ${quoteString(name)} ORDER BY ORDINAL_POSITION`,
   );
-  return rows.map((r) => `${String(r.n)} ${String(r.t).toLowerCase()}`).join(', ');
+  return { names: rows.map((r) => String(r.n)), text: rows.map((r) => `${String(r.n)} ${String(r.t).toLowerCase()}`).join(', ') };
 }
 
 export class TableChangeGuard {
@@ -57,15 +61,15 @@ export class TableChangeGuard {
     let baseline = this.baselines.get(key);
     if (!baseline) {
       baseline = signature(client, table).then((s) => {
-        const names = s === '' ? [] : s.split(', ').map((c) => c.slice(0, c.lastIndexOf(' ')).toLowerCase());
+        const names = s.names.map((n) => n.toLowerCase());
         const mapped = table.columns.map((c) => c.column.name.toLowerCase());
         if (names.join(',') !== mapped.join(',')) throw changed(table, `the snapshot reads the columns (${mapped.join(', ')}), the server has (${names.join(', ')})`);
-        return s;
+        return s.text;
       });
       this.baselines.set(key, baseline);
     }
     const before = await baseline;
-    const now = await signature(client, table);
+    const now = (await signature(client, table)).text;
     if (now !== before) throw changed(table, `its columns were (${before}), now (${now || 'none: the table is gone'})`);
   }
 }
