@@ -29,7 +29,7 @@ import { indexStillMatches } from './key-index.js';
 import { DEFAULT_MEMORY_MAX_BYTES, type KeyIndexOptions } from './key-index-options.js';
 import { MemoryValueIndex } from './memory-value-index.js';
 import { TableKey, type KeyId } from './table-key.js';
-import type { ValueEntry, ValueIndex, ValueIndexDelta } from './value-index.js';
+import { NO_VALUE_MOVES, type ValueEntry, type ValueIndex, type ValueIndexDelta } from './value-index.js';
 
 /** One FK column set of a child table: its field ids in schema order, joined (delete-matching.ts `MatchFields.key`). */
 export type FkFieldsKey = string;
@@ -115,13 +115,14 @@ export class FkIndexLifecycle {
   afterCommit(result: CommitResult, committed: FkIndexCommit | undefined): void {
     const indexes = this.indexes;
     if (!indexes) return;
-    if (result.status !== 'committed' || committed?.equalityDeletes || !indexStillMatches(result.table.metadata, this.snapshotId, result.snapshot.parentSnapshotId)) {
+    // a column set the writer recorded no rows of (a foreign key added meanwhile) would miss its rows
+    const unrecorded = committed !== undefined && [...indexes.keys()].some((k) => !committed.deltas.has(k));
+    if (result.status !== 'committed' || committed?.equalityDeletes || unrecorded || !indexStillMatches(result.table.metadata, this.snapshotId, result.snapshot.parentSnapshotId)) {
       this.drop();
       return;
     }
     for (const [k, index] of indexes) {
-      const delta = committed?.deltas.get(k);
-      index.apply(delta ?? { setCount: 0, forEachSet: () => {}, deadRows: [] }, result.snapshot.snapshotId);
+      index.apply(committed?.deltas.get(k) ?? NO_VALUE_MOVES, result.snapshot.snapshotId);
     }
     this.snapshotId = result.snapshot.snapshotId;
     this.keepWithinMemory();
