@@ -5,8 +5,8 @@
  * position, whatever deleted it, so an index never needs to know a deleted row's value. A walk of a
  * value's chain unlinks the dead entries it meets, and an image (`image`) leaves them out.
  *
- * Every change is a patch (value-patch.ts) applied by `applyPatch`; `onPatch` hears each, so that
- * what is persisted (index-store.ts) replays to this very index. Slots are never reused.
+ * Every change is a patch (value-patch.ts) applied by `applyPatch` — plain data, the form a persisted
+ * value index would replay; `image` is the whole index as one. Slots are never reused.
  */
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
@@ -25,8 +25,6 @@ export class MemoryValueIndex implements ValueIndex {
   private nextSlot = 0;
   private readonly dead = new Map<number, PositionBitmap>();
   private readonly chains = new ValueChains();
-  /** Hears every patch applied (persistence, index-store.ts). */
-  onPatch: ((patch: ValuePatch) => void) | undefined;
 
   constructor(snapshotId: bigint | undefined) {
     this.snapshotId = snapshotId;
@@ -68,10 +66,6 @@ export class MemoryValueIndex implements ValueIndex {
     for (const file of slotFor.keys()) this.useFile(file);
   }
 
-  rewrite(moved: readonly ValueEntry[], removed: readonly string[], _added: readonly DataFile[], snapshotId: bigint): void {
-    this.applyEntries(moved, { dropped: removed, to: snapshotId });
-  }
-
   /** Rows of data files read from the lake (a build), or what a catch-up found committed since (`dropped`, `dead`, `to`). */
   addRows(entries: readonly ValueEntry[], change: { dropped?: readonly string[]; dead?: readonly (readonly [string, Float64Array])[]; to?: bigint | undefined } = {}): void {
     this.applyEntries(entries, { dropped: change.dropped ?? [], dead: change.dead ?? [], to: 'to' in change ? change.to : this.snapshotId });
@@ -99,7 +93,7 @@ export class MemoryValueIndex implements ValueIndex {
     return { from: this.snapshotId, to: change.to, files, dropped, dead, ...sets.sets(), nextSlot };
   }
 
-  /** Applies a patch (value-patch.ts for the order), then tells `onPatch`. */
+  /** Applies a patch (value-patch.ts for the order). */
   applyPatch(p: ValuePatch): void {
     if (p.dropped.length > 0) {
       const dropped = new Set(p.dropped);
@@ -124,18 +118,12 @@ export class MemoryValueIndex implements ValueIndex {
     forEachSet(p, (value, place, owner) => this.chains.add(value, place, owner));
     this.nextSlot = p.nextSlot;
     this.snapshotId = p.to;
-    this.onPatch?.(p);
   }
 
   /** Gives a slot its data file: a patch names a file by path, the DataFile comes from the table. */
-  useFile(file: DataFile): void {
+  private useFile(file: DataFile): void {
     const slot = this.slots.get(file.filePath);
     if (slot !== undefined) this.files.set(slot, file);
-  }
-
-  /** The paths of slots without a DataFile yet (`useFile`): after a load, those the table did not give. */
-  unresolvedPaths(): string[] {
-    return [...this.paths].filter(([slot]) => !this.files.has(slot)).map(([, path]) => path);
   }
 
   /** The whole index as one patch on an empty index (its live entries only). */

@@ -1,10 +1,10 @@
 /**
- * A value index of one table (docs/design.md §4c): a column value → the places (data file, row
+ * A value index of one table (docs/how-floe-writes.md): a column value → the places (data file, row
  * position) of the live rows that hold it. A multiset: rows with the same value are as many
  * entries. floe keeps two kinds, each beside (or instead of) the key index (key-index.ts):
  *
- * - the foreign-key index of an `ON DELETE CASCADE` child whose primary key does not start with the
- *   foreign-key columns: FK value → the child's rows, each with its primary key (`owner`), so that a
+ * - the foreign-key index of an `ON DELETE CASCADE` child with a primary key (fk-index-lifecycle.ts):
+ *   FK value → the child's rows, each with its primary key (`owner`), so that a
  *   parent's delete becomes deletion-vector entries on exactly the child rows that reference it —
  *   not an equality delete on the FK columns, which PyIceberg cannot read;
  * - the row index of a keyless table: the whole row (its canonical encoding, row-key.ts: exact, no
@@ -12,12 +12,11 @@
  *   removes exactly one copy through a deletion vector — a whole-row equality delete removes them all.
  *
  * Like the key index it is a cache of the lake that says which snapshot it matches, changed only by
- * the delta of a commit that landed and by the rows floe's compaction moved, and rows go dead by
- * position: a deletion vector's positions are dead for every index of the table, whatever the
- * change that wrote it (an update, a delete, a cascade) — so a delete of one copy among identical
- * rows kills exactly the position it chose. Two stores: memory (memory-value-index.ts), persisted
- * by index-store.ts with value-patch.ts; SQLite on local disk beyond the memory bound
- * (sqlite-value-index.ts). Kept per table by value-index-lifecycle.ts.
+ * the delta of a commit that landed, and rows go dead by position: a deletion vector's positions are
+ * dead for every index of the table, whatever the change that wrote it (an update, a delete, a
+ * cascade) — so a delete of one copy among identical rows kills exactly the position it chose. It
+ * lives in memory (memory-value-index.ts) and is built from the lake at each start, and again when
+ * its table moved in a way it does not follow (row-index-lifecycle.ts, fk-index-lifecycle.ts).
  */
 import type { DataFile } from '../spec/data-file.js';
 import type { PositionBitmap } from '../puffin/position-bitmap.js';
@@ -50,17 +49,9 @@ export interface ValueIndex {
   readonly kind: 'memory' | 'disk';
   /** `each(file, pos, owner)` for every live row holding `value`, until `each` returns true. */
   rowsOf(value: KeyId, each: (file: DataFile, pos: number, owner: KeyId | undefined) => boolean | void): void;
-  /**
-   * Applies a landed commit's delta; the index then matches `snapshotId` (atomically on disk).
-   * `committed`: the commit's files (a disk index records which deletes its files now have).
-   */
-  apply(delta: ValueIndexDelta, snapshotId: bigint | undefined, committed?: { readonly dataFiles: readonly DataFile[]; readonly deleteFiles: readonly DataFile[] }): void;
-  /**
-   * Follows floe's own compaction: `moved` are the rows of the new data files (every live row of
-   * the `removed` ones, at its new place), whose entries go; the index then matches `snapshotId`.
-   */
-  rewrite(moved: readonly ValueEntry[], removed: readonly string[], added: readonly DataFile[], snapshotId: bigint): void;
-  /** Every live entry (spilling a memory index to disk, tests). */
+  /** Applies a landed commit's delta; the index then matches `snapshotId`. */
+  apply(delta: ValueIndexDelta, snapshotId: bigint | undefined): void;
+  /** Every live entry (tests). */
   entries(): Iterable<ValueEntry>;
   close(): void;
 }

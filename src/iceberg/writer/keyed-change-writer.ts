@@ -81,11 +81,6 @@ export class KeyedChangeWriter implements ModeWriter {
     return this.dvMode && this.keyIndex === undefined;
   }
 
-  /** Whether committed rows are found through a key index (DV mode), now or later. */
-  get usesIndex(): boolean {
-    return this.dvMode;
-  }
-
   /**
    * DV mode: the committed row of key `k` (a cascaded child, found through its FK index) is to be
    * removed — only the committed one: a row of `k` this checkpoint wrote was matched by position,
