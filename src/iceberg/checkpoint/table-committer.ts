@@ -316,7 +316,7 @@ export class TableCommitter {
       addSpec: pre.addSpec,
       schema,
       keys: this.keys,
-      plannedOn: this.values.rowIndexSnapshot,
+      rowIndex: this.values.rowIndexAt,
       retry: this.options.retry,
       warn: this.options.warn,
       replanned: (t) => (this.table = t),

@@ -27,9 +27,9 @@ export class ValueIndexes {
     return { rows: this.rows.built, fks: this.fks.built };
   }
 
-  /** The snapshot a keyless table's row index located the checkpoint's deletes in. */
-  get rowIndexSnapshot(): bigint | undefined {
-    return this.rows.current?.snapshotId;
+  /** The snapshot a keyless table's row index located the checkpoint's deletes in, and the schema of its rows. */
+  get rowIndexAt(): { snapshotId: bigint | undefined; schemaId: number | undefined } {
+    return { snapshotId: this.rows.current?.snapshotId, schemaId: this.rows.indexSchemaId };
   }
 
   /** The row index for a writer of `table` in `mode` (undefined: none, or the writer is keyed). */

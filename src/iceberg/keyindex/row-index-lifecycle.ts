@@ -41,7 +41,7 @@ export interface RowIndexCommit {
 }
 
 /** Builds the row index of the table's current snapshot from the lake (every column of the live rows). */
-async function buildRowIndex(table: BuildTable, schema: Schema): Promise<MemoryValueIndex> {
+export async function buildRowIndex(table: BuildTable, schema: Schema): Promise<MemoryValueIndex> {
   const m = table.metadata;
   const index = new MemoryValueIndex(currentSnapshot(m)?.snapshotId);
   const plan = await planScan(table.io, m);
@@ -75,6 +75,11 @@ export class RowIndexLifecycle {
   /** The index as it is now (undefined until needed, or after a doubt). */
   get current(): ValueIndex | undefined {
     return this.index;
+  }
+
+  /** The schema the index's rows were encoded with. */
+  get indexSchemaId(): number | undefined {
+    return this.schemaId;
   }
 
   /** The row index for a writer of keyless `table`, when its deletes use deletion vectors (see the header). */

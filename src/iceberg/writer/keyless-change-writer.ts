@@ -29,6 +29,8 @@ const SUBSYSTEM = 'iceberg.writer';
 export class KeylessChangeWriter implements ModeWriter {
   /** Whole-row key → the live copies of the row written in this checkpoint. */
   private readonly rows = new Map<KeyId, RowLocation[]>();
+  /** With a row index: the row of each committed copy this checkpoint deleted (once per copy). */
+  private readonly committedDeletes: KeyId[] = [];
 
   constructor(
     /** `TableKey.wholeRow` of the schema. */
@@ -74,7 +76,11 @@ export class KeylessChangeWriter implements ModeWriter {
     }
     if (this.rowIndex) {
       // the index knows every live row: a row it lacks has no copy to delete
-      this.rowIndex.rowsOf(k, (file, pos) => this.sinks.positions.deleteCommittedAt(file, pos));
+      this.rowIndex.rowsOf(k, (file, pos) => {
+        if (!this.sinks.positions.deleteCommittedAt(file, pos)) return false; // a copy this checkpoint took already
+        this.committedDeletes.push(k);
+        return true;
+      });
       return;
     }
     if (this.key.positions.length === 0) {
@@ -98,7 +104,13 @@ export class KeylessChangeWriter implements ModeWriter {
     };
   }
 
+  /** With a row index: the rows whose committed copies this checkpoint deleted, a row once per copy (to locate them again). */
+  deletedCommitted(): KeyId[] {
+    return this.committedDeletes.slice();
+  }
+
   clear(): void {
+    this.committedDeletes.length = 0;
     this.rows.clear();
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
+import type { IndexedRow, KeyIndexDelta } from '../keyindex/key-index.js';
 import type { ValueIndexDelta } from '../keyindex/value-index.js';
 import type { KeyId } from '../keyindex/table-key.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
@@ -55,7 +55,15 @@ export interface PreparedChanges {
    * `existingFor`). `replacedPaths`: the DV files of these prepared changes, which the new ones
    * replace and no commit may reference.
    */
-  relocate?: (index: KeyIndex, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
+  relocate?: (index: RowLocator, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
+}
+
+/**
+ * Where the committed row of a key is, in an index of the table as it is now: the key index, or —
+ * keyless tables — a row index that hands out each live copy of a row once (row-index-lifecycle.ts).
+ */
+export interface RowLocator {
+  get(k: KeyId): IndexedRow | undefined;
 }
 
 /**
@@ -66,7 +74,10 @@ export interface PreparedChanges {
 export function withRelocation(
   prepared: PreparedChanges,
   args: {
-    indexDelta: KeyIndexDelta;
+    /** The key index's delta (keyed tables; keyless ones have none). */
+    indexDelta: KeyIndexDelta | undefined;
+    /** The keys whose committed row the changes delete (a keyless row once per copy). */
+    deleted: readonly KeyId[];
     committedTargets: readonly string[];
     /** The delete files that are not position deletes (equality deletes): kept as they are. */
     otherDeletes: readonly DataFile[];
@@ -81,7 +92,7 @@ export function withRelocation(
   let generation = 0;
   const relocator = (current: PreparedChanges, currentPaths: string[]): NonNullable<PreparedChanges['relocate']> => async (index, existingFor) => {
     const found = new Map<string, PositionDeleteTarget>();
-    for (const k of args.indexDelta.deleted) {
+    for (const k of args.deleted) {
       const at = index.get(k);
       if (!at) continue; // no live row of k any more: nothing to delete
       let t = found.get(at.file.filePath);
@@ -99,7 +110,7 @@ export function withRelocation(
       writtenPaths: [...args.otherPaths, ...paths],
       committedTargets: [...found.keys()],
       // the rows the relocated DVs remove, where the index the delta goes to has them
-      indexDelta: { ...args.indexDelta, deadRows },
+      indexDelta: args.indexDelta && { ...args.indexDelta, deadRows },
     };
     next.relocate = relocator(next, paths);
     return { ...next, replacedPaths: currentPaths };

@@ -353,16 +353,16 @@ export class TableChangeWriter {
     const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? NO_KEY_MOVES) : undefined;
     const targets = positions.committedTargetPaths();
     const rowIndexDelta = this.rowIndex ? this.keyless?.rowIndexDelta() : undefined;
+    const keylessDeleted = rowIndexDelta ? this.keyless!.deletedCommitted() : [];
     this.writer.clear();
     positions.clear();
     const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: positional.removed, writtenPaths: [...written], stats: { ...this.stats } };
-    // a keyless table's DVs are not located again after another writer's rewrite (no `relocate`):
-    // that commit fails with a DV-target conflict, and the restart rebuilds the row index
-    if (rowIndexDelta) return { ...prepared, rowIndexDelta, committedTargets: targets };
-    if (!indexDelta) return prepared;
+    if (!indexDelta && !rowIndexDelta) return prepared;
     if (fkRows) prepared.fkRows = fkRows;
+    if (rowIndexDelta) prepared.rowIndexDelta = rowIndexDelta;
     return withRelocation(prepared, {
       indexDelta,
+      deleted: indexDelta ? indexDelta.deleted : keylessDeleted,
       committedTargets: targets,
       otherDeletes,
       otherPaths: written.filter((p) => !positionalPaths.includes(p)),
