@@ -18,6 +18,7 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/source/preflight/client-shutdown.test.ts',
   'test/e2e/pipeline-basic.test.ts',
   'test/e2e/crash-restart.test.ts',
+  'test/e2e/keyless-duplicates.test.ts',
   'test/e2e/mysql-faults.test.ts',
   'test/e2e/mysql-silence-and-purge.test.ts',
   'test/e2e/mysql8-schema-features.test.ts',

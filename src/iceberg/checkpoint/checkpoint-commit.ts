@@ -45,6 +45,8 @@ export interface CheckpointCommitContext {
   schema: SchemaCommit | undefined;
   /** The table's key index: located again from, or dropped when the outcome leaves it behind the table. */
   keys: KeyIndexLifecycle;
+  /** Where a keyless table's row index located the checkpoint's deletes (row-index-lifecycle.ts): its snapshot, its rows' schema. */
+  rowIndex?: { snapshotId: bigint | undefined; schemaId: number | undefined };
   retry?: Partial<RetryPolicy>;
   warn?: (message: string) => void;
   /** The table as reloaded to locate the deletes again (the committer's table from then on). */
@@ -71,7 +73,7 @@ export async function commitCheckpoint(
         // Nothing of this attempt landed (a definite conflict): the deletes are located again in
         // the table as it is now and the commit planned anew.
         c.warn?.(`${identifierToString(c.identifier)}: ${errorMessage(e)}; locating the checkpoint's deletes again`);
-        const replanned = await replanDeletes(table, c.identifier, c.keys, prepared, c.job, c.reads, c.warn);
+        const replanned = await replanDeletes(table, c.identifier, c.keys, prepared, c.job, c.reads, c.warn, c.rowIndex?.schemaId);
         c.replanned(replanned.table);
         if (replanned.prepared === 'already-committed') {
           await deleteUnreferenced(table, prepared.writtenPaths, c.warn);
@@ -103,7 +105,7 @@ function commitPrepared(table: CatalogTable, prepared: PreparedChanges | undefin
   const { jobId, checkpointId } = c.job;
   const previous = lastCommitted(table.metadata, jobId);
   const maxCommitted = previous && previous.checkpointId > checkpointId ? previous.checkpointId : checkpointId;
-  const planned = c.keys.current?.snapshotId;
+  const planned = c.keys.current?.snapshotId ?? c.rowIndex?.snapshotId;
   return commitRowDelta(
     table,
     { dataFiles: prepared?.dataFiles ?? [], deleteFiles: prepared?.deleteFiles ?? [], removedFiles: prepared?.removedDeleteFiles ?? [] },

@@ -41,15 +41,14 @@ import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
 import type { Snapshot } from '../spec/table-metadata.js';
-import { loadCatalogTable, reloadTable, unpartitionedSpecFor, type CatalogTable, type RetryPolicy } from '../table/index.js';
-import { ManifestReads } from '../table/manifest-reads.js';
-import type { PartitionSpec } from '../spec/partition.js';
+import { loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
 import { isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from '../writer/row-change.js';
-import { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriterStats } from '../writer/table-change-writer.js';
-import { findExistingDeletes } from './existing-deletes.js';
+import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from '../writer/table-change-writer.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
 import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
+import { ValueIndexes } from './value-indexes.js';
+import { prepareCheckpoint } from './prepare-checkpoint.js';
 import { commitCheckpoint, type SchemaCommit } from './checkpoint-commit.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 import { commitTruncation } from './truncate-commit.js';
@@ -94,6 +93,8 @@ export class TableCommitter {
   /** While a commit is under way: whether `write` may buffer (see the header), and how. */
   private duringCommit: { writable: boolean; indexLater: boolean } | undefined;
   private readonly keys: KeyIndexLifecycle;
+  /** A keyless table's row index, a cascade child's FK indexes (format v3; value-indexes.ts). */
+  private readonly values: ValueIndexes;
   private failed: unknown;
   /** 'detached': changes taken out for a commit not begun yet; 'committing': `commit` runs. */
   private phase: 'idle' | 'detached' | 'committing' = 'idle';
@@ -104,6 +105,7 @@ export class TableCommitter {
     this.identifier = options.identifier;
     this.writerOptions = { ...options.writer };
     this.keys = new KeyIndexLifecycle(options.identifier, options.jobId, options);
+    this.values = new ValueIndexes(options.identifier, options);
   }
 
   /** How the key index was obtained (tests and logs: a kept index must not be rebuilt). */
@@ -180,8 +182,11 @@ export class TableCommitter {
       // an index still to be built from the lake comes later (built off this thread): the changes
       // are applied meanwhile, and the commit waits for it (commitBuffered)
       const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
-      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, expectedRows: this.lastRowsWritten });
-      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true;
+      // a keyless table's row index is looked up as each delete comes, so it is the index as the
+      // last commit left it: a keyless table with one takes no writes while a commit runs (`detach`)
+      const rowIndex = during ? undefined : await this.values.forWriter(table, this.writerOptions.mode);
+      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, rowIndex, expectedRows: this.lastRowsWritten });
+      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true || rowIndex !== undefined;
     }
     try {
       if (isRowChange(changes)) await this.writer.apply(changes);
@@ -238,6 +243,7 @@ export class TableCommitter {
     await this.writer?.abort();
     this.writer = undefined;
     this.keys.drop();
+    this.values.drop();
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
     const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
     this.table = result.table;
@@ -265,7 +271,6 @@ export class TableCommitter {
   }
 
   private async commitBuffered(writer: TableChangeWriter | undefined, checkpointId: bigint, progress: string, schema: SchemaCommit | undefined): Promise<TableCommitOutcome> {
-    const hasChanges = writer !== undefined && !writer.isEmpty;
     const outcome = (status: TableCommitOutcome['status'], snapshot?: Snapshot, stats?: WriterStats): TableCommitOutcome => ({ identifier: this.identifier, status, snapshot, stats });
 
     // Replay check on the table as it is now, before writing anything more.
@@ -274,6 +279,7 @@ export class TableCommitter {
     if (isCheckpointCommitted(table.metadata, this.jobId, checkpointId)) {
       await writer?.abort(); // never committed: its files are unreferenced
       this.keys.drop(); // another process committed: the index no longer knows the table
+      this.values.drop();
       return outcome('already-committed');
     }
 
@@ -287,50 +293,43 @@ export class TableCommitter {
       }
     }
 
-    // The head's manifests, read once for this commit: the deletes the new DVs merge, the manifests
-    // the commit carries over, the snapshots committed meanwhile (manifest-reads.ts).
-    const reads = new ManifestReads(table.io);
-    // A partitioned table's equality deletes are global: written with an unpartitioned spec, which
-    // the commit adds when the table has none yet (table/added-spec.ts).
-    let addSpec: PartitionSpec | undefined;
-    let equalityDeleteSpecId: number | undefined;
-    if (writer?.needsUnpartitionedSpec) {
-      const unpartitioned = unpartitionedSpecFor(table.metadata);
-      equalityDeleteSpecId = unpartitioned.spec.specId;
-      if (unpartitioned.added) addSpec = unpartitioned.spec;
-    }
-    let prepared: PreparedChanges | undefined;
-    let dvTargets = new Set(writer?.committedTargetPaths() ?? []);
-    if (writer && hasChanges) {
+    if (writer) {
       try {
-        // the deletes of these files now, to merge into the new DVs (one DV per data file)
-        const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets, reads) : undefined;
-        prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
+        await this.values.resolveCascades(writer, table, this.keys.current?.snapshotId);
       } catch (e) {
-        this.keys.drop();
         await writer.abort();
         throw e;
       }
     }
-    if (writer && !hasChanges) await writer.abort();
 
-    const committed = await commitCheckpoint(table, prepared, dvTargets, {
+    const pre = await prepareCheckpoint(table, writer, () => {
+      this.keys.drop();
+      this.values.drop();
+    });
+    let prepared = pre.prepared;
+
+    const committed = await commitCheckpoint(table, prepared, pre.dvTargets, {
       identifier: this.identifier,
       job: { jobId: this.jobId, checkpointId },
       progress,
-      reads,
-      addSpec,
+      reads: pre.reads,
+      addSpec: pre.addSpec,
       schema,
       keys: this.keys,
+      rowIndex: this.values.rowIndexAt,
       retry: this.options.retry,
       warn: this.options.warn,
       replanned: (t) => (this.table = t),
     });
-    if (committed === 'already-committed') return outcome('already-committed');
+    if (committed === 'already-committed') {
+      this.values.drop();
+      return outcome('already-committed');
+    }
     ({ table, prepared } = committed);
     const result = committed.result;
     this.table = result.table;
     await this.keys.afterCommit(result, prepared);
+    this.values.afterCommit(result, prepared);
     if (result.status === 'skipped') {
       // Skipped before any attempt was sent: our files were never referenced. After attempts, keep
       // them (an attempt's outcome may have been unknown).
@@ -350,6 +349,7 @@ export class TableCommitter {
     this.ensureUsable();
     if (!this.table || this.hasChanges) return 'none'; // changes buffered: validated at commit as any
     this.table = table;
+    this.values.follow(table, compaction);
     return this.keys.follow(table, compaction);
   }
 
@@ -365,6 +365,7 @@ export class TableCommitter {
   /** Closes the key index (a disk one stays on disk for the next start). */
   close(): void {
     this.keys.drop();
+    this.values.drop();
   }
 
   /** Drops the buffered changes and the files written for them (nothing was committed). */

@@ -62,10 +62,14 @@ function canonicalValue(type: IcebergType, v: Value, what = 'key value'): string
       if (!(v instanceof Uint8Array)) fail(type, v, what);
       return toHex(v);
     case 'float': {
-      // Only keyless tables hash float columns (the row is its identity); by bit pattern, NaN normalised.
+      // Only keyless tables hash float columns (the row is its identity); by value, NaN normalised.
+      // A `float` column holds 32-bit values: a double handed in (MySQL's text of a FLOAT, 1.1) is
+      // the float32 the data file stores (1.100000023841858), so a row read back from the lake has
+      // the identity it had when it was written.
       if (typeof v !== 'number') fail(type, v, what);
       if (Number.isNaN(v)) return 'NaN';
-      return Object.is(v, -0) ? '-0' : String(v);
+      const x = type.kind === 'float' ? Math.fround(v) : v;
+      return Object.is(x, -0) ? '-0' : String(x);
     }
     default:
       // Nested values (never in MySQL-sourced rows): a structural encoding is still exact.

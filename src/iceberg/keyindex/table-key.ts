@@ -94,6 +94,16 @@ export class TableKey {
     return new TableKey(schema, positions.map((p) => p.pos), positions.map((p) => p.explicit), false);
   }
 
+  /**
+   * Every top-level column, nulls included: the identity of a whole row in a keyless table — what
+   * `wholeRow(schema).keyOfRow(row)` gives, as values read from the lake (`encode`) — for the row
+   * index of a keyless table (value-index.ts).
+   */
+  static allColumns(schema: Schema): TableKey {
+    const positions = schema.fields.map((_, i) => i);
+    return new TableKey(schema, positions, positions, true);
+  }
+
   /** Keyless tables: the columns an equality delete of a whole row can use. */
   static wholeRow(schema: Schema): TableKey {
     const positions: number[] = [];
@@ -138,6 +148,8 @@ export class TableKey {
 
   /** Identity of schema-ordered key values (the same as `keyOfRow` of a row with them). */
   encode(values: readonly Value[], what = 'key'): KeyId {
+    // a keyless key (allColumns) is a whole row: nulls are values like any other
+    if (this.keyless) return encodeKey(this.types, values, what);
     if (this.numeric !== undefined && values.length === 1) {
       const id = numericKeyId(this.numeric, values[0]);
       if (id !== undefined) return id;

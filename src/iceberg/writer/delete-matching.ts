@@ -15,6 +15,12 @@
  * Rows written AFTER the matching delete in the same checkpoint are untouched, as in MySQL (a child
  * inserted after its parent was deleted and re-created stays).
  *
+ * With deletion vectors (a keyed v3 child with a key index) the rows of earlier snapshots are not
+ * equality-deleted: `apply` hands their FK value to `defer`, and the table writer locates them at
+ * the commit through the child's FK index (fk-index-lifecycle.ts) — or, when there is none, writes
+ * the equality delete then (`addEquality`). The rows written are then also recorded with their
+ * primary key (`writtenRows`), for the FK index to follow the commit.
+ *
  * Equality-delete files are one `EqualityDeleteSink` (equality-delete-sink.ts) per field set (an equality-delete file has one set
  * of equality ids). For partitioned tables they are global (unpartitioned spec), like the writer's
  * key deletes.
@@ -30,6 +36,7 @@ import type { IcebergType } from '../spec/types.js';
 import { isEqualityFieldType } from '../spec/primitive-behaviour.js';
 import type { RowLocation } from './positional-data-writer.js';
 import { encodeKey } from '../keyindex/row-key.js';
+import type { KeyId } from '../keyindex/table-key.js';
 import { EqualityDeleteSink } from './equality-delete-sink.js';
 
 const SUBSYSTEM = 'iceberg.writer';
@@ -122,6 +129,15 @@ export interface MatchingDeletesOptions {
   parquet?: ParquetWriterOptions;
   /** Field-name sets whose rows written in this checkpoint are indexed (cascade child FK columns). */
   indexed?: readonly (readonly string[])[];
+  /** With deletion vectors: the primary key of a row written, recorded with its FK values (`writtenRows`). */
+  ownerOf?: (row: Row) => KeyId;
+}
+
+/** A row written in this checkpoint with its FK value of one column set and its primary key. */
+interface WrittenRow {
+  readonly value: KeyId;
+  readonly loc: RowLocation;
+  readonly owner: KeyId;
 }
 
 /**
@@ -130,7 +146,7 @@ export interface MatchingDeletesOptions {
  * `apply` for every `delete-matching` change.
  */
 export class MatchingDeletes {
-  private readonly indexes: { fields: MatchFields; rows: Map<string, RowLocation[]> }[] = [];
+  private readonly indexes: { fields: MatchFields; rows: Map<string, RowLocation[]>; written: WrittenRow[] }[] = [];
   /** One equality-delete sink per field set (an equality-delete file has one set of equality ids). */
   private readonly writers = new Map<string, EqualityDeleteSink>();
   /** Equality deletes written (rows in the delete files). */
@@ -144,7 +160,7 @@ export class MatchingDeletes {
   ) {
     for (const names of options.indexed ?? []) {
       const fields = resolveMatchFields(schema, names, 'matchFields');
-      if (!this.indexes.some((x) => x.fields.key === fields.key)) this.indexes.push({ fields, rows: new Map() });
+      if (!this.indexes.some((x) => x.fields.key === fields.key)) this.indexes.push({ fields, rows: new Map(), written: [] });
     }
   }
 
@@ -152,12 +168,19 @@ export class MatchingDeletes {
     return this.equalityDeletes === 0;
   }
 
+  /** The FK column sets indexed: field ids in schema order. */
+  get fieldSets(): number[][] {
+    return this.indexes.map((x) => [...x.fields.fieldIds]);
+  }
+
   /** Indexes a data row written in this checkpoint at `loc`. */
   record(row: Row, loc: RowLocation): void {
+    const owner = this.indexes.length > 0 ? this.options.ownerOf?.(row) : undefined;
     for (const ix of this.indexes) {
       const values = ix.fields.positions.map((p) => row[p] ?? null);
       if (values.some((v) => v === null)) continue; // a NULL never equals a matching value
       const k = encodeKey(ix.fields.types, values, 'matching-delete index');
+      if (owner !== undefined) ix.written.push({ value: k, loc, owner });
       const list = ix.rows.get(k);
       if (list) list.push(loc);
       else ix.rows.set(k, [loc]);
@@ -168,7 +191,7 @@ export class MatchingDeletes {
    * Applies one matching delete: rows of this checkpoint with those values are removed by position
    * (through `deleteAt`), older rows by an equality delete.
    */
-  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void): Promise<void> {
+  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void, defer?: (fieldsKey: string, value: KeyId, values: readonly Value[]) => void): Promise<void> {
     const fields = resolveMatchFields(this.schema, change.fields);
     const values = valuesInSchemaOrder(change, fields, this.schema);
     const ix = this.indexes.find((x) => x.fields.key === fields.key);
@@ -189,6 +212,13 @@ export class MatchingDeletes {
         this.positionDeletes++;
       }
     }
+    if (defer) defer(fields.key, k, values);
+    else await this.addEquality(fields.key, values);
+  }
+
+  /** The equality delete of rows of earlier snapshots whose FK columns `fieldsKey` hold `values` (schema order). */
+  async addEquality(fieldsKey: string, values: readonly Value[]): Promise<void> {
+    const fields = this.indexes.find((x) => x.fields.key === fieldsKey)!.fields;
     let w = this.writers.get(fields.key);
     if (!w) {
       const o = this.options;
@@ -196,7 +226,22 @@ export class MatchingDeletes {
       this.writers.set(fields.key, w);
     }
     this.equalityDeletes++;
-    await w.addOne(values);
+    await w.addOne([...values]);
+  }
+
+  /**
+   * The rows of this checkpoint still live, per FK column set, with their FK values and primary keys
+   * (recorded with `ownerOf`); call after the data files are finished.
+   */
+  writtenRows(): Map<string, { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]> {
+    const out = new Map<string, { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]>();
+    for (const ix of this.indexes) {
+      out.set(
+        ix.fields.key,
+        ix.written.filter((w) => w.loc.file.dataFile !== undefined && !w.loc.file.deleted?.has(w.loc.pos)).map((w) => ({ value: w.value, file: w.loc.file.dataFile!, pos: w.loc.pos, owner: w.owner })),
+      );
+    }
+    return out;
   }
 
   /** Finishes the equality-delete files (spec id of the caller's choosing: unpartitioned). */
@@ -212,6 +257,9 @@ export class MatchingDeletes {
   async abort(): Promise<void> {
     for (const w of this.writers.values()) await w.abort();
     this.writers.clear();
-    for (const ix of this.indexes) ix.rows.clear();
+    for (const ix of this.indexes) {
+      ix.rows.clear();
+      ix.written.length = 0;
+    }
   }
 }

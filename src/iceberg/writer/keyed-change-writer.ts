@@ -81,6 +81,16 @@ export class KeyedChangeWriter implements ModeWriter {
     return this.dvMode && this.keyIndex === undefined;
   }
 
+  /**
+   * DV mode: the committed row of key `k` (a cascaded child, found through its FK index) is to be
+   * removed — only the committed one: a row of `k` this checkpoint wrote was matched by position,
+   * or does not reference the deleted parent (delete-matching.ts).
+   */
+  deleteCommittedKey(k: KeyId): void {
+    if (!this.dvMode) throw new FloeError(SUBSYSTEM, 'internal', 'deleteCommittedKey: this writer has no key index');
+    this.waiting.push(k);
+  }
+
   /** DV mode: the index at last (see the header). */
   useIndex(index: KeyIndex): void {
     if (!this.awaitsIndex) throw new FloeError(SUBSYSTEM, 'internal', 'useIndex: this writer was given its key index already, or upserts without one');

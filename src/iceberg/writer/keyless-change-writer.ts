@@ -2,12 +2,17 @@
  * The writer of a keyless table's changes in one checkpoint (mode `append`: tables without a primary
  * key; docs/design.md §4). Every insert is appended; the row is its own identity. A delete (or the
  * old image of an update) removes ONE matching row written in this checkpoint by position if there
- * is one — MySQL deletes exactly one row per event, even among identical rows. Otherwise it writes
- * an equality delete of the whole row over every non-float primitive column.
+ * is one — MySQL deletes exactly one row per event, even among identical rows. Otherwise:
+ *
+ * - format v3 with a row index (value-index.ts, row-index-lifecycle.ts): ONE committed copy, found
+ *   through the index, gets a deletion-vector entry — a copy this checkpoint already deleted is
+ *   skipped (the DV sink holds each position once), so n deletes of a row remove n copies;
+ * - otherwise (format v2, or a table beyond the row index's bounds) an equality delete of the whole
+ *   row over every non-float primitive column.
  *
  * Delivery note: that equality delete removes ALL identical older copies (and rows differing only in
  * float/double columns, which equality deletes cannot use): for keyless tables with duplicate rows
- * the lake may hold fewer copies than MySQL. Replays of already-committed inserts duplicate rows
+ * the lake may hold fewer copies than MySQL. The row index has no such gap. Replays of already-committed inserts duplicate rows
  * (at-least-once, as every keyless CDC sink: docs/seeds/seed-003.txt §4-3); resuming exactly from the
  * table's committed offset avoids them.
  */
@@ -17,18 +22,23 @@ import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import type { RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
 import type { KeyId, TableKey } from '../keyindex/table-key.js';
+import type { ValueIndex, ValueIndexDelta } from '../keyindex/value-index.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
 export class KeylessChangeWriter implements ModeWriter {
   /** Whole-row key → the live copies of the row written in this checkpoint. */
   private readonly rows = new Map<KeyId, RowLocation[]>();
+  /** With a row index: the row of each committed copy this checkpoint deleted (once per copy). */
+  private readonly committedDeletes: KeyId[] = [];
 
   constructor(
     /** `TableKey.wholeRow` of the schema. */
     private readonly key: TableKey,
     private readonly sinks: ChangeSinks,
     private readonly tableLocation: string,
+    /** Format v3: the table's live rows as of the snapshot this checkpoint builds on (see the header). */
+    private readonly rowIndex: ValueIndex | undefined,
   ) {}
 
   async step(change: Exclude<RowChange, { op: 'delete-matching' }>): Promise<void> {
@@ -64,6 +74,15 @@ export class KeylessChangeWriter implements ModeWriter {
       this.sinks.positions.deleteAt(loc);
       return;
     }
+    if (this.rowIndex) {
+      // the index knows every live row: a row it lacks has no copy to delete
+      this.rowIndex.rowsOf(k, (file, pos) => {
+        if (!this.sinks.positions.deleteCommittedAt(file, pos)) return false; // a copy this checkpoint took already
+        this.committedDeletes.push(k);
+        return true;
+      });
+      return;
+    }
     if (this.key.positions.length === 0) {
       throw new FloeError(SUBSYSTEM, 'unsupported', `cannot delete a row of keyless table ${this.tableLocation}: it has no column an equality delete can use (all are float/double or nested); give the table a primary key`);
     }
@@ -71,7 +90,27 @@ export class KeylessChangeWriter implements ModeWriter {
     await this.sinks.equality.addOne(this.key.valuesOf(row));
   }
 
+  /** With a row index, after the data files are finished: how the table's rows move once this commit lands. */
+  rowIndexDelta(): ValueIndexDelta {
+    const live: [KeyId, RowLocation][] = [];
+    for (const [k, list] of this.rows) for (const loc of list) if (!loc.file.deleted?.has(loc.pos) && loc.file.dataFile) live.push([k, loc]);
+    const deadRows = this.sinks.positions.committedTargets().map((t) => ({ filePath: t.dataFilePath, positions: t.positions }));
+    return {
+      setCount: live.length,
+      forEachSet: (each) => {
+        for (const [k, loc] of live) each(k, loc.file.dataFile!, loc.pos, undefined);
+      },
+      deadRows,
+    };
+  }
+
+  /** With a row index: the rows whose committed copies this checkpoint deleted, a row once per copy (to locate them again). */
+  deletedCommitted(): KeyId[] {
+    return this.committedDeletes.slice();
+  }
+
   clear(): void {
+    this.committedDeletes.length = 0;
     this.rows.clear();
   }
 }

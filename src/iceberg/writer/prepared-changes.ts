@@ -6,7 +6,9 @@
  */
 import type { DataFile } from '../spec/data-file.js';
 import { PositionBitmap } from '../puffin/position-bitmap.js';
-import type { KeyIndex, KeyIndexDelta } from '../keyindex/key-index.js';
+import type { IndexedRow, KeyIndexDelta } from '../keyindex/key-index.js';
+import type { ValueIndexDelta } from '../keyindex/value-index.js';
+import type { KeyId } from '../keyindex/table-key.js';
 import type { ExistingDeletes, PositionDeleteTarget } from './position-delete-writers.js';
 import type { WriterStats } from './writer-stats.js';
 
@@ -36,7 +38,14 @@ export interface PreparedChanges {
   stats: WriterStats;
   /** With a key index: how the table's rows move once this commit lands (apply it only then). */
   indexDelta?: KeyIndexDelta;
-  /** With a key index: data files committed earlier that this commit's DVs delete rows of. */
+  /** With a row index (keyless tables): how the table's rows move once this commit lands (apply it only then). */
+  rowIndexDelta?: ValueIndexDelta;
+  /**
+   * A keyed v3 child of cascades (fk-index-lifecycle.ts): per FK column set, the rows this commit
+   * wrote that are live, with their FK values and primary keys.
+   */
+  fkRows?: ReadonlyMap<string, readonly { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]>;
+  /** With a key or row index: data files committed earlier that this commit's DVs delete rows of. */
   committedTargets?: readonly string[];
   /**
    * With a key index: the same changes with the deletes of committed rows located again, through
@@ -46,7 +55,15 @@ export interface PreparedChanges {
    * `existingFor`). `replacedPaths`: the DV files of these prepared changes, which the new ones
    * replace and no commit may reference.
    */
-  relocate?: (index: KeyIndex, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
+  relocate?: (index: RowLocator, existingFor: (targets: ReadonlySet<string>) => Promise<ReadonlyMap<string, ExistingDeletes>>) => Promise<PreparedChanges & { replacedPaths: string[] }>;
+}
+
+/**
+ * Where the committed row of a key is, in an index of the table as it is now: the key index, or —
+ * keyless tables — a row index that hands out each live copy of a row once (row-index-lifecycle.ts).
+ */
+export interface RowLocator {
+  get(k: KeyId): IndexedRow | undefined;
 }
 
 /**
@@ -57,7 +74,10 @@ export interface PreparedChanges {
 export function withRelocation(
   prepared: PreparedChanges,
   args: {
-    indexDelta: KeyIndexDelta;
+    /** The key index's delta (keyed tables; keyless ones have none). */
+    indexDelta: KeyIndexDelta | undefined;
+    /** The keys whose committed row the changes delete (a keyless row once per copy). */
+    deleted: readonly KeyId[];
     committedTargets: readonly string[];
     /** The delete files that are not position deletes (equality deletes): kept as they are. */
     otherDeletes: readonly DataFile[];
@@ -72,7 +92,7 @@ export function withRelocation(
   let generation = 0;
   const relocator = (current: PreparedChanges, currentPaths: string[]): NonNullable<PreparedChanges['relocate']> => async (index, existingFor) => {
     const found = new Map<string, PositionDeleteTarget>();
-    for (const k of args.indexDelta.deleted) {
+    for (const k of args.deleted) {
       const at = index.get(k);
       if (!at) continue; // no live row of k any more: nothing to delete
       let t = found.get(at.file.filePath);
@@ -90,7 +110,7 @@ export function withRelocation(
       writtenPaths: [...args.otherPaths, ...paths],
       committedTargets: [...found.keys()],
       // the rows the relocated DVs remove, where the index the delta goes to has them
-      indexDelta: { ...args.indexDelta, deadRows },
+      indexDelta: args.indexDelta && { ...args.indexDelta, deadRows },
     };
     next.relocate = relocator(next, paths);
     return { ...next, replacedPaths: currentPaths };

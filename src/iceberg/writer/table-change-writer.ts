@@ -36,12 +36,15 @@ import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { Partitioner } from './partitioner.js';
-import type { DataFileHandle } from './positional-data-writer.js';
+import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
+import type { ValueIndex } from '../keyindex/value-index.js';
+import type { KeyId } from '../keyindex/table-key.js';
+import type { Value } from '../../model/values.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -114,6 +117,12 @@ export interface TableChangeWriterOptions {
    * prepared before it has the index.
    */
   keyIndexLater?: boolean;
+  /**
+   * Keyless tables in format v3: the index of the table's live rows by their whole row as of the
+   * snapshot this checkpoint builds on (value-index.ts). A delete of a committed row then removes
+   * exactly one copy by a DV entry; `PreparedChanges.rowIndexDelta` says how the commit changes it.
+   */
+  rowIndex?: ValueIndex;
 }
 
 export class TableChangeWriter {
@@ -126,6 +135,12 @@ export class TableChangeWriter {
   private readonly sinks: ChangeSinks;
   private readonly writer: ModeWriter;
   private readonly keyed: KeyedChangeWriter | undefined;
+  private readonly keyless: KeylessChangeWriter | undefined;
+  private readonly rowIndex: ValueIndex | undefined;
+  /** Cascades located through the FK index at the commit (see `resolveCascades`). */
+  private readonly dvCascades: boolean;
+  /** Matching deletes of committed rows to locate: [FK column set, FK value, values]. */
+  private readonly deferredCascades: [string, KeyId, readonly Value[]][] = [];
   private readonly matching: MatchingDeletes;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   /** The key index of DV upserts (options.keyIndex, or the one `useKeyIndex` handed in). */
@@ -157,7 +172,10 @@ export class TableChangeWriter {
     const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
     const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
     const common = { io: table.io, locations: this.locations, parquet: options.parquet };
-    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields });
+    // a keyed v3 child with a key index: cascades through its FK index (fk-index-lifecycle.ts)
+    const dvCascades = this.mode !== 'append' && m.formatVersion >= 3 && (options.keyIndex !== undefined || options.keyIndexLater === true) && (options.matchFields?.length ?? 0) > 0;
+    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
+    this.dvCascades = dvCascades;
     this.sinks = {
       stats: this.stats,
       data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
@@ -174,7 +192,9 @@ export class TableChangeWriter {
       equality: new EqualityDeleteSink(schema, key.fieldIds, { ...common, fileNamePrefix: `eq-${this.tag}`, targetFileSizeBytes: deleteTargetSize }),
     };
     if (this.mode === 'append') {
-      this.writer = new KeylessChangeWriter(key, this.sinks, m.location);
+      this.rowIndex = m.formatVersion >= 3 ? options.rowIndex : undefined;
+      this.keyless = new KeylessChangeWriter(key, this.sinks, m.location, this.rowIndex);
+      this.writer = this.keyless;
     } else {
       this.keyed = new KeyedChangeWriter(this.mode, key, this.sinks, options.keyIndex, !options.keyIndex && options.keyIndexLater === true, options.expectedRows);
       this.writer = this.keyed;
@@ -242,8 +262,33 @@ export class TableChangeWriter {
   }
 
   private async applyMatching(change: RowChange & { op: 'delete-matching' }): Promise<void> {
-    await this.matching.apply(change, (loc) => this.sinks.positions.deleteAt(loc));
+    const deleteAt = (loc: RowLocation) => this.sinks.positions.deleteAt(loc);
+    if (this.dvCascades) return this.matching.apply(change, deleteAt, (fields, k, values) => this.deferredCascades.push([fields, k, values]));
+    await this.matching.apply(change, deleteAt);
     this.stats.equalityDeletes++;
+  }
+
+  /** Whether the commit must locate cascaded child rows (`resolveCascades`), and on which FK column sets. */
+  get cascadeFieldSets(): number[][] | undefined {
+    return this.deferredCascades.length > 0 ? this.matching.fieldSets : undefined;
+  }
+
+  /**
+   * At the commit, with the writer's key index: the committed child rows of each deferred matching
+   * delete, found through `fkIndexes` (of the key index's snapshot), get DV entries through the key
+   * index; without an index for a column set, an equality delete on it is written instead.
+   */
+  async resolveCascades(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): Promise<void> {
+    for (const [fields, k, values] of this.deferredCascades) {
+      const index = fkIndexes?.get(fields);
+      if (index) {
+        index.rowsOf(k, (_file, _pos, owner) => this.keyed!.deleteCommittedKey(owner!));
+        continue;
+      }
+      await this.matching.addEquality(fields, values);
+      this.stats.equalityDeletes++;
+    }
+    this.deferredCascades.length = 0;
   }
 
   /**
@@ -265,10 +310,12 @@ export class TableChangeWriter {
   }
 
   private async finish(options: PrepareOptions): Promise<PreparedChanges> {
+    await this.resolveCascades(undefined); // left unresolved (a writer prepared on its own): equality deletes
     this.keyed?.lookUpCommitted();
     const io = this.table.io;
     const written = this.written;
     const handles = await this.sinks.data.close(written);
+    const fkRows = this.dvCascades ? this.matching.writtenRows() : undefined;
 
     const deleteFiles: DataFile[] = [];
     const eqSpecId = () => equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId);
@@ -305,12 +352,17 @@ export class TableChangeWriter {
     deleteFiles.push(...positional.deleteFiles);
     const indexDelta = this.keyIndex ? (this.keyed?.indexDelta() ?? NO_KEY_MOVES) : undefined;
     const targets = positions.committedTargetPaths();
+    const rowIndexDelta = this.rowIndex ? this.keyless?.rowIndexDelta() : undefined;
+    const keylessDeleted = rowIndexDelta ? this.keyless!.deletedCommitted() : [];
     this.writer.clear();
     positions.clear();
     const prepared: PreparedChanges = { dataFiles, deleteFiles, removedDeleteFiles: positional.removed, writtenPaths: [...written], stats: { ...this.stats } };
-    if (!indexDelta) return prepared;
+    if (!indexDelta && !rowIndexDelta) return prepared;
+    if (fkRows) prepared.fkRows = fkRows;
+    if (rowIndexDelta) prepared.rowIndexDelta = rowIndexDelta;
     return withRelocation(prepared, {
       indexDelta,
+      deleted: indexDelta ? indexDelta.deleted : keylessDeleted,
       committedTargets: targets,
       otherDeletes,
       otherPaths: written.filter((p) => !positionalPaths.includes(p)),

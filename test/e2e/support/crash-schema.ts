@@ -4,7 +4,9 @@
  * Tables: `accounts` (composite key), `ledger` (BIGINT UNSIGNED key, values near 2^64), `all_types`
  * (every supported type, edge values), `events` (no primary key; rows stay distinct through a unique
  * `uid`, and carry no float column, so an equality delete of a whole row removes exactly that row),
- * `parent` / `child` (FOREIGN KEY … ON DELETE CASCADE).
+ * `dups` (no primary key, many identical rows: the writer deletes and updates one copy at a time,
+ * `… LIMIT 1`, which a format-v3 lake must follow copy for copy), `parent` / `child` (FOREIGN KEY …
+ * ON DELETE CASCADE).
  *
  * The writer applies random inserts, updates (including primary-key changes and moves of a child to
  * another parent) and deletes in small transactions until stopped. MySQL is the truth: it tracks
@@ -24,11 +26,14 @@ export { prng };
 
 export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES !== '0';
 
-export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'parent', 'child'] as const;
+export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'dups', 'parent', 'child'] as const;
 
 const TOP = 18446744073709551615n;
 
-const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, parents: 500, children: 2500 };
+const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, dups: 600, parents: 500, children: 2500 };
+/** `dups` rows are drawn from 20 × 3 distinct rows: ten copies of each on average. */
+const DUP_GROUPS = 20;
+const DUP_TAGS = ['a', 'b', 'c'];
 
 export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
@@ -37,6 +42,7 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await conn.query(`CREATE TABLE ledger (id BIGINT UNSIGNED PRIMARY KEY, amount BIGINT NOT NULL, memo VARCHAR(60), at TIMESTAMP(6) NULL)`);
   await conn.query(ALL_TYPES_DDL('all_types'));
   await conn.query(`CREATE TABLE events (uid CHAR(12) NOT NULL, kind VARCHAR(10) NOT NULL, n INT, at DATETIME NULL)`);
+  await conn.query(`CREATE TABLE dups (g SMALLINT NOT NULL, tag VARCHAR(4) NOT NULL, amount DECIMAL(8,2), at DATE NULL)`);
   await conn.query(`CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)`);
   await conn.query(`CREATE TABLE child (id INT PRIMARY KEY, parent_id INT NOT NULL, qty INT NOT NULL,
     CONSTRAINT child_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)`);
@@ -54,6 +60,7 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   );
   await conn.query(`INSERT INTO all_types (${ALL_TYPES_COLUMNS}) VALUES ${Array.from({ length: SIZES.allTypes }, (_, i) => `(${i + 1}, ${ALL_TYPES_VALUES[i % ALL_TYPES_VALUES.length]})`).join(', ')}`);
   await batch('events', Array.from({ length: SIZES.events }, (_, i) => `('e${String(i).padStart(11, '0')}', '${['click', 'view', 'buy'][i % 3]}', ${i % 11 === 0 ? 'NULL' : i % 97}, ${i % 6 === 0 ? 'NULL' : `'2024-06-0${1 + (i % 9)} 10:00:00'`})`));
+  await batch('dups', Array.from({ length: SIZES.dups }, (_, i) => `(${i % DUP_GROUPS}, '${DUP_TAGS[i % 3]}', ${i % 7 === 0 ? 'NULL' : `${(i % DUP_GROUPS) + 0.5}`}, ${i % 5 === 0 ? 'NULL' : "'2024-02-29'"})`));
   await batch('parent', Array.from({ length: SIZES.parents }, (_, i) => `(${i + 1}, 'parent ${i + 1}')`));
   await batch('child', Array.from({ length: SIZES.children }, (_, i) => `(${i + 1}, ${1 + (i % SIZES.parents)}, ${i % 13})`));
 }
@@ -77,8 +84,9 @@ export class RandomWriter extends RandomTransactionWriter {
     const op = this.int(10);
     if (r < 0.3) return this.accounts(op);
     if (r < 0.5) return this.ledger(op);
-    if (r < 0.6) return this.allTypes(op);
-    if (r < 0.75) return this.events(op);
+    if (r < 0.57) return this.allTypes(op);
+    if (r < 0.67) return this.events(op);
+    if (r < 0.75) return this.dups(op);
     if (r < 0.8) return this.parents(op);
     return this.children(op);
   }
@@ -125,6 +133,16 @@ export class RandomWriter extends RandomTransactionWriter {
     if (op < 4) return `INSERT INTO events VALUES ('e${String(this.next.event++).padStart(11, '0')}', '${['click', 'view', 'buy'][this.int(3)]}', ${this.int(5) === 0 ? 'NULL' : this.int(1000)}, '2025-0${1 + this.int(9)}-01 00:00:0${this.int(10)}')`;
     if (op < 7) return `UPDATE events SET n = ${this.int(3) === 0 ? 'NULL' : this.int(1000)}, kind = 'upd' WHERE uid = '${uid}'`;
     return `DELETE FROM events WHERE uid = '${uid}'`;
+  }
+
+  /** One copy at a time among identical rows (`LIMIT 1`: MySQL logs the one row it took). */
+  private dups(op: number): string {
+    const g = this.int(DUP_GROUPS);
+    const tag = DUP_TAGS[this.int(3)];
+    if (op < 4) return `INSERT INTO dups SELECT g, tag, amount, at FROM dups WHERE g = ${g} AND tag = '${tag}' LIMIT 1`;
+    if (op < 5) return `INSERT INTO dups VALUES (${g}, '${tag}', ${g + 0.5}, '2024-02-29')`;
+    if (op < 7) return `UPDATE dups SET amount = ${this.int(3) === 0 ? 'NULL' : `${g + 0.5}`}, at = ${this.int(2) === 0 ? 'NULL' : "'2024-02-29'"} WHERE g = ${g} AND tag = '${tag}' LIMIT 1`;
+    return `DELETE FROM dups WHERE g = ${g} AND tag = '${tag}' LIMIT 1`;
   }
 
   private parents(op: number): string {

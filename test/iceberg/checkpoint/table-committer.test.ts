@@ -10,11 +10,12 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
-import { insert, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { insert, remove, removeKey, TableChangeWriter, update } from '../../../src/iceberg/writer/index.js';
+import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { keyedSchema, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
 
 let w: Warehouse;
 beforeAll(async () => {
@@ -93,13 +94,13 @@ describe('checkpoint commits', () => {
   });
 
   /** Another writer's compaction of one data file: its live rows rewritten to a new file, the file and its DV removed. */
-  async function compact(id: TableIdentifier, recordCount: bigint, rows: Row[]): Promise<void> {
+  async function compact(id: TableIdentifier, recordCount: bigint, rows: Row[], mode: 'append-only' | 'append' = 'append-only'): Promise<void> {
     const t = await loadCatalogTable(w.catalog, id);
     const entries = [];
     for (const m of await readSnapshotManifests(t.io, currentSnapshot(t.metadata)!)) entries.push(...(await readManifestEntries(t.io, m)));
     const dataFile = entries.find((e) => e.status !== 'deleted' && e.dataFile.content === 'data' && e.dataFile.recordCount === recordCount)!.dataFile;
     const dvs = entries.filter((e) => e.status !== 'deleted' && e.dataFile.referencedDataFile === dataFile.filePath).map((e) => e.dataFile);
-    const rewriter = new TableChangeWriter(t, { mode: 'append-only' });
+    const rewriter = new TableChangeWriter(t, { mode });
     await rewriter.applyAll(rows.map((r) => insert(r)));
     const rewritten = await rewriter.prepare();
     await commitSnapshot(t, { operation: 'replace', addedDataFiles: rewritten.dataFiles, removedFiles: [dataFile, ...dvs] }, { summary: { engine: 'compaction' } });
@@ -138,6 +139,33 @@ describe('checkpoint commits', () => {
     await c.write([update(row(3n, 1, 'c2')), removeKey([2n])]);
     expect((await c.commit(4n, '{"p":4}')).status).toBe('committed');
     expect((await namesAndPuffins(id)).names).toEqual(['"a2"', '"c2"']);
+  });
+
+  it('v3 keyless: a delete of one copy among identical rows is one DV entry; after another writer compacts its file, the copies are located again', async () => {
+    const keyless = new Schema(0, keyedSchema().fields.map((f) => ({ ...f, required: false })), []);
+    const id = (await newTable(w, { formatVersion: 3, schema: keyless })).identifier;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-kl' });
+    await c.open();
+    const a = row(1n, 1, 'a');
+    await c.write([insert(a), insert(a), insert(a), insert(row(2n, 1, 'b'))]);
+    await c.commit(1n, '{"p":1}');
+    await c.write([remove(a)]);
+    const second = (await c.commit(2n, '{"p":2}')).snapshot!;
+    expect(second.summary['added-dvs']).toBe('1');
+    expect((await namesAndPuffins(id)).names).toEqual(['"a"', '"a"', '"b"']);
+
+    // the next checkpoint deletes another copy and updates b, while another writer compacts the
+    // file away (its live rows a, a, b rewritten): both are located again in the compacted file
+    await c.write([remove(a), update(row(2n, 1, 'b2'), row(2n, 1, 'b'))]);
+    await compact(id, 4n, [a, a, row(2n, 1, 'b')], 'append');
+    expect((await c.commit(3n, '{"p":3}')).status).toBe('committed');
+    expect(await namesAndPuffins(id)).toEqual({ names: ['"a"', '"b2"'], unreferencedPuffins: [] });
+    // and the committer goes on with an index built from the compacted table
+    await c.write([remove(a)]);
+    expect((await c.commit(4n, '{"p":4}')).status).toBe('committed');
+    expect((await namesAndPuffins(id)).names).toEqual(['"b2"']);
+    const t = await loadCatalogTable(w.catalog, id);
+    expect(t.metadata.snapshots.map((x) => x.summary['added-equality-delete-files'] ?? '0')).toEqual(t.metadata.snapshots.map(() => '0'));
   });
 
   it('v3: a commit retried on top of another writer\'s compaction of an untouched file leaves no stale key index behind', async () => {
