@@ -8,8 +8,8 @@
  * after the data files, the manifests, the manifest list: the process kills itself there) and while
  * streaming — and started again each time. When the writer stops and a
  * last run has caught up with the server's position (read from the tables' own committed offsets),
- * every Iceberg table equals its MySQL table row for row, and no checkpoint id appears twice in any
- * table's history.
+ * every Iceberg table equals its MySQL table row for row, no checkpoint id appears twice in any
+ * table's history, no v3 table holds an equality delete, and `floe verify` finds the lake equal.
  *
  * The partitioned variant does the same to a table partitioned by day() and one by bucket() (the writer
  * moves rows between partitions), and while floe streams it alters both tables (a column added with a
@@ -39,6 +39,7 @@ import { CASCADE_DELETES, CRASH_TABLES, RandomWriter, createCrashSchema, prng } 
 import { ManifestReads } from '../../src/iceberg/table/manifest-reads.js';
 import { FANOUT_TABLE, FanoutWriter, PARTITIONED_DDL, PARTITIONED_OVERRIDES, PARTITIONED_TABLES, PartitionedRandomWriter, createFanoutSchema, createPartitionedCrashSchema } from './support/crash-partitioned.js';
 import { FloeProcess } from './support/floe-process.js';
+import { runFloe } from '../cli/run-floe.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import type { TypeMappingOptions } from '../../src/source/mysql/schema/type-mapping.js';
 
@@ -157,7 +158,7 @@ async function crashAndCompare(
   writer: Writer,
   random: () => number,
   quota: Quota,
-  options: { typeMapping?: TypeMappingOptions; duringRun?: (run: number, phase: Phase) => Promise<void>; commitSteps?: readonly string[]; noEqualityDeletes?: readonly string[] } = {},
+  options: { typeMapping?: TypeMappingOptions; duringRun?: (run: number, phase: Phase) => Promise<void>; commitSteps?: readonly string[]; noEqualityDeletes?: readonly string[]; verify?: boolean } = {},
 ): Promise<RunRecord[]> {
   const steps = options.commitSteps ?? COMMIT_STEPS;
   writer.start();
@@ -257,6 +258,12 @@ async function crashAndCompare(
     }
   }
 
+  if (options.verify) {
+    // floe's own proof agrees: every chunk's checksum equal on both sides (exit 0)
+    const verified = await runFloe(['verify', '-c', s.configPath], { timeoutMs: 300_000 });
+    expect({ code: verified.code, output: verified.code === 0 ? '' : `${verified.stdout}\n${verified.stderr}`.slice(-3000) }).toEqual({ code: 0, output: '' });
+  }
+
   // The kills landed where they were meant to.
   expect(met(), 'every kind of kill happened often enough').toBe(true);
   expect(writer.transactions).toBeGreaterThan(500);
@@ -276,7 +283,7 @@ describe('crash and restart', () => {
     const timeAsMicros = [`${s.db}.all_types.dur`];
     const { seed, random } = seeded();
     const writer = new RandomWriter(s.writerConn, prng(seed ^ 0x5eed));
-    await crashAndCompare(s, CRASH_TABLES, writer, random, { minRuns: MIN_RUNS, maxRuns: MAX_RUNS, snapshotKills: 2, failpoints: 3, streamingKills: 5 }, { typeMapping: { timeAsMicros }, noEqualityDeletes: CRASH_TABLES });
+    await crashAndCompare(s, CRASH_TABLES, writer, random, { minRuns: MIN_RUNS, maxRuns: MAX_RUNS, snapshotKills: 2, failpoints: 3, streamingKills: 5 }, { typeMapping: { timeAsMicros }, noEqualityDeletes: CRASH_TABLES, verify: true });
     console.log(`writer: ${writer.parentDeletes} parent deletes`);
     if (CASCADE_DELETES) expect(writer.parentDeletes).toBeGreaterThan(0);
   }, 900_000);
