@@ -153,10 +153,12 @@ describe('a DDL while floe is down, on a table whose snapshot committed nothing 
   };
 
   it('a table whose chunk plan was committed, but none of its chunks: it snapshots from the start with the new definition', async () => {
-    // a_big is copied first (name order, one chunk at a time); checkpoints during it commit b's plan
+    // a_big is copied first (name order, one chunk at a time); checkpoints during it commit b's plan.
+    // The restart's stream carries no change the lake takes: each table records the offset it has
+    // reached at the next checkpoint (idleCheckpoints), not ten heartbeats later.
     const s = await planOnlyScene('ddl_plan_only');
     const job = 'ddl-plan-only';
-    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 43_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100 } });
+    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 43_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100, idleCheckpoints: 1 } });
     await killOncePlanned(s, config, job);
     // the restart reads the binlog from a_big's chunk: b's UPDATE there is of the layout before the ALTER
     await changeB(s);
@@ -167,7 +169,7 @@ describe('a DDL while floe is down, on a table whose snapshot committed nothing 
   it('the same, while a DDL of the other table makes the restart catch up first: the pass neither decodes the table nor applies its DDL', async () => {
     const s = await planOnlyScene('ddl_plan_catch');
     const job = 'ddl-plan-catch';
-    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 44_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100 } });
+    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 44_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100, idleCheckpoints: 1 } });
     await killOncePlanned(s, config, job);
     // a_big changed too: the restart decodes its binlog with the definition the lake recorded and
     // reads it up to now (applying a_big's ALTER) before its remaining chunks; b's changes lie in that pass
