@@ -21,6 +21,10 @@ export type DdlRelation = 'history' | 'straddles' | 'applies';
 export function ddlRelation(t: Pick<CheckpointTable, 'skipUntil' | 'working'>, position: DdlEvent['position']): DdlRelation {
   if (t.skipUntil && !isAfter(position, t.skipUntil)) return 'history';
   const finished = t.working?.snapshot?.finished;
+  // A snapshot with no chunk finished meets a DDL only in the source's catch-up pass, after which
+  // every chunk is read: with the definition captured before the pass, which any DDL in it
+  // precedes (a later one makes the chunks' guard start floe again from the lake).
+  if (t.working?.phase === 'snapshot' && finished && finished.size === 0) return 'history';
   if (!finished || finished.size === 0) return 'applies';
   let before = 0;
   for (const hw of finished.values()) if (isAfter(position, parseOffset(hw))) before++;

@@ -4,7 +4,9 @@
  * processes against the shared server, each ending with the lake equal to MySQL.
  *
  * 1. A DDL made while floe is down, on a table whose snapshot committed nothing yet: the table takes
- *    today's definition and snapshots from the start.
+ *    today's definition and snapshots from the start — also when another table's committed chunks
+ *    make the restart read the binlog from before the DDL (its rows there are of the older layout),
+ *    and when that other table's own DDL makes the restart catch up first.
  * 2. DDLs made while floe is down, under ~150 transactions a second of other DML; the next run applies
  *    one and dies right after its schema-change commit (failpoint `after-schema-change-commit`), before
  *    the next checkpoint: every later start decodes each row with the definition of its position.
@@ -53,8 +55,8 @@ async function scene(prefix: string, statements: readonly string[]): Promise<Sce
   return { db, conn, warehouse, catalog: new FileSystemCatalog({ warehouse }) };
 }
 
-/** A last run catches up with the server, stops cleanly, and every table equals MySQL. */
-async function catchUpAndCompare(s: Scene, config: string, job: string, tables: readonly string[]): Promise<void> {
+/** A last run catches up with the server, stops cleanly, and every table equals MySQL; returns that run. */
+async function catchUpAndCompare(s: Scene, config: string, job: string, tables: readonly string[]): Promise<FloeProcess> {
   const target = await serverPosition({ ...sharedMysqlConfig() });
   const last = new FloeProcess(config);
   try {
@@ -79,6 +81,7 @@ async function catchUpAndCompare(s: Scene, config: string, job: string, tables: 
     const expected = await mysqlTableRows({ ...sharedMysqlConfig() }, s.db, t, lake.columns);
     expect({ table: t, ...multisetDifference(expected, lake.rows), rows: lake.rows.length }).toEqual({ table: t, missing: [], unexpected: [], rows: expected.length });
   }
+  return last;
 }
 
 const rows = (n: number, row: (i: number) => string) => Array.from({ length: Math.ceil(n / 1000) }, (_, b) => Array.from({ length: Math.min(1000, n - b * 1000) }, (_, i) => row(b * 1000 + i)).join(', '));
@@ -104,42 +107,82 @@ describe('a DDL while floe is down, on a table whose snapshot committed nothing 
     expect(t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'v', 'w']);
   }, 300_000);
 
-  it('a table whose chunk plan was committed, but none of its chunks: it snapshots from the start with the new definition', async () => {
-    // a_big is copied first (name order, one chunk at a time); checkpoints during it commit b's plan
-    const s = await scene('ddl_plan_only', [
-      'CREATE TABLE a_big (id INT PRIMARY KEY, v VARCHAR(20))',
-      ...rows(20_000, (i) => `(${i}, 'v${i}')`).map((r) => `INSERT INTO a_big VALUES ${r}`),
-      'CREATE TABLE b (id INT PRIMARY KEY, v VARCHAR(20), gone INT)',
-      `INSERT INTO b VALUES ${Array.from({ length: 200 }, (_, i) => `(${i}, 'b${i}', ${i})`).join(', ')}`,
-    ]);
-    const job = 'ddl-plan-only';
-    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 43_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100 } });
+  // The kill lands once a_big has committed a chunk (its high watermark, where the restart reads the
+  // binlog from, lies before the DDLs below) and b only its plan: b's rows logged before the ALTER
+  // are in that binlog, in the layout before it, while b takes the definition of now.
+  async function killOncePlanned(s: Scene, config: string, job: string): Promise<void> {
     const first = new FloeProcess(config);
+    const committed = async (name: string) => {
+      if (!(await s.catalog.tableExists({ namespace: [s.db], name }))) return undefined;
+      const c = lastCommitted((await loadCatalogTable(s.catalog, { namespace: [s.db], name })).metadata, job);
+      return c && (JSON.parse(c.sourceOffset) as { phase: string; snapshot: { rows: number; finished: number } });
+    };
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {
         if (first.hasExited) throw new Error(`floe exited: ${first.tail()}`);
-        if (Date.now() > deadline) throw new Error(`b's plan was not committed within 60 s: ${first.tail()}`);
-        if (await s.catalog.tableExists({ namespace: [s.db], name: 'b' })) {
-          const b = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
-          if (lastCommitted(b.metadata, job)) break;
-        }
+        if (Date.now() > deadline) throw new Error(`b's plan and a chunk of a_big were not committed within 60 s: ${first.tail()}`);
+        if ((await committed('b')) && ((await committed('a_big'))?.snapshot.rows ?? 0) > 0) break;
         await sleep(20);
       }
     } finally {
       first.kill('SIGKILL');
       await first.exited;
     }
-    const b = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
-    const progress = JSON.parse(lastCommitted(b.metadata, job)!.sourceOffset) as { phase: string; snapshot: { rows: number; finished: number } };
-    expect(progress, 'b committed rows before the kill; make a_big slower').toMatchObject({ phase: 'snapshot', snapshot: { rows: 0, finished: 0 } });
+    expect(await committed('b'), 'b committed rows before the kill; make a_big slower').toMatchObject({ phase: 'snapshot', snapshot: { rows: 0, finished: 0 } });
+    expect((await committed('a_big'))?.phase).toBe('snapshot');
+  }
 
+  const planOnlyScene = (prefix: string) =>
+    scene(prefix, [
+      'CREATE TABLE a_big (id INT PRIMARY KEY, v VARCHAR(20))',
+      ...rows(20_000, (i) => `(${i}, 'v${i}')`).map((r) => `INSERT INTO a_big VALUES ${r}`),
+      'CREATE TABLE b (id INT PRIMARY KEY, v VARCHAR(20), gone INT)',
+      `INSERT INTO b VALUES ${Array.from({ length: 200 }, (_, i) => `(${i}, 'b${i}', ${i})`).join(', ')}`,
+    ]);
+
+  const changeB = async (s: Scene) => {
     await s.conn.query('UPDATE b SET v = CONCAT(v, "!") WHERE id < 50');
     await s.conn.query('ALTER TABLE b ADD COLUMN w INT NOT NULL DEFAULT 7 AFTER id, DROP COLUMN gone');
     await s.conn.query("INSERT INTO b VALUES (1000, 8, 'new')");
+  };
+
+  const fieldsOf = async (s: Scene, name: string) => {
+    const t = await loadCatalogTable(s.catalog, { namespace: [s.db], name });
+    return t.metadata.schemas.find((x) => x.schemaId === t.metadata.currentSchemaId)!.fields.map((f) => f.name);
+  };
+
+  it('a table whose chunk plan was committed, but none of its chunks: it snapshots from the start with the new definition', async () => {
+    // a_big is copied first (name order, one chunk at a time); checkpoints during it commit b's plan.
+    // The restart's stream carries no change the lake takes: each table records the offset it has
+    // reached at the next checkpoint (idleCheckpoints), not ten heartbeats later.
+    const s = await planOnlyScene('ddl_plan_only');
+    const job = 'ddl-plan-only';
+    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 43_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100, idleCheckpoints: 1 } });
+    await killOncePlanned(s, config, job);
+    // the restart reads the binlog from a_big's chunk: b's UPDATE there is of the layout before the ALTER
+    await changeB(s);
     await catchUpAndCompare(s, config, job, ['a_big', 'b']);
-    const after = await loadCatalogTable(s.catalog, { namespace: [s.db], name: 'b' });
-    expect(after.metadata.schemas.find((x) => x.schemaId === after.metadata.currentSchemaId)!.fields.map((f) => f.name)).toEqual(['id', 'w', 'v']);
+    expect(await fieldsOf(s, 'b')).toEqual(['id', 'w', 'v']);
+  }, 300_000);
+
+  it('the same, while a DDL of the other table makes the restart catch up first: the pass neither decodes the table nor applies its DDL', async () => {
+    const s = await planOnlyScene('ddl_plan_catch');
+    const job = 'ddl-plan-catch';
+    const config = await writeFloeConfig({ job, warehouse: s.warehouse, serverId: 44_000 + (process.pid % 1000) * 8, include: [`${s.db}.a_big`, `${s.db}.b`], source: { snapshot: { chunkSize: 10, parallelism: 1 } }, commit: { intervalMs: 100, idleCheckpoints: 1 } });
+    await killOncePlanned(s, config, job);
+    // a_big changed too: the restart decodes its binlog with the definition the lake recorded and
+    // reads it up to now (applying a_big's ALTER) before its remaining chunks; b's changes lie in that pass
+    await s.conn.query("UPDATE a_big SET v = 'early' WHERE id = 5");
+    await changeB(s);
+    await s.conn.query('ALTER TABLE a_big ADD COLUMN x INT NOT NULL DEFAULT 3');
+    await s.conn.query("UPDATE a_big SET v = 'late', x = 4 WHERE id = 6");
+    const last = await catchUpAndCompare(s, config, job, ['a_big', 'b']);
+    expect(await fieldsOf(s, 'b')).toEqual(['id', 'w', 'v']);
+    expect(await fieldsOf(s, 'a_big')).toEqual(['id', 'v', 'x']);
+    // b's ALTER is history for b (copied whole after it): only a_big's is applied
+    const applied = last.logs.filter((r) => r.notification === 'schema-change-applied').map((r) => r.table);
+    expect(applied).toEqual([`${s.db}.a_big`]);
   }, 300_000);
 });
 

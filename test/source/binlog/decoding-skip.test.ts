@@ -1,9 +1,10 @@
 /**
  * Which replayed binlog rows the source leaves undecoded after a restart (MappedTablesDecoding
- * `skipThrough`): a table's rows at or before its own committed offset — they may predate the
- * definition it is decoded with — except for a table whose deletes cascade to another captured
- * table, whose rows are always decoded (a child resumed from an earlier offset needs the synthetic
- * deletes of the parent's replayed DELETEs).
+ * `skipThrough`): a table's rows at or before its own committed offset, or at or before its lowest
+ * chunk high watermark (the hand-over drops them) — they may predate the definition it is decoded
+ * with — except for a table whose deletes cascade to another captured table, whose rows are always
+ * decoded (a child resumed from an earlier offset needs the synthetic deletes of the parent's
+ * replayed DELETEs).
  */
 import { describe, expect, it } from 'vitest';
 import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
@@ -39,5 +40,17 @@ describe('undecoded replays', () => {
     expect(decoding.decoderFor(other.schema.id, undefined, undefined, at(600))).toBeDefined();
     expect(decoding.decoderFor(other.schema.id, undefined, undefined, at(450))).toBeDefined(); // passed once: in order from there
     expect(decoding.decoderFor(parent.schema.id, undefined, undefined, at(400))).toBeDefined();
+  });
+
+  it('of two skips of a table the later holds (its committed offset, then the hand-over: its lowest chunk high watermark)', () => {
+    const t = table('t');
+    const decoding = new MappedTablesDecoding([t]);
+    decoding.skipThrough('d.t', offset(500));
+    decoding.skipThrough('d.t', offset(300));
+    expect(decoding.decoderFor(t.schema.id, undefined, undefined, at(400))).toBeUndefined();
+    decoding.skipThrough('d.t', offset(700));
+    expect(decoding.decoderFor(t.schema.id, undefined, undefined, at(600))).toBeUndefined();
+    expect(decoding.decoderFor(t.schema.id, undefined, undefined, at(700))).toBeUndefined();
+    expect(decoding.decoderFor(t.schema.id, undefined, undefined, at(800))).toBeDefined();
   });
 });

@@ -17,7 +17,7 @@ import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, ty
 import type { BinlogDecoding, RowDecoder } from './raw-transactions.js';
 import type { CascadeExpander } from './cascade.js';
 import type { TableRef, TransactionEvent } from '../events.js';
-import { isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';
+import { compareOffsets, isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedTable } from '../schema/type-mapping.js';
 import { compileTable, type CompiledTable } from './row-decoder.js';
@@ -61,11 +61,13 @@ export class MappedTablesDecoding implements BinlogDecoding {
 
   /**
    * Rows of `key` logged at or before `offset` are dropped undecoded: the consumer holds them (it
-   * resumes the table after them), and they may have another layout than the table's mapping —
-   * the mapping is the definition valid at `offset`, and an older DDL of the table lies before it.
+   * resumes the table after them, or the snapshot hand-over drops them: its chunks hold them), and
+   * they may have another layout than the table's mapping — the mapping is the definition valid at
+   * `offset`, and an older DDL of the table lies before it. Of two offsets the later one holds.
    */
   skipThrough(key: string, offset: BinlogOffset): void {
-    this.skipped.set(key, offset);
+    const now = this.skipped.get(key);
+    if (!now || compareOffsets(offset, now) > 0) this.skipped.set(key, offset);
   }
 
   /** Adds or replaces the mapping of a table; `verify`: check it against the next logged layout. */
