@@ -7,7 +7,12 @@
  */
 export const UNIT_TESTS: readonly string[] = [
   'test/iceberg/avro/**/*.test.ts',
-  'test/iceberg/parquet/**/*.test.ts',
+  // worker-encoder.test.ts starts a child process: integration
+  'test/iceberg/parquet/column-builders.test.ts',
+  'test/iceberg/parquet/file-writer.test.ts',
+  'test/iceberg/parquet/naming-and-bounds.test.ts',
+  'test/iceberg/parquet/reader.test.ts',
+  'test/iceberg/parquet/rolling-writer.test.ts',
   'test/iceberg/puffin/**/*.test.ts',
   'test/iceberg/scan/**/*.test.ts',
   'test/iceberg/spec/**/*.test.ts',
