@@ -396,7 +396,10 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
         for (const t of ['typed', 'parted']) if (v === 2) expect((await f(t)).position, label(t)).toBeGreaterThan(0);
         expect(await f('fresh'), label('fresh')).toMatchObject({ equality: 0, ...(v === 2 ? { dv: 0 } : { position: 0 }) });
         expect((await f('fresh'))[v === 2 ? 'position' : 'dv'], label('fresh')).toBeGreaterThan(0);
-        expect((await f('keyless')).equality, label('keyless')).toBeGreaterThan(0);
+        // keyless: whole-row equality deletes in v2; in v3 one copy removed by a deletion vector (the row index)
+        if (v === 2) expect((await f('keyless')).equality, label('keyless')).toBeGreaterThan(0);
+        else expect(await f('keyless'), label('keyless')).toMatchObject({ equality: 0 });
+        if (v === 3) expect((await f('keyless')).dv, label('keyless')).toBeGreaterThan(0);
         // cascade children lost rows without a binlog row of their own: some delete reached them
         // (which kind — equality deletes on the foreign key, or deletion vectors — the matrix shows)
         for (const t of CASCADE_CHILDREN) {
