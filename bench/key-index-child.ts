@@ -6,12 +6,16 @@
  * 210–216k rows/s in two default runs against 268k in a run without them (2026-12-04); in a child
  * that exits, nothing of theirs stays beside floe's runs.
  *
- * argv: keys seed. Answers one IPC message: {keyIndex, diskKeyIndex} or {error}.
+ * The value indexes (bench/value-index.ts: a keyless table's row index, a cascade child's FK index)
+ * run here too, with as many rows.
+ *
+ * argv: keys seed. Answers one IPC message: {keyIndex, diskKeyIndex, valueIndex} or {error}.
  */
 import { diskKeyIndexBench, type StoreFigures } from './key-index-stores.js';
 import { keyIndexBench, type KeyIndexFigures } from './key-index.js';
+import { valueIndexBench, type ValueIndexFigures } from './value-index.js';
 
-export type KeyIndexChildMessage = { keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[] } | { error: string };
+export type KeyIndexChildMessage = { keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[]; valueIndex: ValueIndexFigures[] } | { error: string };
 
 const keys = Number(process.argv[2]);
 const seed = Number(process.argv[3]);
@@ -22,7 +26,8 @@ const reply = (m: KeyIndexChildMessage): void => {
 try {
   const keyIndex = await keyIndexBench(keys, seed);
   const diskKeyIndex = await diskKeyIndexBench(keys, seed);
-  reply({ keyIndex, diskKeyIndex });
+  const valueIndex = await valueIndexBench(keys, seed);
+  reply({ keyIndex, diskKeyIndex, valueIndex });
 } catch (e) {
   reply({ error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
 }

@@ -32,7 +32,9 @@
  *      keys (default 1,000,000), in a child process (bench/key-index-child.ts), before the server starts;
  *      then the disk index, floe's SQLite store (sqlite-key-index.ts, bench/key-index-stores.ts):
  *      bytes per key on disk, lookups/s, build rate and checkpoint batches with as many keys (the
- *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md)
+ *      comparison with lmdb and LevelDB: `npm run bench:key-index-stores`, docs/key-index-store.md);
+ *      then the value indexes of bench/value-index.ts (a keyless table's row index, a cascade
+ *      child's FK index) with as many rows: bytes per row, build, lookups and DVs applied per second
  *
  * Options: bench/options.ts. The figures are printed as a table (and written as JSON with --json).
  */
@@ -62,6 +64,7 @@ import { decoderBench, formatDecoderFigures, type DecoderFigures } from './row-d
 import { formatKeyIndex, layoutName, type KeyIndexFigures } from './key-index.js';
 import type { KeyIndexChildMessage } from './key-index-child.js';
 import { formatStoreLine, type StoreFigures } from './key-index-stores.js';
+import { formatValueIndex, type ValueIndexFigures } from './value-index.js';
 import { Peers, peersSummary, type PeerContext, type PeerPhase, type PeersResult } from './peers/peers.js';
 
 const JOB_ID = 'bench';
@@ -106,6 +109,8 @@ export interface BenchResult {
   keyIndex: KeyIndexFigures[];
   /** The disk key index, floe's SQLite store, with as many keys (empty with --key-index-keys 0). */
   diskKeyIndex: StoreFigures[];
+  /** The value indexes (a keyless table's row index, a cascade child's FK index) with as many rows (empty with --key-index-keys 0; absent in results before them). */
+  valueIndex?: ValueIndexFigures[];
   /** Debezium (and Flink CDC where it builds) on the same table and binlog range, or why not. */
   peers: PeersResult;
 }
@@ -158,7 +163,7 @@ async function serverPosition(c: MysqlConnectionConfig): Promise<{ offset: Binlo
 }
 
 /** The key-index micro-benchmarks in a child process (bench/key-index-child.ts). */
-async function keyIndexBenchApart(keys: number, seed: number): Promise<{ keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[] }> {
+async function keyIndexBenchApart(keys: number, seed: number): Promise<{ keyIndex: KeyIndexFigures[]; diskKeyIndex: StoreFigures[]; valueIndex: ValueIndexFigures[] }> {
   const child = fork(fileURLToPath(new URL('./key-index-child.ts', import.meta.url)), [String(keys), String(seed)], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const answer = new Promise<KeyIndexChildMessage | undefined>((resolve) => {
     child.once('message', (m: KeyIndexChildMessage) => resolve(m));
@@ -234,9 +239,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     // first, in a process of their own (bench/key-index-child.ts): nothing of theirs stays beside floe's runs
     let keyIndex: KeyIndexFigures[] = [];
     let diskKeyIndex: StoreFigures[] = [];
+    let valueIndex: ValueIndexFigures[] = [];
     if (o.keyIndexKeys > 0) {
       log(`key index: ${o.keyIndexKeys} keys, heap per key and lookups/s; disk key index (SQLite): bytes per key on disk and lookups/s (child process)`);
-      ({ keyIndex, diskKeyIndex } = await keyIndexBenchApart(o.keyIndexKeys, o.seed));
+      ({ keyIndex, diskKeyIndex, valueIndex } = await keyIndexBenchApart(o.keyIndexKeys, o.seed));
     }
     const peers = new Peers(log);
     await peers.prepare(o.peers);
@@ -275,6 +281,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         count: d.lookups,
         unit: 'lookups',
         note: `SQLite: ${d.bytesPerKey.toFixed(1)} bytes/key on disk (${d.disk.files} files, WAL included) with ${d.keys.toLocaleString('en-US')} keys; built at ${Math.round(d.buildKeysPerSecond).toLocaleString('en-US')} keys/s; a child process`,
+      });
+    }
+    for (const v of valueIndex) {
+      rows.push({
+        step: `${v.index === 'row' ? 'row index' : 'FK index'} lookups`,
+        seconds: v.lookups / v.lookupsPerSecond,
+        count: v.lookups,
+        unit: 'lookups',
+        note: `${v.kind}: ${v.heapBytesPerRow.toFixed(1)} bytes/row in memory with ${v.rows.toLocaleString('en-US')} rows; built at ${Math.round(v.buildRowsPerSecond).toLocaleString('en-US')} rows/s, DVs applied at ${Math.round(v.deadRowsPerSecond).toLocaleString('en-US')} rows/s; a child process`,
       });
     }
 
@@ -466,6 +481,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       verify: { rowsPerSecond: rate(verifyRow)!, ratioToSnapshot: verifyRow.ratio, lakeBytesRead: checked.lakeBytesRead, cpuSeconds: checked.cpuMs / 1000, ...(verifyServerCpu === undefined ? {} : { serverCpuSeconds: verifyServerCpu }), ...(snapServerCpu === undefined ? {} : { snapshotServerCpuSeconds: snapServerCpu }) },
       keyIndex,
       diskKeyIndex,
+      valueIndex,
       peers: peers.result,
     };
   } finally {
@@ -508,6 +524,7 @@ async function main(): Promise<void> {
     formatDecoderFigures(result.decoder),
     ...(result.keyIndex.length > 0 ? [formatKeyIndex(result.keyIndex)] : []),
     ...result.diskKeyIndex.map((d) => formatStoreLine(d, 'disk key index (SQLite)')),
+    ...(result.valueIndex && result.valueIndex.length > 0 ? [formatValueIndex(result.valueIndex)] : []),
     ...[peersSummary(result.peers)].filter((l): l is string => l !== undefined),
     ...result.partitioned.map(
       (p) => `partitioned by ${p.partitionBy}: ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s (${p.ratioToUnpartitioned.toFixed(2)} of unpartitioned), ${p.dataFiles.toLocaleString('en-US')} data files, ${p.commits} commits, peak RSS ${Math.round(p.peakRssBytes / 2 ** 20)} MiB`,

@@ -92,12 +92,17 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     if (v === undefined || !Number.isSafeInteger(n) || n < min) throw new Error(`bench:soak: ${flag} expects a whole number of at least ${min}, found ${JSON.stringify(v)}\n${USAGE}`);
     return n;
   };
+  const minutes = (flag: string, v: string | undefined): number => {
+    const n = Number(v ?? '');
+    if (v === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`bench:soak: ${flag} expects a number of minutes above 0 (0.5 is 30 s), found ${JSON.stringify(v)}\n${USAGE}`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
     switch (a) {
       case '--commits': o.commits = num(a, next(), 1); break;
-      case '--minutes': o.minutes = num(a, next(), 1); break;
+      case '--minutes': o.minutes = minutes(a, next()); break;
       case '--writers': o.writers = num(a, next(), 1); break;
       case '--rows': o.rows = num(a, next(), 10); break;
       case '--sample-every': o.sampleEvery = num(a, next(), 1); break;

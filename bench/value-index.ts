@@ -14,6 +14,8 @@
  * built, minus the same before (the values are made inside the measured span, as a build reads them).
  * Deletes: a commit whose DVs remove N/5 random rows, applied as a landed commit is.
  *
+ * `npm run bench` runs it with --key-index-keys rows in the key index's child process
+ * (bench/key-index-child.ts), and `npm run bench:summary` renders its figures beside the key index's.
  * Alone: `node --import tsx bench/value-index.ts [--rows N]`.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -27,7 +29,9 @@ import type { ValueEntry } from '../src/iceberg/keyindex/value-index.js';
 import { prng } from '../src/util/prng.js';
 import { dataFile, ROWS_PER_FILE } from './key-index.js';
 
-interface ValueIndexFigures {
+export interface ValueIndexFigures {
+  /** 'row' (a keyless table's row index) or 'fk' (a cascade child's FK index). */
+  index: 'row' | 'fk';
   kind: string;
   rows: number;
   heapBytesPerRow: number;
@@ -53,30 +57,30 @@ const used = (): number => {
   return m.heapUsed + m.arrayBuffers;
 };
 
-async function measure(kind: string, rows: number, valueOf: (i: number) => KeyId, ownerOf: (i: number) => KeyId | undefined, lookupValue: (r: () => number) => KeyId, takeOne: boolean): Promise<ValueIndexFigures> {
+async function measure(index: 'row' | 'fk', kind: string, rows: number, seed: number, valueOf: (i: number) => KeyId, ownerOf: (i: number) => KeyId | undefined, lookupValue: (r: () => number) => KeyId, takeOne: boolean): Promise<ValueIndexFigures> {
   const files = Array.from({ length: Math.ceil(rows / ROWS_PER_FILE) }, (_, i) => dataFile(i));
   await collect();
   const before = used();
   const started = performance.now();
-  const index = new MemoryValueIndex(undefined);
+  const values = new MemoryValueIndex(undefined);
   for (let f = 0; f < files.length; f++) {
     const entries: ValueEntry[] = [];
     for (let pos = 0; pos < ROWS_PER_FILE && f * ROWS_PER_FILE + pos < rows; pos++) {
       const i = f * ROWS_PER_FILE + pos;
       entries.push({ value: valueOf(i), file: files[f]!, pos, owner: ownerOf(i) });
     }
-    index.addRows(entries);
+    values.addRows(entries);
   }
   const buildSeconds = (performance.now() - started) / 1000;
   await collect();
   const heapBytesPerRow = (used() - before) / rows;
 
-  const rand = prng(11);
+  const rand = prng(seed + 10);
   const lookups = Math.min(rows, 200_000);
   let found = 0;
   const t = performance.now();
   for (let n = 0; n < lookups; n++) {
-    index.rowsOf(lookupValue(rand), () => {
+    values.rowsOf(lookupValue(rand), () => {
       found++;
       return takeOne;
     });
@@ -93,14 +97,13 @@ async function measure(kind: string, rows: number, valueOf: (i: number) => KeyId
     b.add(i % ROWS_PER_FILE);
   }
   const d = performance.now();
-  index.apply({ setCount: 0, forEachSet: () => {}, deadRows: [...dead].map(([filePath, positions]) => ({ filePath, positions })) }, 1n);
+  values.apply({ setCount: 0, forEachSet: () => {}, deadRows: [...dead].map(([filePath, positions]) => ({ filePath, positions })) }, 1n);
   const deadRowsPerSecond = rows / 5 / ((performance.now() - d) / 1000);
-  return { kind, rows, heapBytesPerRow, buildRowsPerSecond: rows / buildSeconds, lookups, lookupsPerSecond, deadRowsPerSecond };
+  return { index, kind, rows, heapBytesPerRow, buildRowsPerSecond: rows / buildSeconds, lookups, lookupsPerSecond, deadRowsPerSecond };
 }
 
-async function main(): Promise<void> {
-  const at = process.argv.indexOf('--rows');
-  const rows = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
+/** The row index of a keyless table and the FK index of a cascade child, `rows` rows each. */
+export async function valueIndexBench(rows: number, seed = 1): Promise<ValueIndexFigures[]> {
   const schema = new Schema(0, [
     { id: 1, name: 'id', required: false, type: Types.long },
     { id: 2, name: 'name', required: false, type: Types.string },
@@ -110,16 +113,28 @@ async function main(): Promise<void> {
   const whole = TableKey.allColumns(schema);
   const rowOf = (d: number): KeyId => whole.encode([BigInt(d), `customer ${d % 5000}`, `${d % 100000}.25`, 19000 + (d % 365)]);
   const distinct = Math.max(1, Math.floor(rows / 2));
-  const figures = [
-    await measure('row index of a keyless table (whole row, two copies each)', rows, (i) => rowOf(i % distinct), () => undefined, (r) => rowOf(Math.floor(r() * distinct)), true),
-    await measure('FK index of a cascade child (INT FK, BIGINT key, 10 children a parent)', rows, (i) => Math.floor(i / 10), (i) => i, (r) => Math.floor(r() * (rows / 10)), false),
+  const parents = Math.max(1, Math.floor(rows / 10));
+  return [
+    await measure('row', 'row index of a keyless table (whole row, two copies each)', rows, seed, (i) => rowOf(i % distinct), () => undefined, (r) => rowOf(Math.floor(r() * distinct)), true),
+    await measure('fk', 'FK index of a cascade child (INT FK, BIGINT key, 10 children a parent)', rows, seed, (i) => Math.floor(i / 10), (i) => i, (r) => Math.floor(r() * parents), false),
   ];
-  for (const f of figures) {
-    console.log(
-      `${f.kind}: ${f.rows.toLocaleString('en-US')} rows, ${f.heapBytesPerRow.toFixed(1)} heap B/row, built at ${Math.round(f.buildRowsPerSecond).toLocaleString('en-US')} rows/s, ` +
-        `${Math.round(f.lookupsPerSecond).toLocaleString('en-US')} lookups/s (${f.lookups.toLocaleString('en-US')}), DVs applied at ${Math.round(f.deadRowsPerSecond).toLocaleString('en-US')} rows/s`,
-    );
-  }
 }
 
-await main();
+export function formatValueIndex(figures: readonly ValueIndexFigures[]): string {
+  return figures
+    .map(
+      (f) =>
+        `${f.kind}: ${f.rows.toLocaleString('en-US')} rows, ${f.heapBytesPerRow.toFixed(1)} heap B/row, built at ${Math.round(f.buildRowsPerSecond).toLocaleString('en-US')} rows/s, ` +
+        `${Math.round(f.lookupsPerSecond).toLocaleString('en-US')} lookups/s (${f.lookups.toLocaleString('en-US')}), DVs applied at ${Math.round(f.deadRowsPerSecond).toLocaleString('en-US')} rows/s`,
+    )
+    .join('\n');
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const at = process.argv.indexOf('--rows');
+  const rows = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
+  if (!Number.isSafeInteger(rows) || rows < 10) {
+    process.stderr.write(`usage: node --import tsx bench/value-index.ts [--rows N]; --rows expects a whole number of at least 10, found ${JSON.stringify(process.argv[at + 1])}\n`);
+    process.exitCode = 2;
+  } else process.stdout.write(`${formatValueIndex(await valueIndexBench(rows))}\n`);
+}

@@ -183,6 +183,16 @@ function renderKeyIndex(results: readonly LoadedResult[], docDir: string): strin
     }
   }
   out.push('', 'memory: heap and array buffers the index takes per key (after a full GC); on disk: its persisted image (SQLite: the database, WAL included); sorted: the same lookups sorted first, the sort counted; changes applied: a commit of random updates (each key moved, its old row dead); loaded: keys per second read back from the image.');
+  const values = results.flatMap((r) => (r.result.valueIndex ?? []).map((v) => ({ r, v })));
+  if (values.length > 0) {
+    out.push('', 'The value indexes, in memory only (a start rebuilds them from the lake), with as many rows (bench/value-index.ts):', '');
+    out.push('| index | rows | memory | built | lookups | DVs applied |', '|---|---:|---:|---:|---:|---:|');
+    for (const { r, v } of values) {
+      const lookups = v.index === 'row' ? 'deletes (one copy each)' : 'parents (every child)';
+      out.push(`| ${link(r, docDir, cell(v.kind))} | ${int.format(v.rows)} | ${v.heapBytesPerRow.toFixed(1)} B/row | ${perSecond(v.buildRowsPerSecond, 'rows')} | ${perSecond(v.lookupsPerSecond, lookups)} | ${perSecond(v.deadRowsPerSecond, 'rows')} |`);
+    }
+    out.push('', 'row index: each row of a keyless table by its whole-row encoding, two copies of each, a lookup takes one live copy as a binlog DELETE does; FK index: a cascade child\'s rows by FK value with their primary keys, a lookup walks every child of a parent as a cascade does; DVs applied: a commit deleting a fifth of the rows.');
+  }
   return out.join('\n');
 }
 

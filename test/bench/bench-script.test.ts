@@ -98,5 +98,12 @@ describe('npm run bench', () => {
       expect(counts[`disk key index lookups, ${d.key} key`]).toBe(KEYS);
     }
     expect(stdout).toMatch(/disk key index \(SQLite\), BIGINT key: 100,000 keys, [\d.]+ bytes\/key on disk in 3 files \(.*\), [\d,]+ lookups\/s/);
+    // the value indexes beside it, with as many rows: a keyless table's row index, a cascade child's FK index
+    expect(result.valueIndex?.map((v) => `${v.index} ${v.rows}`)).toEqual([`row ${KEYS}`, `fk ${KEYS}`]);
+    for (const v of result.valueIndex ?? []) {
+      for (const x of [v.heapBytesPerRow, v.buildRowsPerSecond, v.lookupsPerSecond, v.deadRowsPerSecond]) expect(x).toBeGreaterThan(0);
+      expect(counts[`${v.index === 'row' ? 'row index' : 'FK index'} lookups`]).toBe(v.lookups);
+    }
+    expect(stdout).toMatch(/row index of a keyless table \(whole row, two copies each\): 100,000 rows, [\d.]+ heap B\/row/);
   }, 300_000);
 });

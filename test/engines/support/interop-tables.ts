@@ -18,7 +18,8 @@
  * - `fresh`: no primary key, bucket(4, id); rows change only within the transaction that inserted
  *   them, so the table has position deletes / DVs and no equality delete;
  * - `keyless`: no primary key, unpartitioned; rows of earlier checkpoints updated and deleted, which
- *   floe writes as whole-row equality deletes in v2 and v3 alike;
+ *   floe writes as whole-row equality deletes in v2, and in v3 as deletion vectors of one copy each
+ *   (the row index);
  * - `evolved`: schema changes by DDL while floe streams — columns added (v3: with literal defaults,
  *   so that rows written before read the initial-default; v2 cannot hold defaults, so its added
  *   column has none), a column renamed, a column dropped — then rows inserted and updated in the new
@@ -50,7 +51,7 @@ export const INTEROP_TABLES: InteropTable[] = [
   { name: 'parted', partitionBy: ['day(happened)', 'bucket(8, id)'], features: () => ['row moved to another partition', 'primary-key change'] },
   { name: 'hourly', partitionBy: ['hour(happened)', 'truncate(4, name)', 'truncate(10, id)', 'day'], features: () => ['row moved to another partition', 'astral characters in a truncated string'] },
   { name: 'fresh', partitionBy: ['bucket(4, id)'], features: () => ['no primary key', 'same-transaction changes only'] },
-  { name: 'keyless', features: () => ['no primary key', 'updates and deletes of committed rows (whole-row equality deletes)'] },
+  { name: 'keyless', features: (v) => ['no primary key', `updates and deletes of committed rows (${v === 3 ? 'deletion vectors through the row index' : 'whole-row equality deletes'})`] },
   {
     name: 'evolved',
     features: (v) => (v === 3 ? ['columns added with literal defaults (old rows read the initial-default)', 'column renamed', 'column dropped'] : ['column added (v2: no defaults)', 'column renamed', 'column dropped']),
@@ -99,7 +100,8 @@ export async function createInteropTables(exec: Exec): Promise<void> {
     await exec(TYPED_DDL(t));
     await exec(`INSERT INTO ${t} VALUES ${rows(120)}`);
   }
-  // no primary key: floe appends; changes of earlier rows become whole-row equality deletes
+  // no primary key: floe appends; changes of earlier rows become whole-row equality deletes (v2) or
+  // deletion vectors of one copy each (v3)
   for (const t of ['fresh', 'keyless']) await exec(TYPED_DDL(t).replace('id BIGINT PRIMARY KEY', 'id BIGINT NOT NULL'));
   await exec(`INSERT INTO keyless VALUES ${rows(80)}`);
   await exec(`CREATE TABLE evolved (id INT PRIMARY KEY, a INT, old_name VARCHAR(30), gone VARCHAR(30), amount DECIMAL(8,2))`);
@@ -142,7 +144,7 @@ export async function applyChanges(exec: Exec, transaction: (statements: string[
   // Another partition for one row.
   await exec(`UPDATE parted SET happened = '2031-07-0${1 + round} 00:00:00' WHERE id = ${50 + round}`);
   await exec(`UPDATE hourly SET happened = '2031-07-01 0${3 + round}:59:59.999999', name = '😀moved ${round}', day = NULL WHERE id = ${52 + round}`);
-  // keyless rows of earlier checkpoints: whole-row equality deletes
+  // keyless rows of earlier checkpoints: whole-row equality deletes (v2), deletion vectors (v3)
   await exec(`UPDATE keyless SET name = 'updated ${round}', amount = 1.5 WHERE id % 9 = ${round}`);
   await exec(`DELETE FROM keyless WHERE id % 13 = ${round + 2}`);
   await exec(`INSERT INTO keyless VALUES ${Array.from({ length: 10 }, (_, i) => typedRow(base + i)).join(', ')}`);
