@@ -3,6 +3,9 @@
  * connection while it reads a new TABLE_MAP's columns from information_schema: floe's own
  * backpressure pause/resume in that moment must not let the rows after the TABLE_MAP through before
  * their table is known — zongji would skip them as rows of an unknown table, silently.
+ *
+ * The read-timeout watchdog: an event loop held by a synchronous step longer than the timeout (verify
+ * hashing a large chunk) is not a silent server — the heartbeats wait unread in the socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
@@ -95,5 +98,52 @@ describe('binlog session flow control', () => {
     // two transactions on t: a TABLE_MAP and a rows event each
     expect(rowsEvents).toEqual(['t', 't']);
     expect(finishedMarker, 'the rows of the marker table arrived').toBe(true);
+  });
+
+  it('an event loop held longer than the read timeout is not taken for a silent server', async () => {
+    const errors: unknown[] = [];
+    let events = 0;
+    const session = new BinlogSession({
+      connection: { host: server.host, port: server.port, user: server.user, password: server.password, ...BINLOG_CONNECTION_OPTIONS },
+      serverId: 7103,
+      start: await position(),
+      includeSchema: { none: [] },
+      heartbeatMs: 200,
+      onEvent: () => {
+        events++;
+      },
+      onError: (e) => errors.push(e),
+    });
+    session.start();
+    try {
+      // the dump runs: the server's heartbeats arrive
+      const until = Date.now() + 10_000;
+      while (events < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toBeGreaterThanOrEqual(3);
+      // three holds of 1.2 s (six heartbeats, twice the 600 ms timeout), with the loop free between
+      // them; each in the loop's check phase (after its poll for I/O, as an I/O callback's work is),
+      // so that the next turn runs its timers before it reads the socket again
+      for (let hold = 0; hold < 3; hold++) {
+        await new Promise<void>((r) =>
+          setImmediate(() => {
+            const end = Date.now() + 1200;
+            while (Date.now() < end) {
+              // a synchronous step: nothing else runs
+            }
+            r();
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(errors.map(String)).toEqual([]);
+      // and a server that does go silent is still noticed: the session fails once its socket is held
+      (session as unknown as { binlogConnection(): { pause(): void } | undefined }).binlogConnection()?.pause();
+      const silent = Date.now() + 5_000;
+      while (errors.length === 0 && Date.now() < silent) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await session.stop();
+    }
+    expect(errors.map(String)).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/binlog read timeout: no event or heartbeat for \d+ ms/);
   });
 });
