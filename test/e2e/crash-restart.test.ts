@@ -99,8 +99,9 @@ describe('crash and restart', () => {
   // The writer's bounded commits, not the server, are under test here: on MariaDB only (the MySQL 8
   // project's time goes to the tests where the servers differ).
   it.skipIf(serverKind() === 'mysql').each([2, 3] as const)('a snapshot over ~2,800 day partitions (v%i): 20 runs SIGKILLed 1–6 s into their work land its chunks, and it finishes before the last kill', async (formatVersion) => {
-    // floe's default commit interval (10 s): longer than any run
-    const s = await setUp(`e2e_crash_fanout_v${formatVersion}`, createFanoutSchema, (db) => ({ tables: { overrides: { [`${db}.${FANOUT_TABLE}`]: { partitionBy: ['day(created_at)'], formatVersion } } }, commit: { intervalMs: 10_000 } }), 5 + formatVersion);
+    // floe's default commit interval (10 s): longer than any run; the open-files bound below ~2,800
+    // partitions, so that a run's checkpoints close early
+    const s = await setUp(`e2e_crash_fanout_v${formatVersion}`, createFanoutSchema, (db) => ({ tables: { overrides: { [`${db}.${FANOUT_TABLE}`]: { partitionBy: ['day(created_at)'], formatVersion } } }, commit: { intervalMs: 10_000, maxOpenFiles: 512 } }), 5 + formatVersion);
     const { seed, random } = seeded();
     const writer = new FanoutWriter(s.writerConn, prng(seed ^ 0xfa9));
     const catalog = new FileSystemCatalog({ warehouse: s.warehouse });
