@@ -51,9 +51,9 @@ const mib = (bytes: number) => `${int.format(Math.round(bytes / 2 ** 20))} MiB`;
 const times = (ratio: number | undefined) => (ratio === undefined ? 'not run' : `${ratio.toFixed(2)}×`);
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
-/** floe's largest peak RSS over its phases: snapshots (partitioned ones included) and both CDC runs. */
+/** floe's largest peak RSS over its phases: snapshots (partitioned ones included) and every CDC run. */
 function floePeakRss(r: BenchResult): number {
-  return Math.max(r.snapshot.peakRssBytes, r.cdc.peakRssBytes, r.cdcAfterCrash.peakRssBytes, ...r.partitioned.map((p) => p.peakRssBytes));
+  return Math.max(r.snapshot.peakRssBytes, r.cdc.peakRssBytes, r.cdcAfterCrash.peakRssBytes, r.cdcWithoutState?.peakRssBytes ?? 0, ...r.partitioned.map((p) => p.peakRssBytes));
 }
 
 function stepRate(r: LoadedResult, prefix: string): number {

@@ -41,7 +41,7 @@ function defaultRuns(runs: readonly LoadedRun[]): { file: string; result: BenchR
 }
 
 function peakRss(r: BenchResult): number {
-  return Math.max(r.snapshot.peakRssBytes, r.cdc.peakRssBytes, r.cdcAfterCrash.peakRssBytes, ...r.partitioned.map((p) => p.peakRssBytes));
+  return Math.max(r.snapshot.peakRssBytes, r.cdc.peakRssBytes, r.cdcAfterCrash.peakRssBytes, r.cdcWithoutState?.peakRssBytes ?? 0, ...r.partitioned.map((p) => p.peakRssBytes));
 }
 
 const rowsText = (r: BenchResult) => `${int.format(r.options.rows / 1_000_000)}M rows`;
