@@ -17,7 +17,7 @@
  *
  * With deletion vectors (a keyed v3 child with a key index) the rows of earlier snapshots are not
  * equality-deleted: `apply` hands their FK value to `defer`, and the table writer locates them at
- * the commit through the child's FK index (fk-index-lifecycle.ts) — or, when there is none, writes
+ * the commit through the child's FK index (checkpoint/value-indexes.ts) — or, when there is none, writes
  * the equality delete then (`addEquality`). The rows written are then also recorded with their
  * primary key (`writtenRows`), for the FK index to follow the commit.
  *

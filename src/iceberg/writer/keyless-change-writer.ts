@@ -4,7 +4,7 @@
  * old image of an update) removes ONE matching row written in this checkpoint by position if there
  * is one — MySQL deletes exactly one row per event, even among identical rows. Otherwise:
  *
- * - format v3 with a row index (value-index.ts, row-index-lifecycle.ts): ONE committed copy, found
+ * - format v3 with a row index (value-index.ts, checkpoint/value-indexes.ts): ONE committed copy, found
  *   through the index, gets a deletion-vector entry — a copy this checkpoint already deleted is
  *   skipped (the DV sink holds each position once), so n deletes of a row remove n copies;
  * - otherwise (format v2, or a table beyond the row index's bounds) an equality delete of the whole

@@ -172,7 +172,7 @@ export class TableChangeWriter {
     const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
     const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
     const common = { io: table.io, locations: this.locations, parquet: options.parquet };
-    // a keyed v3 child with a key index: cascades through its FK index (fk-index-lifecycle.ts)
+    // a keyed v3 child with a key index: cascades through its FK index (checkpoint/value-indexes.ts)
     const dvCascades = this.mode !== 'append' && m.formatVersion >= 3 && (options.keyIndex !== undefined || options.keyIndexLater === true) && (options.matchFields?.length ?? 0) > 0;
     this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
     this.dvCascades = dvCascades;
