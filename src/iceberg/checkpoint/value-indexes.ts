@@ -2,7 +2,7 @@
  * The value indexes a table committer (table-committer.ts) keeps beside the key index, each through
  * a value-index lifecycle (keyindex/value-index-lifecycle.ts): a keyless table's row index (the whole
  * row → the places of its copies) and an `ON DELETE CASCADE` child's FK indexes (FK value → the places
- * of its rows, each with its primary key) — what a format-v3 table needs
+ * of its rows, each with its primary key or, keyless, its whole row) — what a format-v3 table needs
  * so that none of its deletes is an equality delete. Each is dropped whenever the table's state is
  * in doubt and built from the lake again.
  *
@@ -10,7 +10,7 @@
  * 'deletion-vectors' (the default), within `keyIndexMaxRows` and the index within
  * `keyIndex.memoryMaxBytes`; beyond either its deletes write whole-row equality deletes, with a
  * warning (keyless-change-writer.ts). A cascade child's FK indexes are those of the snapshot its
- * key index matches.
+ * other deletes were located in (the key index's, or the row index's).
  */
 import { identifierToString, type TableIdentifier } from '../metadata/catalog.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
@@ -71,14 +71,16 @@ export class ValueIndexes {
 
   /**
    * At the commit: the children of parents `writer`'s checkpoint deleted, located through the FK
-   * indexes of the snapshot the key index matches (`keySnapshot`; equality deletes where there are none).
+   * indexes of the snapshot the writer's other deletes were located in — the key index's
+   * (`keySnapshot`), or a keyless child's row index's (equality deletes where there are none).
    */
   async resolveCascades(writer: TableChangeWriter, table: CatalogTable, keySnapshot: bigint | undefined): Promise<void> {
     const cascades = writer.cascadeFieldSets;
     if (!cascades) return;
+    const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
     const names = cascades.map((ids) => ids.join(','));
     try {
-      await writer.resolveCascades(await this.fks.forSnapshot(table, keySnapshot, { names, build: (s) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), ownerKey(s)) }));
+      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), ownerKey(s)) }));
     } catch (e) {
       this.fks.drop();
       throw e;
@@ -107,7 +109,8 @@ export class ValueIndexes {
 
 /** How a commit moves a cascade child's FK indexes: the rows it wrote, the committed rows its DVs removed. */
 function fkDeltas(prepared: PreparedChanges): Map<string, ValueIndexDelta> {
-  const deadRows = prepared.indexDelta?.deadRows ?? [];
+  // the deletion vectors on committed rows, whichever index located them (key index, row index)
+  const deadRows = prepared.indexDelta?.deadRows ?? prepared.rowIndexDelta?.deadRows ?? [];
   const out = new Map<string, ValueIndexDelta>();
   for (const [k, rows] of prepared.fkRows ?? []) {
     out.set(k, { setCount: rows.length, forEachSet: (each) => rows.forEach((r) => each(r.value, r.file, r.pos, r.owner)), deadRows });
