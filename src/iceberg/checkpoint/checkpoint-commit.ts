@@ -45,7 +45,7 @@ export interface CheckpointCommitContext {
   schema: SchemaCommit | undefined;
   /** The table's key index: located again from, or dropped when the outcome leaves it behind the table. */
   keys: KeyIndexLifecycle;
-  /** Where a keyless table's row index located the checkpoint's deletes (row-index-lifecycle.ts): its snapshot, its rows' schema. */
+  /** Where a keyless table's row index located the checkpoint's deletes (value-indexes.ts): its snapshot, its rows' schema. */
   rowIndex?: { snapshotId: bigint | undefined; schemaId: number | undefined };
   retry?: Partial<RetryPolicy>;
   warn?: (message: string) => void;

@@ -13,7 +13,7 @@ import { findExistingDeletes } from './existing-deletes.js';
 import { isCheckpointCommitted } from './checkpoint-stamps.js';
 import type { KeyIndexLifecycle } from '../keyindex/key-index-lifecycle.js';
 import type { IndexedRow } from '../keyindex/key-index.js';
-import { buildRowIndex } from '../keyindex/row-index-lifecycle.js';
+import { buildRowIndex } from '../keyindex/value-index-build.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
 import type { KeyId } from '../keyindex/table-key.js';
 import type { RowLocator } from '../writer/prepared-changes.js';

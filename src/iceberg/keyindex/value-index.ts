@@ -3,10 +3,10 @@
  * position) of the live rows that hold it. A multiset: rows with the same value are as many
  * entries. floe keeps two kinds, each beside (or instead of) the key index (key-index.ts):
  *
- * - the foreign-key index of an `ON DELETE CASCADE` child with a primary key (fk-index-lifecycle.ts):
- *   FK value → the child's rows, each with its primary key (`owner`), so that a
- *   parent's delete becomes deletion-vector entries on exactly the child rows that reference it —
- *   not an equality delete on the FK columns, which PyIceberg cannot read;
+ * - the foreign-key index of an `ON DELETE CASCADE` child (value-index-build.ts): FK value → the
+ *   child's rows, each with its identity (`owner`: its primary key, or the whole row of a keyless
+ *   child), so that a parent's delete becomes deletion-vector entries on exactly the child rows
+ *   that reference it — not an equality delete on the FK columns, which PyIceberg cannot read;
  * - the row index of a keyless table: the whole row (its canonical encoding, row-key.ts: exact, no
  *   hash) → the places of its copies, so that a binlog DELETE, which MySQL applies to one row,
  *   removes exactly one copy through a deletion vector — a whole-row equality delete removes them all.
@@ -16,7 +16,7 @@
  * dead for every index of the table, whatever the change that wrote it (an update, a delete, a
  * cascade) — so a delete of one copy among identical rows kills exactly the position it chose. It
  * lives in memory (memory-value-index.ts) and is built from the lake at each start, and again when
- * its table moved in a way it does not follow (row-index-lifecycle.ts, fk-index-lifecycle.ts).
+ * its table moved in a way it does not follow (value-index-lifecycle.ts).
  */
 import type { DataFile } from '../spec/data-file.js';
 import type { PositionBitmap } from '../puffin/position-bitmap.js';

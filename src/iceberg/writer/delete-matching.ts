@@ -15,11 +15,12 @@
  * Rows written AFTER the matching delete in the same checkpoint are untouched, as in MySQL (a child
  * inserted after its parent was deleted and re-created stays).
  *
- * With deletion vectors (a keyed v3 child with a key index) the rows of earlier snapshots are not
- * equality-deleted: `apply` hands their FK value to `defer`, and the table writer locates them at
- * the commit through the child's FK index (fk-index-lifecycle.ts) — or, when there is none, writes
- * the equality delete then (`addEquality`). The rows written are then also recorded with their
- * primary key (`writtenRows`), for the FK index to follow the commit.
+ * With deletion vectors (a v3 child with a key index, or a keyless one with a row index) the rows
+ * of earlier snapshots are not equality-deleted: `apply` hands their FK value to `defer`, and the
+ * table writer locates them at the commit through the child's FK index (checkpoint/value-indexes.ts)
+ * — or, when there is none, writes the equality delete then (`addEquality`). The rows written are
+ * then also recorded with their identity (`writtenRows`: the primary key, or the whole row of a
+ * keyless child), for the FK index to follow the commit.
  *
  * Equality-delete files are one `EqualityDeleteSink` (equality-delete-sink.ts) per field set (an equality-delete file has one set
  * of equality ids). For partitioned tables they are global (unpartitioned spec), like the writer's
@@ -129,11 +130,11 @@ export interface MatchingDeletesOptions {
   parquet?: ParquetWriterOptions;
   /** Field-name sets whose rows written in this checkpoint are indexed (cascade child FK columns). */
   indexed?: readonly (readonly string[])[];
-  /** With deletion vectors: the primary key of a row written, recorded with its FK values (`writtenRows`). */
+  /** With deletion vectors: the identity of a row written (primary key, or whole row), recorded with its FK values (`writtenRows`). */
   ownerOf?: (row: Row) => KeyId;
 }
 
-/** A row written in this checkpoint with its FK value of one column set and its primary key. */
+/** A row written in this checkpoint with its FK value of one column set and its identity (`ownerOf`). */
 interface WrittenRow {
   readonly value: KeyId;
   readonly loc: RowLocation;
@@ -230,7 +231,7 @@ export class MatchingDeletes {
   }
 
   /**
-   * The rows of this checkpoint still live, per FK column set, with their FK values and primary keys
+   * The rows of this checkpoint still live, per FK column set, with their FK values and identities
    * (recorded with `ownerOf`); call after the data files are finished.
    */
   writtenRows(): Map<string, { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]> {

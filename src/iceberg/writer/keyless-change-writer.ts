@@ -4,9 +4,11 @@
  * old image of an update) removes ONE matching row written in this checkpoint by position if there
  * is one — MySQL deletes exactly one row per event, even among identical rows. Otherwise:
  *
- * - format v3 with a row index (value-index.ts, row-index-lifecycle.ts): ONE committed copy, found
- *   through the index, gets a deletion-vector entry — a copy this checkpoint already deleted is
- *   skipped (the DV sink holds each position once), so n deletes of a row remove n copies;
+ * - format v3 with a row index (value-index.ts, checkpoint/value-indexes.ts): ONE committed copy,
+ *   found through the index, gets a deletion-vector entry — a copy this checkpoint already deleted
+ *   is skipped (the DV sink holds each position once), so n deletes of a row remove n copies. The
+ *   committed rows of a cascade child come the same way, at the commit (`deleteCommittedAt`), from
+ *   its FK index;
  * - otherwise (format v2, or a table beyond the row index's bounds) an equality delete of the whole
  *   row over every non-float primitive column.
  *
@@ -18,6 +20,7 @@
  */
 import { FloeError } from '../../util/errors.js';
 import type { Row } from '../../model/values.js';
+import type { DataFile } from '../spec/data-file.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import type { RowLocation } from './positional-data-writer.js';
 import type { RowChange } from './row-change.js';
@@ -88,6 +91,14 @@ export class KeylessChangeWriter implements ModeWriter {
     }
     this.sinks.stats.equalityDeletes++;
     await this.sinks.equality.addOne(this.key.valuesOf(row));
+  }
+
+  /**
+   * With a row index: the committed copy at `pos` of `file` (holding row `row`) goes — a cascade's
+   * child found through the table's FK index. A copy this checkpoint deleted already is skipped.
+   */
+  deleteCommittedAt(file: DataFile, pos: number, row: KeyId): void {
+    if (this.sinks.positions.deleteCommittedAt(file, pos)) this.committedDeletes.push(row);
   }
 
   /** With a row index, after the data files are finished: how the table's rows move once this commit lands. */

@@ -41,8 +41,8 @@ export interface PreparedChanges {
   /** With a row index (keyless tables): how the table's rows move once this commit lands (apply it only then). */
   rowIndexDelta?: ValueIndexDelta;
   /**
-   * A keyed v3 child of cascades (fk-index-lifecycle.ts): per FK column set, the rows this commit
-   * wrote that are live, with their FK values and primary keys.
+   * A v3 child of cascades (checkpoint/value-indexes.ts): per FK column set, the rows this commit
+   * wrote that are live, with their FK values and identities (primary key, or whole row).
    */
   fkRows?: ReadonlyMap<string, readonly { value: KeyId; file: DataFile; pos: number; owner: KeyId }[]>;
   /** With a key or row index: data files committed earlier that this commit's DVs delete rows of. */
@@ -60,7 +60,7 @@ export interface PreparedChanges {
 
 /**
  * Where the committed row of a key is, in an index of the table as it is now: the key index, or —
- * keyless tables — a row index that hands out each live copy of a row once (row-index-lifecycle.ts).
+ * keyless tables — a row index that hands out each live copy of a row once (dv-replan.ts).
  */
 export interface RowLocator {
   get(k: KeyId): IndexedRow | undefined;

@@ -172,8 +172,9 @@ export class TableChangeWriter {
     const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
     const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
     const common = { io: table.io, locations: this.locations, parquet: options.parquet };
-    // a keyed v3 child with a key index: cascades through its FK index (fk-index-lifecycle.ts)
-    const dvCascades = this.mode !== 'append' && m.formatVersion >= 3 && (options.keyIndex !== undefined || options.keyIndexLater === true) && (options.matchFields?.length ?? 0) > 0;
+    // a v3 child with a key index, or keyless with a row index: cascades by DVs (checkpoint/value-indexes.ts)
+    const located = this.mode === 'append' ? options.rowIndex !== undefined : options.keyIndex !== undefined || options.keyIndexLater === true;
+    const dvCascades = m.formatVersion >= 3 && located && (options.matchFields?.length ?? 0) > 0;
     this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
     this.dvCascades = dvCascades;
     this.sinks = {
@@ -274,15 +275,15 @@ export class TableChangeWriter {
   }
 
   /**
-   * At the commit, with the writer's key index: the committed child rows of each deferred matching
-   * delete, found through `fkIndexes` (of the key index's snapshot), get DV entries through the key
-   * index; without an index for a column set, an equality delete on it is written instead.
+   * At the commit: the committed child rows of each deferred matching delete, found through
+   * `fkIndexes` (of the key or row index's snapshot), get DV entries — through the key index, or
+   * (keyless) on the places found; without an index for a set, an equality delete on it instead.
    */
   async resolveCascades(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): Promise<void> {
     for (const [fields, k, values] of this.deferredCascades) {
       const index = fkIndexes?.get(fields);
       if (index) {
-        index.rowsOf(k, (_file, _pos, owner) => this.keyed!.deleteCommittedKey(owner!));
+        index.rowsOf(k, (file, pos, owner) => (this.keyless ? this.keyless.deleteCommittedAt(file, pos, owner!) : this.keyed!.deleteCommittedKey(owner!)));
         continue;
       }
       await this.matching.addEquality(fields, values);

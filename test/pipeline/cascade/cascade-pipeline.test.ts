@@ -7,9 +7,16 @@
  * child's FK column (exact multi-level cascade); a delete run with foreign_key_checks=0 cascades
  * nothing in MySQL and nothing in the lake. A grandchild keyed differently is reported at
  * start (warning) — the divergence floe documents.
+ *
+ * A KEYLESS child (no primary key) in format v3: after a restart (its row index and FK index built
+ * from the lake again), parent deletes remove its committed rows by deletion vectors on their places
+ * — duplicates included, each copy once, an identical child of another parent kept — and the
+ * indexes follow those commits (a later binlog DELETE of a re-inserted identical row, and a second
+ * cascade of a re-created parent, find only live copies). No snapshot of it holds an equality delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/pipeline/observe/logger.js';
+import type { CatalogTable } from '../../../src/iceberg/table/index.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 import { openHarness, type Harness } from '../schema-change/pipeline-harness.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
@@ -46,6 +53,19 @@ afterAll(async () => {
 function recordingLogger(lines: string[]): Logger {
   const record = (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${fields ? JSON.stringify(fields) : ''}`);
   return { ...silentLogger, warn: record, info: record, child: () => recordingLogger(lines) } as Logger;
+}
+
+/** The delete files every snapshot of `table` added, by content (read from each snapshot's manifests, as test/e2e/support/crash-run.ts does). */
+async function addedDeletes(table: CatalogTable): Promise<{ equality: number; dvs: number }> {
+  const reads = new ManifestReads(table.io);
+  const out = { equality: 0, dvs: 0 };
+  for (const snap of table.metadata.snapshots) {
+    for (const f of (await reads.changesOf(snap)).addedDeleteFiles) {
+      if (f.content === 'equality-deletes') out.equality++;
+      else out.dvs++;
+    }
+  }
+  return out;
 }
 
 describe('ON DELETE CASCADE', () => {
@@ -99,17 +119,81 @@ describe('ON DELETE CASCADE', () => {
     // indexes — no table's history holds an equality delete (read from every snapshot's manifests)
     for (const t of TABLES) {
       const table = await loadCatalogTable(h.catalog, { namespace: [h.db], name: t });
-      const reads = new ManifestReads(table.io);
-      let equality = 0;
-      let dvs = 0;
-      for (const snap of table.metadata.snapshots) {
-        for (const f of (await reads.changesOf(snap)).addedDeleteFiles) {
-          if (f.content === 'equality-deletes') equality++;
-          else dvs++;
-        }
-      }
+      const { equality, dvs } = await addedDeletes(table);
       expect({ t, formatVersion: table.metadata.formatVersion, equality }).toEqual({ t, formatVersion: 3, equality: 0 });
       if (t === 'child' || t === 'line') expect(dvs).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('ON DELETE CASCADE into a keyless child (format v3)', () => {
+  let k: Harness;
+  const KTABLES = ['kparent', 'kchild'];
+  const count = async (where: string): Promise<number> => {
+    const [rows] = (await k.conn.query(`SELECT COUNT(*) AS n FROM kchild WHERE ${where}`)) as unknown as [{ n: number }[]];
+    return Number(rows[0].n);
+  };
+
+  beforeAll(async () => {
+    k = await openHarness('fk_kcascade', 'fk-kcascade', KTABLES, [
+      'CREATE TABLE kparent (id INT PRIMARY KEY, name VARCHAR(20))',
+      // no primary key: InnoDB's hidden row id is not in the binlog, the whole row is the identity
+      'CREATE TABLE kchild (pid INT, label VARCHAR(20), qty INT, CONSTRAINT fk_kchild FOREIGN KEY (pid) REFERENCES kparent (id) ON DELETE CASCADE)',
+      `INSERT INTO kparent VALUES ${Array.from({ length: 8 }, (_, i) => `(${i + 1}, 'p${i + 1}')`).join(', ')}`,
+      // two identical children of parent 1, and the identical child of parent 2 (differs only in pid)
+      "INSERT INTO kchild VALUES (1, 'dup', 7), (1, 'dup', 7), (1, 'one', 1), (2, 'dup', 7), (2, 'two', 2), (3, 'twin', 3), (3, 'twin', 3), (NULL, 'orphan', 0)",
+      `INSERT INTO kchild VALUES ${Array.from({ length: 40 }, (_, i) => `(${5 + (i % 4)}, 'bulk', ${i})`).join(', ')}`,
+    ]);
+  });
+
+  afterAll(async () => {
+    await k?.close();
+  });
+
+  it('removes the committed child rows by deletion vectors, each copy once, through a restart', async () => {
+    // run 1: the snapshot, then children committed by streaming checkpoints (their own data files)
+    let run = k.start();
+    await k.untilStreaming(run);
+    await k.exec("INSERT INTO kchild VALUES (1, 'dup', 7), (5, 'streamed', 1), (6, 'streamed', 1)");
+    await k.catchUp(run, KTABLES);
+    expect((await run.stop()).reason).toBe('stopped');
+    const child = { namespace: [k.db], name: 'kchild' };
+    const before = await loadCatalogTable(k.catalog, child);
+    expect({ formatVersion: before.metadata.formatVersion, key: before.metadata.schemas.at(-1)!.identifierFieldIds }).toEqual({ formatVersion: 3, key: [] });
+
+    // run 2, a new process: the row index and the FK index are built from the lake
+    run = k.start();
+    await k.untilStreaming(run);
+    await k.exec('DELETE FROM kparent WHERE id = 1'); // three copies of (1,'dup',7), from the snapshot and a streaming file
+    await k.exec('DELETE FROM kchild WHERE pid = 3 LIMIT 1'); // one twin of two
+    // a child inserted and its parent deleted in one transaction: by position, with the committed ones
+    await k.conn.beginTransaction();
+    await k.exec("INSERT INTO kchild VALUES (5, 'same txn', 9), (5, 'same txn', 9)");
+    await k.exec('DELETE FROM kparent WHERE id = 5');
+    await k.conn.commit();
+    await k.catchUp(run, KTABLES);
+    // the indexes followed that commit: parent 1 re-created with an identical child, one copy of it
+    // deleted by the binlog (the row index must not offer the dead copies), then a second child
+    // cascaded with parent 1 again (the FK index holds the new rows, not the dead ones)
+    await k.exec("INSERT INTO kparent VALUES (1, 'p1 again')");
+    await k.exec("INSERT INTO kchild VALUES (1, 'dup', 7), (1, 'dup', 7), (1, 'new', 1)");
+    await k.catchUp(run, KTABLES);
+    await k.exec("DELETE FROM kchild WHERE pid = 1 AND label = 'dup' LIMIT 1");
+    await k.exec("UPDATE kchild SET qty = 8 WHERE pid = 6 AND label = 'streamed'");
+    await k.catchUp(run, KTABLES);
+    await k.exec('DELETE FROM kparent WHERE id IN (1, 6)');
+    await k.catchUp(run, KTABLES);
+    expect((await run.stop()).reason).toBe('stopped');
+
+    for (const t of KTABLES) await k.expectLakeEqualsMysql(t);
+    // what MySQL holds: the identical child of parent 2 stayed, one twin stayed, the orphan stayed
+    expect(await count("pid = 2 AND label = 'dup'")).toBe(1);
+    expect(await count('pid = 3')).toBe(1);
+    expect(await count('pid IN (1, 5, 6)')).toBe(0);
+    expect(await count('pid IS NULL')).toBe(1);
+    const after = await loadCatalogTable(k.catalog, child);
+    const deletes = await addedDeletes(after);
+    expect(deletes.equality).toBe(0);
+    expect(deletes.dvs).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * The life of a table's value indexes across checkpoints (value-index.ts), kept by the table's
+ * committer (checkpoint/value-indexes.ts) beside the key index (key-index-lifecycle.ts): one
+ * lifecycle holds a keyless table's row index, another a cascade child's FK indexes.
+ *
+ * - where they come from: kept while the table's head is the snapshot they match (floe's own last
+ *   commit, or a manifest rewrite on top of it) and its schema the one they were read with, else
+ *   built from the lake (value-index-build.ts: the live rows, deletes applied). They live in memory
+ *   only: a restart, clean or after a crash, builds them again from the lake, the truth they cache;
+ * - what a commit does to them: the commit that landed straight on top of their snapshot moves them
+ *   (the rows it wrote with their values, the positions its deletion vectors removed — whatever
+ *   change wrote them); anything else — another writer's commit, a skipped commit, a commit that
+ *   wrote equality deletes (they remove rows by value, which no index can follow by position), a
+ *   commit of rows an index recorded no value of — drops them, to be built again when next needed;
+ * - floe's own maintenance between checkpoints: a manifest rewrite is followed; a compaction drops
+ *   them (the next checkpoint builds them from the compacted files);
+ * - within `keyIndex.memoryMaxBytes`: beyond it they are dropped for good (until a restart) with a
+ *   warning, and the table's deletes fall back to equality deletes (see the caller's message).
+ */
+import type { Schema } from '../spec/schema.js';
+import { currentSnapshot } from '../spec/snapshot-ids.js';
+import type { CatalogTable, CommitResult } from '../table/index.js';
+import { indexStillMatches, type CompactionCommit } from './key-index.js';
+import { DEFAULT_MEMORY_MAX_BYTES, type KeyIndexOptions } from './key-index-options.js';
+import type { MemoryValueIndex } from './memory-value-index.js';
+import { NO_VALUE_MOVES, type ValueIndex, type ValueIndexDelta } from './value-index.js';
+
+/** What a landed commit changed, as the indexes follow it. */
+export interface ValueIndexCommit {
+  /** Per index name, the rows the commit wrote and the committed rows its deletion vectors removed. */
+  readonly deltas: ReadonlyMap<string, ValueIndexDelta>;
+  /** Whether the commit wrote equality deletes (or rows no index recorded): the indexes are dropped. */
+  readonly doubt: boolean;
+}
+
+/** The indexes a caller wants: their names, and how to build them all from the lake. */
+export interface ValueIndexWant {
+  readonly names: readonly string[];
+  build(schema: Schema): Promise<Map<string, MemoryValueIndex>>;
+}
+
+export class ValueIndexLifecycle {
+  private indexes: Map<string, MemoryValueIndex> | undefined;
+  private snapshotId: bigint | undefined;
+  private schemaId: number | undefined;
+  /** Whether the indexes outgrew the memory bound: none is built again until a restart. */
+  private outgrown = false;
+  private warned = false;
+  /** Times the indexes were built from the lake (tests: kept indexes are not rebuilt). */
+  built = 0;
+
+  constructor(
+    private readonly options: KeyIndexOptions,
+    /** The warning when the indexes take `bytes`, beyond `max` (names the table and the fallback). */
+    private readonly tooLarge: (bytes: number, max: number, entries: number) => string,
+  ) {}
+
+  /** The indexes as they are now (undefined until needed, or after a doubt). */
+  get current(): ReadonlyMap<string, ValueIndex> | undefined {
+    return this.indexes;
+  }
+
+  /** The snapshot the indexes hold the live rows of, and the schema their values were encoded with. */
+  get at(): { snapshotId: bigint | undefined; schemaId: number | undefined } {
+    return { snapshotId: this.snapshotId, schemaId: this.schemaId };
+  }
+
+  /**
+   * The indexes `want` for the snapshot `snapshotId` (the table's head, or one only manifest
+   * rewrites lead on from — the snapshot the checkpoint's other deletes were located in); undefined
+   * when there can be none (the caller then writes equality deletes).
+   */
+  async forSnapshot(table: CatalogTable, snapshotId: bigint | undefined, want: ValueIndexWant): Promise<ReadonlyMap<string, ValueIndex> | undefined> {
+    const m = table.metadata;
+    const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
+    const head = currentSnapshot(m)?.snapshotId;
+    if (this.outgrown || !schema || !indexStillMatches(m, snapshotId, head)) return undefined;
+    const kept = this.indexes;
+    if (kept && this.schemaId === m.currentSchemaId && indexStillMatches(m, this.snapshotId, head) && want.names.every((k) => kept.has(k))) {
+      // after a manifest rewrite (floe's maintenance) the indexes of the snapshot before it still hold
+      if (this.snapshotId !== head) this.moveTo(NO_VALUE_MOVES, head);
+      return kept;
+    }
+    this.drop();
+    this.indexes = await want.build(schema);
+    this.snapshotId = head;
+    this.schemaId = m.currentSchemaId;
+    this.built++;
+    return this.keepWithinMemory() ? this.indexes : undefined;
+  }
+
+  /** No index for now (the table beyond a caller's bound): they are dropped and `message` warned, once. */
+  refuse(message: string): undefined {
+    if (!this.warned) this.options.warn?.(message);
+    this.warned = true;
+    this.drop();
+    return undefined;
+  }
+
+  /** The indexes follow the commit that landed straight on top of their snapshot; otherwise they are dropped. */
+  afterCommit(result: CommitResult, committed: ValueIndexCommit | undefined): void {
+    const indexes = this.indexes;
+    if (!indexes) return;
+    // an index the commit recorded no rows for (a foreign key added meanwhile) would miss its rows
+    const unrecorded = committed !== undefined && [...indexes.keys()].some((k) => !committed.deltas.has(k));
+    if (result.status !== 'committed' || committed?.doubt || unrecorded || !indexStillMatches(result.table.metadata, this.snapshotId, result.snapshot.parentSnapshotId)) {
+      this.drop();
+      return;
+    }
+    for (const [k, index] of indexes) index.apply(committed?.deltas.get(k) ?? NO_VALUE_MOVES, result.snapshot.snapshotId);
+    this.snapshotId = result.snapshot.snapshotId;
+    this.keepWithinMemory();
+  }
+
+  /** floe's own maintenance committed between two checkpoints: a manifest rewrite is followed, anything else drops the indexes. */
+  follow(table: CatalogTable, compaction: CompactionCommit | undefined): 'followed' | 'dropped' | 'none' {
+    if (!this.indexes) return 'none';
+    const m = table.metadata;
+    const head = currentSnapshot(m)?.snapshotId;
+    if (compaction || this.schemaId !== m.currentSchemaId || !indexStillMatches(m, this.snapshotId, head)) {
+      this.drop();
+      return 'dropped';
+    }
+    if (this.snapshotId !== head) this.moveTo(NO_VALUE_MOVES, head);
+    return 'followed';
+  }
+
+  drop(): void {
+    for (const index of this.indexes?.values() ?? []) index.close();
+    this.indexes = undefined;
+    this.snapshotId = undefined;
+    this.schemaId = undefined;
+  }
+
+  private moveTo(delta: ValueIndexDelta, snapshotId: bigint | undefined): void {
+    for (const index of this.indexes?.values() ?? []) index.apply(delta, snapshotId);
+    this.snapshotId = snapshotId;
+  }
+
+  /** Whether the indexes stay within the memory bound; beyond it they are dropped for good. */
+  private keepWithinMemory(): boolean {
+    if (!this.indexes) return false;
+    const indexes = [...this.indexes.values()];
+    const bytes = indexes.reduce((n, x) => n + x.memoryBytes, 0);
+    const max = this.options.keyIndex?.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
+    if (bytes <= max) return true;
+    // Delivery note: the table's deletes then write equality deletes (unreadable by PyIceberg; for a
+    // keyless table they remove every identical copy): the caller's message says which.
+    this.outgrown = true;
+    this.warned = false;
+    this.refuse(this.tooLarge(bytes, max, indexes.reduce((n, x) => n + x.size, 0)));
+    return false;
+  }
+}
