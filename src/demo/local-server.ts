@@ -206,6 +206,10 @@ export async function startLocalServer(distribution: ServerDistribution, options
       '--bind-address=127.0.0.1',
       `--socket=${join(base, 'mysqld.sock')}`,
       `--pid-file=${join(base, 'mysqld.pid')}`,
+      // A server of its own for temporary tables: mysqld deletes every `#sql*` file of its tmpdir as
+      // it starts (sql_base.cc mysql_rm_tmp_tables), so servers sharing /tmp remove the on-disk
+      // temporary tables of each other's running queries ("Error on delete of '/tmp/#sql-temptable…'").
+      `--tmpdir=${join(base, 'tmp')}`,
       `--server-id=${serverId}`,
       '--skip-name-resolve',
       '--innodb-buffer-pool-size=256M',
@@ -222,6 +226,7 @@ export async function startLocalServer(distribution: ServerDistribution, options
 
   const launch = async (extraArgs: string[]): Promise<void> => {
     stderr = '';
+    await mkdir(join(base, 'tmp'), { recursive: true });
     const proc = spawn(binary, args(extraArgs), { stdio: ['ignore', 'ignore', 'pipe'], detached: options.detached ?? false });
     child = proc;
     proc.stderr!.on('data', (d: Buffer) => {

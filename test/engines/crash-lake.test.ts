@@ -1,14 +1,15 @@
 /**
  * The engines read a lake the crash test made. `floe run` replicates the crash test's tables
  * (test/e2e/support/crash-schema.ts: composite and BIGINT UNSIGNED keys, every supported type, two
- * keyless tables — one of many identical rows deleted and updated a copy at a time — and a
- * parent/child pair with ON DELETE CASCADE) in format v3 from the harness MariaDB, every TIME column
- * as long microseconds (`source.timeAs: micros`, the setting for Spark), while a writer applies
- * random DML and floe is SIGKILLed again and again (snapshot, inside commits, streaming); a last run
- * catches up and the lake equals MySQL with no equality delete (test/e2e/support/crash-run.ts).
- * Then Spark (Hadoop catalog), Trino (its `floe catalog serve`), DuckDB (iceberg_scan), PyIceberg
- * (StaticTable) and Iceberg Java (HadoopTables) read every table: each must read exactly floe scan's
- * lines, with no refusal and no known bug to allow for.
+ * keyless tables — one of many identical rows deleted and updated a copy at a time — and a parent
+ * with two ON DELETE CASCADE children, one keyed, one keyless with identical copies) in format v3
+ * from the harness MariaDB, every TIME column as long microseconds (`source.timeAs: micros`, the
+ * setting for Spark), while a writer applies random DML and floe is SIGKILLed again and again
+ * (snapshot, inside commits, streaming); a last run catches up and the lake equals MySQL with no
+ * equality delete (test/e2e/support/crash-run.ts). Then Spark (Hadoop catalog), Trino (its `floe
+ * catalog serve`), DuckDB (iceberg_scan), PyIceberg (StaticTable) and Iceberg Java (HadoopTables)
+ * read every table: each must read exactly floe scan's lines, with no refusal and no known bug to
+ * allow for.
  *
  * Needs `npm run engines:install`; skipped (with a message) without the engines, failed when
  * FLOE_ENGINES_REQUIRED=1.
@@ -71,7 +72,7 @@ describe.skipIf(missing.length > 0 && !required)('the engines read a v3 lake mad
       expect({ table: t, equality: f.equality, hasTime: f.hasTime }).toEqual({ table: t, equality: 0, hasTime: false });
     }
     // the kills left changes to replay: every table but the small all_types carries deletion vectors
-    for (const t of ['accounts', 'ledger', 'events', 'dups', 'child']) expect(facts.get(t)!.dv, `${t}: ${JSON.stringify(facts.get(t))}`).toBeGreaterThan(0);
+    for (const t of ['accounts', 'ledger', 'events', 'dups', 'child', 'tags']) expect(facts.get(t)!.dv, `${t}: ${JSON.stringify(facts.get(t))}`).toBeGreaterThan(0);
   });
 
   for (const engine of ENGINES) {

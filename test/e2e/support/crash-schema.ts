@@ -6,7 +6,8 @@
  * `uid`, and carry no float column, so an equality delete of a whole row removes exactly that row),
  * `dups` (no primary key, many identical rows: the writer deletes and updates one copy at a time,
  * `… LIMIT 1`, which a format-v3 lake must follow copy for copy), `parent` / `child` (FOREIGN KEY …
- * ON DELETE CASCADE).
+ * ON DELETE CASCADE) and `tags` (a keyless child of `parent`, ON DELETE CASCADE, holding identical
+ * copies: a parent's delete removes all of its copies and none of another parent's).
  *
  * The writer applies random inserts, updates (including primary-key changes and moves of a child to
  * another parent) and deletes in small transactions until stopped. MySQL is the truth: it tracks
@@ -26,14 +27,15 @@ export { prng };
 
 export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES !== '0';
 
-export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'dups', 'parent', 'child'] as const;
+export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'dups', 'parent', 'child', 'tags'] as const;
 
 const TOP = 18446744073709551615n;
 
-const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, dups: 600, parents: 500, children: 2500 };
+const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, dups: 600, parents: 500, children: 2500, tags: 1000 };
 /** `dups` rows are drawn from 20 × 3 distinct rows: ten copies of each on average. */
 const DUP_GROUPS = 20;
 const DUP_TAGS = ['a', 'b', 'c'];
+const TAG_NAMES = ['x', 'y'];
 
 export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   for (const s of ALL_TYPES_SESSION) await conn.query(s);
@@ -46,6 +48,8 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await conn.query(`CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)`);
   await conn.query(`CREATE TABLE child (id INT PRIMARY KEY, parent_id INT NOT NULL, qty INT NOT NULL,
     CONSTRAINT child_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)`);
+  await conn.query(`CREATE TABLE tags (parent_id INT NOT NULL, tag VARCHAR(8) NOT NULL,
+    CONSTRAINT tags_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)`);
 
   const batch = async (table: string, rows: string[]) => {
     for (let i = 0; i < rows.length; i += 1000) await conn.query(`INSERT INTO ${table} VALUES ${rows.slice(i, i + 1000).join(', ')}`);
@@ -63,6 +67,8 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await batch('dups', Array.from({ length: SIZES.dups }, (_, i) => `(${i % DUP_GROUPS}, '${DUP_TAGS[i % 3]}', ${i % 7 === 0 ? 'NULL' : `${(i % DUP_GROUPS) + 0.5}`}, ${i % 5 === 0 ? 'NULL' : "'2024-02-29'"})`));
   await batch('parent', Array.from({ length: SIZES.parents }, (_, i) => `(${i + 1}, 'parent ${i + 1}')`));
   await batch('child', Array.from({ length: SIZES.children }, (_, i) => `(${i + 1}, ${1 + (i % SIZES.parents)}, ${i % 13})`));
+  // rows i and i + 500 are identical: two copies of one tag per parent
+  await batch('tags', Array.from({ length: SIZES.tags }, (_, i) => `(${1 + (i % SIZES.parents)}, '${TAG_NAMES[i % SIZES.parents % 2]}')`));
 }
 
 
@@ -88,7 +94,8 @@ export class RandomWriter extends RandomTransactionWriter {
     if (r < 0.67) return this.events(op);
     if (r < 0.75) return this.dups(op);
     if (r < 0.8) return this.parents(op);
-    return this.children(op);
+    if (r < 0.92) return this.children(op);
+    return this.tags(op);
   }
 
   private accounts(op: number): string {
@@ -160,5 +167,14 @@ export class RandomWriter extends RandomTransactionWriter {
     if (op < 6) return `UPDATE child SET qty = qty + 1 WHERE id = ${id}`;
     if (op < 8) return `UPDATE child SET parent_id = ${parent} WHERE id = ${id} AND EXISTS (SELECT 1 FROM parent WHERE id = ${parent})`;
     return `DELETE FROM child WHERE id = ${id}`;
+  }
+
+  /** The keyless child: copies added, updated and deleted one at a time (`LIMIT 1`), and by the cascade. */
+  private tags(op: number): string {
+    const parent = 1 + this.int(this.next.parent - 1);
+    const tag = TAG_NAMES[this.int(2)];
+    if (op < 4) return `INSERT INTO tags SELECT id, '${tag}' FROM parent WHERE id = ${parent}`;
+    if (op < 6) return `UPDATE tags SET tag = '${TAG_NAMES[this.int(2)]}' WHERE parent_id = ${parent} AND tag = '${tag}' LIMIT 1`;
+    return `DELETE FROM tags WHERE parent_id = ${parent} AND tag = '${tag}' LIMIT 1`;
   }
 }
