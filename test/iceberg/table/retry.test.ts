@@ -5,9 +5,8 @@
  * commit did not land, and one that always conflicts. The table must end correct, the snapshot id must
  * stay the same across attempts, and no file a committed snapshot refers to may ever be deleted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata/metadata-updates.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { ancestorsOf } from '../../../src/iceberg/spec/snapshot-ids.js';
@@ -23,15 +22,11 @@ import {
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { idNameSchema, tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
+import { idNameSchema, useTempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
 
 const schema = idNameSchema();
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog('floe-retry-');
-});
-afterAll(() => env.remove());
+const env = useTempCatalog('floe-retry-');
 
 /** Forwards everything to a real catalog; `commitTable` goes through `hook`. */
 class WrappedCatalog implements Catalog {

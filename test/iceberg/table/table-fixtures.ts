@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { partitionType } from '../../../src/iceberg/spec/partition.js';
@@ -23,7 +24,7 @@ import { deletionVectorFile, writeDeletionVectorPuffin } from '../../../src/iceb
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { toJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
-import type { CatalogTable } from '../../../src/iceberg/table/index.js';
+import type { CatalogTable, CommitResult } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
 
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
@@ -48,6 +49,35 @@ export async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: Fi
   const catalog = new FileSystemCatalog({ warehouse: path.join(t.dir, 'warehouse') });
   await catalog.createNamespace(['db']);
   return { catalog, ...t };
+}
+
+/**
+ * A `tempCatalog` for the tests of the calling file: made before the first, removed after the last.
+ * `catalog` is readable inside tests and hooks only.
+ */
+export function useTempCatalog(prefix?: string): { readonly catalog: FileSystemCatalog } {
+  let env: Awaited<ReturnType<typeof tempCatalog>> | undefined;
+  beforeAll(async () => {
+    env = await tempCatalog(prefix);
+  });
+  afterAll(() => env?.remove());
+  return {
+    get catalog(): FileSystemCatalog {
+      if (!env) throw new Error('the temporary catalog is made in beforeAll: read it inside a test or a hook');
+      return env.catalog;
+    },
+  };
+}
+
+/** `r` narrowed to a committed result; throws when the commit was skipped. */
+export function committed<T extends { status: string }>(r: T): Extract<T, { status: 'committed' }> {
+  if (r.status !== 'committed') throw new Error(`expected a committed result, got ${r.status}`);
+  return r as Extract<T, { status: 'committed' }>;
+}
+
+/** The table a committed result made; throws when the commit was skipped. */
+export function committedTable(r: CommitResult): CatalogTable {
+  return committed(r).table;
 }
 
 function schemaOf(table: CatalogTable): Schema {
