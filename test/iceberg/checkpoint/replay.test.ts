@@ -248,13 +248,19 @@ describe('replay after a crash at each failure point', () => {
   }
 });
 
+/** Two fresh tables given stream `seed` once, in checkpoints of up to 50 changes from id 1. */
+async function deliveredOnce(seed: number): Promise<ReturnType<typeof streamFor> & { catalog: Catalog; tables: TableIdentifier[]; plan: Checkpoint[] }> {
+  const catalog = await freshCatalog('filesystem');
+  const tables = await createTables(catalog);
+  const { changes, model, rand } = streamFor(seed);
+  const plan = checkpointsOf(rand, changes, 0, 1n, 50);
+  await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+  return { catalog, tables, changes, model, rand, plan };
+}
+
 describe('delivering the whole stream twice', () => {
   it('with the same checkpoint ids: every checkpoint is skipped and nothing changes', async () => {
-    const catalog = await freshCatalog('filesystem');
-    const tables = await createTables(catalog);
-    const { changes, model, rand } = streamFor(77);
-    const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+    const { catalog, tables, changes, model, plan } = await deliveredOnce(77);
     const before = await Promise.all(tables.map(async (id) => (await loadCatalogTable(catalog, id)).metadata.snapshots.length));
 
     const again = committersFor(catalog, tables);
@@ -270,11 +276,7 @@ describe('delivering the whole stream twice', () => {
   });
 
   it('with new checkpoint ids and no offset filtering: upserts absorb the replay', async () => {
-    const catalog = await freshCatalog('filesystem');
-    const tables = await createTables(catalog);
-    const { changes, model, rand } = streamFor(78);
-    const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+    const { catalog, tables, changes, model, rand, plan } = await deliveredOnce(78);
     const replay = checkpointsOf(rand, changes, 0, plan[plan.length - 1].id + 1n, 80);
     await deliver(committersFor(catalog, tables), changes, replay, [0, 0]);
     const chains = await expectConverged(catalog, tables, model, 'new ids twice');
