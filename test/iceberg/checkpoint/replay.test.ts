@@ -29,6 +29,7 @@ import { FloeError } from '../../../src/util/errors.js';
 import { armFailpoint, disarmFailpoints, failpoint, failpointTriggered, type FailPointName } from '../../../src/util/failpoints.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../writer/change-stream.js';
 import { BY_GROUP, keyedSchema, prng } from '../writer/support.js';
+import { withCommitHook } from '../../support/commit-hook.js';
 
 const FAILPOINTS: FailPointName[] = ['after-data-files', 'after-manifests', 'after-manifest-list', 'after-metadata-file', 'after-catalog-swap'];
 const JOB = 'replay-job';
@@ -80,16 +81,11 @@ async function withCatalogFailpoints(catalog: Catalog): Promise<Catalog> {
   const metadataFile = await catalogHits(catalog, 'after-metadata-file');
   const swap = await catalogHits(catalog, 'after-catalog-swap');
   if (metadataFile && swap) return catalog;
-  return new Proxy(catalog, {
-    get(target, prop, receiver) {
-      if (prop !== 'commitTable') return Reflect.get(target, prop, receiver);
-      return async (...args: Parameters<Catalog['commitTable']>) => {
-        if (!metadataFile) await failpoint('after-metadata-file');
-        const out = await target.commitTable(...args);
-        if (!swap) await failpoint('after-catalog-swap');
-        return out;
-      };
-    },
+  return withCommitHook(catalog, async (commit) => {
+    if (!metadataFile) await failpoint('after-metadata-file');
+    const out = await commit();
+    if (!swap) await failpoint('after-catalog-swap');
+    return out;
   });
 }
 
@@ -289,18 +285,13 @@ describe('a commit whose outcome is unknown', () => {
     const base = await freshCatalog('filesystem');
     // The catalog swaps the pointer, then the caller sees a lost response (commit-state-unknown).
     let failNext = 0;
-    const catalog = new Proxy(base, {
-      get(target, prop, receiver) {
-        if (prop !== 'commitTable') return Reflect.get(target, prop, receiver);
-        return async (...args: Parameters<Catalog['commitTable']>) => {
-          const out = await target.commitTable(...args);
-          if (failNext > 0) {
-            failNext--;
-            throw new FloeError('catalog.test', 'commit-state-unknown', 'response lost after the swap (test)');
-          }
-          return out;
-        };
-      },
+    const catalog = withCommitHook(base, async (commit) => {
+      const out = await commit();
+      if (failNext > 0) {
+        failNext--;
+        throw new FloeError('catalog.test', 'commit-state-unknown', 'response lost after the swap (test)');
+      }
+      return out;
     });
     const tables = await createTables(catalog);
     const { changes, model, rand } = streamFor(79);
