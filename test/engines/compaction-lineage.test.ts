@@ -22,10 +22,9 @@ import { TableCommitter } from '../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../src/iceberg/writer/index.js';
 import type { Row } from '../../src/model/values.js';
 import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines, sparkSql } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, sortLines, sparkSql } from './support/engines.js';
 
-const missing = missingEngines().filter((e) => e === 'spark' || e === 'pyiceberg');
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/compaction-lineage', ['spark', 'pyiceberg']);
 
 let w: Warehouse;
 const enc = new TextEncoder();

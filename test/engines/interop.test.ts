@@ -50,7 +50,7 @@ import { createPostgresDatabase, dropPostgresDatabase, POSTGRES_URL, postgresSta
 import { motoStatus, startMoto } from '../support/moto-server.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type CatalogSpec } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type CatalogSpec } from './support/engines.js';
 import { COLUMNS, RESULTS_FILE, columnKey, engineVersions, readResults, writeResults, type MatrixColumn, type MatrixRow } from './support/interop-results.js';
 import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, TIME_AS_MICROS_COLUMN, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
 import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, stackFloeConfig, stackFloeYaml, writeEngineConfigs, type StackEndpoints } from './support/lakehouse-stack.js';
@@ -58,11 +58,7 @@ import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, 
 process.env.TZ ??= 'Asia/Seoul';
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
-if (missing.length > 0 && !required) {
-  console.warn(`[floe] test/engines skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
-}
+const { missing, required } = engineSuite('test/engines/interop');
 
 interface Copy {
   name: CopyName;

@@ -45,13 +45,12 @@ import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { prng } from '../e2e/support/crash-schema.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
 import { createPostgresDatabase, dropPostgresDatabase, postgresStatus } from '../catalog/sql/sql-test-databases.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sparkDeleteOrphanFiles, sparkSql, type CatalogSpec } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, sparkDeleteOrphanFiles, sparkSql, type CatalogSpec } from './support/engines.js';
 import { RESULTS_FILE, readResults, writeResults, type MaintenanceResult } from './support/interop-results.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/maintenance');
 /** How long the random writer runs per format version (ms). */
 const DURATION_MS = Number(process.env.FLOE_MAINTENANCE_MS ?? 60_000);
 const SEED = Number(process.env.FLOE_MAINTENANCE_SEED ?? Date.now() % 1_000_000);
