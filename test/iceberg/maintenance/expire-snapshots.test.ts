@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
@@ -16,13 +16,9 @@ import { FloeError } from '../../../src/util/errors.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, localPath, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-expire-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-expire-');
 
 const row = keyedRow;
 

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
@@ -21,13 +21,9 @@ import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js'
 import { armFailpoint, disarmFailpoints, failpointTriggered } from '../../../src/util/failpoints.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { reachableFiles, unreachableFiles } from '../../support/lake-integrity.js';
-import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, localPath, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-maint-fp-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-maint-fp-');
 afterEach(() => disarmFailpoints());
 
 const row = keyedRow;

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { partitionType } from '../../../src/iceberg/spec/partition.js';
@@ -26,6 +25,7 @@ import { Types } from '../../../src/iceberg/spec/types.js';
 import { toJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
 import type { CatalogTable, CommitResult } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
+import { madeBeforeAll } from '../../support/before-all.js';
 
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -51,20 +51,12 @@ export async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: Fi
   return { catalog, ...t };
 }
 
-/**
- * A `tempCatalog` for the tests of the calling file: made before the first, removed after the last.
- * `catalog` is readable inside tests and hooks only.
- */
+/** A `tempCatalog` for the tests of the calling file: made before the first, removed after the last. */
 export function useTempCatalog(prefix?: string): { readonly catalog: FileSystemCatalog } {
-  let env: Awaited<ReturnType<typeof tempCatalog>> | undefined;
-  beforeAll(async () => {
-    env = await tempCatalog(prefix);
-  });
-  afterAll(() => env?.remove());
+  const env = madeBeforeAll('the temporary catalog', () => tempCatalog(prefix), (t) => t.remove());
   return {
     get catalog(): FileSystemCatalog {
-      if (!env) throw new Error('the temporary catalog is made in beforeAll: read it inside a test or a hook');
-      return env.catalog;
+      return env().catalog;
     },
   };
 }
