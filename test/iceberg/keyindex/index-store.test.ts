@@ -25,7 +25,8 @@ import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { newTable, useTempDirectory, useTempWarehouse } from '../writer/support.js';
+import { newTable, useTempWarehouse } from '../writer/support.js';
+import { useTempDirectory } from '../../support/temp-dir.js';
 
 const w = useTempWarehouse('floe-savedindex-');
 const stateRoot = useTempDirectory('floe-state-');

@@ -26,7 +26,8 @@ import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
-import { newTable, useTempDirectory, useTempWarehouse } from '../writer/support.js';
+import { newTable, useTempWarehouse } from '../writer/support.js';
+import { useTempDirectory } from '../../support/temp-dir.js';
 
 const w = useTempWarehouse('floe-diskindex-');
 const stateRoot = useTempDirectory('floe-state-');

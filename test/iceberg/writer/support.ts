@@ -47,11 +47,6 @@ export function useTempWarehouse(prefix?: string): Warehouse {
   };
 }
 
-/** A directory under the OS temp directory for the tests of the calling file, removed after the last. */
-export function useTempDirectory(prefix: string): () => string {
-  return madeBeforeAll(`the temporary directory ${prefix}…`, () => fs.mkdtempSync(path.join(os.tmpdir(), prefix)), (dir) => fs.rmSync(dir, { recursive: true, force: true }));
-}
-
 /** id long (key), grp int (partition source), name string, amount decimal(10,2), tag binary. */
 export function keyedSchema(): Schema {
   return new Schema(
