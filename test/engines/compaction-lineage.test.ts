@@ -13,6 +13,7 @@
  * their lineage unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { rewriteDataFiles, rewriteDataFilesWithDeletes } from '../../src/iceberg/maintenance/rewrite-data-files.js';
 import { planScan } from '../../src/iceberg/scan/scan-plan.js';
 import { scanTable } from '../../src/iceberg/scan/table-scan.js';
@@ -38,6 +39,32 @@ async function floeLineage(t: CatalogTable): Promise<string[]> {
   return out.sort();
 }
 
+/**
+ * The compacted table `id` as Spark and PyIceberg read it equals floe's scan, and Spark sees every
+ * row keep the `_row_id` and `_last_updated_sequence_number` it had before (`lineageBefore`, floe's
+ * reading of the table before the compaction), both at the compaction's parent snapshot and now.
+ */
+async function expectEnginesReadCompacted(id: TableIdentifier, lineageBefore: string[]): Promise<void> {
+  const after = await loadCatalogTable(w.catalog, id);
+  const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
+  const dir = localPath(after.metadata.location);
+
+  const floeRows = sortLines(await floeScanLines(dir));
+  for (const engine of ['spark', 'pyiceberg'] as const) {
+    const read = await readWith(engine, dir);
+    expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
+    expect(sortLines(read.lines), engine).toEqual(floeRows);
+  }
+
+  const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
+  const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
+  for (const res of results) expect(res.error, res.statement).toBeUndefined();
+  const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
+  expect(sparkBefore).toEqual(lineageBefore);
+  expect(sparkAfter).toEqual(lineageBefore);
+  expect(await floeLineage(after)).toEqual(lineageBefore);
+}
+
 describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: other engines read the same rows and row lineage', () => {
   beforeAll(async () => {
     if (missing.length > 0) throw new Error(`FLOE_ENGINES_REQUIRED=1 but ${missing.join(', ')} not installed in ${ENGINES_HOME}: run npm run engines:install`);
@@ -59,24 +86,7 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFilesWithDeletes(before);
     expect(r.skipped).toBeUndefined();
-    const after = await loadCatalogTable(w.catalog, t0.identifier);
-    const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
-    const dir = localPath(after.metadata.location);
-
-    const floeRows = sortLines(await floeScanLines(dir));
-    for (const engine of ['spark', 'pyiceberg'] as const) {
-      const read = await readWith(engine, dir);
-      expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
-      expect(sortLines(read.lines), engine).toEqual(floeRows);
-    }
-
-    const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
-    const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
-    for (const res of results) expect(res.error, res.statement).toBeUndefined();
-    const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
-    expect(sparkBefore).toEqual(lineageBefore);
-    expect(sparkAfter).toEqual(lineageBefore);
-    expect(await floeLineage(after)).toEqual(lineageBefore);
+    await expectEnginesReadCompacted(t0.identifier, lineageBefore);
   });
 
   it('small files bin-packed: Spark and PyIceberg read the same rows, Spark the same _row_id and _last_updated_sequence_number', async () => {
@@ -94,22 +104,6 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFiles(before, { applyDeletes: false, smallFiles: {} });
     expect(r).toMatchObject({ rewrittenDataFiles: 24, addedDataFiles: 3, smallFileGroups: 3 });
-    const after = await loadCatalogTable(w.catalog, t0.identifier);
-    const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
-    const dir = localPath(after.metadata.location);
-
-    const floeRows = sortLines(await floeScanLines(dir));
-    for (const engine of ['spark', 'pyiceberg'] as const) {
-      const read = await readWith(engine, dir);
-      expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
-      expect(sortLines(read.lines), engine).toEqual(floeRows);
-    }
-    const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
-    const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
-    for (const res of results) expect(res.error, res.statement).toBeUndefined();
-    const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
-    expect(sparkBefore).toEqual(lineageBefore);
-    expect(sparkAfter).toEqual(lineageBefore);
-    expect(await floeLineage(after)).toEqual(lineageBefore);
+    await expectEnginesReadCompacted(t0.identifier, lineageBefore);
   });
 });
