@@ -101,7 +101,7 @@ export interface RunRecord {
   ms: number;
 }
 
-export function phaseOf(p: FloeProcess): Phase {
+function phaseOf(p: FloeProcess): Phase {
   const n = p.notifications();
   if (n.includes('streaming-started')) return 'streaming';
   if (n.includes('snapshot-started')) return 'snapshot';

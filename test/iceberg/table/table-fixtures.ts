@@ -44,7 +44,7 @@ export function idNameSchema(): Schema {
   );
 }
 
-export async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: FileSystemCatalog; dir: string; remove: () => void }> {
+async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: FileSystemCatalog; dir: string; remove: () => void }> {
   const t = tempDir(prefix);
   const catalog = new FileSystemCatalog({ warehouse: path.join(t.dir, 'warehouse') });
   await catalog.createNamespace(['db']);
