@@ -16,7 +16,7 @@ import { findCurrentMetadataFile } from '../../src/catalog/filesystem/filesystem
 import { LocalFileIO } from '../../src/io/local-file-io.js';
 import { S3FileIO } from '../../src/io/s3-file-io.js';
 import { FloeError } from '../../src/util/errors.js';
-import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../support/s3-server.js';
+import { dockerStatus, startMinio, startS3rver, useS3Server, type TestS3Server } from '../support/s3-server.js';
 import { expectFloeError, runCatalogBehaviourSuite } from './behaviour-suite.js';
 import { appendSnapshotCommit, testSchema } from './test-snapshots.js';
 import { GOLDEN_DIR, goldenAvailable } from '../support/golden.js';
@@ -253,13 +253,7 @@ describe('filesystem catalog: failures at the commit point', () => {
 });
 
 describe('filesystem catalog on s3rver (ignores If-None-Match)', () => {
-  let s3: TestS3Server;
-  beforeAll(async () => {
-    s3 = await startS3rver();
-  });
-  afterAll(async () => {
-    await s3?.stop();
-  });
+  const s3 = useS3Server(startS3rver);
 
   it('refuses creates and commits with an error that names the sql and rest catalogs', async () => {
     const warehouse = `s3://${s3.bucket}/wh-${randomUUID()}`;

@@ -3,32 +3,24 @@
  * `source.restart` says, and then fails with the source's own error, its subsystem named once, and
  * how long floe kept trying.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/demo/local-server.js';
+import { useTempDirectory } from '../support/temp-dir.js';
 import { logLines, runFloe } from './run-floe.js';
 
-let dir: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'floe-session-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDirectory('floe-session-');
 
 describe('floe run with a source that stays away', () => {
   it('restarts the pipeline, then gives up with the connection error named once', async () => {
     const port = await freePort();
-    const file = join(dir, 'away.yaml');
+    const file = join(dir(), 'away.yaml');
     await writeFile(
       file,
-      `source: { host: 127.0.0.1, port: ${port}, user: floe, restart: { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 50 } }\nwarehouse: { location: ${JSON.stringify(join(dir, 'wh'))} }\n`,
+      `source: { host: 127.0.0.1, port: ${port}, user: floe, restart: { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 50 } }\nwarehouse: { location: ${JSON.stringify(join(dir(), 'wh'))} }\n`,
     );
-    const run = await runFloe(['run', '-c', file, '--no-preflight', '--log-format', 'json'], { cwd: dir });
+    const run = await runFloe(['run', '-c', file, '--no-preflight', '--log-format', 'json'], { cwd: dir() });
     expect(run.code).toBe(1);
     const lines = logLines(run.stderr);
     const refused = `source.mysql: cannot connect to floe@127.0.0.1:${port}: connection refused (ECONNREFUSED): no server listens there; check source.host and source.port, and that the server runs`;

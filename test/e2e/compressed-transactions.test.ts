@@ -26,7 +26,7 @@ import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/inde
 import { compareOffsets, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { prng } from '../../src/util/prng.js';
 import { runFloe } from '../cli/run-floe.js';
-import { committedOffset, serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { committedOffset, serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -201,18 +201,7 @@ describe('compressed transactions through floe run', () => {
         console.log(`${n} mixed transactions, ${killedAt} of them written before the second kill`);
         const target = await serverPosition(source);
         try {
-          await waitForCatchUp(
-            catalog,
-            TABLES.map((t) => ({ identifier: { namespace: [DB], name: t }, sourceKey: `${DB}.${t}` })),
-            JOB,
-            target,
-            {
-              timeoutMs: 180_000,
-              check: () => {
-                if (p.hasExited) throw new Error(`the last run exited:\n${p.tail()}`);
-              },
-            },
-          );
+          await waitForCatchUp(catalog, watchedTables(DB, TABLES), JOB, target, { timeoutMs: 180_000, check: whileRunning(p, 'the last run') });
         } finally {
           p.kill('SIGTERM');
         }

@@ -35,7 +35,7 @@ import { prng } from '../../src/util/prng.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { reachableFiles, unreachableFiles } from '../support/lake-integrity.js';
 import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess, type LogRecord } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import { RandomTransactionWriter } from '../support/random-writer.js';
@@ -256,18 +256,7 @@ describe('crash and restart with maintenance', () => {
     const catchUpStart = Date.now();
     const last = new FloeProcess(configPath);
     try {
-      await waitForCatchUp(
-        catalog,
-        TABLES.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` })),
-        JOB,
-        target,
-        {
-          timeoutMs: 90_000,
-          check: () => {
-            if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
-          },
-        },
-      );
+      await waitForCatchUp(catalog, watchedTables(db, TABLES), JOB, target, { timeoutMs: 90_000, check: whileRunning(last, 'the last run') });
       console.log(`caught up in ${Date.now() - catchUpStart} ms`);
       // and its orphan removal (every second) takes what the interrupted ones left of the planted files
       for (const deadline = Date.now() + 15_000; planted.some((f) => existsSync(f)) && Date.now() < deadline && !last.hasExited; ) await sleep(250);

@@ -21,7 +21,7 @@ import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { lastCommitted } from '../../src/iceberg/checkpoint/index.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { writeFloeConfig } from './support/floe-config.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
@@ -60,18 +60,7 @@ async function catchUpAndCompare(s: Scene, config: string, job: string, tables: 
   const target = await serverPosition({ ...sharedMysqlConfig() });
   const last = new FloeProcess(config);
   try {
-    await waitForCatchUp(
-      s.catalog,
-      tables.map((t) => ({ identifier: { namespace: [s.db], name: t }, sourceKey: `${s.db}.${t}` })),
-      job,
-      target,
-      {
-        timeoutMs: 120_000,
-        check: () => {
-          if (last.hasExited) throw new Error(`floe exited before catching up:\n${last.tail()}`);
-        },
-      },
-    );
+    await waitForCatchUp(s.catalog, watchedTables(s.db, tables), job, target, { timeoutMs: 120_000, check: whileRunning(last, 'floe') });
   } finally {
     last.kill('SIGTERM');
   }

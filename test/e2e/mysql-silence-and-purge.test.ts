@@ -38,7 +38,7 @@ import type { TestServer } from '../support/mariadb.js';
 import { serverKind, startTestServer } from '../support/servers.js';
 import { TcpStallProxy } from '../support/tcp-stall-proxy.js';
 import { prng } from '../../src/util/prng.js';
-import { committedOffset, serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { committedOffset, serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess, type LogRecord } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -178,18 +178,7 @@ async function changeEveryTable(server: Conn, db: string, tables: readonly strin
 /** Waits until every table committed past the server's position now. */
 async function catchUp(p: FloeProcess, lake: Lake, server: Conn, db: string, tables: readonly string[]): Promise<void> {
   const target = await serverPosition(server);
-  await waitForCatchUp(
-    lake.catalog,
-    tables.map((t) => ({ identifier: ident(db, t), sourceKey: `${db}.${t}` })),
-    JOB,
-    target,
-    {
-      timeoutMs: 60_000,
-      check: () => {
-        if (p.hasExited) throw new Error(`floe exited:\n${p.tail()}`);
-      },
-    },
-  );
+  await waitForCatchUp(lake.catalog, watchedTables(db, tables), JOB, target, { timeoutMs: 60_000, check: whileRunning(p, 'floe') });
 }
 
 /** The lake equals MySQL for every table, row for row, and no checkpoint id appears twice. */

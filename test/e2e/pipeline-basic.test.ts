@@ -17,7 +17,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../src/iceberg/checkpoint/index.js';
 import { formatDate } from '../../src/model/values.js';
-import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
+import { openTestDatabase, sharedMysqlConfig, sharedSource } from '../support/shared-mysql.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from './support/all-types.js';
 import { catchUp, startPipeline, untilStreaming } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows, type ExpectedTransform } from './support/lake-compare.js';
@@ -63,16 +63,9 @@ beforeAll(async () => {
   await exec(`INSERT INTO people VALUES ${Array.from({ length: 20 }, (_, i) => `('user${i}', 'u${i}@example.com', '+82-10-0000-${String(i).padStart(4, '0')}', '1990-01-${String(1 + i).padStart(2, '0')}', '123-45-${String(i).padStart(4, '0')}', 'Name ${i}')`).join(', ')}`);
 
   warehouse = await mkdtemp(join(tmpdir(), 'floe-e2e-basic-'));
-  const server = sharedMysqlConfig();
   config = parseConfig({
     job: { id: JOB },
-    source: {
-      ...sourceLogin(server),
-      serverId: 20_000 + (process.pid % 5000) * 8,
-      include: TABLES.map((t) => `${db}.${t}`),
-      snapshot: { chunkSize: 40, parallelism: 2 },
-      timeAsMicros: [`${db}.all_types.dur`],
-    },
+    source: sharedSource(20_000, db, TABLES, { snapshot: { chunkSize: 40, parallelism: 2 }, timeAsMicros: [`${db}.all_types.dur`] }),
     warehouse: { location: warehouse },
     tables: { overrides: { [`${db}.orders`]: { partitionBy: ['day(created)'], properties: { 'write.parquet.compression-codec': 'zstd' } } } },
     commit: { intervalMs: 300, idleCheckpoints: 2 },

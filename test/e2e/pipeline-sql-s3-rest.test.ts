@@ -16,7 +16,7 @@ import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../support/s3-server.js';
 import { sql } from '../source/binlog/helpers.js';
-import { freshPostgresSchema, postgresStatus, type TestSqlDatabase } from '../catalog/sql/sql-test-databases.js';
+import { freshPostgresSchema, postgresStatus, type TestSqlDatabase, withCatalogDbAndStorage } from '../catalog/sql/sql-test-databases.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 
@@ -87,24 +87,10 @@ async function runToLake(catalogDb: TestSqlDatabase, s3: TestS3Server): Promise<
 
 describe('floe run → SQL catalog + S3 files → floe catalog serve → REST client', () => {
   it.skipIf(!pgStatus.available)(`PostgreSQL catalog, s3rver storage${pgStatus.available ? '' : ` — skipped: ${pgStatus.reason}`}`, async () => {
-    const catalogDb = await freshPostgresSchema();
-    const s3 = await startS3rver();
-    try {
-      await runToLake(catalogDb, s3);
-    } finally {
-      await s3.stop();
-      await catalogDb.dispose();
-    }
+    await withCatalogDbAndStorage(freshPostgresSchema, startS3rver, runToLake);
   });
 
   it.skipIf(!pgStatus.available || !docker.available)(`PostgreSQL catalog, MinIO storage${docker.available ? '' : ` — skipped: ${docker.reason}`}`, async () => {
-    const catalogDb = await freshPostgresSchema();
-    const minio = await startMinio();
-    try {
-      await runToLake(catalogDb, minio);
-    } finally {
-      await minio.stop();
-      await catalogDb.dispose();
-    }
+    await withCatalogDbAndStorage(freshPostgresSchema, startMinio, runToLake);
   });
 });

@@ -26,7 +26,7 @@ import { parseMysqlUrl } from '../support/mariadb.js';
 import { MOTO_ACCESS_KEY_ID, MOTO_SECRET_ACCESS_KEY, motoStatus, startMoto } from '../support/moto-server.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { startTestServer } from '../support/servers.js';
-import { serverPosition, waitForCatchUp } from './support/catch-up.js';
+import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { writeFloeConfig } from './support/floe-config.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
@@ -99,18 +99,7 @@ describe.skipIf(!moto.available)('an upgrade from a lake of floe 6236d67 with DD
     const target = await serverPosition(mysqlServer);
     const floe = new FloeProcess(config);
     try {
-      await waitForCatchUp(
-        catalog,
-        TABLES.map((t) => ({ identifier: { namespace: [DATABASE], name: t }, sourceKey: `${DATABASE}.${t}` })),
-        JOB,
-        target,
-        {
-          timeoutMs: 120_000,
-          check: () => {
-            if (floe.hasExited) throw new Error(`floe exited before catching up:\n${floe.tail()}`);
-          },
-        },
-      );
+      await waitForCatchUp(catalog, watchedTables(DATABASE, TABLES), JOB, target, { timeoutMs: 120_000, check: whileRunning(floe, 'floe') });
     } catch (e) {
       throw new Error(`${String(e)}\n${floe.tail()}`);
     } finally {

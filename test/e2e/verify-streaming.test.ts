@@ -18,7 +18,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { freePort } from '../../src/demo/local-server.js';
 import { prng } from '../../src/util/prng.js';
 import { stringifyJson } from '../../src/util/json.js';
-import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
+import { openTestDatabase, sharedMysqlConfig, sharedSource } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
 import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, writeConfig, type VerifyRun } from './support/verify-lake.js';
@@ -44,15 +44,9 @@ beforeAll(async () => {
   await dml.query(`INSERT INTO audit VALUES ${Array.from({ length: 100 }, (_, i) => `('line ${i % 40}', ${i % 9})`).join(', ')}`);
   dir = await mkdtemp(join(tmpdir(), 'floe-verify-streaming-'));
   metricsPort = await freePort();
-  const server = sharedMysqlConfig();
   configPath = await writeConfig(dir, {
     job: { id: JOB },
-    source: {
-      ...sourceLogin(server),
-      serverId: 45_000 + (process.pid % 5000) * 8,
-      include: TABLES.map((t) => `${db}.${t}`),
-      snapshot: { chunkSize: 100, parallelism: 2 },
-    },
+    source: sharedSource(45_000, db, TABLES, { snapshot: { chunkSize: 100, parallelism: 2 } }),
     warehouse: { location: join(dir, 'warehouse') },
     stateDir: join(dir, 'state'),
     commit: { intervalMs: 1000, idleCheckpoints: 1 },

@@ -17,7 +17,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import type { Row } from '../../src/model/values.js';
-import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
+import { openTestDatabase, sharedMysqlConfig, sharedSource } from '../support/shared-mysql.js';
 import { FloeProcess } from './support/floe-process.js';
 import { catchUpTables, whileRunning } from './support/catch-up.js';
 import { floeVerify, foundRows, intrude, writeConfig } from './support/verify-lake.js';
@@ -43,15 +43,9 @@ beforeAll(async () => {
   await exec(`INSERT INTO orders VALUES ${Array.from({ length: 600 }, (_, i) => `(${i + 1}, ${(i % 20) + 1}, ${((i * 13.37) % 1000).toFixed(2)}, '2024-05-${String(1 + (i % 28)).padStart(2, '0')} 12:00:00.${String(i).padStart(6, '0')}')`).join(', ')}`);
   await exec(`INSERT INTO events VALUES ${Array.from({ length: 1000 }, (_, i) => `(${i + 1}, '{"n": ${i}, "tags": ["a", "b"]}', '2024-01-01 00:00:00.${String(i % 1000).padStart(3, '0')}', ${i / 7})`).join(', ')}`);
   dir = await mkdtemp(join(tmpdir(), 'floe-verify-e2e-'));
-  const server = sharedMysqlConfig();
   configPath = await writeConfig(dir, {
     job: { id: JOB },
-    source: {
-      ...sourceLogin(server),
-      serverId: 40_000 + (process.pid % 5000) * 8,
-      include: TABLES.map((t) => `${db}.${t}`),
-      snapshot: { chunkSize: 100, parallelism: 2 },
-    },
+    source: sharedSource(40_000, db, TABLES, { snapshot: { chunkSize: 100, parallelism: 2 } }),
     warehouse: { location: join(dir, 'warehouse') },
     stateDir: join(dir, 'state'),
     commit: { intervalMs: 300, idleCheckpoints: 1 },

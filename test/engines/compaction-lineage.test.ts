@@ -13,6 +13,7 @@
  * their lineage unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { rewriteDataFiles, rewriteDataFilesWithDeletes } from '../../src/iceberg/maintenance/rewrite-data-files.js';
 import { planScan } from '../../src/iceberg/scan/scan-plan.js';
 import { scanTable } from '../../src/iceberg/scan/table-scan.js';
@@ -22,10 +23,9 @@ import { TableCommitter } from '../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../src/iceberg/writer/index.js';
 import type { Row } from '../../src/model/values.js';
 import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines, sparkSql } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, sortLines, sparkSql } from './support/engines.js';
 
-const missing = missingEngines().filter((e) => e === 'spark' || e === 'pyiceberg');
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/compaction-lineage', ['spark', 'pyiceberg']);
 
 let w: Warehouse;
 const enc = new TextEncoder();
@@ -37,6 +37,32 @@ async function floeLineage(t: CatalogTable): Promise<string[]> {
   const n = scan.schema.fields.length;
   for await (const r of scan.rows()) out.push(`${String(r[0])} ${String(r[2])} ${String(r[n])} ${String(r[n + 1])}`);
   return out.sort();
+}
+
+/**
+ * The compacted table `id` as Spark and PyIceberg read it equals floe's scan, and Spark sees every
+ * row keep the `_row_id` and `_last_updated_sequence_number` it had before (`lineageBefore`, floe's
+ * reading of the table before the compaction), both at the compaction's parent snapshot and now.
+ */
+async function expectEnginesReadCompacted(id: TableIdentifier, lineageBefore: string[]): Promise<void> {
+  const after = await loadCatalogTable(w.catalog, id);
+  const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
+  const dir = localPath(after.metadata.location);
+
+  const floeRows = sortLines(await floeScanLines(dir));
+  for (const engine of ['spark', 'pyiceberg'] as const) {
+    const read = await readWith(engine, dir);
+    expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
+    expect(sortLines(read.lines), engine).toEqual(floeRows);
+  }
+
+  const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
+  const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
+  for (const res of results) expect(res.error, res.statement).toBeUndefined();
+  const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
+  expect(sparkBefore).toEqual(lineageBefore);
+  expect(sparkAfter).toEqual(lineageBefore);
+  expect(await floeLineage(after)).toEqual(lineageBefore);
 }
 
 describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: other engines read the same rows and row lineage', () => {
@@ -60,24 +86,7 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFilesWithDeletes(before);
     expect(r.skipped).toBeUndefined();
-    const after = await loadCatalogTable(w.catalog, t0.identifier);
-    const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
-    const dir = localPath(after.metadata.location);
-
-    const floeRows = sortLines(await floeScanLines(dir));
-    for (const engine of ['spark', 'pyiceberg'] as const) {
-      const read = await readWith(engine, dir);
-      expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
-      expect(sortLines(read.lines), engine).toEqual(floeRows);
-    }
-
-    const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
-    const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
-    for (const res of results) expect(res.error, res.statement).toBeUndefined();
-    const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
-    expect(sparkBefore).toEqual(lineageBefore);
-    expect(sparkAfter).toEqual(lineageBefore);
-    expect(await floeLineage(after)).toEqual(lineageBefore);
+    await expectEnginesReadCompacted(t0.identifier, lineageBefore);
   });
 
   it('small files bin-packed: Spark and PyIceberg read the same rows, Spark the same _row_id and _last_updated_sequence_number', async () => {
@@ -95,22 +104,6 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFiles(before, { applyDeletes: false, smallFiles: {} });
     expect(r).toMatchObject({ rewrittenDataFiles: 24, addedDataFiles: 3, smallFileGroups: 3 });
-    const after = await loadCatalogTable(w.catalog, t0.identifier);
-    const parent = currentSnapshot(after.metadata)!.parentSnapshotId!;
-    const dir = localPath(after.metadata.location);
-
-    const floeRows = sortLines(await floeScanLines(dir));
-    for (const engine of ['spark', 'pyiceberg'] as const) {
-      const read = await readWith(engine, dir);
-      expect(read.code, `${engine}: ${read.stderr}`).toBe(0);
-      expect(sortLines(read.lines), engine).toEqual(floeRows);
-    }
-    const q = (asOf: string) => `SELECT id, name, _row_id, _last_updated_sequence_number FROM {qualified}${asOf}`;
-    const results = await sparkSql({ type: 'filesystem' }, dir, [q(` VERSION AS OF ${parent}`), q('')]);
-    for (const res of results) expect(res.error, res.statement).toBeUndefined();
-    const [sparkBefore, sparkAfter] = results.map((res) => res.rows!.map((x) => x.map(String).join(' ')).sort());
-    expect(sparkBefore).toEqual(lineageBefore);
-    expect(sparkAfter).toEqual(lineageBefore);
-    expect(await floeLineage(after)).toEqual(lineageBefore);
+    await expectEnginesReadCompacted(t0.identifier, lineageBefore);
   });
 });

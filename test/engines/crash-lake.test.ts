@@ -21,15 +21,11 @@ import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { CRASH_TABLES, RandomWriter, createCrashSchema, prng } from '../e2e/support/crash-schema.js';
 import { crashAndCompare, seeded, setUp, tearDownCrashRuns, type Setup } from '../e2e/support/crash-run.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type Engine } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type Engine } from './support/engines.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
-if (missing.length > 0 && !required) {
-  console.warn(`[floe] test/engines/crash-lake skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
-}
+const { missing, required } = engineSuite('test/engines/crash-lake');
 
 const ENGINES: Engine[] = ['spark', 'trino', 'duckdb', 'pyiceberg', 'iceberg-java'];
 

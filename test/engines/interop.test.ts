@@ -31,7 +31,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog, TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { openCatalog } from '../../src/catalog/factory.js';
@@ -47,11 +46,11 @@ import { sql } from '../source/binlog/helpers.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
-import { POSTGRES_URL, postgresStatus } from '../catalog/sql/sql-test-databases.js';
+import { createPostgresDatabase, dropPostgresDatabase, POSTGRES_URL, postgresStatus } from '../catalog/sql/sql-test-databases.js';
 import { motoStatus, startMoto } from '../support/moto-server.js';
 import type { TestS3Server } from '../support/s3-server.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type CatalogSpec } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type CatalogSpec } from './support/engines.js';
 import { COLUMNS, RESULTS_FILE, columnKey, engineVersions, readResults, writeResults, type MatrixColumn, type MatrixRow } from './support/interop-results.js';
 import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, TIME_AS_MICROS_COLUMN, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
 import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, stackFloeConfig, stackFloeYaml, writeEngineConfigs, type StackEndpoints } from './support/lakehouse-stack.js';
@@ -59,11 +58,7 @@ import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, 
 process.env.TZ ??= 'Asia/Seoul';
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
-if (missing.length > 0 && !required) {
-  console.warn(`[floe] test/engines skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
-}
+const { missing, required } = engineSuite('test/engines/interop');
 
 interface Copy {
   name: CopyName;
@@ -255,28 +250,6 @@ async function startRestServe(warehouse: string): Promise<string> {
   return listeningUrl(child, 'floe catalog serve');
 }
 
-async function createPgDatabase(): Promise<string> {
-  const name = `floe_engines_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  return name;
-}
-
-async function dropPgDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 function jobSource(formatVersion: 2 | 3, db: string, tables: string[], copy: CopyName): Record<string, unknown> {
   const server = sharedMysqlConfig();
   return {
@@ -320,8 +293,7 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
     const s3Status = motoStatus();
     if (!s3Status.available) throw new Error(`the interop suite needs moto for its S3 warehouse: ${s3Status.reason}`);
     root = await mkdtemp(join(tmpdir(), 'floe-engines-'));
-    pgDatabase = await createPgDatabase();
-    pgUrl = POSTGRES_URL.replace(/\/[^/?]*(\?|$)/, `/${pgDatabase}$1`);
+    ({ name: pgDatabase, url: pgUrl } = await createPostgresDatabase('floe_engines'));
     // the S3 stack: moto for MinIO (its bucket `warehouse`, as minio-init makes it), a catalog database
     // for catalog-db, reached as the stack's own user
     moto = await startMoto('warehouse');
@@ -365,7 +337,7 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
     await conn?.end();
     for (const job of jobs) for (const copy of [job.sql, job.s3]) await copy.catalog.close?.();
     await moto?.stop();
-    for (const db of [pgDatabase, s3PgDatabase]) if (db) await dropPgDatabase(db).catch((e: unknown) => console.warn(`[floe] could not drop ${db}: ${String(e)}`));
+    for (const db of [pgDatabase, s3PgDatabase]) if (db) await dropPostgresDatabase(db).catch((e: unknown) => console.warn(`[floe] could not drop ${db}: ${String(e)}`));
     if (root && process.env.FLOE_ENGINES_KEEP === '1') console.log(`[floe] kept ${root} (FLOE_ENGINES_KEEP=1)`);
     else if (root) await rm(root, { recursive: true, force: true });
     const summary = Object.entries(timings).map(([e, s]) => `${e} ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(1)} s`);

@@ -28,7 +28,6 @@ import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { SqlCatalog } from '../../src/catalog/sql/sql-catalog.js';
@@ -45,14 +44,13 @@ import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/s
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { prng } from '../e2e/support/crash-schema.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
-import { POSTGRES_URL, postgresStatus } from '../catalog/sql/sql-test-databases.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sparkDeleteOrphanFiles, sparkSql, type CatalogSpec } from './support/engines.js';
+import { createPostgresDatabase, dropPostgresDatabase, postgresStatus } from '../catalog/sql/sql-test-databases.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, sparkDeleteOrphanFiles, sparkSql, type CatalogSpec } from './support/engines.js';
 import { RESULTS_FILE, readResults, writeResults, type MaintenanceResult } from './support/interop-results.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/maintenance');
 /** How long the random writer runs per format version (ms). */
 const DURATION_MS = Number(process.env.FLOE_MAINTENANCE_MS ?? 60_000);
 const SEED = Number(process.env.FLOE_MAINTENANCE_SEED ?? Date.now() % 1_000_000);
@@ -65,28 +63,6 @@ let root: string;
 let pgDatabase: string | undefined;
 let pgUrl: string;
 const results: MaintenanceResult[] = [];
-
-async function createPgDatabase(): Promise<string> {
-  const name = `floe_maint_${process.pid}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  return name;
-}
-
-async function dropPgDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A logger keeping floe's warnings and errors (commit retries are warned about), counting checkpoints. */
 function recordingLogger(lines: string[], counts: { checkpoints: number }): Logger {
@@ -323,15 +299,14 @@ describe.skipIf(missing.length > 0 && !required)('Spark maintains the table whil
     const pgStatus = await postgresStatus();
     if (!pgStatus.available) throw new Error(`the maintenance test needs PostgreSQL for the SQL catalog: ${pgStatus.reason}`);
     root = await mkdtemp(join(tmpdir(), 'floe-maint-'));
-    pgDatabase = await createPgDatabase();
-    pgUrl = POSTGRES_URL.replace(/\/[^/?]*(\?|$)/, `/${pgDatabase}$1`);
+    ({ name: pgDatabase, url: pgUrl } = await createPostgresDatabase('floe_maint'));
     conn = await sql();
     console.log(`[floe] maintenance test seed ${SEED} (FLOE_MAINTENANCE_SEED), ${DURATION_MS} ms per format version`);
   });
 
   afterAll(async () => {
     await conn?.end();
-    if (pgDatabase) await dropPgDatabase(pgDatabase).catch((e: unknown) => console.warn(`[floe] could not drop ${pgDatabase}: ${String(e)}`));
+    if (pgDatabase) await dropPostgresDatabase(pgDatabase).catch((e: unknown) => console.warn(`[floe] could not drop ${pgDatabase}: ${String(e)}`));
     if (root && process.env.FLOE_ENGINES_KEEP === '1') console.log(`[floe] kept ${root} (FLOE_ENGINES_KEEP=1)`);
     else if (root) await rm(root, { recursive: true, force: true });
     if (results.length === 2 && existsSync(RESULTS_FILE)) {

@@ -35,16 +35,12 @@ import { createTestDatabase } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, trino, type Engine } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type Engine } from './support/engines.js';
 import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
-const missing = missingEngines();
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
-if (missing.length > 0 && !required) {
-  console.warn(`[floe] test/engines/mysql8-source skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
-}
+const { missing, required } = engineSuite('test/engines/mysql8-source');
 
 /** Every engine, each reading the warehouse directory (Trino through the `floe catalog serve` of engines/trino). */
 const ENGINES: Engine[] = ['spark', 'trino', 'duckdb', 'pyiceberg', 'iceberg-java'];

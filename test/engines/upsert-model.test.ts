@@ -14,11 +14,10 @@ import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../src/iceberg/checkpoint/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../iceberg/writer/change-stream.js';
 import { BY_GROUP, localPath, newTable, prng, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
-import { ENGINES_HOME, floeScanLines, missingEngines, readWith, sortLines } from './support/engines.js';
+import { ENGINES_HOME, engineSuite, floeScanLines, readWith, sortLines } from './support/engines.js';
 
 const READERS = ['pyiceberg', 'duckdb'] as const;
-const missing = missingEngines().filter((e) => (READERS as readonly string[]).includes(e));
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/upsert-model', READERS);
 const SEEDS = [4242, 5151];
 const KINDS = ['kept', 'deleted', 'corrupted'] as const;
 

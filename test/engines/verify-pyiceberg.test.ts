@@ -21,10 +21,9 @@ import { runVerification } from '../../src/pipeline/verify/verify-run.js';
 import type { VerifyOptions } from '../../src/pipeline/verify/verify-session.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { sql } from '../source/binlog/helpers.js';
-import { ENGINES_HOME, missingEngines } from './support/engines.js';
+import { ENGINES_HOME, engineSuite } from './support/engines.js';
 
-const missing = missingEngines().filter((e) => e === 'pyiceberg');
-const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+const { missing, required } = engineSuite('test/engines/verify-pyiceberg', ['pyiceberg']);
 const run = promisify(execFile);
 
 let db: string;

@@ -4,11 +4,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileIOFor } from '../../src/io/file-io-factory.js';
 import { S3FileIO, type S3Config } from '../../src/io/s3-file-io.js';
 import { FloeError } from '../../src/util/errors.js';
-import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../support/s3-server.js';
+import { dockerStatus, startMinio, startS3rver, useS3Server } from '../support/s3-server.js';
 import { runFileIOBehaviourSuite } from './file-io-behaviour.js';
 
 /** Counts the SDK commands an S3FileIO sends (an observer on the real client, not a mock). */
@@ -25,13 +25,7 @@ function countCommands(io: S3FileIO): Map<string, number> {
   return counts;
 }
 
-let s3rver: TestS3Server;
-beforeAll(async () => {
-  s3rver = await startS3rver();
-});
-afterAll(async () => {
-  await s3rver?.stop();
-});
+const s3rver = useS3Server(startS3rver);
 
 runFileIOBehaviourSuite('S3 (s3rver, ignores If-None-Match)', async () => {
   const io = new S3FileIO(s3rver.config);
@@ -162,13 +156,7 @@ const docker = await dockerStatus();
 if (!docker.available) console.warn(`[floe] skipping S3FileIO MinIO tests: ${docker.reason}`);
 
 describe.skipIf(!docker.available)(`S3FileIO on MinIO (testcontainers)${docker.available ? '' : ` — skipped: ${docker.reason}`}`, () => {
-  let minio: TestS3Server;
-  beforeAll(async () => {
-    minio = await startMinio();
-  });
-  afterAll(async () => {
-    await minio?.stop();
-  });
+  const minio = useS3Server(startMinio);
 
   runFileIOBehaviourSuite('S3 (MinIO, honours If-None-Match)', async () => {
     const io = new S3FileIO(minio.config);

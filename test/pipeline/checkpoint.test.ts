@@ -60,6 +60,19 @@ async function table(name: string, working: TableProgress | undefined, skipUntil
   };
 }
 
+/**
+ * A streaming table at offset 10, added to a Checkpointer with a 500 ms interval whose clock is
+ * `clock.now` (1 000 at first; the test moves it).
+ */
+async function streamingOnTestClock(name: string): Promise<{ t: CheckpointTable; k: Checkpointer; clock: { now: number } }> {
+  const t = await table(name, { phase: 'streaming', offset: at(10) });
+  const clock = { now: 1_000 };
+  const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock.now);
+  k.add(t);
+  k.advance(at(10));
+  return { t, k, clock };
+}
+
 async function stamp(t: CheckpointTable): Promise<{ checkpoint: bigint; progress: TableProgress } | undefined> {
   const loaded = await loadCatalogTable(catalog, t.identifier);
   const last = lastCommitted(loaded.metadata, JOB);
@@ -199,17 +212,13 @@ describe('checkpointer', () => {
   });
 
   it('msUntilDue: nothing while no change is buffered; with changes, the time left of the interval (on the clock of the last checkpoint)', async () => {
-    const t = await table('due', { phase: 'streaming', offset: at(10) });
-    let clock = 1_000;
-    const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock);
-    k.add(t);
-    k.advance(at(10));
+    const { t, k, clock } = await streamingOnTestClock('due');
     expect(k.msUntilDue(), 'nothing buffered: no wait ends early').toBeUndefined();
     await k.ensureModes([[t, 'upsert']]);
     await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
-    clock += 200;
+    clock.now += 200;
     expect(k.msUntilDue()).toBe(300);
-    clock += 400;
+    clock.now += 400;
     expect(k.msUntilDue(), 'past the interval: due at once').toBe(0);
     expect(k.due()).toBe('interval');
     k.advance(at(20));
@@ -219,15 +228,11 @@ describe('checkpointer', () => {
   });
 
   it('whenCaughtUp: after an interval of binlog changes without a quiet spell, the wait for the next event is the quiet spell, and its end is a checkpoint "caught up"', async () => {
-    const t = await table('caughtup', { phase: 'streaming', offset: at(10) });
-    let clock = 1_000;
-    const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock);
-    k.add(t);
-    k.advance(at(10));
+    const { t, k, clock } = await streamingOnTestClock('caughtup');
     await k.ensureModes([[t, 'upsert']]);
     // a trickle: every change after a wait of a quiet spell or more starts a new stretch
     for (let i = 1; i <= 6; i++) {
-      clock += 100;
+      clock.now += 100;
       k.sourceEvent('binlog', CAUGHT_UP_QUIET_MS + 5);
       await k.write(t, [{ op: 'insert', after: [i, 'trickle'] }]);
     }
@@ -237,28 +242,28 @@ describe('checkpointer', () => {
     await k.checkpoint('interval');
     // a backlog: changes back to back for 600 ms (> the interval)
     for (let i = 0; i < 60; i++) {
-      clock += 10;
+      clock.now += 10;
       k.sourceEvent('binlog', 0);
       await k.write(t, [{ op: 'insert', after: [100 + i, 'backlog'] }]);
     }
     k.advance(at(30));
     await k.checkpoint('interval');
-    clock += 5;
+    clock.now += 5;
     k.sourceEvent('binlog', 0);
     await k.write(t, [{ op: 'insert', after: [200, 'tail'] }]);
     expect(k.msUntilDue(), 'the backlog went on for an interval: a quiet spell is waited for, not the interval').toBe(CAUGHT_UP_QUIET_MS);
-    clock += CAUGHT_UP_QUIET_MS;
+    clock.now += CAUGHT_UP_QUIET_MS;
     expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.6 s of changes\)$/);
     k.advance(at(40));
     await k.checkpoint('caught up');
-    clock += 5;
+    clock.now += 5;
     k.sourceEvent('binlog', 0);
     await k.write(t, [{ op: 'insert', after: [201, 'after'] }]);
     expect(k.msUntilDue(), 'the quiet spell ended the stretch: the interval again').toBe(495);
 
     // a snapshot's events never make a stretch; and the option turns it off
     for (let i = 0; i < 60; i++) {
-      clock += 10;
+      clock.now += 10;
       k.sourceEvent(i % 2 === 0 ? 'binlog' : 'snapshot', 0);
     }
     expect(k.msUntilDue(), 'snapshot events in between: no stretch of an interval').toBe(0);
@@ -267,18 +272,18 @@ describe('checkpointer', () => {
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, ...Array.from({ length: 60 }, (_, i) => 100 + i), 200, 201]);
 
     const t2 = await table('caughtup_off', { phase: 'streaming', offset: at(10) });
-    const off = new Checkpointer(1n, { ...options, intervalMs: 500, whenCaughtUp: false }, silentLogger, undefined, () => clock);
+    const off = new Checkpointer(1n, { ...options, intervalMs: 500, whenCaughtUp: false }, silentLogger, undefined, () => clock.now);
     off.add(t2);
     await off.ensureModes([[t2, 'upsert']]);
     off.advance(at(10));
     await off.checkpoint('start');
     for (let i = 0; i < 60; i++) {
-      clock += 10;
+      clock.now += 10;
       off.sourceEvent('binlog', 0);
     }
     await off.write(t2, [{ op: 'insert', after: [300, 'off'] }]);
     expect(off.msUntilDue(), 'whenCaughtUp false: the interval only').toBe(0);
-    clock -= 200;
+    clock.now -= 200;
     expect(off.msUntilDue(), 'whenCaughtUp false: the time left of the interval, never the quiet spell').toBe(100);
   });
 

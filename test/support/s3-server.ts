@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../src/io/s3-file-io.js';
+import { madeBeforeAll } from './before-all.js';
 
 export interface TestS3Server {
   /** Connection settings for S3FileIO (endpoint, path style, static test credentials). */
@@ -23,6 +24,24 @@ export interface TestS3Server {
   /** Creates another bucket. */
   createBucket(name: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * An S3 server for the tests of the calling file (or describe block): `start`ed before the first,
+ * stopped after the last; its fields are readable inside tests and hooks.
+ */
+export function useS3Server(start: () => Promise<TestS3Server>): TestS3Server {
+  const server = madeBeforeAll('the S3 server', start, (s) => s.stop());
+  return {
+    get config() {
+      return server().config;
+    },
+    get bucket() {
+      return server().bucket;
+    },
+    createBucket: (name) => server().createBucket(name),
+    stop: () => server().stop(),
+  };
 }
 
 /**

@@ -19,6 +19,15 @@ export function sourceLogin(server: { host: string; port: number; user: string; 
   return { host: server.host, port: server.port, user: server.user, password: server.password };
 }
 
+/**
+ * A job's `source:` section on the shared server: its login, a replica server id in `idBase`'s range
+ * that no other test process uses (a run and its snapshot workers take that id and the next seven),
+ * the tables `db`.`tables`, and the test's own settings `more`.
+ */
+export function sharedSource(idBase: number, db: string, tables: readonly string[], more: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...sourceLogin(sharedMysqlConfig()), serverId: idBase + (process.pid % 5000) * 8, include: tables.map((t) => `${db}.${t}`), ...more };
+}
+
 let counter = 0;
 
 /** Creates a uniquely named database (in the shared server, or in `server`) and returns its name. */

@@ -18,7 +18,7 @@ import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/i
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { daysFromCivil, type Row } from '../../../src/model/values.js';
 import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../../support/s3-server.js';
-import { freshPostgresSchema, freshSqliteFile, postgresStatus, type TestSqlDatabase } from '../sql/sql-test-databases.js';
+import { freshPostgresSchema, freshSqliteFile, postgresStatus, type TestSqlDatabase, withCatalogDbAndStorage } from '../sql/sql-test-databases.js';
 
 const schema = new Schema(
   0,
@@ -106,35 +106,14 @@ if (!pg.available) console.warn(`[floe] skipping the PostgreSQL + S3 lakehouse e
 
 describe('lakehouse end to end: SQL catalog + S3 files, served over REST', () => {
   it.skipIf(!pg.available)(`PostgreSQL catalog, s3rver storage, format v3${pg.available ? '' : ` — skipped: ${pg.reason}`}`, async () => {
-    const db = await freshPostgresSchema();
-    const s3 = await startS3rver();
-    try {
-      await lakehouseRoundTrip(db, s3, 3);
-    } finally {
-      await s3.stop();
-      await db.dispose();
-    }
+    await withCatalogDbAndStorage(freshPostgresSchema, startS3rver, (db, storage) => lakehouseRoundTrip(db, storage, 3));
   });
 
   it('SQLite catalog, s3rver storage, format v2 (runs everywhere)', async () => {
-    const db = await freshSqliteFile();
-    const s3 = await startS3rver();
-    try {
-      await lakehouseRoundTrip(db, s3, 2);
-    } finally {
-      await s3.stop();
-      await db.dispose();
-    }
+    await withCatalogDbAndStorage(freshSqliteFile, startS3rver, (db, storage) => lakehouseRoundTrip(db, storage, 2));
   });
 
   it.skipIf(!docker.available || !pg.available)(`PostgreSQL catalog, MinIO storage${docker.available ? '' : ` — skipped: ${docker.reason}`}`, async () => {
-    const db = await freshPostgresSchema();
-    const minio = await startMinio();
-    try {
-      await lakehouseRoundTrip(db, minio, 3);
-    } finally {
-      await minio.stop();
-      await db.dispose();
-    }
+    await withCatalogDbAndStorage(freshPostgresSchema, startMinio, (db, storage) => lakehouseRoundTrip(db, storage, 3));
   });
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
+import type { TestS3Server } from '../../support/s3-server.js';
 
 export interface TestSqlDatabase {
   url: string;
@@ -68,4 +69,44 @@ export async function freshMariaDbDatabase(): Promise<TestSqlDatabase> {
 export async function freshSqliteFile(): Promise<TestSqlDatabase & { dir: string }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'floe-sqlite-catalog-'));
   return { dir, url: `sqlite:${path.join(dir, 'catalog.db')}`, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function onPostgresAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database `<prefix>_<pid>_<time>` on the test PostgreSQL, for a test that needs a whole
+ * database (an engine's catalog), not a schema; its name and its URL.
+ */
+export async function createPostgresDatabase(prefix: string): Promise<{ name: string; url: string }> {
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}`;
+  await onPostgresAdmin(`CREATE DATABASE ${name}`);
+  return { name, url: POSTGRES_URL.replace(/\/[^/?]*(\?|$)/, `/${name}$1`) };
+}
+
+export async function dropPostgresDatabase(name: string): Promise<void> {
+  await onPostgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+/** Runs `body` on a fresh catalog database and a started S3 server, then stops and disposes of both. */
+export async function withCatalogDbAndStorage(
+  freshDb: () => Promise<TestSqlDatabase>,
+  startStorage: () => Promise<TestS3Server>,
+  body: (db: TestSqlDatabase, storage: TestS3Server) => Promise<void>,
+): Promise<void> {
+  const db = await freshDb();
+  const storage = await startStorage();
+  try {
+    await body(db, storage);
+  } finally {
+    await storage.stop();
+    await db.dispose();
+  }
 }

@@ -39,6 +39,11 @@ export interface WatchedTable {
   sourceKey: string;
 }
 
+/** Tables `tables` of MySQL database `db`, each in the lake namespace of the same name. */
+export function watchedTables(db: string, tables: readonly string[]): WatchedTable[] {
+  return tables.map((t) => ({ identifier: { namespace: [db], name: t }, sourceKey: `${db}.${t}` }));
+}
+
 /** Polls until every table's committed offset is at or past `target`; `check` may throw to abort. */
 export async function waitForCatchUp(
   catalog: Catalog,
@@ -70,8 +75,7 @@ export async function catchUpTables(
   options: { server: MysqlConnectionConfig; timeoutMs?: number; check?: () => void },
 ): Promise<void> {
   const target = await serverPosition({ ...options.server });
-  const watched = lake.tables.map((t) => ({ identifier: { namespace: [lake.db], name: t }, sourceKey: `${lake.db}.${t}` }));
-  await waitForCatchUp(lake.catalog, watched, lake.job, target, { timeoutMs: options.timeoutMs ?? 60_000, check: options.check });
+  await waitForCatchUp(lake.catalog, watchedTables(lake.db, lake.tables), lake.job, target, { timeoutMs: options.timeoutMs ?? 60_000, check: options.check });
 }
 
 /** A `check` for a `floe` child process: throws once it has exited, with the tail of its output. */

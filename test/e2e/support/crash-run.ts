@@ -18,7 +18,7 @@ import type { TypeMappingOptions } from '../../../src/source/mysql/schema/type-m
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
 import { runFloe } from '../../cli/run-floe.js';
-import { serverPosition, waitForCatchUp } from './catch-up.js';
+import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './catch-up.js';
 import { prng } from './crash-schema.js';
 import { FloeProcess } from './floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './lake-compare.js';
@@ -101,7 +101,7 @@ export interface RunRecord {
   ms: number;
 }
 
-export function phaseOf(p: FloeProcess): Phase {
+function phaseOf(p: FloeProcess): Phase {
   const n = p.notifications();
   if (n.includes('streaming-started')) return 'streaming';
   if (n.includes('snapshot-started')) return 'snapshot';
@@ -196,18 +196,7 @@ export async function crashAndCompare(
   const catchUpStart = Date.now();
   const last = new FloeProcess(s.configPath);
   try {
-    await waitForCatchUp(
-      catalog,
-      tables.map((t) => ({ identifier: { namespace: [s.db], name: t }, sourceKey: `${s.db}.${t}` })),
-      JOB,
-      target,
-      {
-        timeoutMs: 120_000,
-        check: () => {
-          if (last.hasExited) throw new Error(`the last run exited:\n${last.tail()}`);
-        },
-      },
-    );
+    await waitForCatchUp(catalog, watchedTables(s.db, tables), JOB, target, { timeoutMs: 120_000, check: whileRunning(last, 'the last run') });
   } finally {
     last.kill('SIGTERM');
   }

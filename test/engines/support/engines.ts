@@ -31,6 +31,19 @@ export function missingEngines(): Engine[] {
   return ENGINES.filter((e) => !STAMPS[e].every((s) => existsSync(join(ENGINES_HOME, 'stamps', s))));
 }
 
+/**
+ * Which of the engines a suite reads with are not installed, and whether FLOE_ENGINES_REQUIRED=1 makes
+ * that a failure rather than a skip; a suite that will be skipped says so once, naming the way out.
+ */
+export function engineSuite(suite: string, needed: readonly Engine[] = ENGINES): { missing: Engine[]; required: boolean } {
+  const missing = missingEngines().filter((e) => needed.includes(e));
+  const required = process.env.FLOE_ENGINES_REQUIRED === '1';
+  if (missing.length > 0 && !required) {
+    console.warn(`[floe] ${suite} skipped: ${missing.join(', ')} not installed in ${ENGINES_HOME}; run npm run engines:install (FLOE_ENGINES_REQUIRED=1 makes this a failure)`);
+  }
+  return { missing, required };
+}
+
 export interface EngineRead {
   code: number;
   /** The printed rows (sorted by engines/read). */

@@ -5,7 +5,7 @@
  * — and how many catalog commits it makes — one, also when the table first needs the unpartitioned
  * spec of global equality deletes (table/added-spec.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Catalog, LoadedTable } from '../../../src/iceberg/metadata/catalog.js';
 import { appendFiles, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
@@ -14,13 +14,9 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { isUnpartitioned } from '../../../src/iceberg/spec/partition.js';
 import type { Row } from '../../../src/model/values.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
-import { BY_GROUP, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-checkpoint-commit-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-checkpoint-commit-');
 
 const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', null];
 

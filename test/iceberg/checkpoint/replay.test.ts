@@ -29,6 +29,7 @@ import { FloeError } from '../../../src/util/errors.js';
 import { armFailpoint, disarmFailpoints, failpoint, failpointTriggered, type FailPointName } from '../../../src/util/failpoints.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, type Model } from '../writer/change-stream.js';
 import { BY_GROUP, keyedSchema, prng } from '../writer/support.js';
+import { withCommitHook } from '../../support/commit-hook.js';
 
 const FAILPOINTS: FailPointName[] = ['after-data-files', 'after-manifests', 'after-manifest-list', 'after-metadata-file', 'after-catalog-swap'];
 const JOB = 'replay-job';
@@ -80,16 +81,11 @@ async function withCatalogFailpoints(catalog: Catalog): Promise<Catalog> {
   const metadataFile = await catalogHits(catalog, 'after-metadata-file');
   const swap = await catalogHits(catalog, 'after-catalog-swap');
   if (metadataFile && swap) return catalog;
-  return new Proxy(catalog, {
-    get(target, prop, receiver) {
-      if (prop !== 'commitTable') return Reflect.get(target, prop, receiver);
-      return async (...args: Parameters<Catalog['commitTable']>) => {
-        if (!metadataFile) await failpoint('after-metadata-file');
-        const out = await target.commitTable(...args);
-        if (!swap) await failpoint('after-catalog-swap');
-        return out;
-      };
-    },
+  return withCommitHook(catalog, async (commit) => {
+    if (!metadataFile) await failpoint('after-metadata-file');
+    const out = await commit();
+    if (!swap) await failpoint('after-catalog-swap');
+    return out;
   });
 }
 
@@ -248,13 +244,19 @@ describe('replay after a crash at each failure point', () => {
   }
 });
 
+/** Two fresh tables given stream `seed` once, in checkpoints of up to 50 changes from id 1. */
+async function deliveredOnce(seed: number): Promise<ReturnType<typeof streamFor> & { catalog: Catalog; tables: TableIdentifier[]; plan: Checkpoint[] }> {
+  const catalog = await freshCatalog('filesystem');
+  const tables = await createTables(catalog);
+  const { changes, model, rand } = streamFor(seed);
+  const plan = checkpointsOf(rand, changes, 0, 1n, 50);
+  await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+  return { catalog, tables, changes, model, rand, plan };
+}
+
 describe('delivering the whole stream twice', () => {
   it('with the same checkpoint ids: every checkpoint is skipped and nothing changes', async () => {
-    const catalog = await freshCatalog('filesystem');
-    const tables = await createTables(catalog);
-    const { changes, model, rand } = streamFor(77);
-    const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+    const { catalog, tables, changes, model, plan } = await deliveredOnce(77);
     const before = await Promise.all(tables.map(async (id) => (await loadCatalogTable(catalog, id)).metadata.snapshots.length));
 
     const again = committersFor(catalog, tables);
@@ -270,11 +272,7 @@ describe('delivering the whole stream twice', () => {
   });
 
   it('with new checkpoint ids and no offset filtering: upserts absorb the replay', async () => {
-    const catalog = await freshCatalog('filesystem');
-    const tables = await createTables(catalog);
-    const { changes, model, rand } = streamFor(78);
-    const plan = checkpointsOf(rand, changes, 0, 1n, 50);
-    await deliver(committersFor(catalog, tables), changes, plan, [0, 0]);
+    const { catalog, tables, changes, model, rand, plan } = await deliveredOnce(78);
     const replay = checkpointsOf(rand, changes, 0, plan[plan.length - 1].id + 1n, 80);
     await deliver(committersFor(catalog, tables), changes, replay, [0, 0]);
     const chains = await expectConverged(catalog, tables, model, 'new ids twice');
@@ -287,18 +285,13 @@ describe('a commit whose outcome is unknown', () => {
     const base = await freshCatalog('filesystem');
     // The catalog swaps the pointer, then the caller sees a lost response (commit-state-unknown).
     let failNext = 0;
-    const catalog = new Proxy(base, {
-      get(target, prop, receiver) {
-        if (prop !== 'commitTable') return Reflect.get(target, prop, receiver);
-        return async (...args: Parameters<Catalog['commitTable']>) => {
-          const out = await target.commitTable(...args);
-          if (failNext > 0) {
-            failNext--;
-            throw new FloeError('catalog.test', 'commit-state-unknown', 'response lost after the swap (test)');
-          }
-          return out;
-        };
-      },
+    const catalog = withCommitHook(base, async (commit) => {
+      const out = await commit();
+      if (failNext > 0) {
+        failNext--;
+        throw new FloeError('catalog.test', 'commit-state-unknown', 'response lost after the swap (test)');
+      }
+      return out;
     });
     const tables = await createTables(catalog);
     const { changes, model, rand } = streamFor(79);

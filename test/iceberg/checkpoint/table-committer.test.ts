@@ -4,7 +4,7 @@
  * this or another process of the job), stamps-only commits, and the table read back by icebird.
  */
 import fs from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { commitRowDelta, commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
@@ -15,13 +15,9 @@ import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { keyedSchema, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { keyedSchema, localPath, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse();
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse();
 afterEach(() => disarmFailpoints());
 
 const enc = new TextEncoder();

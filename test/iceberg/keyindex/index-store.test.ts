@@ -8,9 +8,8 @@
  * keys (a composite key).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
@@ -26,18 +25,11 @@ import { TableKey } from '../../../src/iceberg/keyindex/table-key.js';
 import type { Row } from '../../../src/model/values.js';
 import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { newTable, useTempWarehouse } from '../writer/support.js';
+import { useTempDirectory } from '../../support/temp-dir.js';
 
-let w: Warehouse;
-let stateRoot: string;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-savedindex-');
-  stateRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-state-'));
-});
-afterAll(async () => {
-  await w.remove();
-  fs.rmSync(stateRoot, { recursive: true, force: true });
-});
+const w = useTempWarehouse('floe-savedindex-');
+const stateRoot = useTempDirectory('floe-state-');
 
 const enc = new TextEncoder();
 const JOB = 'job-persisted';
@@ -79,7 +71,7 @@ function committer(run: Run): TableCommitter {
 
 async function newRun(composite = false): Promise<Run> {
   const t = await newTable(w, { formatVersion: 3, ...(composite ? { schema: compositeSchema() } : {}) });
-  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, infos: [], composite };
+  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot(), 'run-')), model: new Map(), checkpoint: 0n, infos: [], composite };
 }
 
 /** A checkpoint of seeded random inserts, updates and deletes, mirrored in the model. */

@@ -4,7 +4,7 @@
  * data file's keys) — counted through buildKeyIndex — and its upserts after the rewrite still hit the
  * right rows. A compaction-like `replace` that does change files is not taken for one.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 const built = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../../src/iceberg/keyindex/key-index-build.js', async (importOriginal) => {
@@ -27,13 +27,9 @@ import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-index-follow-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-index-follow-');
 
 const enc = new TextEncoder();
 const row = (id: bigint, name: string): Row => [id, 1, name, '1.00', enc.encode(name)];

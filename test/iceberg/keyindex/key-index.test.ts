@@ -4,7 +4,7 @@
  * hyparquet), rows removed by deletion vectors or equality deletes absent; a delta applies as a
  * commit would leave the table.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { keyIndexDelta } from '../../../src/iceberg/keyindex/key-index.js';
 import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
@@ -21,13 +21,9 @@ import { Types } from '../../../src/iceberg/spec/types.js';
 import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
 import type { KeyColumnReader } from '../../../src/iceberg/keyindex/key-column-reader.js';
 import { workerKeyColumnReader } from '../../../src/iceberg/keyindex/worker-key-column.js';
-import { BY_GROUP, newTable, parquetRows, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, newTable, parquetRows, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-keyindex-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-keyindex-');
 
 const enc = new TextEncoder();
 const row = (id: bigint, grp: number, name: string): Row => [id, grp, name, '1.00', enc.encode(name)];

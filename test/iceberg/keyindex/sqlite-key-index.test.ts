@@ -6,9 +6,8 @@
  * update (replayed), behind a foreign rewrite (rebuilt, never a DV against a removed file).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
@@ -27,18 +26,11 @@ import { prng } from '../../../src/util/prng.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
-import { newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { newTable, useTempWarehouse } from '../writer/support.js';
+import { useTempDirectory } from '../../support/temp-dir.js';
 
-let w: Warehouse;
-let stateRoot: string;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-diskindex-');
-  stateRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-state-'));
-});
-afterAll(async () => {
-  await w.remove();
-  fs.rmSync(stateRoot, { recursive: true, force: true });
-});
+const w = useTempWarehouse('floe-diskindex-');
+const stateRoot = useTempDirectory('floe-state-');
 afterEach(() => disarmFailpoints());
 
 describe('DiskKeyIndex against MemoryKeyIndex', () => {
@@ -48,7 +40,7 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
       const files = Array.from({ length: 5 }, (_, i) => ({ filePath: `s3://b/data/f${i}.parquet` }) as DataFile);
       // numeric and string keys mixed: a number never equals a string (5 vs 's5')
       const keyOf = (): KeyId => (rnd() < 0.5 ? Math.floor(rnd() * 300) - 50 : `s${Math.floor(rnd() * 300)}`);
-      const dbPath = path.join(stateRoot, `prop-${seed}`, 'x.keyindex.sqlite');
+      const dbPath = path.join(stateRoot(), `prop-${seed}`, 'x.keyindex.sqlite');
       const identity = { tableUuid: 'u', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 0 };
       const mem = new MemoryKeyIndex(undefined);
       const disk = await DiskKeyIndex.build(dbPath, identity, undefined, async () => {});
@@ -111,7 +103,7 @@ describe('DiskKeyIndex against MemoryKeyIndex', () => {
 
 describe('DiskKeyIndex: what a database must match', () => {
   it('an interrupted build (no stamp), another table, another key: each refused with the reason', async () => {
-    const dbPath = path.join(stateRoot, 'identity', 'x.keyindex.sqlite');
+    const dbPath = path.join(stateRoot(), 'identity', 'x.keyindex.sqlite');
     DiskKeyIndex.create(dbPath).close();
     expect(await openDiskKeyIndex(dbPath, undefined as never, undefined as never, undefined as never)).toEqual({ index: undefined, why: 'its build was interrupted (no stamp)', missing: false });
     const identity = { tableUuid: 'u1', keyFieldIds: [1], keyTypes: '["long"]', schemaId: 3 };
@@ -131,7 +123,7 @@ describe('DiskKeyIndex: what a database must match', () => {
     expect(await tryWith({ ...identity, keyFieldIds: [1, 2] })).toEqual({ stale: 'key field ids [1], the table\'s are [1,2]' });
     expect(await tryWith({ ...identity, keyTypes: '["int"]' })).toMatchObject({ stale: expect.stringMatching(/^key types \["long"\], the table's are \["int"\]/) });
     // no such file: missing, not a warning
-    expect(await openDiskKeyIndex(path.join(stateRoot, 'nope.sqlite'), undefined as never, undefined as never, undefined as never)).toMatchObject({ index: undefined, missing: true });
+    expect(await openDiskKeyIndex(path.join(stateRoot(), 'nope.sqlite'), undefined as never, undefined as never, undefined as never)).toMatchObject({ index: undefined, missing: true });
   });
 });
 
@@ -180,7 +172,7 @@ async function expectModel(run: Run): Promise<void> {
 
 async function newRun(): Promise<Run> {
   const t = await newTable(w, { formatVersion: 3 });
-  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
+  return { id: t.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot(), 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
 }
 
 /** The index on disk (the committer closed) holds exactly what a fresh build from the lake holds. */
@@ -338,7 +330,7 @@ describe('TableCommitter with a disk key index (memoryMaxRows 10)', () => {
 
   it('a manifest rewrite between checkpoints: the disk index is re-stamped, not rebuilt nor replayed, also across a restart', async () => {
     const t0 = await newTable(w, { formatVersion: 3, properties: { 'commit.manifest-merge.enabled': 'false' } });
-    const run: Run = { id: t0.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot, 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
+    const run: Run = { id: t0.identifier, stateDir: fs.mkdtempSync(path.join(stateRoot(), 'run-')), model: new Map(), checkpoint: 0n, warnings: [], infos: [] };
     const rnd = prng(5);
     let c = committer(run);
     for (let i = 0; i < 6; i++) await randomCheckpoint(c, run, rnd);

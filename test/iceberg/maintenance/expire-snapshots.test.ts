@@ -6,23 +6,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
 import type { Catalog } from '../../../src/iceberg/metadata/catalog.js';
 import { catalogTable } from '../../../src/iceberg/table/catalog-table.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { insert } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { churnedTable } from './churned-table.js';
+import { keyedRow, localPath, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-expire-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-expire-');
 
 const row = keyedRow;
 
@@ -45,17 +42,8 @@ async function reachable(t: CatalogTable): Promise<Set<string>> {
   return out;
 }
 
-async function churn(formatVersion: 2 | 3, name: string): Promise<CatalogTable> {
-  const t = await newTable(w, { formatVersion, spec: formatVersion === 3 ? BY_GROUP : undefined, name });
-  const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-x' });
-  await c.open();
-  await c.write(Array.from({ length: 20 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-  await c.commit(1n, '{"p":1}');
-  for (let k = 2; k <= 8; k++) {
-    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
-    await c.commit(BigInt(k), `{"p":${k}}`);
-  }
-  return loadCatalogTable(w.catalog, t.identifier);
+function churn(formatVersion: 2 | 3, name: string): Promise<CatalogTable> {
+  return churnedTable(w, { formatVersion, name, jobId: 'job-x', initialRows: 20 });
 }
 
 describe('expireSnapshots', () => {

@@ -10,24 +10,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
-import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
+import { update } from '../../../src/iceberg/writer/index.js';
 import { armFailpoint, disarmFailpoints, failpointTriggered } from '../../../src/util/failpoints.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { reachableFiles, unreachableFiles } from '../../support/lake-integrity.js';
-import { BY_GROUP, keyedRow, localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { churnedTable } from './churned-table.js';
+import { keyedRow, localPath, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-maint-fp-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-maint-fp-');
 afterEach(() => disarmFailpoints());
 
 const row = keyedRow;
@@ -36,17 +33,8 @@ const LATER = () => ({ olderThanMs: 1000, nowMs: Date.now() + 3_600_000 });
 
 let tables = 0;
 /** 8 checkpoints of upserts: v2 leaves equality + position deletes, v3 (partitioned) deletion vectors. */
-async function churn(formatVersion: 2 | 3): Promise<CatalogTable> {
-  const t = await newTable(w, { formatVersion, spec: formatVersion === 3 ? BY_GROUP : undefined, name: `fp${++tables}` });
-  const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-fp' });
-  await c.open();
-  await c.write(Array.from({ length: 30 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-  await c.commit(1n, '{"p":1}');
-  for (let k = 2; k <= 8; k++) {
-    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 10)]), insert(row(BigInt(100 + k), k % 3, `n${k}`)), update(row(1n, 0, `one${k}`))]);
-    await c.commit(BigInt(k), `{"p":${k}}`);
-  }
-  return loadCatalogTable(w.catalog, t.identifier);
+function churn(formatVersion: 2 | 3): Promise<CatalogTable> {
+  return churnedTable(w, { formatVersion, name: `fp${++tables}`, jobId: 'job-fp', initialRows: 30 });
 }
 
 async function rows(t: CatalogTable): Promise<string[]> {

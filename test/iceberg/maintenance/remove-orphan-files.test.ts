@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { removeOrphanFiles } from '../../../src/iceberg/maintenance/remove-orphan-files.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
@@ -15,13 +15,9 @@ import { encodeTableProgress } from '../../../src/pipeline/state.js';
 import { referencedStateObjects } from '../../../src/pipeline/state-references.js';
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { localPath, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { localPath, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-orphans-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-orphans-');
 
 const enc = new TextEncoder();
 const row = (id: bigint, name: string): Row => [id, 1, name, '1.00', enc.encode(name)];

@@ -11,7 +11,7 @@
  * added-rows and the table's next-row-id follow the spec, no DV is live afterwards, and the
  * committer that was open across the compaction goes on writing DVs (its key index relocated).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rewriteDataFilesWithDeletes } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
@@ -20,7 +20,7 @@ import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js'
 import type { Row } from '../../../src/model/values.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, keyedRow, newTable, parquetRows, readLocal, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, parquetRows, readLocal, useTempWarehouse } from '../writer/support.js';
 import { parquetMetadata } from 'hyparquet';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
@@ -29,11 +29,7 @@ import { Types } from '../../../src/iceberg/spec/types.js';
 import { compactionDue, maintainTable } from '../../../src/pipeline/maintenance.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-rewrite-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-rewrite-');
 
 const row = keyedRow;
 

@@ -8,7 +8,7 @@
  * nothing, a v3 table goes on taking DV upserts (and no equality delete) afterwards, a concurrent
  * append is kept and a concurrent rewrite of the same manifests makes it give up.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rewriteManifests } from '../../../src/iceberg/maintenance/rewrite-manifests.js';
 import { tableHealth } from '../../../src/iceberg/maintenance/table-health.js';
 import type { ManifestEntry } from '../../../src/iceberg/spec/data-file.js';
@@ -19,13 +19,9 @@ import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
-import { BY_GROUP, keyedRow, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, useTempWarehouse } from '../writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-rewrite-manifests-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-rewrite-manifests-');
 
 const row = keyedRow;
 const NO_MERGE = { 'commit.manifest-merge.enabled': 'false' };

@@ -13,7 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rewriteDataFiles } from '../../../src/iceberg/maintenance/rewrite-data-files.js';
 import { planSmallFileGroups } from '../../../src/iceberg/maintenance/small-file-groups.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
@@ -21,17 +21,13 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { BY_GROUP, keyedRow, newTable, tempWarehouse, type Warehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, useTempWarehouse } from '../writer/support.js';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { maintainTable } from '../../../src/pipeline/maintenance.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-small-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-small-');
 
 const row = keyedRow;
 

@@ -5,28 +5,18 @@
  * read back by floe's scan reader, by an independent reader (avsc + hyparquet + the spec's delete rules
  * written from scratch) and, on v2 tables, by icebird@0.3.1 — all equal to the model of the operations.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { describe, expect, it } from 'vitest';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import type { Schema } from '../../../src/iceberg/spec/schema.js';
-import { commitRowDelta, createTable, ensureUnpartitionedSpec, type CatalogTable, type CommitResult } from '../../../src/iceberg/table/index.js';
+import { commitRowDelta, createTable, ensureUnpartitionedSpec, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
-import { tempCatalog, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from '../table/table-fixtures.js';
+import { committedTable, useTempCatalog, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from '../table/table-fixtures.js';
 import { readWithIcebird } from './icebird-reader.js';
 import { readIndependently } from './independent-reader.js';
 import { canonical, makeRow, PARTITION_FIELDS, partitionOf, roundTripSchema, writeRows, type Placement } from './roundtrip-model.js';
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog('floe-roundtrip-');
-});
-afterAll(() => env.remove());
-
-function done(r: CommitResult): CatalogTable {
-  if (r.status !== 'committed') throw new Error('commit skipped');
-  return r.table;
-}
+const env = useTempCatalog('floe-roundtrip-');
 
 interface Config {
   name: string;
@@ -97,7 +87,7 @@ describe('round trip: floe writes, floe / independent / icebird read', () => {
       // C1: append keys 1..16
       const c1Rows = Array.from({ length: 16 }, (_, i) => makeRow(schema, i + 1));
       const c1 = await writeRows(t, c1Rows);
-      t = done(await commitRowDelta(t, { dataFiles: c1.files }));
+      t = committedTable(await commitRowDelta(t, { dataFiles: c1.files }));
       c1Rows.forEach((r, i) => {
         model.set(r[0] as bigint, r);
         placeOf.set(r[0] as bigint, c1.placements[i]);
@@ -109,7 +99,7 @@ describe('round trip: floe writes, floe / independent / icebird read', () => {
       const c2 = await writeRows(t, c2Rows);
       const eq = await writeEqualityDeletes(t, [1], [[2n], [5n], [9n]], { specId: globalSpec, partition: [] });
       const pos = await positions.delete(t, [c2.placements[3], placeOf.get(7n)!]);
-      t = done(await commitRowDelta(t, { dataFiles: c2.files, deleteFiles: [eq, ...pos.added], removedFiles: pos.removed }));
+      t = committedTable(await commitRowDelta(t, { dataFiles: c2.files, deleteFiles: [eq, ...pos.added], removedFiles: pos.removed }));
       for (const r of [c2Rows[0], c2Rows[1], c2Rows[2], c2Rows[4]]) model.set(r[0] as bigint, r);
       model.delete(7n);
       const afterC2 = { snapshotId: t.metadata.currentSnapshotId!, rows: [...model.values()] };
@@ -123,7 +113,7 @@ describe('round trip: floe writes, floe / independent / icebird read', () => {
       if (cfg.probe) deletes.push(await writeEqualityDeletes(t, [1], [[12n]], { specId: 0, partition: partitionOf11 }));
       const c3 = await commitRowDelta(t, { deleteFiles: deletes });
       expect(c3.status === 'committed' && c3.snapshot.summary.operation).toBe('delete');
-      t = done(c3);
+      t = committedTable(c3);
       model.delete(11n);
       model.delete(13n);
 
@@ -132,7 +122,7 @@ describe('round trip: floe writes, floe / independent / icebird read', () => {
       const c4Rows = [makeRow(schema, 18)];
       const c4 = await writeRows(t, c4Rows);
       const pos4 = sameFile ? await positions.delete(t, [sameFile[1]]) : { added: [], removed: [] };
-      t = done(await commitRowDelta(t, { dataFiles: c4.files, deleteFiles: pos4.added, removedFiles: pos4.removed }));
+      t = committedTable(await commitRowDelta(t, { dataFiles: c4.files, deleteFiles: pos4.added, removedFiles: pos4.removed }));
       if (sameFile) model.delete(sameFile[0]);
       model.set(18n, c4Rows[0]);
       if (!cfg.partitioned) expect(sameFile).toBeDefined();

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
 import { readManifestList } from '../../../src/iceberg/manifest/manifest-list.js';
 import {
@@ -12,24 +11,15 @@ import {
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
-import { idNameSchema, tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from './table-fixtures.js';
+import { committed, idNameSchema, useTempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes, writePositionDeletes } from './table-fixtures.js';
 
 const schema = idNameSchema();
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog();
-});
-afterAll(() => env.remove());
+const env = useTempCatalog();
 
 let n = 0;
 async function newTable(formatVersion: 2 | 3 = 2, properties: Record<string, string> = {}): Promise<CatalogTable> {
   return createTable(env.catalog, { namespace: ['db'], name: `t${++n}` }, { schema, formatVersion, properties });
-}
-
-function committed<T extends { status: string }>(r: T): Extract<T, { status: 'committed' }> {
-  if (r.status !== 'committed') throw new Error(`expected a committed result, got ${r.status}`);
-  return r as Extract<T, { status: 'committed' }>;
 }
 
 describe('commits', () => {

@@ -7,27 +7,17 @@
  * change committed in one metadata change with a snapshot; a table without rows given another
  * definition (ids kept by name, a new default spec), and refused once it is no longer empty.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { describe, expect, it } from 'vitest';
 import { readTableRows, rowToJson } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
-import { appendFiles, commitRowDelta, createTable, evolveTableSchema, replaceTableDefinition, type CommitResult, type CatalogTable } from '../../../src/iceberg/table/index.js';
+import { appendFiles, commitRowDelta, createTable, evolveTableSchema, replaceTableDefinition, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { parsePartitionSpec } from '../../../src/iceberg/spec/partition-spec-text.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import type { Row } from '../../../src/model/values.js';
 import { stringifyJson } from '../../../src/util/json.js';
-import { tempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
+import { committedTable, useTempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog('floe-evolution-');
-});
-afterAll(() => env.remove());
-
-function done(r: CommitResult): CatalogTable {
-  if (r.status !== 'committed') throw new Error('skipped');
-  return r.table;
-}
+const env = useTempCatalog('floe-evolution-');
 
 function json(t: CatalogTable, rows: Row[], schemaId = t.metadata.currentSchemaId): string[] {
   const schema = t.metadata.schemas.find((s) => s.schemaId === schemaId)!;
@@ -55,10 +45,10 @@ describe('schema evolution commits', () => {
       [2n, 'two', null, 1.5, '-3.10', 'gone'],
       [3n, 'three', 30, null, null, 'y'],
     ]);
-    t = done(await appendFiles(t, [before]));
+    t = committedTable(await appendFiles(t, [before]));
     const firstSnapshot = t.metadata.currentSnapshotId!;
     // A delete keyed on `legacy`, the column about to be dropped: it must keep applying.
-    t = done(await commitRowDelta(t, { deleteFiles: [await writeEqualityDeletes(t, [6], [['gone']])] }));
+    t = committedTable(await commitRowDelta(t, { deleteFiles: [await writeEqualityDeletes(t, [6], [['gone']])] }));
 
     t = await evolveTableSchema(t, [
       { kind: 'add-column', name: 'region', type: Types.string, defaultValue: 'kr' },
@@ -73,7 +63,7 @@ describe('schema evolution commits', () => {
     expect(t.metadata.currentSchemaId).toBe(1);
     expect(schema.fields.map((f) => `${f.id}:${f.name}`)).toEqual(['1:id', '2:title', '3:amount', '4:ratio', '5:price', '7:region', '8:qty']);
 
-    t = done(await appendFiles(t, [await writeDataFile(t, [[4n, 'four', 5_000_000_000n, 0.1, '1234567.89', 'us', 1]])]));
+    t = committedTable(await appendFiles(t, [await writeDataFile(t, [[4n, 'four', 5_000_000_000n, 0.1, '1234567.89', 'us', 1]])]));
     const rows = await readTableRows(t);
     expect(json(t, rows)).toEqual(
       [
@@ -104,7 +94,7 @@ describe('schema evolution commits', () => {
 
   it('v2: an optional column added without default reads as null in old files; a v2 default is refused', async () => {
     let t = await createTable(env.catalog, { namespace: ['db'], name: 'evolve_v2' }, { schema: original, formatVersion: 2 });
-    t = done(await appendFiles(t, [await writeDataFile(t, [[1n, 'one', 1, 1.5, '0.01', 'a']])]));
+    t = committedTable(await appendFiles(t, [await writeDataFile(t, [[1n, 'one', 1, 1.5, '0.01', 'a']])]));
     await expect(evolveTableSchema(t, [{ kind: 'add-column', name: 'region', type: Types.string, defaultValue: 'kr' }])).rejects.toThrow(/defaults need format v3/);
     t = await evolveTableSchema(t, [
       { kind: 'add-column', name: 'region', type: Types.string },
@@ -118,9 +108,9 @@ describe('schema evolution commits', () => {
 
   it('a schema change in the same commit as a snapshot: the snapshot carries the new schema id and the properties', async () => {
     let t = await createTable(env.catalog, { namespace: ['db'], name: 'evolve_with_snapshot' }, { schema: original, formatVersion: 3 });
-    t = done(await appendFiles(t, [await writeDataFile(t, [[1n, 'one', 1, 1.5, '0.01', 'a']])]));
+    t = committedTable(await appendFiles(t, [await writeDataFile(t, [[1n, 'one', 1, 1.5, '0.01', 'a']])]));
     const versions = t.metadata.metadataLog.length;
-    t = done(await commitRowDelta(t, {}, { summary: { stamp: 's1' }, properties: () => ({ recorded: 'after' }), schemaChanges: [{ kind: 'add-column', name: 'n', type: Types.int, defaultValue: 7 }] }));
+    t = committedTable(await commitRowDelta(t, {}, { summary: { stamp: 's1' }, properties: () => ({ recorded: 'after' }), schemaChanges: [{ kind: 'add-column', name: 'n', type: Types.int, defaultValue: 7 }] }));
     expect(t.metadata.metadataLog.length).toBe(versions + 1); // one metadata change
     const snapshot = t.metadata.snapshots.at(-1)!;
     expect(snapshot.summary.stamp).toBe('s1');
@@ -130,7 +120,7 @@ describe('schema evolution commits', () => {
     expect(json(t, await readTableRows(t))).toEqual([stringifyJson({ id: 1, name: 'one', amount: 1, ratio: 1.5, price: '0.01', legacy: 'a', n: 7 })]);
     // changes the schema already shows commit only the snapshot
     const schemas = t.metadata.schemas.length;
-    t = done(await commitRowDelta(t, {}, { schemaChanges: [{ kind: 'add-column', name: 'm', type: Types.int }, { kind: 'drop-column', name: 'm' }] }));
+    t = committedTable(await commitRowDelta(t, {}, { schemaChanges: [{ kind: 'add-column', name: 'm', type: Types.int }, { kind: 'drop-column', name: 'm' }] }));
     expect(t.metadata.schemas.length).toBe(schemas);
   });
 
@@ -156,7 +146,7 @@ describe('schema evolution commits', () => {
     expect(spec.fields.map((f) => [f.sourceId, f.transform.kind])).toEqual([[7, 'identity']]);
     expect(t.metadata.properties.recorded).toBe('today');
     // a table that is no longer as the caller requires (here: a snapshot came) is refused
-    t = done(await commitRowDelta(t, {}));
+    t = committedTable(await commitRowDelta(t, {}));
     await expect(replaceTableDefinition(t, { schema: original, spec: parsePartitionSpec([], original), properties: {} }, empty)).rejects.toThrow(/rows were committed/);
   });
 });

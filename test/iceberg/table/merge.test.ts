@@ -5,8 +5,7 @@
  * DELETED entries of earlier snapshots, keep v3 row ids, and every scan returns the same rows as the
  * model before and after each merge.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/iceberg/manifest/manifest.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
@@ -21,7 +20,7 @@ import {
 } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
-import { tempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
+import { committed, useTempCatalog, writeDataFile, writeEqualityDeletes } from './table-fixtures.js';
 
 const schema = new Schema(
   0,
@@ -32,15 +31,11 @@ const schema = new Schema(
   [1],
 );
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog('floe-merge-');
-});
-afterAll(() => env.remove());
+const env = useTempCatalog('floe-merge-');
 
 function done(r: CommitResult): CatalogTable & { snapshotSeq: bigint } {
-  if (r.status !== 'committed') throw new Error('skipped');
-  return Object.assign(r.table, { snapshotSeq: r.snapshot.sequenceNumber });
+  const c = committed(r);
+  return Object.assign(c.table, { snapshotSeq: c.snapshot.sequenceNumber });
 }
 
 describe('manifest merging', () => {

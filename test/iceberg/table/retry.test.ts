@@ -5,9 +5,8 @@
  * commit did not land, and one that always conflicts. The table must end correct, the snapshot id must
  * stay the same across attempts, and no file a committed snapshot refers to may ever be deleted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
-import type { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-catalog.js';
+import { describe, expect, it } from 'vitest';
+import type { Catalog, LoadedTable } from '../../../src/iceberg/metadata/catalog.js';
 import type { MetadataUpdate, TableRequirement } from '../../../src/iceberg/metadata/metadata-updates.js';
 import { readTableRows } from '../../../src/iceberg/scan/index.js';
 import { ancestorsOf } from '../../../src/iceberg/spec/snapshot-ids.js';
@@ -23,40 +22,26 @@ import {
   type CatalogTable,
 } from '../../../src/iceberg/table/index.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { idNameSchema, tempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
+import { withCommitHook } from '../../support/commit-hook.js';
+import { idNameSchema, useTempCatalog, writeDataFile, writeDeletionVectors, writeEqualityDeletes } from './table-fixtures.js';
 
 const schema = idNameSchema();
 
-let env: { catalog: FileSystemCatalog; remove: () => void };
-beforeAll(async () => {
-  env = await tempCatalog('floe-retry-');
-});
-afterAll(() => env.remove());
+const env = useTempCatalog('floe-retry-');
 
-/** Forwards everything to a real catalog; `commitTable` goes through `hook`. */
-class WrappedCatalog implements Catalog {
-  readonly name = 'wrapped';
-  readonly commits: { requirements: TableRequirement[]; updates: MetadataUpdate[] }[] = [];
-  constructor(
-    readonly inner: Catalog,
-    private readonly hook: (call: number, commit: () => Promise<LoadedTable>) => Promise<LoadedTable>,
-  ) {}
-  createNamespace = (...a: Parameters<Catalog['createNamespace']>) => this.inner.createNamespace(...a);
-  listNamespaces = (...a: Parameters<Catalog['listNamespaces']>) => this.inner.listNamespaces(...a);
-  loadNamespaceProperties = (...a: Parameters<Catalog['loadNamespaceProperties']>) => this.inner.loadNamespaceProperties(...a);
-  updateNamespaceProperties = (...a: Parameters<Catalog['updateNamespaceProperties']>) => this.inner.updateNamespaceProperties(...a);
-  namespaceExists = (...a: Parameters<Catalog['namespaceExists']>) => this.inner.namespaceExists(...a);
-  dropNamespace = (...a: Parameters<Catalog['dropNamespace']>) => this.inner.dropNamespace(...a);
-  listTables = (...a: Parameters<Catalog['listTables']>) => this.inner.listTables(...a);
-  tableExists = (...a: Parameters<Catalog['tableExists']>) => this.inner.tableExists(...a);
-  createTable = (...a: Parameters<Catalog['createTable']>) => this.inner.createTable(...a);
-  loadTable = (...a: Parameters<Catalog['loadTable']>) => this.inner.loadTable(...a);
-  renameTable = (...a: Parameters<Catalog['renameTable']>) => this.inner.renameTable(...a);
-  dropTable = (...a: Parameters<Catalog['dropTable']>) => this.inner.dropTable(...a);
-  commitTable(identifier: TableIdentifier, requirements: TableRequirement[], updates: MetadataUpdate[]): Promise<LoadedTable> {
-    this.commits.push({ requirements, updates });
-    return this.hook(this.commits.length, () => this.inner.commitTable(identifier, requirements, updates));
-  }
+interface WrappedCatalog {
+  readonly catalog: Catalog;
+  readonly commits: { requirements: TableRequirement[]; updates: MetadataUpdate[] }[];
+}
+
+/** `inner`, its commit requests recorded; `commitTable` goes through `hook` (`call` counts from 1). */
+function wrapCatalog(inner: Catalog, hook: (call: number, commit: () => Promise<LoadedTable>) => Promise<LoadedTable>): WrappedCatalog {
+  const commits: WrappedCatalog['commits'] = [];
+  const catalog = withCommitHook(inner, (commit, _identifier, requirements, updates) => {
+    commits.push({ requirements, updates });
+    return hook(commits.length, commit);
+  });
+  return { catalog, commits };
 }
 
 let n = 0;
@@ -90,7 +75,7 @@ describe('commit retries', () => {
   it('loses 3 races to real concurrent commits, then lands: same snapshot id, re-sequenced, manifests reused', async () => {
     const base = await freshTable(3);
     const listed: string[][] = [];
-    const wrapped: WrappedCatalog = new WrappedCatalog(env.catalog, async (call, commit) => {
+    const wrapped: WrappedCatalog = wrapCatalog(env.catalog, async (call, commit) => {
       const attempt = addedSnapshot(wrapped.commits[call - 1].updates);
       listed.push((await readSnapshotManifests(base.io, attempt)).filter((m) => m.addedSnapshotId === attempt.snapshotId).map((m) => m.path));
       if (call <= 3) {
@@ -101,7 +86,7 @@ describe('commit retries', () => {
       }
       return commit();
     });
-    const t = catalogTable(wrapped, base);
+    const t = catalogTable(wrapped.catalog, base);
     const data = await writeDataFile(t, [[3n, 'c']]);
     const eq = await writeEqualityDeletes(t, [1], [[1n]]);
     const result = await commitRowDelta(t, { dataFiles: [data], deleteFiles: [eq] }, { retry: fast });
@@ -140,12 +125,12 @@ describe('commit retries', () => {
   for (const [what, error] of afterLanding) {
     it(`${what} after the commit landed: found by its snapshot id, not committed twice, nothing deleted`, async () => {
       const base = await freshTable();
-      const wrapped = new WrappedCatalog(env.catalog, async (call, commit) => {
+      const wrapped = wrapCatalog(env.catalog, async (call, commit) => {
         await commit();
         if (call === 1) throw error();
         throw new Error('no second commit expected');
       });
-      const t = catalogTable(wrapped, base);
+      const t = catalogTable(wrapped.catalog, base);
       const result = await appendFiles(t, [await writeDataFile(t, [[3n, 'c']])], { retry: fast, summary: { 'floe.checkpoint-id': '9' } });
       expect(result.status).toBe('committed');
       expect(result.attempts).toBe(1);
@@ -160,11 +145,11 @@ describe('commit retries', () => {
 
   it('commit-state-unknown when the commit did not land: retried with the same snapshot id, the unknown attempt’s files kept', async () => {
     const base = await freshTable();
-    const wrapped = new WrappedCatalog(env.catalog, async (call, commit) => {
+    const wrapped = wrapCatalog(env.catalog, async (call, commit) => {
       if (call === 1) throw new FloeError('catalog.test', 'commit-state-unknown', 'connection reset before the request was processed (test)');
       return commit();
     });
-    const t = catalogTable(wrapped, base);
+    const t = catalogTable(wrapped.catalog, base);
     const result = await appendFiles(t, [await writeDataFile(t, [[3n, 'c']])], { retry: fast });
     expect(result.status).toBe('committed');
     expect(result.attempts).toBe(2);
@@ -180,7 +165,7 @@ describe('commit retries', () => {
   it('v3: a concurrent commit that added a DV for the same data file makes the retry fail for good (one DV per data file)', async () => {
     const base = await freshTable(3);
     const dataFile = (await readManifestEntries(base.io, (await readSnapshotManifests(base.io, base.metadata.snapshots[0]))[0]))[0].dataFile;
-    const wrapped: WrappedCatalog = new WrappedCatalog(env.catalog, async (call, commit) => {
+    const wrapped: WrappedCatalog = wrapCatalog(env.catalog, async (call, commit) => {
       if (call === 1) {
         const other = await loadCatalogTable(env.catalog, base.identifier);
         const r = await commitRowDelta(other, { deleteFiles: await writeDeletionVectors(other, [{ dataFile, positions: [0] }]) });
@@ -188,7 +173,7 @@ describe('commit retries', () => {
       }
       return commit();
     });
-    const t = catalogTable(wrapped, base);
+    const t = catalogTable(wrapped.catalog, base);
     const ours = await writeDeletionVectors(t, [{ dataFile, positions: [1] }]);
     const err = await commitRowDelta(t, { deleteFiles: ours }, { retry: fast }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FloeError);
@@ -201,10 +186,10 @@ describe('commit retries', () => {
 
   it('gives up after commit.retry.num-retries conflicts with a retryable error, removing only its own metadata files', async () => {
     const base = await freshTable();
-    const wrapped = new WrappedCatalog(env.catalog, async () => {
+    const wrapped = wrapCatalog(env.catalog, async () => {
       throw new FloeError('catalog.test', 'commit-conflict', 'branch main has changed (test)', { retryable: true });
     });
-    const t = catalogTable(wrapped, base);
+    const t = catalogTable(wrapped.catalog, base);
     const data = await writeDataFile(t, [[3n, 'c']]);
     const err = await appendFiles(t, [data], { retry: { ...fast, numRetries: 2 } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FloeError);

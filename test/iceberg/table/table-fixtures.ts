@@ -23,8 +23,9 @@ import { deletionVectorFile, writeDeletionVectorPuffin } from '../../../src/iceb
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { toJsonSingleValue } from '../../../src/iceberg/spec/single-value.js';
-import type { CatalogTable } from '../../../src/iceberg/table/index.js';
+import type { CatalogTable, CommitResult } from '../../../src/iceberg/table/index.js';
 import type { Row, Value } from '../../../src/model/values.js';
+import { madeBeforeAll } from '../../support/before-all.js';
 
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -43,11 +44,32 @@ export function idNameSchema(): Schema {
   );
 }
 
-export async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: FileSystemCatalog; dir: string; remove: () => void }> {
+async function tempCatalog(prefix = 'floe-table-'): Promise<{ catalog: FileSystemCatalog; dir: string; remove: () => void }> {
   const t = tempDir(prefix);
   const catalog = new FileSystemCatalog({ warehouse: path.join(t.dir, 'warehouse') });
   await catalog.createNamespace(['db']);
   return { catalog, ...t };
+}
+
+/** A `tempCatalog` for the tests of the calling file: made before the first, removed after the last. */
+export function useTempCatalog(prefix?: string): { readonly catalog: FileSystemCatalog } {
+  const env = madeBeforeAll('the temporary catalog', () => tempCatalog(prefix), (t) => t.remove());
+  return {
+    get catalog(): FileSystemCatalog {
+      return env().catalog;
+    },
+  };
+}
+
+/** `r` narrowed to a committed result; throws when the commit was skipped. */
+export function committed<T extends { status: string }>(r: T): Extract<T, { status: 'committed' }> {
+  if (r.status !== 'committed') throw new Error(`expected a committed result, got ${r.status}`);
+  return r as Extract<T, { status: 'committed' }>;
+}
+
+/** The table a committed result made; throws when the commit was skipped. */
+export function committedTable(r: CommitResult): CatalogTable {
+  return committed(r).table;
 }
 
 function schemaOf(table: CatalogTable): Schema {

@@ -14,6 +14,7 @@ import type { FormatVersion } from '../../../src/iceberg/spec/table-metadata.js'
 import { createTable, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { prng } from '../../../src/util/prng.js';
+import { madeBeforeAll } from '../../support/before-all.js';
 export { prng };
 
 export interface Warehouse {
@@ -27,6 +28,23 @@ export async function tempWarehouse(prefix = 'floe-writer-'): Promise<Warehouse>
   const catalog = new FileSystemCatalog({ warehouse: path.join(dir, 'warehouse'), warn: () => {} });
   await catalog.createNamespace(['db']);
   return { catalog, dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A `tempWarehouse` for the tests of the calling file (or describe block): made before the first,
+ * removed after the last.
+ */
+export function useTempWarehouse(prefix?: string): Warehouse {
+  const w = madeBeforeAll('the temporary warehouse', () => tempWarehouse(prefix), (made) => made.remove());
+  return {
+    get catalog() {
+      return w().catalog;
+    },
+    get dir() {
+      return w().dir;
+    },
+    remove: () => w().remove(),
+  };
 }
 
 /** id long (key), grp int (partition source), name string, amount decimal(10,2), tag binary. */

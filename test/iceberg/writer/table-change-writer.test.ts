@@ -5,7 +5,7 @@
  * position-delete file — in v3, same-checkpoint supersession by position, and the three modes.
  */
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DataFile } from '../../../src/iceberg/spec/data-file.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
@@ -18,13 +18,9 @@ import type { Row } from '../../../src/model/values.js';
 import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
 import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
 import { decodeDeletionVectorBlob, decodePuffin } from './dv-decoder.js';
-import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, tempWarehouse, type Warehouse } from './support.js';
+import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, useTempWarehouse } from './support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse();
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse();
 
 const enc = new TextEncoder();
 function row(id: bigint, grp: number, name: string | null, amount: string | null = null): Row {

@@ -7,7 +7,7 @@
  * holds (no missing file, no data file added twice, no repeated checkpoint id, DVs valid, no
  * position-delete file in v3).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PositionBitmap } from '../../../src/iceberg/puffin/position-bitmap.js';
 import { readTableRows, scanTable } from '../../../src/iceberg/scan/index.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
@@ -17,15 +17,11 @@ import { TableCommitter, findExistingDeletes } from '../../../src/iceberg/checkp
 import { TableChangeWriter, insert, removeKey, update, writeDeletionVectors, type RowChange } from '../../../src/iceberg/writer/index.js';
 import { applyToModel, auditTable, cutCheckpoints, expectTableEquals, generateChanges, rowText, type Model } from './change-stream.js';
 import { icebirdRows } from './icebird-read.js';
-import { BY_GROUP, keyedSchema, newTable, prng, tempWarehouse, type Warehouse } from './support.js';
+import { BY_GROUP, keyedSchema, newTable, prng, useTempWarehouse } from './support.js';
 import type { Row, Value } from '../../../src/model/values.js';
 import { workerKeyColumnReader } from '../../../src/iceberg/keyindex/worker-key-column.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse();
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse();
 
 async function icebirdView(location: string): Promise<string[]> {
   try {

@@ -8,7 +8,7 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import { readManifestEntries, readSnapshotManifests, loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
@@ -19,13 +19,9 @@ import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { deleteMatching, insert, remove, update, type RowChange } from '../../../src/iceberg/writer/index.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from '../../iceberg/writer/icebird-read.js';
-import { localPath, newTable, tempWarehouse, type Warehouse } from '../../iceberg/writer/support.js';
+import { localPath, newTable, useTempWarehouse } from '../../iceberg/writer/support.js';
 
-let w: Warehouse;
-beforeAll(async () => {
-  w = await tempWarehouse('floe-cascade-writer-');
-});
-afterAll(() => w.remove());
+const w = useTempWarehouse('floe-cascade-writer-');
 
 /** child: id long (key), pid int (FK, optional), name string. */
 function childSchema(keyed = true): Schema {

@@ -24,7 +24,7 @@ import { runPipeline, type RunResult } from '../../../src/pipeline/runner.js';
 import { runVerification } from '../../../src/pipeline/verify/verify-run.js';
 import type { VerifyOptions } from '../../../src/pipeline/verify/verify-session.js';
 import type { Row } from '../../../src/model/values.js';
-import { openTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
+import { openTestDatabase, sharedMysqlConfig, sharedSource } from '../../support/shared-mysql.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 import { serverPosition, waitForCatchUp } from '../../e2e/support/catch-up.js';
 
@@ -53,16 +53,9 @@ beforeAll(async () => {
   await exec(`INSERT INTO logs VALUES ${Array.from({ length: 40 }, (_, i) => `('line ${i % 30}', ${i % 7})`).join(', ')}`);
 
   warehouse = await mkdtemp(join(tmpdir(), 'floe-verify-run-'));
-  const server = sharedMysqlConfig();
   config = parseConfig({
     job: { id: JOB },
-    source: {
-      ...sourceLogin(server),
-      serverId: 30_000 + (process.pid % 5000) * 8,
-      include: TABLES.map((t) => `${db}.${t}`),
-      snapshot: { chunkSize: 50, parallelism: 2 },
-      timeAsMicros: [`${db}.all_types.dur`],
-    },
+    source: sharedSource(30_000, db, TABLES, { snapshot: { chunkSize: 50, parallelism: 2 }, timeAsMicros: [`${db}.all_types.dur`] }),
     warehouse: { location: warehouse },
     commit: { intervalMs: 300, idleCheckpoints: 1 },
     transforms: [

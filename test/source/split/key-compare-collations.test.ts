@@ -9,11 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { createKeyComparator, serverCollationWeigher } from '../../../src/source/mysql/snapshot/key-compare.js';
-import { mapColumn, type MappedColumn } from '../../../src/source/mysql/schema/type-mapping.js';
-import type { ColumnSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { keyLiteral } from '../../../src/source/mysql/snapshot/key-sql.js';
 import { createTestDatabase, sharedMysqlConfig } from '../../support/shared-mysql.js';
 import { serverKind } from '../../support/servers.js';
+import { keyColumn, serverSigns } from './key-compare-support.js';
 
 const COLLATIONS =
   serverKind() === 'mysql'
@@ -31,35 +30,19 @@ afterAll(async () => {
   await client?.close();
 });
 
-function column(collation: string): MappedColumn {
-  const base: ColumnSchema = {
-    name: 'k', ordinal: 1, dataType: 'varchar', columnType: 'varchar(40)', unsigned: false, precision: null, scale: null,
-    datetimePrecision: null, maxLength: 40, charset: 'utf8mb4', collation, nullable: false, generated: null,
-    generationExpression: null, comment: '', default: { kind: 'none' }, labels: null, json: false, invisible: false, autoIncrement: false,
-  };
-  return mapColumn({ database: 'd', table: 't' }, base);
-}
-
 describe('key comparator under the server collations of string keys', () => {
   for (const collation of COLLATIONS) {
     it(`compares every pair as the server does under ${collation}`, async () => {
-      const col = column(collation);
+      const col = keyColumn({ collation });
       const cast = (lit: string) => `(CONVERT(${lit} USING utf8mb4) COLLATE ${collation})`;
-      const exprs: string[] = [];
-      for (const a of TRICKY) for (const b of TRICKY) {
-        const x = cast(keyLiteral(col, a));
-        const y = cast(keyLiteral(col, b));
-        exprs.push(`CASE WHEN ${x} < ${y} THEN -1 WHEN ${x} = ${y} THEN 0 ELSE 1 END`);
-      }
-      const { rows } = await client.queryArrays(`SELECT ${exprs.join(', ')}`);
-      const server = rows[0]!.map(Number);
+      const server = await serverSigns(client, col, TRICKY, cast);
       const cmp = createKeyComparator([col], serverCollationWeigher(client));
       await cmp.prepare(TRICKY.map((v) => [v]));
       const mismatches: string[] = [];
       TRICKY.forEach((a, i) =>
         TRICKY.forEach((b, j) => {
           const floe = Math.sign(cmp.compare([a], [b]));
-          const expected = server[i * TRICKY.length + j];
+          const expected = server[i]![j];
           if (floe !== expected) mismatches.push(`${JSON.stringify(a)} vs ${JSON.stringify(b)}: floe ${floe}, server ${expected}`);
         }),
       );
@@ -69,7 +52,7 @@ describe('key comparator under the server collations of string keys', () => {
     it(`sorts a ${collation} key column as ORDER BY does`, async () => {
       const db = await createTestDatabase('keycoll');
       await client.query(`CREATE TABLE \`${db}\`.t (k VARCHAR(40) CHARACTER SET utf8mb4 COLLATE ${collation} PRIMARY KEY)`);
-      const col = column(collation);
+      const col = keyColumn({ collation });
       // one value per collation class (the primary key keeps the first of equal ones)
       await client.query(`INSERT IGNORE INTO \`${db}\`.t VALUES ${TRICKY.map((v) => `(${keyLiteral(col, v)})`).join(', ')}`);
       const ordered = (await client.query(`SELECT k FROM \`${db}\`.t ORDER BY k`)).map((r) => String(r.k));

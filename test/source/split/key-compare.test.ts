@@ -6,11 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMysql, type MysqlClient } from '../../../src/source/mysql/client.js';
 import { createKeyComparator, serverCollationWeigher, compareBytes, compareCodePoints } from '../../../src/source/mysql/snapshot/key-compare.js';
-import { mapColumn, type MappedColumn } from '../../../src/source/mysql/schema/type-mapping.js';
-import type { ColumnSchema } from '../../../src/source/mysql/schema/table-schema.js';
-import { keyLiteral } from '../../../src/source/mysql/snapshot/key-sql.js';
 import type { Value } from '../../../src/model/values.js';
 import { sharedMysqlConfig } from '../../support/shared-mysql.js';
+import { keyColumn, serverSigns } from './key-compare-support.js';
 
 let client: MysqlClient;
 
@@ -21,38 +19,16 @@ afterAll(async () => {
   await client?.close();
 });
 
-function column(overrides: Partial<ColumnSchema>): MappedColumn {
-  const base: ColumnSchema = {
-    name: 'k', ordinal: 1, dataType: 'varchar', columnType: 'varchar(40)', unsigned: false, precision: null, scale: null,
-    datetimePrecision: null, maxLength: 40, charset: 'utf8mb4', collation: 'utf8mb4_general_ci', nullable: false, generated: null,
-    generationExpression: null, comment: '', default: { kind: 'none' }, labels: null, json: false, invisible: false, autoIncrement: false,
-  };
-  return mapColumn({ database: 'd', table: 't' }, { ...base, ...overrides });
-}
-
-/** The server's sign of a vs b, for all pairs at once. */
-async function serverSigns(col: MappedColumn, values: Value[], cast: (lit: string) => string): Promise<number[][]> {
-  const exprs: string[] = [];
-  for (const a of values) for (const b of values) {
-    const x = cast(keyLiteral(col, a));
-    const y = cast(keyLiteral(col, b));
-    exprs.push(`CASE WHEN ${x} < ${y} THEN -1 WHEN ${x} = ${y} THEN 0 ELSE 1 END`);
-  }
-  const { rows } = await client.queryArrays(`SELECT ${exprs.join(', ')}`);
-  const flat = rows[0].map(Number);
-  return values.map((_, i) => flat.slice(i * values.length, (i + 1) * values.length));
-}
-
 const TRICKY = ['', ' ', 'a', 'a ', 'a  ', 'a\t', 'A', 'á', 'Á', 'ab', 'a b', 'b', 'ß', 'ss', 'SS', 'æ', 'ae', '😀', '😁', '한', 'z', '\u0000', 'ǅ', 'Ǆ', 'ǆ'];
 
 describe('key comparator', () => {
   for (const collation of ['utf8mb4_general_ci', 'utf8mb4_unicode_ci', 'utf8mb4_bin', 'utf8mb4_nopad_bin', 'utf8mb4_unicode_nopad_ci', 'latin1_swedish_ci']) {
     it(`orders text exactly as the server does under ${collation}`, async () => {
       const charset = collation.split('_')[0];
-      const col = column({ collation, charset });
+      const col = keyColumn({ collation, charset });
       const values = charset === 'latin1' ? TRICKY.filter((s) => /^[\u0000-\u00ff]*$/.test(s)) : TRICKY;
       const cast = (lit: string) => `(CONVERT(${lit} USING ${charset}) COLLATE ${collation})`;
-      const expected = await serverSigns(col, values, cast);
+      const expected = await serverSigns(client, col, values, cast);
       const cmp = createKeyComparator([col], serverCollationWeigher(client));
       await cmp.prepare(values.map((v) => [v]));
       const actual = values.map((a) => values.map((b) => Math.sign(cmp.compare([a], [b]))));
@@ -65,9 +41,9 @@ describe('key comparator', () => {
   }
 
   it('orders binary strings as unsigned bytes, shorter first, with no padding', async () => {
-    const col = column({ dataType: 'varbinary', columnType: 'varbinary(8)', charset: null, collation: null });
+    const col = keyColumn({ dataType: 'varbinary', columnType: 'varbinary(8)', charset: null, collation: null });
     const values: Value[] = ['', '00', '0000', '20', '2020', '7f', '80', 'ff', 'ff00', '61'].map((h) => Buffer.from(h, 'hex'));
-    const expected = await serverSigns(col, values, (lit) => `CAST(${lit} AS BINARY)`);
+    const expected = await serverSigns(client, col, values, (lit) => `CAST(${lit} AS BINARY)`);
     const cmp = createKeyComparator([col]);
     expect(cmp.needsPrepare).toBe(false);
     expect(values.map((a) => values.map((b) => Math.sign(cmp.compare([a], [b]))))).toEqual(expected);
@@ -75,15 +51,15 @@ describe('key comparator', () => {
   });
 
   it('orders numbers, decimals, BIGINT UNSIGNED and temporal keys exactly, NULL first', () => {
-    const u64 = column({ dataType: 'bigint', columnType: 'bigint(20) unsigned', unsigned: true, charset: null, collation: null });
-    const dec = column({ dataType: 'decimal', columnType: 'decimal(30,10)', precision: 30, scale: 10, charset: null, collation: null });
+    const u64 = keyColumn({ dataType: 'bigint', columnType: 'bigint(20) unsigned', unsigned: true, charset: null, collation: null });
+    const dec = keyColumn({ dataType: 'decimal', columnType: 'decimal(30,10)', precision: 30, scale: 10, charset: null, collation: null });
     const cmp = createKeyComparator([u64, dec]);
     expect(cmp.compare(['18446744073709551615', '0.0000000000'], ['18446744073709551614', '9.0000000000'])).toBe(1);
     expect(cmp.compare(['9007199254740993', '1.0000000000'], ['9007199254740992', '1.0000000000'])).toBe(1);
     expect(cmp.compare(['1', '-0.0000000001'], ['1', '0.0000000000'])).toBe(-1);
     expect(cmp.compare([null, '1.0000000000'], ['0', '1.0000000000'])).toBe(-1);
     expect(cmp.compare(['5', '2.5000000000'], ['5', '2.5000000000'])).toBe(0);
-    const enumCol = column({ dataType: 'enum', columnType: "enum('z','a')", labels: ['z', 'a'] });
+    const enumCol = keyColumn({ dataType: 'enum', columnType: "enum('z','a')", labels: ['z', 'a'] });
     const e = createKeyComparator([enumCol]);
     expect(e.compare(['z'], ['a'])).toBe(-1); // ENUM sorts by index, not by label
     expect(e.compare([''], ['z'])).toBe(-1);
