@@ -20,8 +20,7 @@
  * The writer's seed is printed; set FLOE_CRASH_SEED to replay a run's writes.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,10 +31,10 @@ import { referencedStateObjects } from '../../src/pipeline/state-references.js';
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
 import { prng } from '../../src/util/prng.js';
-import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
+import { sharedMysqlConfig } from '../support/shared-mysql.js';
 import { reachableFiles, unreachableFiles } from '../support/lake-integrity.js';
-import { sql } from '../source/binlog/helpers.js';
 import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
+import { setUp, sleep, tearDownCrashRuns } from './support/crash-run.js';
 import { FloeProcess, type LogRecord } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import { RandomTransactionWriter } from '../support/random-writer.js';
@@ -59,15 +58,9 @@ const QUOTA: Record<Step, number> = { compaction: 3, expiry: 2, orphans: 1 };
 /** How long a failpoint run may take to reach its failpoint before it is SIGKILLed instead. */
 const FAILPOINT_WAIT_MS = 8000;
 
-const connections: mysql.Connection[] = [];
-const cleanup: string[] = [];
-afterAll(async () => {
-  for (const c of connections) await c.end();
-  for (const path of cleanup) await rm(path, { recursive: true, force: true });
-});
+afterAll(tearDownCrashRuns);
 
 const localPath = (uri: string) => (uri.startsWith('file:') ? fileURLToPath(uri) : uri);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function createSchema(conn: mysql.Connection): Promise<void> {
   for (const t of TABLES) {
@@ -123,34 +116,17 @@ function maintenanceDone(logs: readonly LogRecord[]): { compactions: number; exp
 describe('crash and restart with maintenance', () => {
   it(`nothing referenced is ever deleted and the lake equals MySQL after ${MIN_RUNS}+ kills, failpoints inside compaction, expiry and orphan removal`, async () => {
     const testStart = Date.now();
-    const db = await createTestDatabase('e2e_crash_maint');
-    const conn = await sql();
-    connections.push(conn);
-    await conn.query(`USE \`${db}\``);
-    await createSchema(conn);
-    const writerConn = await sql();
-    connections.push(writerConn);
-    await writerConn.query(`USE \`${db}\``);
-    const warehouse = await mkdtemp(join(tmpdir(), 'floe-e2e-crash-maint-'));
-    const configPath = `${warehouse}.json`;
-    cleanup.push(warehouse, configPath);
-    const server = sharedMysqlConfig();
-    await writeFile(
-      configPath,
-      JSON.stringify({
+    const { db, writerConn, warehouse, configPath } = await setUp(
+      'e2e_crash_maint',
+      createSchema,
+      (db) => ({
         job: { id: JOB },
-        source: {
-          ...sourceLogin(server),
-          serverId: 30_000 + (process.pid % 5000) * 8 + 6,
-          include: [`${db}.*`],
-          snapshot: { chunkSize: 200, parallelism: 2 },
-        },
-        warehouse: { location: warehouse },
+        source: { snapshot: { chunkSize: 200, parallelism: 2 } },
         iceberg: { formatVersion: 3 },
         tables: { overrides: { [`${db}.orders_v2`]: { formatVersion: 2 } } },
         // idle tables record the offset at every checkpoint: the last run is seen to catch up at the
         // first heartbeat after the writer stopped, not several heartbeats later
-        commit: { intervalMs: 300, idleCheckpoints: 1 },
+        commit: { idleCheckpoints: 1 },
         maintenance: {
           enabled: true,
           intervalMs: 1000,
@@ -159,6 +135,7 @@ describe('crash and restart with maintenance', () => {
           removeOrphans: { olderThanMs: 2000, intervalMs: 1000, allowShortWindow: true },
         },
       }),
+      6,
     );
     const catalog = new FileSystemCatalog({ warehouse });
     const identifiers = TABLES.map((t) => ({ namespace: [db], name: t }));
