@@ -187,7 +187,7 @@ function renderKeyIndex(results: readonly LoadedResult[], docDir: string): strin
   out.push('', 'memory: heap and array buffers the index takes per key (after a full GC); on disk: its persisted image (SQLite: the database, WAL included); sorted: the same lookups sorted first, the sort counted; changes applied: a commit of random updates (each key moved, its old row dead); loaded: keys per second read back from the image.');
   const values = results.flatMap((r) => (r.result.valueIndex ?? []).map((v) => ({ r, v })));
   if (values.length > 0) {
-    out.push('', 'The value indexes, in memory only (a start rebuilds them from the lake), with as many rows (bench/value-index.ts):', '');
+    out.push('', 'The value indexes in memory (a start rebuilds them from the lake; beyond the memory bound they move to SQLite, not measured here), with as many rows (bench/value-index.ts):', '');
     out.push('| index | rows | memory | built | lookups | DVs applied |', '|---|---:|---:|---:|---:|---:|');
     for (const { r, v } of values) {
       const lookups = v.index === 'row' ? 'deletes (one copy each)' : 'parents (every child)';

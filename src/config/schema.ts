@@ -87,7 +87,7 @@ const icebergSchema = z
           .int()
           .min(0)
           .default(1024 * 1024 * 1024)
-          .describe('A table\'s key index stays in memory up to this many bytes (8 per row of a snapshotted integer key, about 34 per row an update moved or per string key); beyond, it lives in SQLite under stateDir. Either way it persists under stateDir and survives restarts and crashes'),
+          .describe('A table\'s key index stays in memory up to this many bytes (8 per row of a snapshotted integer key, about 34 per row an update moved or per string key); beyond, it lives in SQLite under stateDir. Either way it persists under stateDir and survives restarts and crashes. The row and foreign-key indexes of keyless tables and cascade children (together) move to SQLite under stateDir beyond it too; they are rebuilt from the lake at each start'),
         memoryMaxRows: z
           .number()
           .int()
@@ -137,7 +137,7 @@ export const configSchema = z
       .string()
       .min(1)
       .default('./.floe/state')
-      .describe('Local state of floe run: the key indexes, persisted as they change (<stateDir>/<job id>/<table uuid>.keyindex and .keyindex.log; on disk beyond the memory bound, ….keyindex.sqlite), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
+      .describe('Local state of floe run: the key indexes, persisted as they change (<stateDir>/<job id>/<table uuid>.keyindex and .keyindex.log; on disk beyond the memory bound, ….keyindex.sqlite; row and foreign-key indexes beyond it, ….valueindex.sqlite, while floe runs), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
         intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before ended (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),

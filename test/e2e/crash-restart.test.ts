@@ -57,8 +57,8 @@ describe('crash and restart', () => {
     if (CASCADE_DELETES) expect(writer.parentDeletes).toBeGreaterThan(0);
   }, 900_000);
 
-  it('a disk key index (memoryMaxRows 0, under stateDir): the lake equals MySQL after SIGKILLs, some between the Iceberg commit and the index update', async () => {
-    const s = await setUp('e2e_crash_disk', createCrashSchema, (db) => ({ source: { timeAsMicros: [`${db}.all_types.dur`] }, iceberg: { keyIndex: { memoryMaxRows: 0 } }, stateDir: join(tmpdir(), `floe-e2e-state-${db}`) }), 2);
+  it('a disk key index and disk value indexes (memory bounds 0, under stateDir): the lake equals MySQL after SIGKILLs, some between the Iceberg commit and the index update', async () => {
+    const s = await setUp('e2e_crash_disk', createCrashSchema, (db) => ({ source: { timeAsMicros: [`${db}.all_types.dur`] }, iceberg: { keyIndex: { memoryMaxRows: 0, memoryMaxBytes: 0 } }, stateDir: join(tmpdir(), `floe-e2e-state-${db}`) }), 2);
     cleanup.push(join(tmpdir(), `floe-e2e-state-${s.db}`));
     const timeAsMicros = [`${s.db}.all_types.dur`];
     const { seed, random } = seeded();

@@ -105,7 +105,7 @@ export class TableCommitter {
     this.identifier = options.identifier;
     this.writerOptions = { ...options.writer };
     this.keys = new KeyIndexLifecycle(options.identifier, options.jobId, options);
-    this.values = new ValueIndexes(options.identifier, options);
+    this.values = new ValueIndexes(options.identifier, options.jobId, options);
   }
 
   /** How the key index was obtained (tests and logs: a kept index must not be rebuilt). */

@@ -7,11 +7,12 @@
  * in doubt and built from the lake again.
  *
  * A writer gets a row index when its table is keyless, format v3, with `upsertDeletes`
- * 'deletion-vectors' (the default), within `keyIndexMaxRows` and the index within
- * `keyIndex.memoryMaxBytes`; beyond either its deletes write whole-row equality deletes, with a
- * warning (keyless-change-writer.ts). A cascade child's FK indexes are those of the snapshot its
+ * 'deletion-vectors' (the default), within `keyIndexMaxRows` — beyond it, or beyond
+ * `keyIndex.memoryMaxBytes` with no state directory to move the index to, its deletes write
+ * whole-row equality deletes, with a warning (keyless-change-writer.ts). A cascade child's FK indexes are those of the snapshot its
  * other deletes were located in (the key index's, or the row index's).
  */
+import { join } from 'node:path';
 import { identifierToString, type TableIdentifier } from '../metadata/catalog.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
@@ -29,12 +30,17 @@ export class ValueIndexes {
 
   constructor(
     identifier: TableIdentifier,
+    jobId: string,
     private readonly options: KeyIndexOptions,
   ) {
     const name = identifierToString(identifier);
     this.name = name;
-    this.rows = new ValueIndexLifecycle(options, (bytes, max, rows) => `${name}: its row index of ${rows} rows takes ${bytes} bytes, more than iceberg.keyIndex.memoryMaxBytes (${max}); from now on its deletes write whole-row equality deletes, which remove every identical copy`);
-    this.fks = new ValueIndexLifecycle(options, (bytes, max) => `${name}: its foreign-key indexes take ${bytes} bytes, more than iceberg.keyIndex.memoryMaxBytes (${max}); from now on its cascaded deletes write equality deletes on the foreign-key columns`);
+    const stateDir = options.keyIndex?.stateDir;
+    // beside the table's disk key index (key-index-loading.ts `sqlitePath`)
+    const diskPath = (kind: string) => (tableUuid: string, index: string) => (stateDir ? join(stateDir, jobId, `${tableUuid}.${kind}-${index.replaceAll(',', '-')}.valueindex.sqlite`) : undefined);
+    const withoutStateDir = 'without a state directory (stateDir) a value index lives in memory only';
+    this.rows = new ValueIndexLifecycle(name, options, (bytes, max, rows) => `${name}: its row index of ${rows} rows takes ${bytes} bytes, more than iceberg.keyIndex.memoryMaxBytes (${max}), and ${withoutStateDir}; from now on its deletes write whole-row equality deletes, which remove every identical copy`, diskPath('rows'));
+    this.fks = new ValueIndexLifecycle(name, options, (bytes, max) => `${name}: its foreign-key indexes take ${bytes} bytes, more than iceberg.keyIndex.memoryMaxBytes (${max}), and ${withoutStateDir}; from now on its cascaded deletes write equality deletes on the foreign-key columns`, diskPath('fk'));
   }
 
   /** Times the row index, and the FK indexes, were built from the lake (tests: a kept index is not rebuilt). */
@@ -65,7 +71,7 @@ export class ValueIndexes {
       return this.rows.refuse(`${this.name} holds ${records} rows, more than a row index may (iceberg.keyIndexMaxRows ${limit}, iceberg.keyIndex.memoryMaxBytes): its deletes write whole-row equality deletes, which remove every identical copy`);
     }
     const head = currentSnapshot(m)?.snapshotId;
-    const indexes = await this.rows.forSnapshot(table, head, { names: [ROW_INDEX], build: (s) => buildValueIndexes(table, s, [rowIndexSpec(s)]) });
+    const indexes = await this.rows.forSnapshot(table, head, { names: [ROW_INDEX], build: (s, spill) => buildValueIndexes(table, s, [rowIndexSpec(s)], undefined, spill) });
     return indexes?.get(ROW_INDEX);
   }
 
@@ -80,7 +86,7 @@ export class ValueIndexes {
     const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
     const names = cascades.map((ids) => ids.join(','));
     try {
-      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), ownerKey(s)) }));
+      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s, spill) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), ownerKey(s), spill) }));
     } catch (e) {
       this.fks.drop();
       throw e;

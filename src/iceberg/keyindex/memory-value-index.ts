@@ -138,13 +138,18 @@ export class MemoryValueIndex implements ValueIndex {
 
   *entries(): Iterable<ValueEntry> {
     const out: ValueEntry[] = [];
+    this.forEachLive((value, file, pos, owner) => out.push({ value, file, pos, owner }));
+    yield* out;
+  }
+
+  /** `each` for every live entry, without collecting them (what moving the index to disk reads). */
+  forEachLive(each: (value: KeyId, file: DataFile, pos: number, owner: KeyId | undefined) => void): void {
     this.chains.forEach((value, place, owner) => {
       const slot = Math.floor(place / TWO_32);
       const pos = place % TWO_32;
       const file = this.files.get(slot);
-      if (file && !this.dead.get(slot)?.has(pos)) out.push({ value, file, pos, owner });
+      if (file && !this.dead.get(slot)?.has(pos)) each(value, file, pos, owner);
     });
-    yield* out;
   }
 
   close(): void {}

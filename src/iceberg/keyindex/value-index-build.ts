@@ -15,7 +15,7 @@ import type { BuildTable } from './key-index-build.js';
 import { MemoryValueIndex } from './memory-value-index.js';
 import { encodeKey } from './row-key.js';
 import { TableKey, type KeyId } from './table-key.js';
-import type { ValueEntry } from './value-index.js';
+import type { KeptValueIndex, ValueEntry } from './value-index.js';
 
 /** One value index of a table: which columns it holds the value of, and how a value is encoded. */
 export interface ValueIndexSpec {
@@ -50,16 +50,22 @@ export function ownerKey(schema: Schema): TableKey {
   return schema.identifierFieldIds.length > 0 ? TableKey.identifier(schema) : TableKey.allColumns(schema);
 }
 
+/**
+ * Moves indexes that outgrew memory to disk, in place in the map, between two data files of a build
+ * (value-index-lifecycle.ts), so that a build never holds more than the bound and one file's rows.
+ */
+export type ValueIndexSpill = (indexes: Map<string, KeptValueIndex>) => void;
+
 /** Builds the value indexes `specs` of the table's current snapshot, each row with its `owner` identity when given. */
-export async function buildValueIndexes(table: BuildTable, schema: Schema, specs: readonly ValueIndexSpec[], owner?: TableKey): Promise<Map<string, MemoryValueIndex>> {
+export async function buildValueIndexes(table: BuildTable, schema: Schema, specs: readonly ValueIndexSpec[], owner?: TableKey, spill?: ValueIndexSpill): Promise<Map<string, KeptValueIndex>> {
   const m = table.metadata;
   const snapshotId = currentSnapshot(m)?.snapshotId;
-  const out = new Map<string, MemoryValueIndex>(specs.map((s) => [s.name, new MemoryValueIndex(snapshotId)]));
+  const out = new Map<string, KeptValueIndex>(specs.map((s) => [s.name, new MemoryValueIndex(snapshotId)]));
   // only the columns needed, in schema order
   const ids = new Set([...specs.flatMap((s) => s.fieldIds), ...(owner?.fieldIds ?? [])]);
   const fields = schema.fields.filter((f) => ids.has(f.id));
   const at = (id: number) => fields.findIndex((f) => f.id === id);
-  const reads = specs.map((s) => ({ index: out.get(s.name)!, spec: s, positions: s.fieldIds.map(at) }));
+  const reads = specs.map((s) => ({ spec: s, positions: s.fieldIds.map(at) }));
   const ownerAt = owner?.fieldIds.map(at);
   const ctx = { io: table.io, schema: new Schema(schema.schemaId, fields, []), schemas: m.schemas, specs: m.partitionSpecs, loader: new DeleteLoader(table.io, schema, m.schemas) };
   const plan = await planScan(table.io, m);
@@ -77,12 +83,13 @@ export async function buildValueIndexes(table: BuildTable, schema: Schema, specs
         });
       }
     }
-    reads.forEach((r, j) => r.index.addRows(entries[j]!));
+    reads.forEach((r, j) => out.get(r.spec.name)!.addRows(entries[j]!));
+    spill?.(out);
   }
   return out;
 }
 
 /** The row index of a keyless table's current snapshot (also what a commit planned anew locates copies in). */
-export async function buildRowIndex(table: BuildTable, schema: Schema): Promise<MemoryValueIndex> {
+export async function buildRowIndex(table: BuildTable, schema: Schema): Promise<KeptValueIndex> {
   return (await buildValueIndexes(table, schema, [rowIndexSpec(schema)])).get(ROW_INDEX)!;
 }

@@ -5,8 +5,8 @@
  *
  * - where they come from: kept while the table's head is the snapshot they match (floe's own last
  *   commit, or a manifest rewrite on top of it) and its schema the one they were read with, else
- *   built from the lake (value-index-build.ts: the live rows, deletes applied). They live in memory
- *   only: a restart, clean or after a crash, builds them again from the lake, the truth they cache;
+ *   built from the lake (value-index-build.ts: the live rows, deletes applied). They are not
+ *   persisted: a restart, clean or after a crash, builds them again from the lake, the truth they cache;
  * - what a commit does to them: the commit that landed straight on top of their snapshot moves them
  *   (the rows it wrote with their values, the positions its deletion vectors removed — whatever
  *   change wrote them); anything else — another writer's commit, a skipped commit, a commit that
@@ -14,16 +14,21 @@
  *   commit of rows an index recorded no value of — drops them, to be built again when next needed;
  * - floe's own maintenance between checkpoints: a manifest rewrite is followed; a compaction drops
  *   them (the next checkpoint builds them from the compacted files);
- * - within `keyIndex.memoryMaxBytes`: beyond it they are dropped for good (until a restart) with a
- *   warning, and the table's deletes fall back to equality deletes (see the caller's message).
+ * - in memory up to `keyIndex.memoryMaxBytes` (all of a table's indexes together), on local disk
+ *   beyond it (sqlite-value-index.ts, under the state directory: `diskPath`), also while one is
+ *   built; they stay on disk until dropped. Without a state directory they live in memory only, and
+ *   beyond the bound they are dropped for good (until a restart) with a warning: the table's deletes
+ *   then fall back to equality deletes (see the caller's message).
  */
 import type { Schema } from '../spec/schema.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable, CommitResult } from '../table/index.js';
 import { indexStillMatches, type CompactionCommit } from './key-index.js';
 import { DEFAULT_MEMORY_MAX_BYTES, type KeyIndexOptions } from './key-index-options.js';
-import type { MemoryValueIndex } from './memory-value-index.js';
-import { NO_VALUE_MOVES, type ValueIndex, type ValueIndexDelta } from './value-index.js';
+import { MemoryValueIndex } from './memory-value-index.js';
+import { DiskValueIndex } from './sqlite-value-index.js';
+import type { ValueIndexSpill } from './value-index-build.js';
+import { NO_VALUE_MOVES, type KeptValueIndex, type ValueIndex, type ValueIndexDelta } from './value-index.js';
 
 /** What a landed commit changed, as the indexes follow it. */
 export interface ValueIndexCommit {
@@ -36,11 +41,13 @@ export interface ValueIndexCommit {
 /** The indexes a caller wants: their names, and how to build them all from the lake. */
 export interface ValueIndexWant {
   readonly names: readonly string[];
-  build(schema: Schema): Promise<Map<string, MemoryValueIndex>>;
+  build(schema: Schema, spill: ValueIndexSpill): Promise<Map<string, KeptValueIndex>>;
 }
 
 export class ValueIndexLifecycle {
-  private indexes: Map<string, MemoryValueIndex> | undefined;
+  private indexes: Map<string, KeptValueIndex> | undefined;
+  /** The table the indexes are of (where a disk index goes). */
+  private tableUuid = '';
   private snapshotId: bigint | undefined;
   private schemaId: number | undefined;
   /** Whether the indexes outgrew the memory bound: none is built again until a restart. */
@@ -50,9 +57,13 @@ export class ValueIndexLifecycle {
   built = 0;
 
   constructor(
+    /** The table's name, for messages. */
+    private readonly table: string,
     private readonly options: KeyIndexOptions,
     /** The warning when the indexes take `bytes`, beyond `max` (names the table and the fallback). */
     private readonly tooLarge: (bytes: number, max: number, entries: number) => string,
+    /** Where an index of the table goes on disk (undefined: no state directory, memory only). */
+    private readonly diskPath: (tableUuid: string, name: string) => string | undefined,
   ) {}
 
   /** The indexes as they are now (undefined until needed, or after a doubt). */
@@ -82,7 +93,8 @@ export class ValueIndexLifecycle {
       return kept;
     }
     this.drop();
-    this.indexes = await want.build(schema);
+    this.tableUuid = m.tableUuid;
+    this.indexes = await want.build(schema, (indexes) => this.spill(indexes));
     this.snapshotId = head;
     this.schemaId = m.currentSchemaId;
     this.built++;
@@ -137,12 +149,13 @@ export class ValueIndexLifecycle {
     this.snapshotId = snapshotId;
   }
 
-  /** Whether the indexes stay within the memory bound; beyond it they are dropped for good. */
+  /** Whether the indexes are kept: within the memory bound, or moved to disk beyond it; else they are dropped for good. */
   private keepWithinMemory(): boolean {
     if (!this.indexes) return false;
+    this.spill(this.indexes);
     const indexes = [...this.indexes.values()];
     const bytes = indexes.reduce((n, x) => n + x.memoryBytes, 0);
-    const max = this.options.keyIndex?.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
+    const max = this.maxBytes;
     if (bytes <= max) return true;
     // Delivery note: the table's deletes then write equality deletes (unreadable by PyIceberg; for a
     // keyless table they remove every identical copy): the caller's message says which.
@@ -150,5 +163,22 @@ export class ValueIndexLifecycle {
     this.warned = false;
     this.refuse(this.tooLarge(bytes, max, indexes.reduce((n, x) => n + x.size, 0)));
     return false;
+  }
+
+  private get maxBytes(): number {
+    return this.options.keyIndex?.memoryMaxBytes ?? DEFAULT_MEMORY_MAX_BYTES;
+  }
+
+  /** Beyond the memory bound, every memory index of `indexes` moves to disk, in place (when there is a state directory). */
+  private spill(indexes: Map<string, KeptValueIndex>): void {
+    const memory = [...indexes].filter((e): e is [string, MemoryValueIndex] => e[1] instanceof MemoryValueIndex);
+    const bytes = memory.reduce((n, [, x]) => n + x.memoryBytes, 0);
+    if (bytes <= this.maxBytes || memory.some(([name]) => this.diskPath(this.tableUuid, name) === undefined)) return;
+    for (const [name, index] of memory) {
+      const path = this.diskPath(this.tableUuid, name)!;
+      indexes.set(name, DiskValueIndex.fromMemory(path, index));
+      index.close();
+      this.options.info?.(`${this.table}: value index ${name} of ${index.size} rows moved to disk (${path}): it outgrew iceberg.keyIndex.memoryMaxBytes`);
+    }
   }
 }

@@ -15,8 +15,9 @@
  * the delta of a commit that landed, and rows go dead by position: a deletion vector's positions are
  * dead for every index of the table, whatever the change that wrote it (an update, a delete, a
  * cascade) — so a delete of one copy among identical rows kills exactly the position it chose. It
- * lives in memory (memory-value-index.ts) and is built from the lake at each start, and again when
- * its table moved in a way it does not follow (value-index-lifecycle.ts).
+ * lives in memory (memory-value-index.ts), on local disk beyond the memory bound
+ * (sqlite-value-index.ts), and is built from the lake at each start, and again when its table moved
+ * in a way it does not follow (value-index-lifecycle.ts).
  */
 import type { DataFile } from '../spec/data-file.js';
 import type { PositionBitmap } from '../puffin/position-bitmap.js';
@@ -54,4 +55,12 @@ export interface ValueIndex {
   /** Every live entry (tests). */
   entries(): Iterable<ValueEntry>;
   close(): void;
+}
+
+/** A value index a build fills and a lifecycle keeps: in memory, or on disk (memoryBytes 0). */
+export interface KeptValueIndex extends ValueIndex {
+  /** About how many bytes of memory the index holds. */
+  readonly memoryBytes: number;
+  /** Rows of data files read from the lake. */
+  addRows(entries: readonly ValueEntry[]): void;
 }

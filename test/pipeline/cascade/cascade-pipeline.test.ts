@@ -13,7 +13,11 @@
  * — duplicates included, each copy once, an identical child of another parent kept — and the
  * indexes follow those commits (a later binlog DELETE of a re-inserted identical row, and a second
  * cascade of a re-created parent, find only live copies). No snapshot of it holds an equality delete.
+ * Run twice: the indexes in memory, and on disk (a memory bound of 0 bytes: sqlite-value-index.ts).
  */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/pipeline/observe/logger.js';
 import type { CatalogTable } from '../../../src/iceberg/table/index.js';
@@ -126,8 +130,9 @@ describe('ON DELETE CASCADE', () => {
   });
 });
 
-describe('ON DELETE CASCADE into a keyless child (format v3)', () => {
+describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless child (format v3), its indexes in %s', (tier) => {
   let k: Harness;
+  let stateDir: string;
   const KTABLES = ['kparent', 'kchild'];
   const count = async (where: string): Promise<number> => {
     const [rows] = (await k.conn.query(`SELECT COUNT(*) AS n FROM kchild WHERE ${where}`)) as unknown as [{ n: number }[]];
@@ -135,7 +140,10 @@ describe('ON DELETE CASCADE into a keyless child (format v3)', () => {
   };
 
   beforeAll(async () => {
-    k = await openHarness('fk_kcascade', 'fk-kcascade', KTABLES, [
+    // on disk: a memory bound of 0 bytes moves the row and FK indexes to SQLite under the state directory
+    stateDir = await mkdtemp(join(tmpdir(), 'floe-fk-kcascade-state-'));
+    const extra = tier === 'disk' ? { stateDir, iceberg: { keyIndex: { memoryMaxBytes: 0 } } } : {};
+    k = await openHarness(`fk_kcascade_${tier}`, 'fk-kcascade', KTABLES, [
       'CREATE TABLE kparent (id INT PRIMARY KEY, name VARCHAR(20))',
       // no primary key: InnoDB's hidden row id is not in the binlog, the whole row is the identity
       'CREATE TABLE kchild (pid INT, label VARCHAR(20), qty INT, CONSTRAINT fk_kchild FOREIGN KEY (pid) REFERENCES kparent (id) ON DELETE CASCADE)',
@@ -143,11 +151,12 @@ describe('ON DELETE CASCADE into a keyless child (format v3)', () => {
       // two identical children of parent 1, and the identical child of parent 2 (differs only in pid)
       "INSERT INTO kchild VALUES (1, 'dup', 7), (1, 'dup', 7), (1, 'one', 1), (2, 'dup', 7), (2, 'two', 2), (3, 'twin', 3), (3, 'twin', 3), (NULL, 'orphan', 0)",
       `INSERT INTO kchild VALUES ${Array.from({ length: 40 }, (_, i) => `(${5 + (i % 4)}, 'bulk', ${i})`).join(', ')}`,
-    ]);
+    ], extra);
   });
 
   afterAll(async () => {
     await k?.close();
+    await rm(stateDir, { recursive: true, force: true });
   });
 
   it('removes the committed child rows by deletion vectors, each copy once, through a restart', async () => {
@@ -183,6 +192,10 @@ describe('ON DELETE CASCADE into a keyless child (format v3)', () => {
     await k.catchUp(run, KTABLES);
     await k.exec('DELETE FROM kparent WHERE id IN (1, 6)');
     await k.catchUp(run, KTABLES);
+    if (tier === 'disk') {
+      const files = (await readdir(join(stateDir, 'fk-kcascade'))).filter((f) => f.endsWith('.valueindex.sqlite'));
+      expect(files.map((f) => f.replace(/^[0-9a-f-]+\./, '')).sort()).toEqual(['fk-1.valueindex.sqlite', 'rows-row.valueindex.sqlite']);
+    }
     expect((await run.stop()).reason).toBe('stopped');
 
     for (const t of KTABLES) await k.expectLakeEqualsMysql(t);
