@@ -71,7 +71,6 @@ export interface CheckpointReport {
 }
 
 export class Checkpointer {
-  readonly tables = new Map<string, CheckpointTable>();
   private nextId: bigint;
   private buffered = 0;
   /** Data files the buffered changes opened (one per partition a table's changes touch). */
@@ -88,6 +87,8 @@ export class Checkpointer {
   private committing: Set<CheckpointTable> | undefined;
 
   constructor(
+    /** The captured tables (tables/captured-tables.ts `byKey`: the one map, which tables join and leave). */
+    readonly tables: ReadonlyMap<string, CheckpointTable>,
     firstCheckpointId: bigint,
     private readonly options: CheckpointOptions,
     private readonly logger: Logger,
@@ -116,18 +117,6 @@ export class Checkpointer {
   advance(offset: BinlogOffset, timestampMs?: number): void {
     this.position = offset;
     if (timestampMs !== undefined) this.positionTimeMs = timestampMs;
-  }
-
-  add(table: CheckpointTable): void {
-    this.tables.set(table.key, table);
-  }
-
-  /** Stops committing a table (no longer captured); it must have nothing buffered. */
-  remove(key: string): void {
-    const t = this.tables.get(key);
-    if (t && t.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
-    t?.committer.close();
-    this.tables.delete(key);
   }
 
   /**
@@ -311,7 +300,7 @@ export class Checkpointer {
 
   /**
    * Empties the table of `key` and records that it has copied nothing yet (a snapshot without chunks),
-   * in one commit: its rows are copied again from the start by the next run (prepared-tables.ts: a
+   * in one commit: its rows are copied again from the start by the next run (tables/prepared-tables.ts: a
    * table without a past). For a table whose snapshot a DDL straddles, or a new MySQL table that
    * takes the name of an earlier one whose rows the lake table holds.
    */

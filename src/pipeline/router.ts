@@ -17,66 +17,49 @@
  * (`skipUntil`, compared per transaction with `isAfter`), because the source reads from the lowest
  * offset any table needs. Beyond it every change is applied.
  */
-import type { RowChange as WriterChange, WriteMode } from '../iceberg/writer/index.js';
-import type { Row } from '../model/values.js';
+import type { RowChange as WriterChange } from '../iceberg/writer/index.js';
 import type { SnapshotPlanEvent, SnapshotRowsEvent, TransactionEvent } from '../source/mysql/index.js';
 import { isAfter, serializeOffset } from '../source/mysql/index.js';
 import { tableKey } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
-import type { CheckpointTable, Checkpointer } from './checkpoint.js';
+import type { Checkpointer } from './checkpoint.js';
+import type { PipelineTable } from './tables/pipeline-table.js';
 import { cascadeWriterChange } from './cascade.js';
 import type { Metrics } from './observe/metrics.js';
 import type { ProgressReporter } from './observe/progress.js';
 
-export interface RoutedTable {
-  readonly key: string;
-  readonly checkpoint: CheckpointTable;
-  /** Source row → Iceberg row (table-mapping-catalog.ts). */
-  project: (row: Row) => Row;
-  /** MySQL column names in source-row order (to place the values of cascade deletes). */
-  sourceColumns?: readonly string[];
-  readonly snapshotMode: WriteMode;
-  readonly streamMode: WriteMode;
-}
-
 export class Router {
-  readonly tables = new Map<string, RoutedTable>();
-
   constructor(
+    /** The captured tables (tables/captured-tables.ts `byKey`). */
+    private readonly tables: ReadonlyMap<string, PipelineTable>,
     private readonly checkpointer: Checkpointer,
     private readonly metrics: Metrics | undefined,
     private readonly progress: ProgressReporter | undefined,
   ) {}
 
-  add(table: RoutedTable): void {
-    this.tables.set(table.key, table);
-  }
-
   /** A table's chunk plan: the start of its snapshot progress (a resumed plan is already there). */
-  plan(e: SnapshotPlanEvent): RoutedTable | undefined {
+  plan(e: SnapshotPlanEvent): PipelineTable | undefined {
     const t = this.tables.get(tableKey(e.table));
     if (!t || e.chunks.length === 0) return undefined;
-    const c = t.checkpoint;
-    if (!c.working?.snapshot) c.working = { phase: 'snapshot', snapshot: { chunks: e.chunks.map((x) => x.range), finished: new Map(), rows: 0 } };
+    if (!t.working?.snapshot) t.working = { phase: 'snapshot', snapshot: { chunks: e.chunks.map((x) => x.range), finished: new Map(), rows: 0 } };
     return t;
   }
 
   /** A finished chunk: its rows are buffered and it is marked finished in the table's progress. */
-  async snapshotRows(e: SnapshotRowsEvent): Promise<RoutedTable | undefined> {
+  async snapshotRows(e: SnapshotRowsEvent): Promise<PipelineTable | undefined> {
     const t = this.tables.get(tableKey(e.table));
     if (!t) return undefined;
-    const c = t.checkpoint;
-    if (!c.working?.snapshot) throw new FloeError('pipeline', 'internal', `chunk ${e.chunk.id} arrived before the plan of ${t.key}: expected the source's snapshot-plan event first`);
-    await this.checkpointer.ensureModes([[c, t.snapshotMode]]);
+    if (!t.working?.snapshot) throw new FloeError('pipeline', 'internal', `chunk ${e.chunk.id} arrived before the plan of ${t.key}: expected the source's snapshot-plan event first`);
+    await this.checkpointer.ensureModes([[t, t.snapshotMode]]);
     // read after the mode switch: a checkpoint it made records where the plan object went
-    const snapshot = c.working!.snapshot!;
+    const snapshot = t.working!.snapshot!;
     const changes: WriterChange[] = new Array(e.rows.length);
     for (let i = 0; i < e.rows.length; i++) changes[i] = { op: 'insert', after: t.project(e.rows[i]!) };
-    await this.checkpointer.write(c, changes);
+    await this.checkpointer.write(t, changes);
     this.checkpointer.chunkWritten();
     const finished = new Map(snapshot.finished);
     finished.set(e.chunk.id, serializeOffset(e.highWatermark));
-    c.working = { ...c.working!, snapshot: { chunks: snapshot.chunks, finished, rows: snapshot.rows + e.rows.length, planLocation: snapshot.planLocation } };
+    t.working = { ...t.working!, snapshot: { chunks: snapshot.chunks, finished, rows: snapshot.rows + e.rows.length, planLocation: snapshot.planLocation } };
     this.metrics?.rowsWritten(t.key, 'snapshot', e.rows.length);
     this.progress?.rowsCopied(t.key, e.rows.length);
     return t;
@@ -94,19 +77,18 @@ export class Router {
       last = change.table;
       const t = this.tables.get(tableKey(change.table));
       if (!t) continue;
-      const c = t.checkpoint;
-      if (c.working?.phase !== 'streaming' || c.mode !== t.streamMode || !this.checkpointer.writable(c)) return false;
+      if (t.working?.phase !== 'streaming' || t.mode !== t.streamMode || !this.checkpointer.writable(t)) return false;
     }
     return true;
   }
 
   /** A whole transaction: its changes per table, minus what each table already holds. */
   async transaction(e: TransactionEvent): Promise<void> {
-    const byTable = new Map<RoutedTable, WriterChange[]>();
+    const byTable = new Map<PipelineTable, WriterChange[]>();
     // consecutive changes of one table share its TableRef: its key ('db.table', a new string to
     // hash each time) is made once per run of them, not once per change
     let lastRef: TransactionEvent['changes'][number]['table'] | undefined;
-    let lastTable: RoutedTable | undefined;
+    let lastTable: PipelineTable | undefined;
     for (const change of e.changes) {
       if (change.table !== lastRef) {
         lastRef = change.table;
@@ -114,16 +96,15 @@ export class Router {
       }
       const t = lastTable;
       if (!t) continue;
-      const c = t.checkpoint;
-      if (c.skipUntil) {
-        if (!isAfter(change.position, c.skipUntil)) continue;
-        c.skipUntil = undefined; // the stream is in order: everything from here on is new
+      if (t.skipUntil) {
+        if (!isAfter(change.position, t.skipUntil)) continue;
+        t.skipUntil = undefined; // the stream is in order: everything from here on is new
       }
       if (change.op === 'delete-matching') {
         // ON DELETE CASCADE child rows the binlog does not carry (source cascade.ts, pipeline/cascade.ts)
         let list = byTable.get(t);
         if (!list) byTable.set(t, (list = []));
-        list.push(cascadeWriterChange(change, t.project, t.sourceColumns ?? []));
+        list.push(cascadeWriterChange(change, t.project, t.sourceColumns));
         continue;
       }
       let list = byTable.get(t);
@@ -131,9 +112,9 @@ export class Router {
       list.push(toWriterChange(t, change));
     }
     if (byTable.size > 0) {
-      await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t.checkpoint, t.streamMode] as const));
+      await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t, t.streamMode] as const));
       for (const [t, changes] of byTable) {
-        await this.checkpointer.write(t.checkpoint, changes);
+        await this.checkpointer.write(t, changes);
         this.metrics?.binlogEvents(t.key, changes.length);
         this.metrics?.rowsWritten(t.key, 'streaming', changes.reduce((n, c) => n + (c.op === 'insert' || c.op === 'update' ? 1 : 0), 0));
       }
@@ -142,7 +123,7 @@ export class Router {
   }
 }
 
-function toWriterChange(t: RoutedTable, change: TransactionEvent['changes'][number] & { op: 'insert' | 'update' | 'delete' }): WriterChange {
+function toWriterChange(t: PipelineTable, change: TransactionEvent['changes'][number] & { op: 'insert' | 'update' | 'delete' }): WriterChange {
   const { op } = change;
   const before = op === 'insert' ? undefined : t.project(change.before!);
   const after = op === 'delete' ? undefined : t.project(change.after!);

@@ -1,6 +1,6 @@
 /**
  * Where a run starts, once the MySQL side and the catalog are open: the captured tables' Iceberg
- * tables (created when missing) and each one's committed progress (prepared-tables.ts); the binlog
+ * tables (created when missing) and each one's committed progress (tables/prepared-tables.ts); the binlog
  * each resumes from, checked to be still on the server (purged-binlog-check.ts: a purged one stops
  * the run before anything is read or committed); the first checkpoint id; and the resume plan
  * (resume-plan.ts), with the offset tables without a snapshot stream from.
@@ -11,7 +11,7 @@ import type { BinlogOffset, OpenedMySqlSource } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { configuredStart } from './config-options.js';
 import type { Logger } from './observe/logger.js';
-import { firstCheckpointId, prepareTables, type PreparedTable } from './prepared-tables.js';
+import { firstCheckpointId, prepareTables, type PreparedTable } from './tables/prepared-tables.js';
 import { checkResumeBinlogs } from './purged-binlog-check.js';
 import { planResume, type ResumePlan } from './resume-plan.js';
 

@@ -44,8 +44,8 @@ import { withPurgedTables } from './purged-binlog-check.js';
 import { takeJobLock } from './job-lock.js';
 import { checkpointOptions, sourceConfig } from './config-options.js';
 import type { DdlHandler } from './ddl-handler.js';
-import { announceSnapshotRows, prepareTables } from './prepared-tables.js';
-import { CapturedTables } from './captured-tables.js';
+import { announceSnapshotRows, prepareTables } from './tables/prepared-tables.js';
+import { CapturedTables } from './tables/captured-tables.js';
 import { createSchemaChangeHandler } from './schema-change/schema-change.js';
 import { planResume } from './resume-plan.js';
 import { snapshotComplete } from './state.js';
@@ -131,7 +131,7 @@ class PipelineRun {
         ? {
             source: this.source,
             catalog: this.catalog,
-            icebergIdentifier: (key) => this.tables!.prepared.get(key)?.mapping.identifier,
+            icebergIdentifier: (key) => this.tables!.byKey.get(key)?.prepared.mapping.identifier,
             dropTable: (key) => this.tables!.remove(key),
           }
         : undefined,
@@ -159,10 +159,10 @@ class PipelineRun {
     });
 
     // ---- wiring ------------------------------------------------------------------------------
-    const checkpointer = (this.checkpointer = new Checkpointer(firstId, checkpointOptions(config), logger, this.options.metrics));
+    const tables = (this.tables = new CapturedTables({ config, catalog, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyColumnReader: this.options.keyColumnReader }));
+    const checkpointer = (this.checkpointer = new Checkpointer(tables.byKey, firstId, checkpointOptions(config), logger, this.options.metrics));
     if (resume.offset) checkpointer.advance(resume.offset);
-    const router = (this.router = new Router(checkpointer, this.options.metrics, this.options.progress));
-    const tables = (this.tables = new CapturedTables({ config, catalog, checkpointer, router, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyColumnReader: this.options.keyColumnReader }));
+    this.router = new Router(tables.byKey, checkpointer, this.options.metrics, this.options.progress);
     for (const t of prepared) tables.add(t, t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined), skipUntil.get(t.key));
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).
@@ -301,7 +301,7 @@ class PipelineRun {
     switch (e.kind) {
       case 'snapshot-plan': {
         const t = router.plan(e);
-        const snapshot = t?.checkpoint.working?.snapshot;
+        const snapshot = t?.working?.snapshot;
         if (t && snapshot && !snapshotComplete(snapshot)) this.notes.snapshotPlanned(t.key);
         return undefined;
       }

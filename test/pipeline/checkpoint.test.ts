@@ -26,6 +26,9 @@ import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offse
 import { chunkId, serializeChunk } from '../../src/source/mysql/snapshot/chunk.js';
 import { parsePartitionSpec } from '../../src/iceberg/spec/partition-spec-text.js';
 
+/** The captured tables a checkpointer reads (the runner's one map of them). */
+const tablesOf = (...tables: CheckpointTable[]): Map<string, CheckpointTable> => new Map(tables.map((t) => [t.key, t]));
+
 const JOB = 'ckpt';
 let dir: string;
 let catalog: FileSystemCatalog;
@@ -67,8 +70,7 @@ async function table(name: string, working: TableProgress | undefined, skipUntil
 async function streamingOnTestClock(name: string): Promise<{ t: CheckpointTable; k: Checkpointer; clock: { now: number } }> {
   const t = await table(name, { phase: 'streaming', offset: at(10) });
   const clock = { now: 1_000 };
-  const k = new Checkpointer(1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock.now);
-  k.add(t);
+  const k = new Checkpointer(tablesOf(t), 1n, { ...options, intervalMs: 500 }, silentLogger, undefined, () => clock.now);
   k.advance(at(10));
   return { t, k, clock };
 }
@@ -88,10 +90,7 @@ describe('checkpointer', () => {
     const b = await table('b', { phase: 'streaming', offset: at(100) });
     // c holds everything up to 500 (a restart read the binlog from 100 for the others)
     const c = await table('c', { phase: 'streaming', offset: at(500) }, at(500));
-    const k = new Checkpointer(7n, options, silentLogger, undefined);
-    k.add(a);
-    k.add(b);
-    k.add(c);
+    const k = new Checkpointer(tablesOf(a, b, c), 7n, options, silentLogger, undefined);
     k.advance(at(100));
 
     // 1: a and b were never committed: both record their start
@@ -150,9 +149,7 @@ describe('checkpointer', () => {
     // driven through the real coordinator, which now owns that policy (options.idleCheckpoints: 3).
     const busy = await table('busy', { phase: 'streaming', offset: at(0) });
     const idle = await table('idle', { phase: 'streaming', offset: at(0) });
-    const k = new Checkpointer(1n, options, silentLogger, undefined);
-    k.add(busy);
-    k.add(idle);
+    const k = new Checkpointer(tablesOf(busy, idle), 1n, options, silentLogger, undefined);
     k.advance(at(0));
 
     // Unlike the old committer, the coordinator commits a table the job never committed to at the
@@ -197,8 +194,7 @@ describe('checkpointer', () => {
 
   it('switching a writer mode commits what the other mode buffered first', async () => {
     const t = await table('modes', { phase: 'streaming', offset: at(10) });
-    const k = new Checkpointer(1n, options, silentLogger, undefined);
-    k.add(t);
+    const k = new Checkpointer(tablesOf(t), 1n, options, silentLogger, undefined);
     k.advance(at(10));
     await k.ensureModes([[t, 'append-only']]);
     await k.write(t, [{ op: 'insert', after: [1, 'snap'] }]);
@@ -272,8 +268,7 @@ describe('checkpointer', () => {
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, ...Array.from({ length: 60 }, (_, i) => 100 + i), 200, 201]);
 
     const t2 = await table('caughtup_off', { phase: 'streaming', offset: at(10) });
-    const off = new Checkpointer(1n, { ...options, intervalMs: 500, whenCaughtUp: false }, silentLogger, undefined, () => clock.now);
-    off.add(t2);
+    const off = new Checkpointer(tablesOf(t2), 1n, { ...options, intervalMs: 500, whenCaughtUp: false }, silentLogger, undefined, () => clock.now);
     await off.ensureModes([[t2, 'upsert']]);
     off.advance(at(10));
     await off.checkpoint('start');
@@ -291,8 +286,7 @@ describe('checkpointer', () => {
     const chunk = { table: { database: 'src', table: 'stray' }, index: 0, keyColumns: [] };
     const snapshot = { chunks: [serializeChunk(chunk)], finished: new Map([[chunkId(chunk), serializeOffset(at(50))]]), rows: 0 };
     const t = await table('stray', { phase: 'snapshot', snapshot });
-    const k = new Checkpointer(1n, options, silentLogger, undefined);
-    k.add(t);
+    const k = new Checkpointer(tablesOf(t), 1n, options, silentLogger, undefined);
     await k.checkpoint('snapshot done');
     const stateDir = join(fileURLToPath(t.location), '.floe', 'state');
     expect((await readdir(stateDir)).length, 'the plan and the progress object').toBe(2);
@@ -315,8 +309,7 @@ describe('checkpointer', () => {
     const created = await createTable(catalog, identifier, { schema, formatVersion: 3, partitionSpec: parsePartitionSpec(['identity(id)'], schema) });
     const t: CheckpointTable = { ...(await table('fanout_unused', undefined)), key: 'src.fanout', identifier, io: created.io, location: created.metadata.location, committer: new TableCommitter({ catalog, identifier, jobId: JOB }) };
     t.working = { phase: 'streaming', offset: at(1) };
-    const k = new Checkpointer(1n, { ...options, maxBufferedChanges: 100, maxOpenFiles: 3 }, silentLogger, undefined);
-    k.add(t);
+    const k = new Checkpointer(tablesOf(t), 1n, { ...options, maxBufferedChanges: 100, maxOpenFiles: 3 }, silentLogger, undefined);
     k.advance(at(1));
     await k.ensureModes([[t, 'upsert']]);
     // two rows in one partition, one in another: two files
@@ -340,8 +333,7 @@ describe('checkpointer', () => {
 
   it('a schema change commits with the table\'s offset through the DDL, in one snapshot', async () => {
     const t = await table('altered', { phase: 'streaming', offset: at(100) }, at(150));
-    const k = new Checkpointer(3n, options, silentLogger, undefined);
-    k.add(t);
+    const k = new Checkpointer(tablesOf(t), 3n, options, silentLogger, undefined);
     k.advance(at(200));
     await k.ensureModes([[t, 'upsert']]);
     await k.write(t, [{ op: 'insert', after: [1, 'x'] }]);
@@ -364,8 +356,7 @@ describe('checkpointer', () => {
     const other = new TableCommitter({ identifier: t.identifier, catalog, jobId: JOB });
     await other.open();
     await other.commit(5n, '{"v":1,"phase":"streaming","offset":{"file":"binlog.000001","pos":99,"serverId":1}}');
-    const k = new Checkpointer(5n, options, silentLogger, undefined);
-    k.add(t);
+    const k = new Checkpointer(tablesOf(t), 5n, options, silentLogger, undefined);
     k.advance(at(10));
     await expect(k.checkpoint('clash')).rejects.toThrow(/already holds checkpoint 5 of this job.*another floe process/);
   });

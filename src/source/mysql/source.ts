@@ -315,7 +315,7 @@ export class MySqlSource {
           handover.push({ ...t, highWatermarks: marks });
           // The hand-over drops every change of the table up to its lowest chunk high watermark (the
           // chunks hold them), so those rows are not decoded: a table copied whole in this run (one
-          // without a past, prepared-tables.ts) has today's definition, and the binlog from an
+          // without a past, pipeline/tables/prepared-tables.ts) has today's definition, and the binlog from an
           // earlier table's watermark may hold its rows of a layout before a DDL made since.
           if (marks.size > 0) this.decoding.skipThrough(tableKey(t.table.schema.id), minOffset([...marks.values()]));
         }

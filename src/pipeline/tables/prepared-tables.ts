@@ -5,23 +5,23 @@
  * the definition its binlog rows decode with (the lake's record when the MySQL table changed while
  * floe was stopped, source-schema-record.ts).
  */
-import type { Catalog } from '../iceberg/metadata/catalog.js';
-import type { FloeConfig } from '../config/schema.js';
-import { currentSnapshot } from '../iceberg/spec/snapshot-ids.js';
-import { lastCommitted, type CommittedCheckpoint } from '../iceberg/checkpoint/index.js';
-import { currentSchema } from '../iceberg/spec/table-metadata-json.js';
-import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../source/mysql/index.js';
-import { FloeError } from '../util/errors.js';
-import type { Logger } from './observe/logger.js';
-import { typeMappingOptions } from './config-options.js';
-import type { ProgressReporter } from './observe/progress.js';
-import { decodeTableProgress, parseProgressSummary, snapshotComplete, type TableProgress } from './state.js';
-import type { TableMetadata } from '../iceberg/spec/table-metadata.js';
-import { ensureIcebergTable, type ReadyTable } from './table-mapping-catalog.js';
-import { planTableMapping, type TableMapping } from './table-mapping.js';
-import { compileTransforms } from './transforms.js';
-import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from './schema-change/source-schema-record.js';
-import { derivedSourceSchema } from './schema-change/derived-source-schema.js';
+import type { Catalog } from '../../iceberg/metadata/catalog.js';
+import type { FloeConfig } from '../../config/schema.js';
+import { currentSnapshot } from '../../iceberg/spec/snapshot-ids.js';
+import { lastCommitted, type CommittedCheckpoint } from '../../iceberg/checkpoint/index.js';
+import { currentSchema } from '../../iceberg/spec/table-metadata-json.js';
+import { mapTable, tableKey, type MappedTable, type OpenedMySqlSource, type TableId } from '../../source/mysql/index.js';
+import { FloeError } from '../../util/errors.js';
+import type { Logger } from '../observe/logger.js';
+import { typeMappingOptions } from '../config-options.js';
+import type { ProgressReporter } from '../observe/progress.js';
+import { decodeTableProgress, parseProgressSummary, snapshotComplete, type TableProgress } from '../state.js';
+import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
+import { ensureIcebergTable, type ReadyTable } from '../table-mapping-catalog.js';
+import { planTableMapping, type TableMapping } from '../table-mapping.js';
+import { compileTransforms } from '../transforms.js';
+import { recordedSourceSchema, sameSourceSchema, sourceSchemaProperty } from '../schema-change/source-schema-record.js';
+import { derivedSourceSchema } from '../schema-change/derived-source-schema.js';
 
 export interface PreparedTable {
   readonly key: string;

@@ -1,32 +1,29 @@
 /**
- * The runner's captured tables and their wiring: for each prepared table (prepared-tables.ts) a
- * checkpoint table (its committer and progress, checkpoint.ts) and a routed table (its projection
- * and writer modes, router.ts). Tables join at start or later (a new table matching the include
- * patterns), change shape after a DDL (`refresh`), and leave when dropped in MySQL (`remove`).
+ * The run's captured tables: one `PipelineTable` record per table (pipeline-table.ts), in one map
+ * (`byKey`) that the checkpointer and the router read. Tables join at start or later (a new table
+ * matching the include patterns), change shape after a DDL (`refresh`), and leave when dropped in
+ * MySQL (`remove`).
  */
-import type { Catalog } from '../iceberg/metadata/catalog.js';
-import type { FloeConfig } from '../config/schema.js';
-import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
-import { TableCommitter } from '../iceberg/checkpoint/index.js';
-import { type KeyColumnReader } from '../iceberg/keyindex/index.js';
-import { type TableChangeWriterOptions } from '../iceberg/writer/index.js';
-import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../source/mysql/index.js';
-import { FloeError } from '../util/errors.js';
-import { matchFieldsFor } from './cascade.js';
-import type { CheckpointTable, Checkpointer } from './checkpoint.js';
-import type { Logger } from './observe/logger.js';
-import type { RoutedTable, Router } from './router.js';
+import type { Catalog } from '../../iceberg/metadata/catalog.js';
+import type { FloeConfig } from '../../config/schema.js';
+import type { ParquetEncoderFactory } from '../../iceberg/parquet/encoder.js';
+import { TableCommitter } from '../../iceberg/checkpoint/index.js';
+import { type KeyColumnReader } from '../../iceberg/keyindex/index.js';
+import { type TableChangeWriterOptions } from '../../iceberg/writer/index.js';
+import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../../source/mysql/index.js';
+import { FloeError } from '../../util/errors.js';
+import { matchFieldsFor } from '../cascade.js';
+import type { Logger } from '../observe/logger.js';
+import type { TableProgress } from '../state.js';
+import { ensureIcebergTable } from '../table-mapping-catalog.js';
+import { planTableMapping } from '../table-mapping.js';
+import { compileTransforms } from '../transforms.js';
+import type { PipelineTable } from './pipeline-table.js';
 import type { PreparedTable } from './prepared-tables.js';
-import type { TableProgress } from './state.js';
-import { ensureIcebergTable } from './table-mapping-catalog.js';
-import { planTableMapping } from './table-mapping.js';
-import { compileTransforms } from './transforms.js';
 
 export interface TableWiring {
   readonly config: FloeConfig;
   readonly catalog: Catalog;
-  readonly checkpointer: Checkpointer;
-  readonly router: Router;
   readonly logger: Logger;
   /** The source's current ON DELETE CASCADE plan (child tables index their rows by FK values). */
   readonly cascades: () => CascadePlan | undefined;
@@ -35,15 +32,18 @@ export interface TableWiring {
 }
 
 export class CapturedTables {
-  readonly prepared = new Map<string, PreparedTable>();
+  /** Every captured table by its key ('db.table'): the one map of them. */
+  readonly byKey = new Map<string, PipelineTable>();
 
   constructor(private readonly w: TableWiring) {}
 
   /** Wires a prepared table in: `working` is its progress to start from, `skipUntil` what it holds. */
   add(t: PreparedTable, working: TableProgress | undefined, skipUntil: BinlogOffset | undefined): void {
     const { config, catalog, logger } = this.w;
-    const c: CheckpointTable = {
+    const keyless = t.mapping.keyless;
+    this.byKey.set(t.key, {
       key: t.key,
+      prepared: t,
       identifier: t.mapping.identifier,
       io: t.ready.table.io,
       location: t.ready.table.metadata.location,
@@ -67,19 +67,11 @@ export class CapturedTables {
       skipUntil,
       checkpointsSinceCommit: 0,
       lastCommitMs: Date.now(),
-    };
-    const keyless = t.mapping.keyless;
-    const routed: RoutedTable = {
-      key: t.key,
-      checkpoint: c,
       project: t.ready.project,
       sourceColumns: t.mapped.columns.map((col) => col.column.name),
       snapshotMode: keyless ? 'append' : t.foreignRows ? 'upsert' : 'append-only',
       streamMode: keyless ? 'append' : 'upsert',
-    };
-    this.prepared.set(t.key, t);
-    this.w.checkpointer.add(c);
-    this.w.router.add(routed);
+    });
   }
 
   private writerOptions(key: string): TableChangeWriterOptions {
@@ -94,17 +86,16 @@ export class CapturedTables {
    * The caller has committed what was buffered with the old schema.
    */
   async refresh(key: string, mapped: MappedTable): Promise<void> {
-    const prepared = this.prepared.get(key);
-    const routed = this.w.router.tables.get(key);
-    if (!prepared || !routed) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
-    if (routed.checkpoint.pending > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
+    const t = this.byKey.get(key);
+    if (!t) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
+    if (t.pending > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
     const mapping = planTableMapping(mapped, this.w.config, compileTransforms(this.w.config.transforms));
     // Later DDL of the same table may still be ahead in the binlog (the definition is read now).
     const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger, { pendingDdlPossible: () => true });
-    routed.project = ready.project;
-    routed.sourceColumns = mapped.columns.map((col) => col.column.name);
-    routed.checkpoint.mode = undefined; // the next write opens a writer on the table's new schema
-    this.prepared.set(key, { ...prepared, mapped, mapping, ready, definitionFromLake: false });
+    t.project = ready.project;
+    t.sourceColumns = mapped.columns.map((col) => col.column.name);
+    t.mode = undefined; // the next write opens a writer on the table's new schema
+    t.prepared = { ...t.prepared, mapped, mapping, ready, definitionFromLake: false };
   }
 
   /**
@@ -114,9 +105,9 @@ export class CapturedTables {
    * its committed offset (they may predate that definition).
    */
   sourceSession(): Required<Pick<SourceSession, 'tables' | 'definitions' | 'decodeAfter' | 'changedDefinitions'>> {
-    const tables = [...this.prepared.values()];
+    const tables = [...this.byKey.values()].map((t) => t.prepared);
     const decodeAfter = new Map<string, BinlogOffset>();
-    for (const t of this.w.checkpointer.tables.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
+    for (const t of this.byKey.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
     return {
       tables: tables.map((t) => t.id),
       definitions: new Map(tables.map((t) => [t.key, t.mapped.schema])),
@@ -125,10 +116,11 @@ export class CapturedTables {
     };
   }
 
-  /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. */
+  /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. It must have nothing buffered. */
   remove(key: string): void {
-    this.w.checkpointer.remove(key);
-    this.w.router.tables.delete(key);
-    this.prepared.delete(key);
+    const t = this.byKey.get(key);
+    if (t && t.pending > 0) throw new FloeError('pipeline', 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
+    t?.committer.close();
+    this.byKey.delete(key);
   }
 }
