@@ -104,13 +104,13 @@ export class CapturedTables {
    * one valid at its committed offset; source-schema-record.ts), and none of its rows at or before
    * its committed offset (they may predate that definition).
    */
-  sourceSession(): Required<Pick<SourceSession, 'tables' | 'definitions' | 'decodeAfter' | 'changedDefinitions'>> {
+  sourceSession(): Required<Pick<SourceSession, 'tables' | 'mapped' | 'decodeAfter' | 'changedDefinitions'>> {
     const tables = [...this.byKey.values()].map((t) => t.prepared);
     const decodeAfter = new Map<string, BinlogOffset>();
     for (const t of this.byKey.values()) if (t.skipUntil) decodeAfter.set(t.key, t.skipUntil);
     return {
       tables: tables.map((t) => t.id),
-      definitions: new Map(tables.map((t) => [t.key, t.mapped.schema])),
+      mapped: new Map(tables.map((t) => [t.key, t.mapped])),
       decodeAfter,
       changedDefinitions: new Set(tables.filter((t) => t.definitionFromLake).map((t) => t.key)),
     };

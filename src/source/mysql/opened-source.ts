@@ -7,7 +7,7 @@
  * has, row estimates, the definitions of tables that join later.
  *
  * `events(session)` starts one source stream (a `MySqlSource`, source.ts) over that connection: it
- * does not connect, detect or read the identity again, it decodes with the definitions captured here
+ * does not connect, detect or read the identity again, it decodes with the mappings captured here
  * (or the caller's, where a DDL made while floe was stopped is still ahead in the binlog), and its
  * binlog readers resolve their start on the same connection. A run that restarts its stream (a new
  * table joins) asks for another session; the connection is closed with `close()`.
@@ -26,10 +26,10 @@ import { MySqlSource } from './source.js';
 import type { MySqlSourceOptions, SourceControl } from './source-options.js';
 
 /** The source's configuration for a run: what `MySqlSourceOptions` holds beyond one stream's resume. */
-export type MySqlSourceConfig = Omit<MySqlSourceOptions, 'resume' | 'definitions' | 'decodeAfter' | 'changedDefinitions' | 'startWhenNoSnapshot'>;
+export type MySqlSourceConfig = Omit<MySqlSourceOptions, 'resume' | 'mapped' | 'decodeAfter' | 'changedDefinitions' | 'startWhenNoSnapshot'>;
 
 /** One stream's part: the tables it captures (default: every captured table) and where it resumes. */
-export type SourceSession = Pick<MySqlSourceOptions, 'resume' | 'definitions' | 'decodeAfter' | 'changedDefinitions' | 'startWhenNoSnapshot'> & {
+export type SourceSession = Pick<MySqlSourceOptions, 'resume' | 'mapped' | 'decodeAfter' | 'changedDefinitions' | 'startWhenNoSnapshot'> & {
   readonly tables?: readonly TableId[];
 };
 
@@ -126,13 +126,12 @@ export class OpenedMySqlSource {
 
   /**
    * One source stream over the opened connection: `session.tables` (default every captured table),
-   * decoded with `session.definitions` where given and the captured definitions otherwise.
+   * decoded with the mappings of `session.mapped` where given and the captured ones otherwise.
    */
   events(session: SourceSession = {}): MySqlSource {
     const ids = session.tables ?? [...this.captured.values()].map((m) => m.schema.id);
-    const definitions = new Map([...this.captured].map(([key, m]) => [key, m.schema]));
-    for (const [key, schema] of session.definitions ?? []) definitions.set(key, schema);
-    return new MySqlSource({ ...this.config, ...session, tables: ids, definitions }, this.control);
+    const mapped = new Map([...this.captured, ...(session.mapped ?? [])]);
+    return new MySqlSource({ ...this.config, ...session, tables: ids, mapped }, this.control);
   }
 
   async close(): Promise<void> {

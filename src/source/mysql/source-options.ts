@@ -9,7 +9,7 @@ import type { MysqlClient, MysqlConnectionConfig } from './client.js';
 import type { ServerDialect, ServerFlavor } from './dialect.js';
 import type { TableFilterConfig } from './schema/discovery.js';
 import type { BinlogOffset, ServerIdentity } from './offset/offset.js';
-import type { TableId, TableSchema } from './schema/table-schema.js';
+import type { TableId } from './schema/table-schema.js';
 import type { MappedTable, TypeMappingOptions } from './schema/type-mapping.js';
 import type { StartPosition } from './binlog/start-position.js';
 
@@ -38,12 +38,13 @@ export interface MySqlSourceOptions {
   readonly startWhenNoSnapshot?: StartPosition;
   readonly resume?: SourceResume;
   /**
-   * Definitions to decode tables with instead of the server's current ones ("db.table" → schema):
-   * where the binlog is resumed from, rows were logged under the definition the caller recorded
-   * with its offset, and a DDL made since is still ahead in the binlog (the caller applies it there
-   * and switches the decoding with `remap`).
+   * The tables' mappings to decode with ("db.table" → mapping; a table without one is captured from
+   * the server): the opened source's, or the caller's where they differ from the server's current
+   * definition — where the binlog is resumed from, rows were logged under the definition the caller
+   * recorded with its offset, and a DDL made since is still ahead in the binlog (the caller applies it
+   * there and switches the decoding with `remap`).
    */
-  readonly definitions?: ReadonlyMap<string, TableSchema>;
+  readonly mapped?: ReadonlyMap<string, MappedTable>;
   /**
    * Per table ("db.table"): binlog rows at or before this offset are not decoded — the caller holds
    * them already (it resumes the table from there), and they may have been logged under an older
@@ -51,7 +52,7 @@ export interface MySqlSourceOptions {
    */
   readonly decodeAfter?: ReadonlyMap<string, BinlogOffset>;
   /**
-   * Tables ("db.table") whose server definition differs from the one in `definitions` (a DDL made
+   * Tables ("db.table") whose server definition differs from their mapping in `mapped` (a DDL made
    * while floe was stopped). When one of them is still being snapshotted, the binlog is first read
    * up to the server's current position ('catch-up' … 'caught-up' phase events) — delivering the
    * changes of the chunks already finished, and the DDL for the caller to apply — before the
