@@ -28,7 +28,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FloeError } from '../../../util/errors.js';
+import { FloeError } from '../../../../util/errors.js';
 
 interface ZongjiParser {
   _buffer: Buffer;
