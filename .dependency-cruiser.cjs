@@ -4,7 +4,8 @@
  *   util, model      value types and helpers; import nothing of floe above them
  *   io               the FileIO seam (local, S3): a leaf over util
  *   config           the YAML schema: util and model only
- *   source           MySQL: never the lake (iceberg, catalog), never the pipeline
+ *   source           MySQL: never the lake (iceberg, catalog), never the pipeline; in its binlog/,
+ *                    rows/ (floe's row decoder) never reaches zongji or binlog/zongji/
  *   iceberg          the table format, writer, maintenance; the catalog *interface* lives here
  *                    (src/iceberg/metadata/catalog.ts) so it imports no catalog, pipeline, cli, source or demo
  *   catalog          filesystem, SQL and REST catalogs and the REST server: iceberg, io, util, model, config
@@ -45,6 +46,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(pipeline|cli|demo)/' },
       to: { path: '^src/source/mysql/', pathNot: '^src/source/mysql/index[.]ts$' },
+    },
+    {
+      name: 'row-decoder-without-zongji',
+      comment: "floe's row decoder (binlog/rows/) reads event bytes itself: it never imports zongji or the code that drives it (binlog/zongji/)",
+      severity: 'error',
+      from: { path: '^src/source/mysql/binlog/rows/' },
+      to: { path: '^src/source/mysql/binlog/zongji/|(^|/)node_modules/@vlasky/zongji/' },
     },
     { name: 'no-test-code-in-src', comment: 'src never imports tests, benchmarks or scripts', severity: 'error', from: { path: '^src/' }, to: { path: '^(test|bench|scripts|engines)/' } },
   ],

@@ -7,9 +7,9 @@
  */
 import type { AnyBinlogEvent, RotateEvent } from '@vlasky/zongji';
 import { FloeError } from '../src/util/errors.js';
-import { BINLOG_CONNECTION_OPTIONS } from '../src/source/mysql/binlog/binlog-values.js';
+import { BINLOG_CONNECTION_OPTIONS } from '../src/source/mysql/binlog/zongji/binlog-values.js';
 import { classifyBinlogError } from '../src/source/mysql/binlog/binlog-errors.js';
-import { BinlogSession } from '../src/source/mysql/binlog/binlog-session.js';
+import { BinlogSession } from '../src/source/mysql/binlog/zongji/binlog-session.js';
 import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { compareBinlogFiles, formatOffset, type BinlogOffset } from '../src/source/mysql/offset/offset.js';
 

@@ -16,15 +16,15 @@
  * `npm run bench` runs it after ceiling B; `node --import tsx bench/row-decoder.ts [--rows N]
  * [--changes M]` runs it alone against a private MariaDB (default 100,000 rows, 200,000 changes).
  */
-import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from '../src/source/mysql/binlog/binlog-values.js';
-import { BinlogSession } from '../src/source/mysql/binlog/binlog-session.js';
+import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter } from '../src/source/mysql/binlog/zongji/binlog-values.js';
+import { BinlogSession } from '../src/source/mysql/binlog/zongji/binlog-session.js';
 import { connectMysql, driverOptions, type MysqlConnectionConfig } from '../src/source/mysql/client.js';
 import { detectDialect } from '../src/source/mysql/dialect.js';
 import { compareBinlogFiles, type BinlogOffset } from '../src/source/mysql/offset/offset.js';
 import { captureTableSchemas } from '../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../src/source/mysql/schema/type-mapping.js';
-import { compileTable, decodeRowsEvent, eventTableId, type CompiledTable } from '../src/source/mysql/binlog/row-decoder.js';
-import { parseTableMap } from '../src/source/mysql/binlog/table-map.js';
+import { compileTable, decodeRowsEvent, eventTableId, type CompiledTable } from '../src/source/mysql/binlog/rows/row-decoder.js';
+import { parseTableMap } from '../src/source/mysql/binlog/rows/table-map.js';
 import type { Row as ValueRow } from '../src/model/values.js';
 import { installRawCapture, zongjiReplay, type WithRaw } from './zongji-capture.js';
 import { TABLE } from './dataset.js';

@@ -1,6 +1,6 @@
 /**
  * Raw event bytes out of a live zongji session, and zongji's row decoding replayed in-process on
- * captured bytes — what the row-decoder cross-check (test/source/binlog/row-decoder.test.ts) and the
+ * captured bytes — what the row-decoder cross-check (test/source/mysql/binlog/rows/row-decoder.test.ts) and the
  * decoder micro-benchmark (bench/row-decoder.ts) need to run floe's decoder and zongji on the very
  * same events.
  *
@@ -55,9 +55,9 @@ export interface ZongjiReplay {
 /**
  * A replay of zongji's decoding with the table map state of a finished session (`tableMap`, already
  * adapted by floe's attachExactValueDecoding) and the connection options floe gives it — the
- * streaming path's own fallback (src/source/mysql/binlog/zongji-raw-events.ts replayWithZongji).
+ * streaming path's own fallback (src/source/mysql/binlog/zongji/zongji-raw-events.ts replayWithZongji).
  */
 export async function zongjiReplay(tableMap: Record<string, unknown>, useChecksum: boolean, config: Record<string, unknown>): Promise<ZongjiReplay> {
-  const { replayWithZongji } = await import('../src/source/mysql/binlog/zongji-raw-events.js');
+  const { replayWithZongji } = await import('../src/source/mysql/binlog/zongji/zongji-raw-events.js');
   return { decode: (raw) => replayWithZongji(raw, tableMap[String(raw.readUIntLE(19, 6))], useChecksum ? 4 : 0, config) };
 }

@@ -62,7 +62,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/source/binlog/row-decoder-events.test.ts',
   'test/source/binlog/transaction-payload.test.ts',
   'test/source/binlog/partial-json.test.ts',
-  'test/source/binlog/zongji-internals.test.ts',
+  'test/source/mysql/binlog/zongji/zongji-raw-events.test.ts',
   'test/source/ddl/ddl-parser.test.ts',
   'test/source/ddl/ddl-parser-mysql8.test.ts',
   'test/support/test-split.test.ts',

@@ -3,7 +3,7 @@
  * MySQL 8 in the mysql8 project).
  *
  * - A long silence: no write at all for many times the binlog read watchdog's limit (3 heartbeat
- *   periods, src/source/mysql/binlog/binlog-session.ts; `source.heartbeatMs` set small here). The server's
+ *   periods, src/source/mysql/binlog/zongji/binlog-session.ts; `source.heartbeatMs` set small here). The server's
  *   heartbeats keep the connection alive: the same Binlog Dump thread before and after, no reconnect
  *   and no restart in floe's log — and they keep the run loop turning, so an idle table still commits
  *   its offset (checkpoint.ts, idle tables) while nothing happens. The writes after it land.

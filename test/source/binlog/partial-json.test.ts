@@ -18,9 +18,9 @@
  * binlog_row_image = 'MINIMAL' as well, `UPDATE pj.t SET doc = JSON_SET(doc, '$.a', 2) WHERE id = 2`.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTableMap } from '../../../src/source/mysql/binlog/table-map.js';
-import { compileTable, decodeRowsEvent, requireFullImages } from '../../../src/source/mysql/binlog/row-decoder.js';
-import { applyJsonDiffs, type JsonDiff } from '../../../src/source/mysql/binlog/mysql-json-diff.js';
+import { parseTableMap } from '../../../src/source/mysql/binlog/rows/table-map.js';
+import { compileTable, decodeRowsEvent, requireFullImages } from '../../../src/source/mysql/binlog/rows/row-decoder.js';
+import { applyJsonDiffs, type JsonDiff } from '../../../src/source/mysql/binlog/rows/mysql-json-diff.js';
 import { mapTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import type { ColumnSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { isFloeError } from '../../../src/util/errors.js';

@@ -4,16 +4,16 @@
  * fractional precisions, DECIMAL group layouts), v2 extra data, partial images, and the refusals —
  * a type that is no rows event, a TABLE_MAP that disagrees with the captured table, a truncated event — and
  * binlog-values' reading of 64-bit SET bitmasks from bytes.
- * The cross-check against zongji on a real server is row-decoder.test.ts.
+ * The cross-check against zongji on a real server is test/source/mysql/binlog/rows/row-decoder.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createBinlogRowConverter } from '../../../src/source/mysql/binlog/binlog-values.js';
-import { binaryDecimalToString } from '../../../src/source/mysql/binlog/mysql-json.js';
+import { createBinlogRowConverter } from '../../../src/source/mysql/binlog/zongji/binlog-values.js';
+import { binaryDecimalToString } from '../../../src/source/mysql/binlog/rows/mysql-json.js';
 import type { ColumnSchema, TableSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
-import { parseTableMap } from '../../../src/source/mysql/binlog/table-map.js';
-import { compileTable, decodeRowsEvent } from '../../../src/source/mysql/binlog/row-decoder.js';
+import { parseTableMap } from '../../../src/source/mysql/binlog/rows/table-map.js';
+import { compileTable, decodeRowsEvent } from '../../../src/source/mysql/binlog/rows/row-decoder.js';
 import { isFloeError } from '../../../src/util/errors.js';
 
 function column(name: string, ordinal: number, dataType: string, columnType: string, extra: Partial<ColumnSchema> = {}): ColumnSchema {

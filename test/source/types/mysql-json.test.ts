@@ -5,7 +5,7 @@
  * FLOE_TEST_MYSQL_URL additionally exercises the real format in the round-trip test.
  */
 import { describe, expect, it } from 'vitest';
-import { mysqlJsonBinaryToText, formatJsonDouble, binaryDecimalToString } from '../../../src/source/mysql/binlog/mysql-json.js';
+import { mysqlJsonBinaryToText, formatJsonDouble, binaryDecimalToString } from '../../../src/source/mysql/binlog/rows/mysql-json.js';
 
 type Encoded = { type: number; bytes: number[] };
 

@@ -22,7 +22,7 @@
  * test compares with the spaces stripped for the same reason).
  */
 import { describe, expect, it } from 'vitest';
-import { formatJsonDouble, mysqlJsonBinaryToText } from '../../../src/source/mysql/binlog/mysql-json.js';
+import { formatJsonDouble, mysqlJsonBinaryToText } from '../../../src/source/mysql/binlog/rows/mysql-json.js';
 import { MySqlGtidSet, compareGtidSets } from '../../../src/source/mysql/offset/gtid-set.js';
 import { isFloeError } from '../../../src/util/errors.js';
 

@@ -14,7 +14,7 @@ import { detectDialect } from '../../../src/source/mysql/dialect.js';
 import { captureTableSchema } from '../../../src/source/mysql/schema/table-schema.js';
 import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
 import { createSnapshotRowConverter } from '../../../src/source/mysql/snapshot/snapshot-values.js';
-import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowConverter } from '../../../src/source/mysql/binlog/binlog-values.js';
+import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding, createBinlogRowConverter } from '../../../src/source/mysql/binlog/zongji/binlog-values.js';
 import { chunkSql } from '../../../src/source/mysql/snapshot/chunk.js';
 import { parseTimestamp, parseDate, type Row } from '../../../src/model/values.js';
 import { parseMysqlUrl, type TestServer } from '../../support/mariadb.js';
@@ -260,7 +260,7 @@ describe.each(['FULL', 'MINIMAL'])('snapshot and binlog values are identical (bi
 
 /**
  * JSON documents, one per row: on MySQL the binlog carries binary JSON (floe decodes it to MySQL's own
- * text, binlog/mysql-json.ts) while the snapshot reads the server's text, so every value kind of the
+ * text, binlog/rows/mysql-json.ts) while the snapshot reads the server's text, so every value kind of the
  * binary format is here — literals, every integer width, doubles at the edges, strings with escapes,
  * objects whose keys MySQL reorders, a document past 64 KiB (the large object and array formats), and
  * the opaque DECIMAL and temporal values a JSON_ARRAY of SQL values stores. On MariaDB JSON is text.

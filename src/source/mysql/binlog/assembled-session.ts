@@ -8,7 +8,7 @@
 import type { TableMapEntry } from '@vlasky/zongji';
 import { type BinlogOffset, type ServerIdentity } from '../offset/offset.js';
 import { tableKey } from '../schema/table-schema.js';
-import { BinlogSession, type SessionStart } from './binlog-session.js';
+import { BinlogSession, type SessionStart } from './zongji/binlog-session.js';
 import { TransactionAssembler, ddlConcerns } from './binlog-transactions.js';
 import type { AssembledEvent } from './raw-transactions.js';
 

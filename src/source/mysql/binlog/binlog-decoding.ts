@@ -13,15 +13,15 @@
  */
 import type { Row } from '../../../model/values.js';
 import { FloeError } from '../../../util/errors.js';
-import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, type ZongjiTableMapEntry } from './binlog-values.js';
+import { BINLOG_CONNECTION_OPTIONS, createBinlogRowConverter, tableMapLabels, type ZongjiTableMapEntry } from './zongji/binlog-values.js';
 import type { BinlogDecoding, RowDecoder } from './raw-transactions.js';
 import type { CascadeExpander } from './cascade.js';
 import type { TableRef, TransactionEvent } from '../events.js';
 import { compareOffsets, isAfter, type BinlogOffset, type EventPosition } from '../offset/offset.js';
 import { tableKey } from '../schema/table-schema.js';
 import type { MappedTable } from '../schema/type-mapping.js';
-import { compileTable, type CompiledTable } from './row-decoder.js';
-import type { TableMapEvent } from './table-map.js';
+import { compileTable, type CompiledTable } from './rows/row-decoder.js';
+import type { TableMapEvent } from './rows/table-map.js';
 
 export class MappedTablesDecoding implements BinlogDecoding {
   readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };

@@ -18,7 +18,7 @@ import { FloeError } from '../../../util/errors.js';
 import type { BinlogEvent, TableRef } from '../events.js';
 import { tableKey } from '../events.js';
 import { compareOffsets, formatOffset, isAfter, sameServer, type BinlogOffset, type EventPosition, type ServerIdentity } from '../offset/offset.js';
-import type { SessionStart } from './binlog-session.js';
+import type { SessionStart } from './zongji/binlog-session.js';
 import { startLocalSession, type AssembledBatch, type AssemblingSession, type AssemblingSessionOptions, type SessionHandlers } from './assembled-session.js';
 import { startWorkerSession } from './worker-session.js';
 import { connectMysql, driverOptions, type MysqlClient, type MysqlConnectionConfig } from '../client.js';

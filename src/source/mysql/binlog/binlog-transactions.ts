@@ -25,8 +25,8 @@ import { FloeError } from '../../../util/errors.js';
 import type { ChangeOp, DdlEvent, TableRef } from '../events.js';
 import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from '../offset/offset.js';
 import { MariaDbGtidPosition } from '../offset/gtid-mariadb.js';
-import { COMMON_HEADER_BYTES, parseTableMap, type TableMapEvent } from './table-map.js';
-import { zongjiConfig, type RawEventBytes } from './zongji-raw-events.js';
+import { COMMON_HEADER_BYTES, parseTableMap, type TableMapEvent } from './rows/table-map.js';
+import { zongjiConfig, type RawEventBytes } from './zongji/zongji-raw-events.js';
 import type { AssembledEvent, PendingChange, RawChange, RawRowsEvent, RawTransaction } from './raw-transactions.js';
 
 

@@ -9,9 +9,9 @@ import type { TableMapEntry } from '@vlasky/zongji';
 import type { Row } from '../../../model/values.js';
 import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, TransactionEvent } from '../events.js';
 import type { EventPosition } from '../offset/offset.js';
-import { decodeRowsEvent, requireFullImages, type CompiledTable } from './row-decoder.js';
-import type { TableMapEvent } from './table-map.js';
-import { replayWithZongji } from './zongji-raw-events.js';
+import { decodeRowsEvent, requireFullImages, type CompiledTable } from './rows/row-decoder.js';
+import type { TableMapEvent } from './rows/table-map.js';
+import { replayWithZongji } from './zongji/zongji-raw-events.js';
 
 /** Converts one zongji row image (column name → zongji value) into a floe Row. */
 export type RowDecoder = (image: Record<string, unknown>) => Row;

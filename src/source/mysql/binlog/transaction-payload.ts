@@ -25,7 +25,7 @@
 import zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
 import { FloeError } from '../../../util/errors.js';
-import { COMMON_HEADER_BYTES } from './table-map.js';
+import { COMMON_HEADER_BYTES } from './rows/table-map.js';
 
 export const TRANSACTION_PAYLOAD_EVENT = 40;
 

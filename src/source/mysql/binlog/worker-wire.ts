@@ -12,7 +12,7 @@ import { FloeError, type ErrorKind, type Subsystem } from '../../../util/errors.
 import { mariadbGtids, mysqlGtids, type BinlogOffset } from '../offset/offset.js';
 import type { AssembledBatch } from './assembled-session.js';
 import type { AssembledEvent, RawTransaction } from './raw-transactions.js';
-import type { TableMapEvent } from './table-map.js';
+import type { TableMapEvent } from './rows/table-map.js';
 import type { TableRef } from '../events.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -11,11 +11,12 @@
  * TABLE_MAP only once it has the table's columns, pausing the connection meanwhile (dump-flow.ts),
  * so the inner events are fed one at a time while the connection is not paused; the rest are fed
  * when it resumes, before the packets that arrived meanwhile, which mysql2 holds back until then.
+ * test/source/mysql/binlog/zongji/zongji-raw-events.test.ts pins the zongji internals this relies on.
  */
-import { FloeError } from '../../../util/errors.js';
-import { SUBSYSTEM } from './binlog-errors.js';
+import { FloeError } from '../../../../util/errors.js';
+import { SUBSYSTEM } from '../binlog-errors.js';
 import type { DumpFlow } from './dump-flow.js';
-import { TRANSACTION_PAYLOAD_EVENT, innerEvents } from './transaction-payload.js';
+import { TRANSACTION_PAYLOAD_EVENT, innerEvents } from '../transaction-payload.js';
 
 /** A mysql2 packet: the protocol header (4 bytes) at `start`, then the OK byte and the event. */
 interface DumpPacket {

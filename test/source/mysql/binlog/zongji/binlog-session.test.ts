@@ -9,11 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
-import type { LocalServer } from '../../../src/demo/local-server.js';
-import { BinlogSession } from '../../../src/source/mysql/binlog/binlog-session.js';
-import { BINLOG_CONNECTION_OPTIONS } from '../../../src/source/mysql/binlog/binlog-values.js';
-import { startTestServer } from '../../support/servers.js';
-import { sql } from './helpers.js';
+import type { LocalServer } from '../../../../../src/demo/local-server.js';
+import { BinlogSession } from '../../../../../src/source/mysql/binlog/zongji/binlog-session.js';
+import { BINLOG_CONNECTION_OPTIONS } from '../../../../../src/source/mysql/binlog/zongji/binlog-values.js';
+import { startTestServer } from '../../../../support/servers.js';
+import { sql } from '../../../binlog/helpers.js';
 
 let server: LocalServer;
 

@@ -20,7 +20,7 @@
  * module is not involved. zongji's own decoder parses into JS objects (reordering integer-like keys and
  * turning 1.0 into 1), which is why floe reads the raw bytes instead (binlog-values.ts).
  */
-import { FloeError } from '../../../util/errors.js';
+import { FloeError } from '../../../../util/errors.js';
 
 const SMALL_OBJECT = 0x00;
 const LARGE_OBJECT = 0x01;

@@ -1,5 +1,5 @@
 /**
- * floe's row decoder (src/source/mysql/binlog/row-decoder.ts) against zongji through floe's existing
+ * floe's row decoder (src/source/mysql/binlog/rows/row-decoder.ts) against zongji through floe's existing
  * path (attachExactValueDecoding + MappedTablesDecoding → createBinlogRowConverter), on the same
  * events: random tables of every type floe maps, random rows (NULLs, extremes, 4-byte characters,
  * empty strings, zero dates, raw latin1 bytes, SETs of more than 32 members), INSERT / multi-row
@@ -16,17 +16,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import mysql from 'mysql2/promise';
 import ZongJi from '@vlasky/zongji';
-import { sharedMysqlConfig } from '../../support/shared-mysql.js';
-import { createTestDatabase } from '../../support/shared-mysql.js';
-import { installRawCapture, type WithRaw } from '../../../bench/zongji-capture.js';
-import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding } from '../../../src/source/mysql/binlog/binlog-values.js';
-import { MappedTablesDecoding } from '../../../src/source/mysql/binlog/binlog-decoding.js';
-import { connectMysql } from '../../../src/source/mysql/client.js';
-import { captureTableSchemas } from '../../../src/source/mysql/schema/table-schema.js';
-import { mapTable, type MappedTable } from '../../../src/source/mysql/schema/type-mapping.js';
-import { parseTableMap } from '../../../src/source/mysql/binlog/table-map.js';
-import { compileTable, decodeRowsEvent, type CompiledTable } from '../../../src/source/mysql/binlog/row-decoder.js';
-import type { Row, Value } from '../../../src/model/values.js';
+import { sharedMysqlConfig } from '../../../../support/shared-mysql.js';
+import { createTestDatabase } from '../../../../support/shared-mysql.js';
+import { installRawCapture, type WithRaw } from '../../../../../bench/zongji-capture.js';
+import { BINLOG_CONNECTION_OPTIONS, attachExactValueDecoding } from '../../../../../src/source/mysql/binlog/zongji/binlog-values.js';
+import { MappedTablesDecoding } from '../../../../../src/source/mysql/binlog/binlog-decoding.js';
+import { connectMysql } from '../../../../../src/source/mysql/client.js';
+import { captureTableSchemas } from '../../../../../src/source/mysql/schema/table-schema.js';
+import { mapTable, type MappedTable } from '../../../../../src/source/mysql/schema/type-mapping.js';
+import { parseTableMap } from '../../../../../src/source/mysql/binlog/rows/table-map.js';
+import { compileTable, decodeRowsEvent, type CompiledTable } from '../../../../../src/source/mysql/binlog/rows/row-decoder.js';
+import type { Row, Value } from '../../../../../src/model/values.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 

@@ -4,7 +4,7 @@
  * sql-common/my_time.cc), and the pre-5.6 TIME / DATETIME / TIMESTAMP with MariaDB's 5.3 "hires"
  * variants (sql/field.cc). One of the binlog column readers (column-readers.ts).
  */
-import { daysFromCivil } from '../../../model/values.js';
+import { daysFromCivil } from '../../../../model/values.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';
 
 // ---- temporal *2 formats (sql-common/my_time.cc) -------------------------------------------------

@@ -14,7 +14,7 @@
  * Only what the row decoder needs is kept; signedness and charsets come from floe's captured schema
  * (the MappedTable), which is the definition floe maps the values with anyway.
  */
-import { FloeError } from '../../../util/errors.js';
+import { FloeError } from '../../../../util/errors.js';
 
 export const COMMON_HEADER_BYTES = 19;
 

@@ -21,7 +21,7 @@
  * value prints exactly as before. Objects print their members sorted as MySQL stores them: by the
  * key's UTF-8 length, then bytewise (json_binary.cc / Json_object's key comparator).
  */
-import { FloeError } from '../../../util/errors.js';
+import { FloeError } from '../../../../util/errors.js';
 import { mysqlJsonBinaryToText } from './mysql-json.js';
 
 type JsonNode = { readonly kind: 'object'; readonly members: Map<string, JsonNode> } | { readonly kind: 'array'; readonly items: JsonNode[] } | { readonly kind: 'scalar'; readonly text: string };

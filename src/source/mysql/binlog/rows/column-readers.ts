@@ -20,12 +20,12 @@
  *   JSON: length of `meta` bytes then bytes; BIT ceil(bits/8) bytes big-endian; ENUM / SET their
  *   pack length (1–2 / 1–8 bytes) of index / bitmask, little-endian.
  */
-import { daysFromCivil } from '../../../model/values.js';
-import { FloeError } from '../../../util/errors.js';
-import { formatInet4, formatInet6, formatUuid } from './binlog-values.js';
+import { daysFromCivil } from '../../../../model/values.js';
+import { FloeError } from '../../../../util/errors.js';
+import { formatInet4, formatInet6, formatUuid } from './mariadb-binary-types.js';
 import { mysqlJsonBinaryToText } from './mysql-json.js';
-import { snapshotValueConverter, timeOfDay, valueError } from '../snapshot/snapshot-values.js';
-import type { MappedColumn } from '../schema/type-mapping.js';
+import { snapshotValueConverter, timeOfDay, valueError } from '../../snapshot/snapshot-values.js';
+import type { MappedColumn } from '../../schema/type-mapping.js';
 import { T } from './table-map.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';
 import { decimalBytes, decimalReader } from './binary-decimal.js';

@@ -3,8 +3,8 @@
  * MariaDB's zlib-compressed variants, MySQL's PARTIAL_UPDATE_ROWS of binlog_row_value_options=
  * PARTIAL_JSON — partial-update-rows.ts) decoded from the raw event bytes straight into value-model
  * rows, with a table compiled once per TABLE_MAP into an array of column readers (column-readers.ts).
- * The values are those binlog-values.ts makes of zongji's decoding (test/source/binlog/
- * row-decoder.test.ts cross-checks the two on random tables and rows).
+ * The values are those zongji/binlog-values.ts makes of zongji's decoding (test/source/mysql/binlog/
+ * rows/row-decoder.test.ts cross-checks the two on random tables and rows).
  *
  * Rows event layout (MySQL "Binary Log" internals, libbinlogevents Rows_event; MariaDB
  * sql/log_event.h Rows_log_event; mysql-binlog-connector-java AbstractRowsEventDataDeserializer,
@@ -27,10 +27,10 @@
  * ('unsupported': other charsets, COMPRESSED columns) is decoded by zongji from the same bytes.
  */
 import { inflateSync } from 'node:zlib';
-import type { Row } from '../../../model/values.js';
-import { FloeError } from '../../../util/errors.js';
-import { tableKey } from '../schema/table-schema.js';
-import type { MappedTable } from '../schema/type-mapping.js';
+import type { Row } from '../../../../model/values.js';
+import { FloeError } from '../../../../util/errors.js';
+import { tableKey } from '../../schema/table-schema.js';
+import type { MappedTable } from '../../schema/type-mapping.js';
 import { columnReader, columnSkipper } from './column-readers.js';
 import { textDecoder } from './text-decoders.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';

@@ -12,13 +12,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import type { AnyBinlogEvent } from '@vlasky/zongji';
-import type { LocalServer } from '../../../src/demo/local-server.js';
-import { BinlogSession } from '../../../src/source/mysql/binlog/binlog-session.js';
-import { connectMysql } from '../../../src/source/mysql/client.js';
-import { detectDialect } from '../../../src/source/mysql/dialect.js';
-import { readWatermark } from '../../../src/source/mysql/snapshot/watermark.js';
-import { startTestServer } from '../../support/servers.js';
-import { replicaId } from './helpers.js';
+import type { LocalServer } from '../../../../../src/demo/local-server.js';
+import { BinlogSession } from '../../../../../src/source/mysql/binlog/zongji/binlog-session.js';
+import { connectMysql } from '../../../../../src/source/mysql/client.js';
+import { detectDialect } from '../../../../../src/source/mysql/dialect.js';
+import { readWatermark } from '../../../../../src/source/mysql/snapshot/watermark.js';
+import { startTestServer } from '../../../../support/servers.js';
+import { replicaId } from '../../../binlog/helpers.js';
 
 let server: LocalServer;
 /** The private server's address (plain fields: both mysql2 and floe's client take it). */

@@ -16,8 +16,8 @@
  * new document whole instead (seen on 8.0.31: value options 0); a partial value without a document
  * to apply it to is refused.
  */
-import type { Row, Value } from '../../../model/values.js';
-import { FloeError } from '../../../util/errors.js';
+import type { Row, Value } from '../../../../model/values.js';
+import { FloeError } from '../../../../util/errors.js';
 import { applyJsonDiffs, readJsonDiffs } from './mysql-json-diff.js';
 import type { ColumnReader, Cursor } from './row-cursor.js';
 import { T } from './table-map.js';

@@ -24,11 +24,15 @@
  *
  * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
  * table it does not read (row-decoder.ts `compileTable` 'unsupported').
+ *
+ * These are zongji's private methods: package.json pins zongji to the exact version they were read
+ * in, and test/source/mysql/binlog/zongji/zongji-raw-events.test.ts fingerprints each of them (and
+ * those zongji-payload-events.ts wraps), so an upgrade fails there, naming what to re-read here.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FloeError } from '../../../util/errors.js';
+import { FloeError } from '../../../../util/errors.js';
 
 interface ZongjiParser {
   _buffer: Buffer;
