@@ -2,7 +2,7 @@
  * ON DELETE CASCADE in the pipeline (source cascade.ts / foreign-keys.ts explain why the binlog
  * lacks the child deletes and how the source synthesizes them):
  *
- * - `matchFieldsFor`: from the source's cascade plan (`MySqlSource.cascades`, read from the server
+ * - `matchFieldsFor`: from the source's cascade plan (`SourceStream.cascades`, read from the server
  *   before the first event), the FK columns each child table's writer indexes the rows it writes
  *   by, before the first synthetic delete can arrive; the plan's warnings are logged at start.
  * - `cascadeWriterChange`: a synthetic `delete-matching` source change → the writer's matching delete

@@ -100,7 +100,7 @@ export class Checkpointer {
   }
 
   /**
-   * During the source's catch-up pass (source.ts `changedDefinitions`): every checkpoint commits
+   * During the source's catch-up pass (source-stream.ts `changedDefinitions`): every checkpoint commits
    * every table, and a table still in its snapshot records its finished chunks as standing at the
    * position reached (their keys' changes up to it are routed). So when a DDL is applied in the
    * pass — after the checkpoint before it — no table's progress lies before the DDL any more, and a

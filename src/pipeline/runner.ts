@@ -30,7 +30,7 @@ import type { FloeConfig } from '../config/schema.js';
 import type { ParquetEncoderFactory } from '../iceberg/parquet/encoder.js';
 import type { KeyColumnReader } from '../iceberg/keyindex/index.js';
 import { openMySqlSource, serializeOffset, tableKey, type MappedTable, type OpenedMySqlSource } from '../source/mysql/index.js';
-import type { DdlEvent, JobLock, MySqlSource, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
+import type { DdlEvent, JobLock, SourceStream, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer } from './checkpoint.js';
 import type { SourceEventKind } from './checkpoint-cadence.js';
@@ -111,7 +111,7 @@ class PipelineRun {
   private catalog: Catalog | undefined;
   /** The job lock (job-lock.ts): one writer per job — a second floe run, or floe verify --repair, is refused. */
   private lock: JobLock | undefined;
-  private source: MySqlSource | undefined;
+  private source: SourceStream | undefined;
   private checkpointer: Checkpointer | undefined;
   private router: Router | undefined;
   private tables: CapturedTables | undefined;

@@ -130,7 +130,7 @@ export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: big
 
 /**
  * A table's progress once it holds everything through `offset`: a streaming table stands there; a
- * table still in its snapshot (a DDL of the catch-up pass, source.ts) has its finished chunks raised
+ * table still in its snapshot (a DDL of the catch-up pass, hybrid-phases.ts) has its finished chunks raised
  * to it (the pass routed every change of their keys up to it).
  */
 export function progressThrough(p: TableProgress | undefined, offset: BinlogOffset): TableProgress | undefined {

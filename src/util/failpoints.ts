@@ -34,7 +34,7 @@ export type FailPointName =
   | 'orphans-mid-delete'
   // a schema change committed to the Iceberg table (schema-change-apply.ts), the next checkpoint not yet
   | 'after-schema-change-commit'
-  // a snapshot chunk read from MySQL, not yet handed to the pipeline (source.ts)
+  // a snapshot chunk read from MySQL, not yet handed to the pipeline (source-stream.ts)
   | 'snapshot-chunk-read'
   | (string & {});
 

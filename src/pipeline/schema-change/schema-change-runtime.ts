@@ -1,6 +1,6 @@
 /** What applying a schema change needs from the running pipeline besides `DdlContext`. */
 import type { Catalog, TableIdentifier } from '../../iceberg/metadata/catalog.js';
-import type { MySqlSource } from '../../source/mysql/index.js';
+import type { SourceStream } from '../../source/mysql/index.js';
 
 /**
  * What the evolve policy needs from the runner besides `DdlContext` (whose `refreshTable(table,
@@ -9,7 +9,7 @@ import type { MySqlSource } from '../../source/mysql/index.js';
  */
 export interface SchemaChangeRuntime {
   /** The running source: current definitions, flavor, decoding remap, cascades. */
-  readonly source: Pick<MySqlSource, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades' | 'cascades'>;
+  readonly source: Pick<SourceStream, 'tables' | 'flavor' | 'captureSchemas' | 'remap' | 'forget' | 'replanCascades' | 'cascades'>;
   readonly catalog: Catalog;
   /** The Iceberg table of a captured table ('db.table'). */
   icebergIdentifier(key: string): TableIdentifier | undefined;

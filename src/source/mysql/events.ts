@@ -1,5 +1,5 @@
 /**
- * The event contract of the MySQL source: what `MySqlSource.events()` (and, for the binlog part,
+ * The event contract of the MySQL source: what `SourceStream.events()` (and, for the binlog part,
  * `BinlogReader`) emits, in order, as ONE async stream. The pipeline builds on exactly this.
  *
  * Values: every `Row` follows `src/model/values.ts` (one array entry per column of the table, in
@@ -33,7 +33,7 @@
  *    DELETE of a referenced row the source adds "delete every row of the child table whose FK
  *    columns equal these values" (at the same position as the parent delete). Consumers apply it
  *    in order like any other change; it has no `before`/`after` image. Only emitted when the source
- *    found such constraints among the captured tables (`MySqlSource.cascades`).
+ *    found such constraints among the captured tables (`SourceStream.cascades`).
  */
 import type { Row, Value } from '../../model/values.js';
 import type { BinlogOffset, EventPosition } from './offset/offset.js';
@@ -142,7 +142,7 @@ export interface SnapshotRowsEvent {
 
 /**
  * 'catch-up' / 'caught-up' bracket a binlog pass made before a resumed snapshot reads its remaining
- * chunks, when a captured table changed while floe was stopped (source.ts): the DDL is applied in
+ * chunks, when a captured table changed while floe was stopped (source-stream.ts): the DDL is applied in
  * binlog order first, so the remaining chunks are read and written with the new definition.
  */
 type Phase = 'snapshot' | 'handover' | 'streaming' | 'catch-up' | 'caught-up';

@@ -1,5 +1,5 @@
 /**
- * The phases of one source stream (source.ts `events`), in order — the hybrid of a snapshot and the
+ * The phases of one source stream (source-stream.ts `events`), in order — the hybrid of a snapshot and the
  * binlog that DBLog describes, kept apart from the readers it drives (snapshot-reader.ts,
  * binlog-reader.ts), as flink-cdc keeps its hybrid split assigner apart from its split readers:
  *

@@ -27,7 +27,7 @@ export type { BinlogOffset, ServerIdentity } from './offset/offset.js';
 export { runPreflight } from './preflight.js';
 export type { PreflightCheck } from './preflight.js';
 export { createSnapshotRowConverter, isRequired, snapshotSelectList } from './snapshot/snapshot-values.js';
-export { MySqlSource } from './source.js';
+export { SourceStream } from './source-stream.js';
 export type { SourceResume } from './source-options.js';
 export { openMySqlSource } from './opened-source.js';
 export type { MySqlSourceConfig, OpenedMySqlSource, SourceSession } from './opened-source.js';

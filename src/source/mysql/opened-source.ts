@@ -6,7 +6,7 @@
  * it: where a stream starts (`resolveStart`, start-position.ts), which binlog files the server still
  * has, row estimates, the definitions of tables that join later.
  *
- * `events(session)` starts one source stream (a `MySqlSource`, source.ts) over that connection: it
+ * `events(session)` starts one source stream (a `SourceStream`, source.ts) over that connection: it
  * does not connect, detect or read the identity again, it decodes with the mappings captured here
  * (or the caller's, where a DDL made while floe was stopped is still ahead in the binlog), and its
  * binlog readers resolve their start on the same connection. A run that restarts its stream (a new
@@ -22,7 +22,7 @@ import { captureTableSchemas, tableKey, type TableId } from './schema/table-sche
 import { mapTable, type MappedTable } from './schema/type-mapping.js';
 import { resolveStartOffset, type StartPosition } from './binlog/start-position.js';
 import { listBinlogFiles, readServerIdentity } from './snapshot/watermark.js';
-import { MySqlSource } from './source.js';
+import { SourceStream } from './source-stream.js';
 import type { MySqlSourceOptions, SourceControl } from './source-options.js';
 
 /** The source's configuration for a run: what `MySqlSourceOptions` holds beyond one stream's resume. */
@@ -128,10 +128,10 @@ export class OpenedMySqlSource {
    * One source stream over the opened connection: `session.tables` (default every captured table),
    * decoded with the mappings of `session.mapped` where given and the captured ones otherwise.
    */
-  events(session: SourceSession = {}): MySqlSource {
+  events(session: SourceSession = {}): SourceStream {
     const ids = session.tables ?? [...this.captured.values()].map((m) => m.schema.id);
     const mapped = new Map([...this.captured, ...(session.mapped ?? [])]);
-    return new MySqlSource({ ...this.config, ...session, tables: ids, mapped }, this.control);
+    return new SourceStream({ ...this.config, ...session, tables: ids, mapped }, this.control);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * What a `MySqlSource` session is given (source.ts): the tables to capture, how to map and snapshot
+ * What a `SourceStream` session is given (source-stream.ts): the tables to capture, how to map and snapshot
  * them, where to resume (`SourceResume`, what the caller persisted from an earlier stream), the
  * definitions to decode with where they differ from the server's, and the control connection an
  * opened source shares with its sessions (`SourceControl`, opened-source.ts).

@@ -54,7 +54,7 @@ export function zongjiOnly(decoding: BinlogDecoding): BinlogDecoding {
   };
 }
 
-/** A control connection as an opened source holds it (opened-source.ts), for a `MySqlSource` of its own; the caller closes `client`. */
+/** A control connection as an opened source holds it (opened-source.ts), for a `SourceStream` of its own; the caller closes `client`. */
 export async function openSourceControl(config: MysqlConnectionConfig = sourceConfig()): Promise<SourceControl> {
   const client = await connectMysql(config);
   const dialect = await detectDialect(client);

@@ -1,5 +1,5 @@
 /**
- * The MySqlSource facade end to end on the harness server: plan → chunk rows → hand-over →
+ * The SourceStream facade end to end on the harness server: plan → chunk rows → hand-over →
  * streaming in one ordered stream; replaying it gives the table; a resume from persisted progress
  * continues exactly after the last committed transaction without re-reading chunks.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type mysql from 'mysql2/promise';
 import { createTestDatabase } from '../../support/shared-mysql.js';
 import { openSourceControl, replicaId, sourceConfig, sql } from '../binlog/helpers.js';
-import { MySqlSource, type SourceControl, type SourceResume } from '../../../src/source/mysql/source.js';
+import { SourceStream, type SourceControl, type SourceResume } from '../../../src/source/mysql/source-stream.js';
 import type { SourceEvent } from '../../../src/source/mysql/events.js';
 import { keyText } from '../../../src/source/mysql/snapshot/snapshot-reader.js';
 import { serializeOffset, type BinlogOffset } from '../../../src/source/mysql/offset/offset.js';
@@ -32,11 +32,11 @@ afterAll(async () => {
   await control?.client.close();
 });
 
-function source(resume?: SourceResume): MySqlSource {
-  return new MySqlSource({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, chunkSize: 100 }, resume }, control);
+function source(resume?: SourceResume): SourceStream {
+  return new SourceStream({ connection: sourceConfig(), tables: [{ database: db, table: 't' }], serverIdBase: replicaId() + 200, snapshot: { parallelism: 3, chunkSize: 100 }, resume }, control);
 }
 
-describe('MySqlSource', () => {
+describe('SourceStream', () => {
   it('emits plan, chunk rows, hand-over and streaming in order; replay equals the table; resume continues exactly', async () => {
     const src = source();
     const events: SourceEvent[] = [];
@@ -101,7 +101,7 @@ describe('MySqlSource', () => {
     await conn.query(`INSERT INTO \`${db}\`.parent VALUES (1, 71, 'p1'), (2, 72, 'p2')`);
     await conn.query(`INSERT INTO \`${db}\`.child VALUES (10, 71), (11, 72)`);
     const tables = ['k', 'nokey', 'parent', 'child'].map((table) => ({ database: db, table }));
-    const src = new MySqlSource({
+    const src = new SourceStream({
       connection: sourceConfig(),
       tables,
       serverIdBase: replicaId() + 260,

@@ -48,7 +48,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
   private readonly labelled = new Map<string, MappedTable>();
   /** Per table: the decoder built with the binlog's labels, and those labels (joined) it was built for. */
   private readonly relabelled = new Map<string, { signature: string; decode: RowDecoder }>();
-  /** Synthetic ON DELETE CASCADE deletes (source.ts sets it from the discovered foreign keys). */
+  /** Synthetic ON DELETE CASCADE deletes (source-stream.ts sets it from the discovered foreign keys). */
   cascades: CascadeExpander | undefined;
 
   constructor(tables: Iterable<MappedTable> = []) {
@@ -116,7 +116,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
     if (!this.admits(key, logged, position)) return undefined;
     const mapped = this.mapped.get(key);
     if (!mapped) return undefined;
-    // the cascade plan may change under a compilation (source.ts replanCascades)
+    // the cascade plan may change under a compilation (source-stream.ts replanCascades)
     const keyOnly = this.beforeImages === 'key' && mapped.schema.primaryKey.length > 0 && !this.cascades?.triggers(key);
     const cached = this.compiled.get(key);
     if (cached && cached.map === map && cached.mapped === mapped && cached.keyOnly === keyOnly) return cached.table;

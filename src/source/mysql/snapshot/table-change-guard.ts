@@ -8,7 +8,7 @@
  * difference, or a server refusing the chunk because the table changed (an unknown column, a dropped
  * or renamed table, a consistent snapshot the DDL invalidated), fails the snapshot with a retryable
  * error: floe starts again from the lake, which applies the DDL at its place in the binlog before
- * the remaining chunks are read with the definition it left (source.ts `catchUp`), or — nothing of
+ * the remaining chunks are read with the definition it left (hybrid-phases.ts `catchUp`), or — nothing of
  * the table copied yet — copies it from the start with the new definition.
  *
  * What this does not see: a DDL between the session's capture of the table and its first chunk that

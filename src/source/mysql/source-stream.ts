@@ -1,8 +1,11 @@
 /**
- * `MySqlSource`: the MySQL/MariaDB source engine as the pipeline uses it. One ordered async stream
- * (contract: events.ts): discover → snapshot (chunk plans, then chunk rows with their high
- * watermarks, in parallel) → hand-over (binlog from the lowest high watermark, filtered per chunk) →
- * streaming (transactions, DDL, progress) forever.
+ * `SourceStream`: one stream of the MySQL/MariaDB source, as the pipeline uses it (an opened
+ * source's `events(session)`, opened-source.ts). One ordered async stream (contract: events.ts):
+ * chunk plans → a catch-up pass when needed → chunk rows with their high watermarks, in parallel →
+ * hand-over (binlog from the lowest high watermark, filtered per chunk) → streaming (transactions,
+ * DDL, progress) forever. The phases are hybrid-phases.ts; this class holds what they share and what
+ * the pipeline changes while the stream runs: the tables' mappings and their decoding (`remap` after
+ * a DDL, `forget`), the ON DELETE CASCADE plan, and the binlog reader that is open.
  *
  * Resume: the caller persists what the stream tells it — each table's `snapshot-plan` (serialized
  * chunks), each finished chunk's high watermark, and the `offset` of the last transaction it
@@ -32,7 +35,7 @@ export type { MySqlSourceOptions, SourceControl, SourceResume } from './source-o
 
 const SUBSYSTEM = 'source.mysql';
 
-export class MySqlSource {
+export class SourceStream {
   private control: MysqlClient | undefined;
   private dialect: ServerDialect | undefined;
   private identity: ServerIdentity | undefined;
