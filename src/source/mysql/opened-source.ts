@@ -78,7 +78,11 @@ export class OpenedMySqlSource {
     return this.control.identity;
   }
 
-  /** The captured tables ("db.table" → mapping, sorted by name at open), as the server defined them when captured. */
+  /**
+   * The captured tables ("db.table" → mapping, sorted by name at open): the source's one map of them,
+   * as the server defined them when captured and then as its streams decode them (a DDL's new
+   * mapping, a caller's where a DDL is still ahead; a table dropped is forgotten).
+   */
   get tables(): ReadonlyMap<string, MappedTable> {
     return this.captured;
   }
@@ -130,8 +134,7 @@ export class OpenedMySqlSource {
    */
   events(session: SourceSession = {}): SourceStream {
     const ids = session.tables ?? [...this.captured.values()].map((m) => m.schema.id);
-    const mapped = new Map([...this.captured, ...(session.mapped ?? [])]);
-    return new SourceStream({ ...this.config, ...session, tables: ids, mapped }, this.control);
+    return new SourceStream({ ...this.config, ...session, tables: ids }, this.control, this.captured);
   }
 
   async close(): Promise<void> {

@@ -41,19 +41,25 @@ export class SourceStream {
   private identity: ServerIdentity | undefined;
   private current: BinlogReader | undefined;
   /** Table mappings used to decode binlog rows; the pipeline replaces one after a DDL (`remap`). */
-  readonly decoding = new MappedTablesDecoding();
-  private mapped = new Map<string, MappedTable>();
+  readonly decoding: MappedTablesDecoding;
+  /** The stream's tables ("db.table"): their mappings are the decoding's. */
+  private readonly keys: Set<string>;
   private cascadePlan: CascadePlan = { rules: [], warnings: [] };
 
   /**
    * One stream of an opened source (opened-source.ts `events`): `options.tables` are the tables it
-   * captures, and `shared` is the opened source's control connection, which the opened source
-   * closes (a session only ends its own readers).
+   * captures, `shared` is the opened source's control connection, which the opened source closes (a
+   * session only ends its own readers), and `captured` the opened source's map of its tables'
+   * mappings, which the stream keeps as it decodes (a DDL's new mapping, a table forgotten).
    */
   constructor(
     private readonly options: Omit<MySqlSourceOptions, 'tables'> & { readonly tables: readonly TableId[] },
     private readonly shared: SourceControl,
-  ) {}
+    captured: Map<string, MappedTable> = new Map(),
+  ) {
+    this.decoding = new MappedTablesDecoding([], captured);
+    this.keys = new Set(options.tables.map(tableKey));
+  }
 
   /** The control connection and what was read on it (after `events()` has started). */
   private get controlled(): { client: MysqlClient; identity: ServerIdentity } {
@@ -68,7 +74,6 @@ export class SourceStream {
   async remap(table: TableRef, definition?: TableSchema): Promise<MappedTable> {
     if (definition) {
       const mapped = mapTable(definition, this.options.typeMapping);
-      this.mapped.set(tableKey(table), mapped);
       this.decoding.set(mapped, { verify: true });
       return mapped;
     }
@@ -76,12 +81,10 @@ export class SourceStream {
     const schemas = await captureTableSchemas(client, [table], this.dialect!.flavor);
     const schema = schemas.get(tableKey(table));
     if (!schema) {
-      this.decoding.delete(table);
-      this.mapped.delete(tableKey(table));
+      this.forget(table);
       throw new FloeError(SUBSYSTEM, 'not-found', `table ${tableKey(table)} no longer exists: expected it after the DDL; stop capturing it`);
     }
     const mapped = mapTable(schema, this.options.typeMapping);
-    this.mapped.set(tableKey(table), mapped);
     this.decoding.set(mapped);
     return mapped;
   }
@@ -97,10 +100,11 @@ export class SourceStream {
   /** Re-reads the foreign keys of the captured tables (after a DDL that may have changed them). */
   async replanCascades(): Promise<CascadePlan> {
     if (this.options.cascadeDeletes === false || !this.control) return this.cascadePlan;
-    const fks = await discoverForeignKeys(this.control, [...new Set([...this.mapped.values()].map((m) => m.schema.id.database))]);
-    const plan = planCascades(fks, this.mapped);
+    const tables = this.tables;
+    const fks = await discoverForeignKeys(this.control, [...new Set([...tables.values()].map((m) => m.schema.id.database))]);
+    const plan = planCascades(fks, tables);
     this.cascadePlan = plan;
-    this.decoding.cascades = plan.rules.length > 0 ? new CascadeExpander(plan.rules, (key) => this.mapped.get(key)) : undefined;
+    this.decoding.cascades = plan.rules.length > 0 ? new CascadeExpander(plan.rules, (key) => this.decoding.mappingOf(key)) : undefined;
     return plan;
   }
 
@@ -117,12 +121,17 @@ export class SourceStream {
   /** Stops decoding a table's rows (it was dropped or renamed away). */
   forget(table: TableRef): void {
     this.decoding.delete(table);
-    this.mapped.delete(tableKey(table));
+    this.keys.delete(tableKey(table));
   }
 
-  /** The captured tables and their mappings (after `events()` has started). */
+  /** The stream's tables and the mappings they are decoded with now (after `events()` has started). */
   get tables(): ReadonlyMap<string, MappedTable> {
-    return this.mapped;
+    const out = new Map<string, MappedTable>();
+    for (const key of this.keys) {
+      const m = this.decoding.mappingOf(key);
+      if (m) out.set(key, m);
+    }
+    return out;
   }
 
   async close(): Promise<void> {
@@ -168,22 +177,22 @@ export class SourceStream {
   }
 
   /**
-   * The stream's tables with the mappings it decodes with: the ones given (options `mapped`), the
-   * server's current definition for the others.
+   * The stream's tables with the mappings it decodes with: the ones given (options `mapped`: where a
+   * DDL made while floe was stopped is still ahead), else the opened source's, else the server's
+   * current definition.
    */
   private async mapTables(): Promise<MappedTable[]> {
     const o = this.options;
-    const given = o.mapped ?? new Map<string, MappedTable>();
-    const schemas = await captureTableSchemas(this.control!, o.tables.filter((id) => !given.has(tableKey(id))), this.dialect!.flavor);
+    const known = (key: string) => o.mapped?.get(key) ?? this.decoding.mappingOf(key);
+    const schemas = await captureTableSchemas(this.control!, o.tables.filter((id) => !known(tableKey(id))), this.dialect!.flavor);
     for (const id of o.tables) {
       const key = tableKey(id);
       const s = schemas.get(key);
-      const m = given.get(key) ?? (s && mapTable(s, o.typeMapping));
+      const m = known(key) ?? (s && mapTable(s, o.typeMapping));
       if (!m) throw new FloeError(SUBSYSTEM, 'not-found', `table ${key} not found: expected a base table readable by the source user`);
-      this.mapped.set(key, m);
       this.decoding.set(m);
     }
-    return [...this.mapped.values()];
+    return [...this.tables.values()];
   }
 
   /** What the stream's phases (hybrid-phases.ts) read and drive. */
@@ -193,14 +202,14 @@ export class SourceStream {
       options: o,
       control: this.shared,
       decoding: this.decoding,
-      mappingOf: (key) => this.mapped.get(key),
+      mappingOf: (key) => this.decoding.mappingOf(key),
       cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
       openReader: (start) =>
         (this.current = new BinlogReader({
           connection: o.connection,
           serverId: o.serverIdBase,
           start,
-          tables: [...this.mapped.values()].map((m) => m.schema.id),
+          tables: [...this.tables.values()].map((m) => m.schema.id),
           decoding: this.decoding,
           dialect: this.shared.dialect,
           control: this.controlled,

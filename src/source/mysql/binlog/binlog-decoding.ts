@@ -26,8 +26,6 @@ import type { TableMapEvent } from './rows/table-map.js';
 export class MappedTablesDecoding implements BinlogDecoding {
   readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };
   private readonly decoders = new Map<string, RowDecoder>();
-  /** The mapping of every table, for floe's decoder (`compiledFor`). */
-  private readonly mapped = new Map<string, MappedTable>();
   /** Per table: the last compilation, valid for that TABLE_MAP, that mapping and that way of decoding before images. */
   private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; keyOnly: boolean; table: CompiledTable | 'zongji' }>();
   /**
@@ -51,8 +49,20 @@ export class MappedTablesDecoding implements BinlogDecoding {
   /** Synthetic ON DELETE CASCADE deletes (source-stream.ts sets it from the discovered foreign keys). */
   cascades: CascadeExpander | undefined;
 
-  constructor(tables: Iterable<MappedTable> = []) {
+  constructor(
+    tables: Iterable<MappedTable> = [],
+    /**
+     * The mapping every table is decoded with now ("db.table" → mapping): the source's one map of
+     * its captured tables (opened-source.ts), which `set` and `delete` change.
+     */
+    private readonly mapped: Map<string, MappedTable> = new Map(),
+  ) {
     for (const t of tables) this.set(t);
+  }
+
+  /** The mapping rows of `key` are decoded with now. */
+  mappingOf(key: string): MappedTable | undefined {
+    return this.mapped.get(key);
   }
 
   private readonly unverified = new Map<string, MappedTable>();
