@@ -7,13 +7,14 @@
  *
  * Every decision about WHEN and WHETHER a table commits is made here, and only here — the committers
  * have no policy (they commit what they are asked to, replay-safe): the checkpoint interval and the
- * buffered-changes ceiling (`due`), the writer modes (`ensureModes`), each table's pending count,
- * and the idle counting (`checkpointsSinceCommit`, `lastCommitMs`) below.
+ * buffered-changes ceiling (`due`), the writer modes (`ensureModes`), whether a table has changes
+ * buffered (its committer counts them: `bufferedChanges`), and the idle counting
+ * (`checkpointsSinceCommit`, `lastCommitMs`) below.
  *
  * Writes go on while a checkpoint commits, so that reading the binlog never waits for the lake: the checkpoint takes every committing
  * table's buffered changes out at its start, synchronously (`TableCommitter.detach`), so that what
  * the runner routes meanwhile (`writableDuringCommit`) goes to the next checkpoint, and its counts
- * (`pending`, `buffered`) survive the commit.
+ * (the committer's `bufferedChanges`, `buffered` here) survive the commit.
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions), and also when no event came for as long as `msUntilDue`
@@ -147,7 +148,7 @@ export class Checkpointer {
   async ensureModes(wanted: readonly (readonly [CheckpointTable, WriteMode])[]): Promise<void> {
     const switching = wanted.filter(([t, mode]) => t.mode !== mode);
     if (switching.length === 0) return;
-    const busy = switching.find(([t]) => t.pending > 0);
+    const busy = switching.find(([t]) => t.committer.bufferedChanges > 0);
     if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].mode} to ${busy[1]} writes`);
     for (const [t, mode] of switching) {
       await t.committer.open({ ...t.writerOptions(), mode });
@@ -160,7 +161,6 @@ export class Checkpointer {
     if (changes.length === 0) return;
     const files = table.committer.bufferedDataFiles;
     await table.committer.write(changes);
-    table.pending += changes.length;
     this.buffered += changes.length;
     this.openFiles += table.committer.bufferedDataFiles - files;
   }
@@ -231,11 +231,10 @@ export class Checkpointer {
     if (this.committing) throw new FloeError(SUBSYSTEM, 'internal', `checkpoint (${reason}) asked for while checkpoint ${this.nextId - 1n} commits; only transactions are routed meanwhile (Router.routableDuringCommit)`);
     const id = this.nextId;
     const now = this.now();
-    // `pending`: the changes the checkpoint commits (more may come in while it does)
-    const work: { table: CheckpointTable; progress: TableProgress; pending: number }[] = [];
+    const work: { table: CheckpointTable; progress: TableProgress }[] = [];
     for (const table of this.tables.values()) {
       const progress = this.progressAt(table);
-      if (progress && this.needsCommit(table, progress, now, (options.flushIdle ?? false) || this.catchingUp)) work.push({ table, progress, pending: table.pending });
+      if (progress && this.needsCommit(table, progress, now, (options.flushIdle ?? false) || this.catchingUp)) work.push({ table, progress });
       else table.checkpointsSinceCommit++;
     }
     const committed: CommittedTable[] = [];
@@ -255,7 +254,7 @@ export class Checkpointer {
         while (next < work.length && !failed) {
           const item = work[next++]!;
           try {
-            committed.push(await commitTableCheckpoint(this.commitContext(), id, item.table, item.progress, item.pending));
+            committed.push(await commitTableCheckpoint(this.commitContext(), id, item.table, item.progress));
           } catch (e) {
             failed = true;
             throw e;
@@ -311,13 +310,13 @@ export class Checkpointer {
   private tableForDdl(key: string): CheckpointTable {
     const table = this.tables.get(key);
     if (!table) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected a captured table, found none`);
-    if (this.committing || table.pending > 0) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected its rows before the DDL committed, found ${table.pending} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
+    if (this.committing || table.committer.bufferedChanges > 0) throw new FloeError(SUBSYSTEM, 'internal', `DDL commit of ${key}: expected its rows before the DDL committed, found ${table.committer.bufferedChanges} buffered${this.committing ? ' and a checkpoint committing' : ''}`);
     return table;
   }
 
   private async commitOne(table: CheckpointTable, progress: TableProgress, how: TableCommitKind, reason: string): Promise<CheckpointReport> {
     const id = this.nextId++;
-    const committed = await commitTableCheckpoint(this.commitContext(), id, table, progress, 0, how);
+    const committed = await commitTableCheckpoint(this.commitContext(), id, table, progress, how);
     return { checkpointId: id, reason, committed: [committed] };
   }
 
@@ -334,7 +333,7 @@ export class Checkpointer {
   }
 
   private needsCommit(table: CheckpointTable, progress: TableProgress, now: number, flushIdle: boolean): boolean {
-    if (table.pending > 0) return true;
+    if (table.committer.bufferedChanges > 0) return true;
     const before = table.committed;
     if (!before || before.phase !== progress.phase) return true;
     if (progress.snapshot !== before.snapshot) return true;

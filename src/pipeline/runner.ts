@@ -354,7 +354,7 @@ class PipelineRun {
    */
   private async refreshTable(ref: TableRef, mapped?: MappedTable): Promise<void> {
     const key = tableKey(ref);
-    if ((this.checkpointer!.tables.get(key)?.pending ?? 0) > 0) await this.commit(`schema change of ${key}`);
+    if ((this.checkpointer!.tables.get(key)?.committer.bufferedChanges ?? 0) > 0) await this.commit(`schema change of ${key}`);
     await this.tables!.refresh(key, mapped ?? (await this.source!.remap(ref)));
   }
 

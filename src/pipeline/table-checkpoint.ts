@@ -29,8 +29,6 @@ export interface CheckpointTable {
   readonly writerOptions: () => TableChangeWriterOptions;
   /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
   mode: WriteMode | undefined;
-  /** Changes buffered since the last commit. */
-  pending: number;
   /** Progress as the table holds it (undefined: the job never committed to it). */
   committed: TableProgress | undefined;
   /** Progress including what is buffered (the router updates it); its offset is set at commit time. */
@@ -69,11 +67,11 @@ export interface TableCheckpointContext {
 }
 
 /**
- * Commits checkpoint `id` of `table` with `progress` (its `pending` changes among the buffered ones);
+ * Commits checkpoint `id` of `table` with `progress` (and the changes its committer took out for it);
  * a conflict with another process of the job, or any failure, throws (the run stops and restarts from
  * what the tables hold).
  */
-export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: bigint, table: CheckpointTable, progress: TableProgress, pending: number, how: TableCommitKind = {}): Promise<CommittedTable> {
+export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: bigint, table: CheckpointTable, progress: TableProgress, how: TableCommitKind = {}): Promise<CommittedTable> {
   const started = ctx.now();
   // A table that never had a writer (only progress to record) must be known to its committer.
   if (table.mode === undefined) await table.committer.open(table.writerOptions());
@@ -121,7 +119,6 @@ export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: big
   table.working = recorded;
   // an emptied table's next writer starts from the table as it is now
   if (how.truncate) table.mode = undefined;
-  table.pending -= pending;
   table.checkpointsSinceCommit = 0;
   table.lastCommitMs = ctx.now();
   if (ctx.metrics) reportCommit(ctx.metrics, table.key, result.snapshot, (ctx.now() - started) / 1000, recorded, ctx.positionTimeMs, ctx.now());

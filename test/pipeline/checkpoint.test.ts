@@ -54,7 +54,6 @@ async function table(name: string, working: TableProgress | undefined, skipUntil
     committer: new TableCommitter({ catalog, identifier, jobId: JOB }),
     writerOptions: () => ({}),
     mode: undefined,
-    pending: 0,
     committed: working && skipUntil ? working : undefined,
     working,
     skipUntil,
@@ -199,7 +198,7 @@ describe('checkpointer', () => {
     await k.ensureModes([[t, 'append-only']]);
     await k.write(t, [{ op: 'insert', after: [1, 'snap'] }]);
     await k.ensureModes([[t, 'upsert']]);
-    expect(t.pending).toBe(0);
+    expect(t.committer.bufferedChanges).toBe(0);
     expect((await stamp(t))!.checkpoint).toBe(1n);
     await k.write(t, [{ op: 'update', before: [1, 'snap'], after: [1, 'new'] }]);
     k.advance(at(20));

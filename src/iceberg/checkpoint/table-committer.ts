@@ -113,9 +113,9 @@ export class TableCommitter {
     return this.keys.loads;
   }
 
-  /** Whether changes are buffered for the next commit. */
-  get hasChanges(): boolean {
-    return this.writer !== undefined && !this.writer.isEmpty;
+  /** Changes buffered for the next commit: written since the last `detach` (or commit). */
+  get bufferedChanges(): number {
+    return this.writer?.stats.changes ?? 0;
   }
 
   /** Data files the buffered changes opened (one per partition they touch): what the next commit writes. */
@@ -151,7 +151,7 @@ export class TableCommitter {
    */
   async open(options: TableChangeWriterOptions = {}): Promise<CommittedCheckpoint | undefined> {
     this.ensureUsable();
-    if (this.hasChanges) {
+    if (this.bufferedChanges > 0) {
       throw new FloeError(SUBSYSTEM, 'invalid-argument', `table ${identifierToString(this.identifier)} has uncommitted changes; commit the checkpoint before re-opening it`);
     }
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
@@ -239,7 +239,7 @@ export class TableCommitter {
    */
   async truncate(checkpointId: bigint, progress: string): Promise<TableCommitOutcome & { removedFiles: number }> {
     this.ensureUsable();
-    if (this.hasChanges) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: truncating with changes buffered; commit them first`);
+    if (this.bufferedChanges > 0) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: truncating with changes buffered; commit them first`);
     await this.writer?.abort();
     this.writer = undefined;
     this.keys.drop();
@@ -347,7 +347,7 @@ export class TableCommitter {
    */
   async followMaintenance(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
     this.ensureUsable();
-    if (!this.table || this.hasChanges) return 'none'; // changes buffered: validated at commit as any
+    if (!this.table || this.bufferedChanges > 0) return 'none'; // changes buffered: validated at commit as any
     this.table = table;
     this.values.follow(table, compaction);
     return this.keys.follow(table, compaction);
@@ -358,7 +358,7 @@ export class TableCommitter {
    * the state directory, for the next start (key-index-lifecycle.ts `save`). Whether it was saved.
    */
   async saveKeyIndex(): Promise<boolean> {
-    if (!this.table || this.hasChanges || this.phase !== 'idle' || this.failed !== undefined) return false;
+    if (!this.table || this.bufferedChanges > 0 || this.phase !== 'idle' || this.failed !== undefined) return false;
     return this.keys.save(this.table);
   }
 

@@ -61,7 +61,6 @@ export class CapturedTables {
       }),
       writerOptions: () => this.writerOptions(t.key),
       mode: undefined,
-      pending: 0,
       committed: t.progress,
       working,
       skipUntil,
@@ -88,7 +87,7 @@ export class CapturedTables {
   async refresh(key: string, mapped: MappedTable): Promise<void> {
     const t = this.byKey.get(key);
     if (!t) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} is not a captured table`);
-    if (t.pending > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
+    if (t.committer.bufferedChanges > 0) throw new FloeError('pipeline', 'internal', `refreshTable: ${key} still has buffered changes of the old schema`);
     const mapping = planTableMapping(mapped, this.w.config, compileTransforms(this.w.config.transforms));
     // Later DDL of the same table may still be ahead in the binlog (the definition is read now).
     const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger, { pendingDdlPossible: () => true });
@@ -119,7 +118,7 @@ export class CapturedTables {
   /** The table is no longer captured (dropped or renamed away in MySQL); its lake table stays. It must have nothing buffered. */
   remove(key: string): void {
     const t = this.byKey.get(key);
-    if (t && t.pending > 0) throw new FloeError('pipeline', 'internal', `${key} still has ${t.pending} buffered changes; commit them before it stops being captured`);
+    if (t && t.committer.bufferedChanges > 0) throw new FloeError('pipeline', 'internal', `${key} still has ${t.committer.bufferedChanges} buffered changes; commit them before it stops being captured`);
     t?.committer.close();
     this.byKey.delete(key);
   }

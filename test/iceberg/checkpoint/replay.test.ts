@@ -139,7 +139,7 @@ async function deliver(committers: TableCommitter[], changes: RowChange[], check
       if (slice.length > 0) await committer.write(slice);
     }
     // only the tables with changes commit (a coordinator that never commits idle tables)
-    for (const committer of committers) if (committer.hasChanges) await committer.commit(cp.id, JSON.stringify({ pos: cp.end }));
+    for (const committer of committers) if (committer.bufferedChanges > 0) await committer.commit(cp.id, JSON.stringify({ pos: cp.end }));
   }
 }
 
