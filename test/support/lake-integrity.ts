@@ -8,9 +8,13 @@
  *
  * `unreachableFiles` is the other half, for "the job completed": files under the table's location
  * that nothing the metadata reaches refers to (what orphan removal exists to take).
+ *
+ * `addedDeleteFiles` counts the delete files every snapshot of a table ever added, by kind — what a
+ * format-v3 test reads to show that floe never wrote an equality delete.
  */
 import type { FileIO } from '../../src/io/file-io.js';
 import { readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../src/iceberg/table/index.js';
+import { ManifestReads } from '../../src/iceberg/table/manifest-reads.js';
 import { errorMessage } from '../../src/util/errors.js';
 
 const decoder = new TextDecoder();
@@ -134,4 +138,17 @@ export async function unreachableFiles(table: CatalogTable, reachable?: Reachabl
     const n = normalize(p);
     return !r.files.has(n) && !r.named.has(n) && !logged.has(n) && !n.endsWith('/version-hint.text');
   });
+}
+
+/** The delete files every snapshot of `table` added (read from each snapshot's manifests), by kind. */
+export async function addedDeleteFiles(table: CatalogTable): Promise<{ equality: number; dvs: number }> {
+  const reads = new ManifestReads(table.io);
+  const out = { equality: 0, dvs: 0 };
+  for (const snap of table.metadata.snapshots) {
+    for (const f of (await reads.changesOf(snap)).addedDeleteFiles) {
+      if (f.content === 'equality-deletes') out.equality++;
+      else out.dvs++;
+    }
+  }
+  return out;
 }

@@ -13,7 +13,7 @@ import { FileSystemCatalog } from '../../../src/catalog/filesystem/filesystem-ca
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { ancestorsOf } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../../src/iceberg/checkpoint/index.js';
-import { ManifestReads } from '../../../src/iceberg/table/manifest-reads.js';
+import { addedDeleteFiles } from '../../support/lake-integrity.js';
 import type { TypeMappingOptions } from '../../../src/source/mysql/schema/type-mapping.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
 import { sql } from '../../source/binlog/helpers.js';
@@ -218,9 +218,7 @@ export async function crashAndCompare(
     if (options.noEqualityDeletes?.includes(t)) {
       // format v3: deletion vectors only — keyed tables through their key index, keyless ones through
       // their row index, cascade children through their FK index (read from every snapshot's manifests)
-      const reads = new ManifestReads(table.io);
-      let equality = 0;
-      for (const snap of table.metadata.snapshots) equality += (await reads.changesOf(snap)).addedDeleteFiles.filter((f) => f.content === 'equality-deletes').length;
+      const { equality } = await addedDeleteFiles(table);
       expect({ table: t, formatVersion: table.metadata.formatVersion, equality }).toEqual({ table: t, formatVersion: 3, equality: 0 });
     }
   }

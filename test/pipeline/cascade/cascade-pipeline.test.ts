@@ -20,11 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../../src/pipeline/observe/logger.js';
-import type { CatalogTable } from '../../../src/iceberg/table/index.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 import { openHarness, type Harness } from '../schema-change/pipeline-harness.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
-import { ManifestReads } from '../../../src/iceberg/table/manifest-reads.js';
+import { addedDeleteFiles } from '../../support/lake-integrity.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -57,19 +56,6 @@ afterAll(async () => {
 function recordingLogger(lines: string[]): Logger {
   const record = (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${fields ? JSON.stringify(fields) : ''}`);
   return { ...silentLogger, warn: record, info: record, child: () => recordingLogger(lines) } as Logger;
-}
-
-/** The delete files every snapshot of `table` added, by content (read from each snapshot's manifests, as test/e2e/support/crash-run.ts does). */
-async function addedDeletes(table: CatalogTable): Promise<{ equality: number; dvs: number }> {
-  const reads = new ManifestReads(table.io);
-  const out = { equality: 0, dvs: 0 };
-  for (const snap of table.metadata.snapshots) {
-    for (const f of (await reads.changesOf(snap)).addedDeleteFiles) {
-      if (f.content === 'equality-deletes') out.equality++;
-      else out.dvs++;
-    }
-  }
-  return out;
 }
 
 describe('ON DELETE CASCADE', () => {
@@ -123,7 +109,7 @@ describe('ON DELETE CASCADE', () => {
     // indexes — no table's history holds an equality delete (read from every snapshot's manifests)
     for (const t of TABLES) {
       const table = await loadCatalogTable(h.catalog, { namespace: [h.db], name: t });
-      const { equality, dvs } = await addedDeletes(table);
+      const { equality, dvs } = await addedDeleteFiles(table);
       expect({ t, formatVersion: table.metadata.formatVersion, equality }).toEqual({ t, formatVersion: 3, equality: 0 });
       if (t === 'child' || t === 'line') expect(dvs).toBeGreaterThan(0);
     }
@@ -205,7 +191,7 @@ describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless chi
     expect(await count('pid IN (1, 5, 6)')).toBe(0);
     expect(await count('pid IS NULL')).toBe(1);
     const after = await loadCatalogTable(k.catalog, child);
-    const deletes = await addedDeletes(after);
+    const deletes = await addedDeleteFiles(after);
     expect(deletes.equality).toBe(0);
     expect(deletes.dvs).toBeGreaterThan(0);
   });
