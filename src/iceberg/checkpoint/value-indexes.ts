@@ -71,7 +71,7 @@ export class ValueIndexes {
       return this.rows.refuse(`${this.name} holds ${records} rows, more than a row index may (iceberg.keyIndexMaxRows ${limit}, iceberg.keyIndex.memoryMaxBytes): its deletes write whole-row equality deletes, which remove every identical copy`);
     }
     const head = currentSnapshot(m)?.snapshotId;
-    const indexes = await this.rows.forSnapshot(table, head, { names: [ROW_INDEX], build: (s, spill) => buildValueIndexes(table, s, [rowIndexSpec(s)], undefined, spill) });
+    const indexes = await this.rows.forSnapshot(table, head, { names: [ROW_INDEX], build: (s, spill, snapshotId) => buildValueIndexes(table, s, [rowIndexSpec(s)], { spill, snapshotId }) });
     return indexes?.get(ROW_INDEX);
   }
 
@@ -86,7 +86,7 @@ export class ValueIndexes {
     const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
     const names = cascades.map((ids) => ids.join(','));
     try {
-      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s, spill) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), ownerKey(s), spill) }));
+      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s, spill, snapshotId) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), { owner: ownerKey(s), spill, snapshotId }) }));
     } catch (e) {
       this.fks.drop();
       throw e;

@@ -56,10 +56,18 @@ export function ownerKey(schema: Schema): TableKey {
  */
 export type ValueIndexSpill = (indexes: Map<string, KeptValueIndex>) => void;
 
-/** Builds the value indexes `specs` of the table's current snapshot, each row with its `owner` identity when given. */
-export async function buildValueIndexes(table: BuildTable, schema: Schema, specs: readonly ValueIndexSpec[], owner?: TableKey, spill?: ValueIndexSpill): Promise<Map<string, KeptValueIndex>> {
+/** How a build goes: each row's `owner` identity, the spill to disk, the snapshot (default: the current one). */
+export interface ValueIndexBuild {
+  readonly owner?: TableKey;
+  readonly spill?: ValueIndexSpill;
+  readonly snapshotId?: bigint;
+}
+
+/** Builds the value indexes `specs` of a snapshot of the table (`how`). */
+export async function buildValueIndexes(table: BuildTable, schema: Schema, specs: readonly ValueIndexSpec[], how: ValueIndexBuild = {}): Promise<Map<string, KeptValueIndex>> {
   const m = table.metadata;
-  const snapshotId = currentSnapshot(m)?.snapshotId;
+  const { owner, spill } = how;
+  const snapshotId = how.snapshotId ?? currentSnapshot(m)?.snapshotId;
   const out = new Map<string, KeptValueIndex>(specs.map((s) => [s.name, new MemoryValueIndex(snapshotId)]));
   // only the columns needed, in schema order
   const ids = new Set([...specs.flatMap((s) => s.fieldIds), ...(owner?.fieldIds ?? [])]);
@@ -68,7 +76,7 @@ export async function buildValueIndexes(table: BuildTable, schema: Schema, specs
   const reads = specs.map((s) => ({ spec: s, positions: s.fieldIds.map(at) }));
   const ownerAt = owner?.fieldIds.map(at);
   const ctx = { io: table.io, schema: new Schema(schema.schemaId, fields, []), schemas: m.schemas, specs: m.partitionSpecs, loader: new DeleteLoader(table.io, schema, m.schemas) };
-  const plan = await planScan(table.io, m);
+  const plan = await planScan(table.io, m, snapshotId === undefined ? {} : { snapshotId });
   for (const task of plan.tasks) {
     const entries = reads.map(() => [] as ValueEntry[]);
     for await (const batch of readTaskPositions(task, ctx)) {

@@ -41,7 +41,7 @@ export interface ValueIndexCommit {
 /** The indexes a caller wants: their names, and how to build them all from the lake. */
 export interface ValueIndexWant {
   readonly names: readonly string[];
-  build(schema: Schema, spill: ValueIndexSpill): Promise<Map<string, KeptValueIndex>>;
+  build(schema: Schema, spill: ValueIndexSpill, snapshotId: bigint | undefined): Promise<Map<string, KeptValueIndex>>;
 }
 
 export class ValueIndexLifecycle {
@@ -77,25 +77,30 @@ export class ValueIndexLifecycle {
   }
 
   /**
-   * The indexes `want` for the snapshot `snapshotId` (the table's head, or one only manifest
-   * rewrites lead on from — the snapshot the checkpoint's other deletes were located in); undefined
-   * when there can be none (the caller then writes equality deletes).
+   * The indexes `want` for the snapshot `snapshotId` — the one the checkpoint's other deletes were
+   * located in: the table's head, one only manifest rewrites lead on from (the indexes are then of
+   * the head), or an older one when another writer committed since (a compaction beside floe: the
+   * indexes are then of that snapshot, and the commit locates the rows again, dv-replan.ts).
+   * Undefined when there can be none (the caller then writes equality deletes).
    */
   async forSnapshot(table: CatalogTable, snapshotId: bigint | undefined, want: ValueIndexWant): Promise<ReadonlyMap<string, ValueIndex> | undefined> {
     const m = table.metadata;
     const schema = m.schemas.find((x) => x.schemaId === m.currentSchemaId);
     const head = currentSnapshot(m)?.snapshotId;
-    if (this.outgrown || !schema || !indexStillMatches(m, snapshotId, head)) return undefined;
+    const at = indexStillMatches(m, snapshotId, head) ? head : snapshotId;
+    // an older snapshot must still be in the table (not expired), with the schema of the head
+    const readable = at === head || (at !== undefined && m.snapshots.some((s) => s.snapshotId === at && (s.schemaId ?? m.currentSchemaId) === m.currentSchemaId));
+    if (this.outgrown || !schema || !readable) return undefined;
     const kept = this.indexes;
-    if (kept && this.schemaId === m.currentSchemaId && indexStillMatches(m, this.snapshotId, head) && want.names.every((k) => kept.has(k))) {
+    if (kept && this.schemaId === m.currentSchemaId && indexStillMatches(m, this.snapshotId, at) && want.names.every((k) => kept.has(k))) {
       // after a manifest rewrite (floe's maintenance) the indexes of the snapshot before it still hold
-      if (this.snapshotId !== head) this.moveTo(NO_VALUE_MOVES, head);
+      if (this.snapshotId !== at) this.moveTo(NO_VALUE_MOVES, at);
       return kept;
     }
     this.drop();
     this.tableUuid = m.tableUuid;
-    this.indexes = await want.build(schema, (indexes) => this.spill(indexes));
-    this.snapshotId = head;
+    this.indexes = await want.build(schema, (indexes) => this.spill(indexes), at);
+    this.snapshotId = at;
     this.schemaId = m.currentSchemaId;
     this.built++;
     return this.keepWithinMemory() ? this.indexes : undefined;

@@ -15,6 +15,7 @@ import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { armFailpoint, disarmFailpoints } from '../../../src/util/failpoints.js';
 import type { Row } from '../../../src/model/values.js';
 import { icebirdRows } from '../writer/icebird-read.js';
+import { addedDeleteFiles } from '../../support/lake-integrity.js';
 import { keyedSchema, localPath, newTable, useTempWarehouse } from '../writer/support.js';
 
 const w = useTempWarehouse();
@@ -162,6 +163,43 @@ describe('checkpoint commits', () => {
     expect((await namesAndPuffins(id)).names).toEqual(['"b2"']);
     const t = await loadCatalogTable(w.catalog, id);
     expect(t.metadata.snapshots.map((x) => x.summary['added-equality-delete-files'] ?? '0')).toEqual(t.metadata.snapshots.map(() => '0'));
+  });
+
+  it('v3 keyed cascade child: the rows a parent delete removes are located again after another writer compacts their file', async () => {
+    const id = await table(3);
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-kc2' });
+    await c.open({ mode: 'upsert', matchFields: [['grp']] });
+    await c.write([insert(row(1n, 1, 'a')), insert(row(2n, 1, 'b')), insert(row(3n, 2, 'c'))]);
+    await c.commit(1n, '{"p":1}');
+    await c.write([{ op: 'delete-matching', fields: ['grp'], row: [null, 1, null, null, null] }]);
+    await compact(id, 3n, [row(1n, 1, 'a'), row(2n, 1, 'b'), row(3n, 2, 'c')]);
+    expect((await c.commit(2n, '{"p":2}')).status).toBe('committed');
+    expect(await namesAndPuffins(id)).toEqual({ names: ['"c"'], unreferencedPuffins: [] });
+    expect(await addedDeleteFiles(await loadCatalogTable(w.catalog, id))).toEqual({ equality: 0, dvs: 1 });
+  });
+
+  it('v3 keyless cascade child: the rows a parent delete removes (FK index) are located again, copy by copy, after another writer compacts their file', async () => {
+    const keyless = new Schema(0, keyedSchema().fields.map((f) => ({ ...f, required: false })), []);
+    const id = (await newTable(w, { formatVersion: 3, schema: keyless })).identifier;
+    const c = new TableCommitter({ identifier: id, catalog: w.catalog, jobId: 'job-kc' });
+    // grp is the foreign key: the writer indexes rows by it (pipeline/cascade.ts matchFieldsFor)
+    await c.open({ mode: 'append', matchFields: [['grp']] });
+    const a1 = row(1n, 1, 'a');
+    // two identical children of parent 1, another child of it, and children of parent 2 — one of
+    // them identical to a1 but for its parent
+    await c.write([insert(a1), insert(a1), insert(row(2n, 1, 'b')), insert(row(3n, 2, 'c')), insert(row(1n, 2, 'a'))]);
+    await c.commit(1n, '{"p":1}');
+
+    // parent 1 deleted (ON DELETE CASCADE: a matching delete on grp) while another writer compacts
+    // the file: the three children are located again in the compacted file, each copy once
+    await c.write([{ op: 'delete-matching', fields: ['grp'], row: [null, 1, null, null, null] }]);
+    await compact(id, 5n, [a1, a1, row(2n, 1, 'b'), row(3n, 2, 'c'), row(1n, 2, 'a')], 'append');
+    const third = await c.commit(2n, '{"p":2}');
+    expect(third.status).toBe('committed');
+    expect(await namesAndPuffins(id)).toEqual({ names: ['"a"', '"c"'], unreferencedPuffins: [] });
+    const t = await loadCatalogTable(w.catalog, id);
+    expect(await addedDeleteFiles(t)).toEqual({ equality: 0, dvs: 1 });
+    expect((await lakeTableRows(w.catalog, id)).rows.map((r) => r.split('|').slice(0, 2).join('|')).sort()).toEqual(['L1|N2', 'L3|N2']); // (id, grp): the children of parent 2
   });
 
   it('v3: a commit retried on top of another writer\'s compaction of an untouched file leaves no stale key index behind', async () => {
