@@ -39,7 +39,6 @@ export const UNIT_TESTS: readonly string[] = [
   'test/iceberg/checkpoint/replay.test.ts',
   'test/iceberg/keyindex/key-index-model.test.ts',
   'test/iceberg/keyindex/row-key.test.ts',
-  'test/iceberg/keyindex/value-index.test.ts',
   'test/iceberg/writer/table-change-writer.test.ts',
   'test/iceberg/keyindex/table-key.test.ts',
   'test/iceberg/writer/upsert-model.test.ts',
