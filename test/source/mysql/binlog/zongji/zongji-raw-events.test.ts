@@ -127,14 +127,14 @@ const PINNED: Record<string, Pinned> = {
   },
   'Parser.prototype._offset getter (lib/reader.js)': {
     usedBy: 'zongji-raw-events.ts, bench/zongji-capture.ts',
-    reliesOn: 'the absolute position in _buffer (the packet’s own offset for a mysql2 packet)',
+    reliesOn: 'the absolute position in _buffer (the packet’s own offset for a packet of the MySQL driver)',
     get: () => accessor(Parser.prototype, '_offset', 'get'),
     params: 0,
     sha256: '57baccd01255264fe5f8669c498ab9316443152410effc5b30335f6c1722b516',
   },
   'Parser.prototype._offset setter (lib/reader.js)': {
     usedBy: 'zongji-raw-events.ts (skipWhenRaw jumps to the event end; replayWithZongji starts after the header)',
-    reliesOn: 'assigning it moves the parser (the mysql2 packet’s offset when there is one)',
+    reliesOn: 'assigning it moves the parser (the driver packet’s offset when there is one)',
     get: () => accessor(Parser.prototype, '_offset', 'set'),
     params: 1,
     sha256: '63ba0ecdb47897ab210a673241524595d1726eb22f6bffa95a443e1679cdb2a5',
