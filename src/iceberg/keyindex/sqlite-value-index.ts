@@ -87,8 +87,8 @@ export class DiskValueIndex implements ValueIndex {
   }
 
   rowsOf(value: KeyId, each: (file: DataFile, pos: number, owner: KeyId | undefined) => boolean | void): void {
-    // read the value's rows first: `each` may be followed by an `apply` only after the walk, but a
-    // statement left open by a stopped walk would hold the database busy
+    // all of the value's rows at once (a value has few): a walk that `each` stops early must not
+    // leave its statement open, which would keep the next write waiting
     const rows = this.q.byValue.all(sqlValue(value));
     for (const r of rows) {
       const file = this.files.get(r.file);
