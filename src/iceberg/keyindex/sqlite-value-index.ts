@@ -87,8 +87,8 @@ export class DiskValueIndex implements ValueIndex {
   }
 
   rowsOf(value: KeyId, each: (file: DataFile, pos: number, owner: KeyId | undefined) => boolean | void): void {
-    // all of the value's rows at once (a value has few): a walk that `each` stops early must not
-    // leave its statement open, which would keep the next write waiting
+    // all of the value's rows at once, not iterated: better-sqlite3 refuses every other statement
+    // of the connection while an iteration is open, and `each` may stop a walk part-way
     const rows = this.q.byValue.all(sqlValue(value));
     for (const r of rows) {
       const file = this.files.get(r.file);
