@@ -11,7 +11,9 @@
  * TABLE_MAP only once it has the table's columns, pausing the connection meanwhile (dump-flow.ts),
  * so the inner events are fed one at a time while the connection is not paused; the rest are fed
  * when it resumes, before the packets that arrived meanwhile, which mysql2 holds back until then.
- * test/source/mysql/binlog/zongji/zongji-raw-events.test.ts pins the zongji internals this relies on.
+ * test/source/mysql/binlog/zongji/zongji-raw-events.test.ts pins the zongji internals this relies on;
+ * the inner events are made as mysql2 packets (its Packet class, taken from a packet the connection
+ * delivered: sequence id, buffer, start, end), so package.json pins mysql2 to one exact version too.
  */
 import { FloeError } from '../../../../util/errors.js';
 import { SUBSYSTEM } from '../binlog-errors.js';
