@@ -66,16 +66,28 @@ export function indexStatements(db: Database.Database) {
   };
 }
 
+/** Removes a database file and its WAL and shared-memory files. */
+export function removeDatabaseFiles(path: string): void {
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
+}
+
+/**
+ * A new, empty database file at `path` for a table's disk-backed `index` (whatever was there is
+ * removed); `bound` is the setting that keeps the index in memory instead.
+ */
+export function freshDatabaseFile(path: string, index: string, bound: string): Database.Database {
+  try {
+    removeDatabaseFiles(path);
+    mkdirSync(dirname(path), { recursive: true });
+    return new Database(path);
+  } catch (e) {
+    throw new FloeError(SUBSYSTEM, 'io', `${index}: expected to create ${path} for a table's disk-backed ${index}, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise ${bound}`, { cause: e });
+  }
+}
+
 /** A new, empty, unstamped database at `path` (whatever was there is removed). */
 export function createIndexDatabase(path: string): Database.Database {
-  let db: Database.Database;
-  try {
-    for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
-    mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-  } catch (e) {
-    throw new FloeError(SUBSYSTEM, 'io', `key index: expected to create ${path} for a table's disk-backed key index, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise iceberg.keyIndex.memoryMaxRows`, { cause: e });
-  }
+  const db = freshDatabaseFile(path, 'key index', 'iceberg.keyIndex.memoryMaxRows');
   try {
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a power loss may lose the last transactions but never corrupts; the

@@ -16,12 +16,11 @@
  * is stored as an SQLite INTEGER and a string as TEXT, which never compare equal (untyped columns:
  * no affinity converts one into the other).
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { errorMessage, FloeError } from '../../util/errors.js';
+import type Database from 'better-sqlite3';
+import { FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { MemoryValueIndex } from './memory-value-index.js';
+import { freshDatabaseFile, removeDatabaseFiles } from './sqlite-index-file.js';
 import type { KeyId } from './table-key.js';
 import type { ValueEntry, ValueIndex, ValueIndexDelta } from './value-index.js';
 
@@ -61,14 +60,7 @@ export class DiskValueIndex implements ValueIndex {
 
   /** A new, empty index at `path` (whatever was there is removed), holding the live rows of `snapshotId`. */
   static create(path: string, snapshotId: bigint | undefined): DiskValueIndex {
-    let db: Database.Database;
-    try {
-      removeDatabase(path);
-      mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path);
-    } catch (e) {
-      throw new FloeError(SUBSYSTEM, 'io', `value index: expected to create ${path} for a table's disk-backed value index, found ${errorMessage(e)}; point --state-dir (config stateDir) at a writable local directory, or raise iceberg.keyIndex.memoryMaxBytes`, { cause: e });
-    }
+    const db = freshDatabaseFile(path, 'value index', 'iceberg.keyIndex.memoryMaxBytes');
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = OFF');
@@ -152,7 +144,7 @@ export class DiskValueIndex implements ValueIndex {
 
   close(): void {
     if (this.db.open) this.db.close();
-    removeDatabase(this.path);
+    removeDatabaseFiles(this.path);
   }
 
   private put(value: KeyId, file: DataFile, pos: number, owner: KeyId | undefined): void {
@@ -180,8 +172,4 @@ function statements(db: Database.Database) {
     remove: db.prepare<[number, number]>('DELETE FROM entries WHERE file = ? AND pos = ?'),
     addFile: db.prepare<[number, string]>('INSERT INTO files (id, path) VALUES (?, ?)'),
   };
-}
-
-function removeDatabase(path: string): void {
-  for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
 }
