@@ -146,13 +146,12 @@ export class Checkpointer {
    * is written, so that a checkpoint never holds part of a transaction.
    */
   async ensureModes(wanted: readonly (readonly [CheckpointTable, WriteMode])[]): Promise<void> {
-    const switching = wanted.filter(([t, mode]) => t.mode !== mode);
+    const switching = wanted.filter(([t, mode]) => t.committer.mode !== mode);
     if (switching.length === 0) return;
     const busy = switching.find(([t]) => t.committer.bufferedChanges > 0);
-    if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].mode} to ${busy[1]} writes`);
+    if (busy) await this.checkpoint(`${busy[0].key} switches from ${busy[0].committer.mode} to ${busy[1]} writes`);
     for (const [t, mode] of switching) {
       await t.committer.open({ ...t.writerOptions(), mode });
-      t.mode = mode;
     }
   }
 
@@ -246,7 +245,7 @@ export class Checkpointer {
       // Every committing table's changes are taken out now, before the first await: a change routed
       // while the commits run belongs to the next checkpoint (module header). A table that never had
       // a writer opens one in commitTable, and takes no writes before it is committed.
-      for (const { table } of work) if (table.mode !== undefined) table.committer.detach();
+      for (const { table } of work) if (table.committer.mode !== undefined) table.committer.detach();
       this.committing = new Set(work.map((w) => w.table));
       let next = 0;
       let failed = false;

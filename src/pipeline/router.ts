@@ -77,7 +77,7 @@ export class Router {
       last = change.table;
       const t = this.tables.get(tableKey(change.table));
       if (!t) continue;
-      if (t.working?.phase !== 'streaming' || t.mode !== t.streamMode || !this.checkpointer.writable(t)) return false;
+      if (t.working?.phase !== 'streaming' || t.committer.mode !== t.streamMode || !this.checkpointer.writable(t)) return false;
     }
     return true;
   }

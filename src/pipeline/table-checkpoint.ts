@@ -7,7 +7,7 @@
 import type { TableIdentifier } from '../iceberg/metadata/catalog.js';
 import type { Snapshot } from '../iceberg/spec/table-metadata.js';
 import type { SchemaCommit, TableCommitter } from '../iceberg/checkpoint/index.js';
-import type { TableChangeWriterOptions, WriteMode } from '../iceberg/writer/index.js';
+import type { TableChangeWriterOptions } from '../iceberg/writer/index.js';
 import type { FileIO } from '../io/file-io.js';
 import { compareOffsets, parseOffset, serializeOffset, type BinlogOffset } from '../source/mysql/index.js';
 import { errorMessage, FloeError } from '../util/errors.js';
@@ -27,8 +27,6 @@ export interface CheckpointTable {
   readonly committer: TableCommitter;
   /** Writer options besides the mode, asked whenever a writer is opened (e.g. cascade match fields). */
   readonly writerOptions: () => TableChangeWriterOptions;
-  /** Mode of the writer that buffers this checkpoint's changes (undefined before the first write). */
-  mode: WriteMode | undefined;
   /** Progress as the table holds it (undefined: the job never committed to it). */
   committed: TableProgress | undefined;
   /** Progress including what is buffered (the router updates it); its offset is set at commit time. */
@@ -74,7 +72,7 @@ export interface TableCheckpointContext {
 export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: bigint, table: CheckpointTable, progress: TableProgress, how: TableCommitKind = {}): Promise<CommittedTable> {
   const started = ctx.now();
   // A table that never had a writer (only progress to record) must be known to its committer.
-  if (table.mode === undefined) await table.committer.open(table.writerOptions());
+  if (table.committer.mode === undefined) await table.committer.open(table.writerOptions());
   // the table's whole progress summary (phase, offset, snapshot chunks), stamped as floe.source-offset
   const { summary: progressText, progress: recorded } = await encodeTableProgress(settleProgress(progress), {
     io: table.io,
@@ -117,8 +115,6 @@ export async function commitTableCheckpoint(ctx: TableCheckpointContext, id: big
   }
   table.committed = recorded;
   table.working = recorded;
-  // an emptied table's next writer starts from the table as it is now
-  if (how.truncate) table.mode = undefined;
   table.checkpointsSinceCommit = 0;
   table.lastCommitMs = ctx.now();
   if (ctx.metrics) reportCommit(ctx.metrics, table.key, result.snapshot, (ctx.now() - started) / 1000, recorded, ctx.positionTimeMs, ctx.now());

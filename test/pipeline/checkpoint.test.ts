@@ -53,7 +53,6 @@ async function table(name: string, working: TableProgress | undefined, skipUntil
     location: t.metadata.location,
     committer: new TableCommitter({ catalog, identifier, jobId: JOB }),
     writerOptions: () => ({}),
-    mode: undefined,
     committed: working && skipUntil ? working : undefined,
     working,
     skipUntil,

@@ -10,14 +10,11 @@
  * commit it is asked for safe.
  *
  * Replay safety — a checkpoint is never committed twice to a table:
- * - before writing the checkpoint's delete files, the table is reloaded and its ancestry read; if
- *   this job already committed this checkpoint id or a later one, the buffered changes are dropped
- *   (their files were never referenced, so they are deleted);
- * - the commit's `validate` callback repeats the check after every reload (conflict, unknown outcome),
- *   and the commit is skipped if another process of the job got there first;
- * - a commit whose outcome is unknown is resolved once, by the commit loop (table/commit-engine.ts):
- *   it reloads and looks for the snapshot (the same id on every attempt), and its `validate` skips the
- *   checkpoint another process of the job committed meanwhile; when it cannot tell, the error is
+ * - before writing its delete files, the table is reloaded: if this job already committed this
+ *   checkpoint id or a later one, the buffered changes are dropped (and their unreferenced files);
+ * - the commit's `validate` repeats the check after every reload (conflict, unknown outcome);
+ * - a commit whose outcome is unknown is resolved once, by the commit loop (table/commit-engine.ts),
+ *   which looks for the snapshot (the same id on every attempt); when it cannot tell, the error is
  *   raised and NO file is deleted (one of them may yet be referenced).
  * A deletion-vector checkpoint whose targets another writer rewrote is planned again (dv-replan.ts);
  * the table's key index lives in key-index-lifecycle.ts.
@@ -44,7 +41,7 @@ import type { Snapshot } from '../spec/table-metadata.js';
 import { loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
 import { isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from '../writer/row-change.js';
-import { TableChangeWriter, type TableChangeWriterOptions, type WriterStats } from '../writer/table-change-writer.js';
+import { TableChangeWriter, type TableChangeWriterOptions, type WriteMode, type WriterStats } from '../writer/table-change-writer.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
 import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
 import { ValueIndexes } from './value-indexes.js';
@@ -83,6 +80,8 @@ export class TableCommitter {
   readonly identifier: TableIdentifier;
   private table: CatalogTable | undefined;
   private writerOptions: TableChangeWriterOptions;
+  /** Whether the table was opened for the next writer (`open`), and not truncated or changed since. */
+  private opened = false;
   private writer: TableChangeWriter | undefined;
   /** Whether `writer` was given a key index (the next writer then needs one too). */
   private writerIndexed = false;
@@ -111,6 +110,17 @@ export class TableCommitter {
   /** How the key index was obtained (tests and logs: a kept index must not be rebuilt). */
   get keyIndexLoads(): KeyIndexLoads {
     return this.keys.loads;
+  }
+
+  /** The mode the next writer writes in (`open`); undefined until the table is opened again after a truncation or `schemaChanged`. */
+  get mode(): WriteMode | undefined {
+    return this.opened ? this.writerOptions.mode : undefined;
+  }
+
+  /** A DDL the pipeline applied changed the table: the next writer opens it again, on its new schema. */
+  schemaChanged(): void {
+    if (this.bufferedChanges > 0) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)} changed schema with changes of the old schema buffered; commit them first`);
+    this.opened = false;
   }
 
   /** Changes buffered for the next commit: written since the last `detach` (or commit). */
@@ -157,6 +167,7 @@ export class TableCommitter {
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
     this.table = table;
     this.writerOptions = { ...this.options.writer, ...options };
+    this.opened = true;
     this.writer = undefined;
     // The key index stays: the next writer's `forWriter` keeps it only while it holds the table's
     // head and schema (so a snapshot's index, kept through its chunks' commits, serves the
@@ -221,7 +232,9 @@ export class TableCommitter {
       if (schema && writer && !writer.isEmpty) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: a schema change commits with changes buffered under the schema before it; commit them first`);
       const outcome = await this.commitBuffered(writer, checkpointId, progress, schema);
       // (a checkpoint found committed already ends the run: the coordinator raises a conflict)
-      if (outcome.status === 'committed') await this.handIndexToNextWriter();
+      // A writer opened during this commit waits for its key index: the index as this commit left
+      // it (or rebuilt, when the commit did not land straight on top of the index's snapshot).
+      if (outcome.status === 'committed' && this.writer?.awaitsKeyIndex) await this.handIndexTo(this.writer);
       return outcome;
     } catch (e) {
       this.failed = e;
@@ -244,21 +257,13 @@ export class TableCommitter {
     this.writer = undefined;
     this.keys.drop();
     this.values.drop();
+    // an emptied table's next writer starts from the table as it is now
+    this.opened = false;
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
     const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
     this.table = result.table;
     const removedFiles = removedDataFiles + removedDeleteFiles;
     return result.status === 'committed' ? { identifier: this.identifier, status: 'committed', snapshot: result.snapshot, removedFiles } : { identifier: this.identifier, status: 'already-committed', removedFiles };
-  }
-
-  /**
-   * A writer opened during the commit that just landed waits for its key index: it is the index as
-   * that commit left it now (or rebuilt from the table, when the commit did not land straight on
-   * top of the index's snapshot).
-   */
-  private async handIndexToNextWriter(): Promise<void> {
-    const next = this.writer;
-    if (next?.awaitsKeyIndex) await this.handIndexTo(next);
   }
 
   /** A writer that waits for its key index gets the index of the table as it is now (built, if need be). */
@@ -283,18 +288,10 @@ export class TableCommitter {
       return outcome('already-committed');
     }
 
-    // its lookups of committed rows waited for the index being built (write): they are made now
-    if (writer?.awaitsKeyIndex) {
-      try {
-        await this.handIndexTo(writer);
-      } catch (e) {
-        await writer.abort();
-        throw e;
-      }
-    }
-
     if (writer) {
       try {
+        // its lookups of committed rows waited for the index being built (write): they are made now
+        if (writer.awaitsKeyIndex) await this.handIndexTo(writer);
         await this.values.resolveCascades(writer, table, this.keys.current?.snapshotId);
       } catch (e) {
         await writer.abort();

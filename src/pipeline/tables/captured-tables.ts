@@ -60,7 +60,6 @@ export class CapturedTables {
         ...(this.w.parquetEncoder ? { writer: { parquet: { encoderFactory: this.w.parquetEncoder } } } : {}),
       }),
       writerOptions: () => this.writerOptions(t.key),
-      mode: undefined,
       committed: t.progress,
       working,
       skipUntil,
@@ -93,7 +92,7 @@ export class CapturedTables {
     const ready = await ensureIcebergTable(this.w.catalog, mapping, this.w.logger, { pendingDdlPossible: () => true });
     t.project = ready.project;
     t.sourceColumns = mapped.columns.map((col) => col.column.name);
-    t.mode = undefined; // the next write opens a writer on the table's new schema
+    t.committer.schemaChanged();
     t.prepared = { ...t.prepared, mapped, mapping, ready, definitionFromLake: false };
   }
 
