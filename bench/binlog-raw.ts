@@ -3,7 +3,7 @@
  * session, connection options and value adaptation as the reader — and only counts what zongji
  * decoded. No transaction assembly, no value conversion, no queue. The benchmark (ceilings.ts) uses
  * it to measure zongji's own decode rate as the ceiling for the full reader;
- * test/source/binlog/binlog-reader.test.ts checks its counts. Not part of floe.
+ * test/source/mysql/binlog/binlog-reader.test.ts checks its counts. Not part of floe.
  */
 import type { AnyBinlogEvent, RotateEvent } from '@vlasky/zongji';
 import { FloeError } from '../src/util/errors.js';

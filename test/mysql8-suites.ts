@@ -7,15 +7,15 @@
 export const MYSQL8_SUITES: readonly string[] = [
   'test/demo/local-server.test.ts',
   'test/demo/demo.test.ts',
-  'test/source/types/round-trip.test.ts',
-  'test/source/types/float-precision.test.ts',
-  'test/source/binlog/binlog-reader.test.ts',
+  'test/source/mysql/schema/round-trip.test.ts',
+  'test/source/mysql/schema/float-precision.test.ts',
+  'test/source/mysql/binlog/binlog-reader.test.ts',
   'test/source/mysql/binlog/zongji/dump-flow.test.ts',
   'test/source/mysql/binlog/zongji/binlog-session.test.ts',
-  'test/source/snapshot/keyless-snapshot.test.ts',
-  'test/source/snapshot/table-change-guard.test.ts',
-  'test/source/split/key-compare-collations.test.ts',
-  'test/source/preflight/client-shutdown.test.ts',
+  'test/source/mysql/snapshot/keyless-snapshot.test.ts',
+  'test/source/mysql/snapshot/table-change-guard.test.ts',
+  'test/source/mysql/snapshot/key-compare-collations.test.ts',
+  'test/source/mysql/client-shutdown.test.ts',
   'test/e2e/pipeline-basic.test.ts',
   'test/e2e/crash-restart.test.ts',
   'test/e2e/keyless-duplicates.test.ts',
@@ -38,9 +38,9 @@ export const MYSQL8_SUITES: readonly string[] = [
  * compressed transactions. The mysql8 project runs them; the MariaDB project leaves them out.
  */
 export const MYSQL8_ONLY_SUITES: readonly string[] = [
-  'test/source/tls/tls.test.ts',
+  'test/source/mysql/tls/tls.test.ts',
   'test/cli/check-tls.test.ts',
   'test/e2e/pipeline-tls.test.ts',
-  'test/source/binlog/compressed-transactions.test.ts',
+  'test/source/mysql/binlog/compressed-transactions.test.ts',
   'test/e2e/compressed-transactions.test.ts',
 ];

@@ -20,7 +20,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { lastCommitted } from '../../src/iceberg/checkpoint/index.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { writeFloeConfig } from './support/floe-config.js';

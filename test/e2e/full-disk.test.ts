@@ -17,7 +17,7 @@ import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catal
 import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { reachableFiles } from '../support/lake-integrity.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { FloeProcess } from './support/floe-process.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 

@@ -21,7 +21,7 @@ import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import { addedDeleteFiles } from '../support/lake-integrity.js';

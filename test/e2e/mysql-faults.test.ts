@@ -10,7 +10,7 @@
  *
  * (A long silence, a stalled connection and the binlog purged while floe is stopped:
  * mysql-silence-and-purge.test.ts. The binlog connection killed with KILL and resuming from GTIDs
- * alone are covered at the reader level: test/source/binlog/binlog-reader.test.ts.)
+ * alone are covered at the reader level: test/source/mysql/binlog/binlog-reader.test.ts.)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

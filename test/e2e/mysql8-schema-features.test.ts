@@ -34,7 +34,7 @@ import { createLogger } from '../../src/pipeline/observe/logger.js';
 import type { Row } from '../../src/model/values.js';
 import { serverKind, startTestServer } from '../support/servers.js';
 import { openHarness, type Harness } from '../pipeline/schema-change/pipeline-harness.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { canonicalRow, multisetDifference, mysqlTableRows } from './support/lake-compare.js';
 import { readIndependently } from '../iceberg/scan/independent-reader.js';
 

@@ -21,7 +21,7 @@ import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js'
 import type { RunResult } from '../../src/pipeline/runner.js';
 import { gtidStateText } from '../../src/source/mysql/offset/offset.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { serverPosition } from './support/catch-up.js';
 import { catchUp as catchUpTables, startPipeline, untilStreaming } from '../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';

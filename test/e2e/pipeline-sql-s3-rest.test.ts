@@ -15,7 +15,7 @@ import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifi
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
 import { dockerStatus, startMinio, startS3rver, type TestS3Server } from '../support/s3-server.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { freshPostgresSchema, postgresStatus, type TestSqlDatabase, withCatalogDbAndStorage } from '../catalog/sql/sql-test-databases.js';
 import { serverPosition, waitForCatchUp } from './support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from './support/lake-compare.js';

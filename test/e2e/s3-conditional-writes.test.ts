@@ -17,7 +17,7 @@ import { appendSnapshotCommit, testSchema } from '../catalog/test-snapshots.js';
 import { freshSqliteFile } from '../catalog/sql/sql-test-databases.js';
 import { motoStatus, startMoto } from '../support/moto-server.js';
 import type { TestS3Server } from '../support/s3-server.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { checkReachableObjects, lakeVersusMysql, runMysqlToS3Lake } from './support/s3-lake.js';
 
 process.env.TZ ??= 'Asia/Seoul';

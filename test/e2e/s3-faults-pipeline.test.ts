@@ -18,7 +18,7 @@ import { freshSqliteFile, type TestSqlDatabase } from '../catalog/sql/sql-test-d
 import { motoStatus, startMoto } from '../support/moto-server.js';
 import { startS3FaultProxy, type FaultKind, type FaultSchedule, type S3FaultProxy } from '../support/s3-fault-proxy.js';
 import type { TestS3Server } from '../support/s3-server.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { MOTO_ACCESS_KEY_ID, MOTO_SECRET_ACCESS_KEY } from '../support/moto-server.js';
 import { changeOrders, checkReachableObjects, createOrders, lakeVersusMysql, runMysqlToS3Lake, startFloe, untilCaughtUp, untilStreaming, type LakeCatalogConfig } from './support/s3-lake.js';
 

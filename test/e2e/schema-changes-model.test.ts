@@ -26,7 +26,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import { compareOffsets, formatOffset } from '../../src/source/mysql/offset/offset.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { committedOffset, serverPosition } from './support/catch-up.js';
 import { FloeProcess } from './support/floe-process.js';
 import { writeFloeConfig } from './support/floe-config.js';

@@ -42,7 +42,7 @@ import { loadCatalogTable } from '../../src/iceberg/table/index.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';

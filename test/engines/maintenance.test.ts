@@ -39,7 +39,7 @@ import { silentLogger, type Logger } from '../../src/pipeline/observe/logger.js'
 import { FanOutNotifier, RecordingSink } from '../../src/pipeline/observe/notifications.js';
 import { runPipeline, type RunResult } from '../../src/pipeline/runner.js';
 import { decodeTableProgress } from '../../src/pipeline/state.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../support/shared-mysql.js';
 import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { prng } from '../e2e/support/crash-schema.js';

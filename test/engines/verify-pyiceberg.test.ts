@@ -20,7 +20,7 @@ import { runPipeline } from '../../src/pipeline/runner.js';
 import { runVerification } from '../../src/pipeline/verify/verify-run.js';
 import type { VerifyOptions } from '../../src/pipeline/verify/verify-session.js';
 import { createTestDatabase, sharedMysqlConfig } from '../support/shared-mysql.js';
-import { sql } from '../source/binlog/helpers.js';
+import { sql } from '../source/mysql/binlog/helpers.js';
 import { ENGINES_HOME, engineSuite } from './support/engines.js';
 
 const { missing, required } = engineSuite('test/engines/verify-pyiceberg', ['pyiceberg']);

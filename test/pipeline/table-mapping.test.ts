@@ -21,7 +21,7 @@ import { captureTableSchema } from '../../src/source/mysql/schema/table-schema.j
 import { mapTable, type MappedTable } from '../../src/source/mysql/schema/type-mapping.js';
 import { parseDate } from '../../src/model/values.js';
 import { openTestDatabase } from '../support/shared-mysql.js';
-import { sourceConfig } from '../source/binlog/helpers.js';
+import { sourceConfig } from '../source/mysql/binlog/helpers.js';
 
 let db: string;
 let conn: mysql.Connection;

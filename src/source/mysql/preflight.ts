@@ -29,7 +29,7 @@
  * (MySQL Server Version Reference, "Option and Variable Changes for MySQL 8.2"): the checks use the
  * REPLICA / BINARY LOG statements from the versions that have them (dialect.ts), read
  * `log_replica_updates` before its deprecated alias `log_slave_updates`, and take a variable the
- * server does not have as unset (test/source/preflight/recorded-servers.test.ts replays 8.4 and 9.x).
+ * server does not have as unset (test/source/mysql/recorded-servers.test.ts replays 8.4 and 9.x).
  */
 import { errorMessage, isFloeError } from '../../util/errors.js';
 import type { MysqlClient, MysqlConnectionConfig } from './client.js';

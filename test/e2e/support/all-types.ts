@@ -1,6 +1,6 @@
 /**
  * A table with every MySQL type floe maps (docs/design.md §6), and rows at the edges of each type — the same
- * values as the source's round-trip test (test/source/types/round-trip.test.ts): NULLs, maxima, minima,
+ * values as the source's round-trip test (test/source/mysql/schema/round-trip.test.ts): NULLs, maxima, minima,
  * zero dates, a non-UTC wall clock, negative and >24h durations (column `dur`, which the config maps
  * to long microseconds with `source.timeAsMicros`). Insert with `ALL_TYPES_SESSION` (sql_mode '' for
  * the zero dates, time_zone +05:30 so a TIMESTAMP's instant differs from its wall clock).

@@ -16,7 +16,7 @@ import { CHECKPOINT_ID_KEY, JOB_ID_KEY } from '../../../src/iceberg/checkpoint/i
 import { addedDeleteFiles } from '../../support/lake-integrity.js';
 import type { TypeMappingOptions } from '../../../src/source/mysql/schema/type-mapping.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
-import { sql } from '../../source/binlog/helpers.js';
+import { sql } from '../../source/mysql/binlog/helpers.js';
 import { runFloe } from '../../cli/run-floe.js';
 import { serverPosition, waitForCatchUp, watchedTables, whileRunning } from './catch-up.js';
 import { prng } from './crash-schema.js';

@@ -1,6 +1,6 @@
 /**
  * ON DELETE CASCADE through the real pipeline: neither MariaDB nor MySQL 8.0 logs the child rows a
- * parent delete removes (test/source/binlog foreign-key test), so floe reproduces them. After parent deletes whose
+ * parent delete removes (test/source/mysql/binlog foreign-key test), so floe reproduces them. After parent deletes whose
  * children were committed in earlier checkpoints, inserted in the same transaction (same
  * checkpoint), moved to the parent in the same checkpoint, or attached to a re-created parent after
  * the delete, the lake equals MySQL for the parent, the child, and a grandchild whose FK includes the

@@ -15,7 +15,7 @@ import type { FloeConfig } from '../../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../../src/pipeline/observe/logger.js';
 import type { MysqlConnectionConfig } from '../../../src/source/mysql/client.js';
 import { createTestDatabase, sharedMysqlConfig, sourceLogin } from '../../support/shared-mysql.js';
-import { sql } from '../../source/binlog/helpers.js';
+import { sql } from '../../source/mysql/binlog/helpers.js';
 import { catchUp, startPipeline, untilStreaming, type PipelineRunning } from '../../support/pipeline-run.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../../e2e/support/lake-compare.js';
 

@@ -26,7 +26,7 @@ import { serverFloatTexts } from '../../../src/source/mysql/verify/float-text.js
 import { readServerIdentity } from '../../../src/source/mysql/snapshot/watermark.js';
 import type { Row, Value } from '../../../src/model/values.js';
 import { openTestDatabase } from '../../support/shared-mysql.js';
-import { sourceConfig } from '../../source/binlog/helpers.js';
+import { sourceConfig } from '../../source/mysql/binlog/helpers.js';
 import { ALL_TYPES_COLUMNS, ALL_TYPES_DDL, ALL_TYPES_SESSION, ALL_TYPES_VALUES } from '../../e2e/support/all-types.js';
 
 let db: string;

@@ -57,7 +57,7 @@ export class MySqlGtidSet {
   static parse(text: string): MySqlGtidSet {
     // Whitespace is allowed around the separators (',' ':' '-'), which MySQL's parser skips between
     // tokens, but not inside a token: "aDmiN 123" is no tag and "1 2" no transaction number (it is
-    // not 12). MySQL's own tag vectors are in test/source/types/mysql8-vectors.test.ts.
+    // not 12). MySQL's own tag vectors are in test/source/mysql/schema/mysql8-vectors.test.ts.
     if (text.trim() === '') return MySqlGtidSet.EMPTY;
     const acc = new Map<string, GtidInterval[]>();
     for (const entry of text.split(',')) {

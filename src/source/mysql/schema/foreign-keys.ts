@@ -5,7 +5,7 @@
  * InnoDB executes `ON DELETE CASCADE`, `ON DELETE SET NULL` and `ON UPDATE CASCADE / SET NULL` inside
  * the storage engine: the server writes only the parent's row event to the binlog, never the child
  * rows it changed (MariaDB KB "Replication and Foreign Keys"; MySQL before 9.x alike; recorded by
- * test/source/binlog's foreign-key test). A CDC reader therefore never sees those child changes.
+ * test/source/mysql/binlog's foreign-key test). A CDC reader therefore never sees those child changes.
  *
  * floe reproduces what it can exactly (cascade.ts): ON DELETE CASCADE becomes a synthetic change
  * "delete every child row whose FK columns equal the deleted parent's key". `planCascades` decides,

@@ -29,7 +29,7 @@
  *   (`-2.2250738585072014e-308`, −0 as `-0.0`), also for DOUBLE(M,D), so MySQL DOUBLEs go through
  *   JSON. A FLOAT keeps `* 1e0`: its double keeps 16 significant digits at worst (a sign, a point and
  *   a two-digit exponent take the other 6 characters), and 9 are enough for `Math.fround` to give the
- *   float32 back (test/source/types/float-precision.test.ts covers every float exponent on MySQL 8).
+ *   float32 back (test/source/mysql/schema/float-precision.test.ts covers every float exponent on MySQL 8).
  * Reading these columns through the binary protocol (8 / 4 IEEE bytes) would be exact too, but mysql2's
  * binary-row decoder formats DATETIME/TIMESTAMP values itself and nearly doubled the chunk read's CPU
  * time on a table with two DATETIME(6) columns.

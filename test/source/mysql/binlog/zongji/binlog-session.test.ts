@@ -13,7 +13,7 @@ import type { LocalServer } from '../../../../../src/demo/local-server.js';
 import { BinlogSession } from '../../../../../src/source/mysql/binlog/zongji/binlog-session.js';
 import { BINLOG_CONNECTION_OPTIONS } from '../../../../../src/source/mysql/binlog/zongji/binlog-values.js';
 import { startTestServer } from '../../../../support/servers.js';
-import { sql } from '../../../binlog/helpers.js';
+import { sql } from '../helpers.js';
 
 let server: LocalServer;
 

@@ -18,7 +18,7 @@ import { connectMysql } from '../../../../../src/source/mysql/client.js';
 import { detectDialect } from '../../../../../src/source/mysql/dialect.js';
 import { readWatermark } from '../../../../../src/source/mysql/snapshot/watermark.js';
 import { startTestServer } from '../../../../support/servers.js';
-import { replicaId } from '../../../binlog/helpers.js';
+import { replicaId } from '../helpers.js';
 
 let server: LocalServer;
 /** The private server's address (plain fields: both mysql2 and floe's client take it). */
