@@ -54,10 +54,29 @@ export interface ZongjiReplay {
 
 /**
  * A replay of zongji's decoding with the table map state of a finished session (`tableMap`, already
- * adapted by floe's attachExactValueDecoding) and the connection options floe gives it — the
- * streaming path's own fallback (src/source/mysql/binlog/zongji/zongji-raw-events.ts replayWithZongji).
+ * adapted by floe's attachExactValueDecoding) and the connection options floe gives it: zongji's
+ * rows event classes, built on a parser holding the captured event as zongji's stream builds them.
  */
 export async function zongjiReplay(tableMap: Record<string, unknown>, useChecksum: boolean, config: Record<string, unknown>): Promise<ZongjiReplay> {
-  const { replayWithZongji } = await import('../src/source/mysql/binlog/zongji/zongji-raw-events.js');
-  return { decode: (raw) => replayWithZongji(raw, tableMap[String(raw.readUIntLE(19, 6))], useChecksum ? 4 : 0, config) };
+  type RowsEventClass = new (parser: ZongjiParser, options: Record<string, unknown>, zongji: unknown) => { rows: unknown[] };
+  const rows = await zongjiModule<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
+  const { Parser } = await zongjiModule<{ Parser: new () => ZongjiParser }>('reader.js');
+  const classOf = (type: number): RowsEventClass => {
+    // WRITE_ROWS v1, v2 and MariaDB's compressed v1, v2; then UPDATE_ROWS (log_event.h)
+    if ([23, 30, 166, 169].includes(type)) return rows.WriteRows;
+    if ([24, 31, 167, 170].includes(type)) return rows.UpdateRows;
+    return rows.DeleteRows;
+  };
+  return {
+    decode(raw) {
+      const parser = new Parser();
+      parser.append(raw);
+      parser._offset = 19;
+      const tableId = raw.readUIntLE(19, 6);
+      const zongji = { tableMap: { [tableId]: tableMap[String(tableId)] }, useChecksum, connection: { config }, emit: () => false };
+      const checksumBytes = useChecksum ? 4 : 0;
+      const options = { timestamp: raw.readUInt32LE(0) * 1000, eventType: raw[4], size: raw.length - 19 - checksumBytes, nextPosition: raw.readUInt32LE(13) };
+      return new (classOf(raw[4]!))(parser, options, zongji).rows;
+    },
+  };
 }

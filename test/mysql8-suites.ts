@@ -10,6 +10,7 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/source/mysql/schema/round-trip.test.ts',
   'test/source/mysql/schema/float-precision.test.ts',
   'test/source/mysql/binlog/binlog-reader.test.ts',
+  'test/source/mysql/binlog/reader-decoders.test.ts',
   'test/source/mysql/binlog/zongji/dump-flow.test.ts',
   'test/source/mysql/binlog/zongji/binlog-session.test.ts',
   'test/source/mysql/snapshot/keyless-snapshot.test.ts',

@@ -27,7 +27,7 @@ export class MappedTablesDecoding implements BinlogDecoding {
   readonly connectionOptions: Record<string, unknown> = { ...BINLOG_CONNECTION_OPTIONS };
   private readonly decoders = new Map<string, RowDecoder>();
   /** Per table: the last compilation, valid for that TABLE_MAP, that mapping and that way of decoding before images. */
-  private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; keyOnly: boolean; table: CompiledTable | 'zongji' }>();
+  private readonly compiled = new Map<string, { map: TableMapEvent; mapped: MappedTable; keyOnly: boolean; table: CompiledTable }>();
   /**
    * How floe's decoder reads the images of what was there before (an UPDATE's before images, a
    * DELETE's rows) of a table with a primary key: 'full', or 'key' — only the primary key's columns
@@ -118,10 +118,10 @@ export class MappedTablesDecoding implements BinlogDecoding {
 
   /**
    * floe's decoder for a rows event kept as bytes: the table compiled for its TABLE_MAP and the
-   * mapping current now (once per TABLE_MAP and mapping), 'zongji' for a table floe's decoder does
-   * not read (a charset or a MariaDB COMPRESSED column it refuses), undefined to skip it.
+   * mapping current now (once per TABLE_MAP and mapping), undefined to skip it. A column the decoder
+   * cannot read throws (type-mapping.ts refuses such columns when the table is captured).
    */
-  compiledFor(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | 'zongji' | undefined {
+  compiledFor(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | undefined {
     const key = tableKey(table);
     if (!this.admits(key, logged, position)) return undefined;
     const mapped = this.mapped.get(key);
@@ -130,14 +130,8 @@ export class MappedTablesDecoding implements BinlogDecoding {
     const keyOnly = this.beforeImages === 'key' && mapped.schema.primaryKey.length > 0 && !this.cascades?.triggers(key);
     const cached = this.compiled.get(key);
     if (cached && cached.map === map && cached.mapped === mapped && cached.keyOnly === keyOnly) return cached.table;
-    let compiled: CompiledTable | 'zongji';
-    try {
-      const before = keyOnly ? new Set([...mapped.schema.primaryKey.map((c) => c.toLowerCase()), ...(this.beforeKept.get(key) ?? [])]) : undefined;
-      compiled = compileTable(map, mapped, before);
-    } catch (e) {
-      if (!(e instanceof FloeError) || e.kind !== 'unsupported') throw e;
-      compiled = 'zongji';
-    }
+    const before = keyOnly ? new Set([...mapped.schema.primaryKey.map((c) => c.toLowerCase()), ...(this.beforeKept.get(key) ?? [])]) : undefined;
+    const compiled = compileTable(map, mapped, before);
     this.compiled.set(key, { map, mapped, keyOnly, table: compiled });
     return compiled;
   }

@@ -26,7 +26,7 @@ import type { ChangeOp, DdlEvent, TableRef } from '../events.js';
 import { advanceGtids, mysqlGtids, type BinlogOffset, type EventPosition, type GtidState, type ServerIdentity } from '../offset/offset.js';
 import { MariaDbGtidPosition } from '../offset/gtid-mariadb.js';
 import { COMMON_HEADER_BYTES, parseTableMap, type TableMapEvent } from './rows/table-map.js';
-import { zongjiConfig, type RawEventBytes } from './zongji/zongji-raw-events.js';
+import type { RawEventBytes } from './zongji/zongji-raw-events.js';
 import type { AssembledEvent, PendingChange, RawChange, RawRowsEvent, RawTransaction } from './raw-transactions.js';
 
 
@@ -257,7 +257,7 @@ export class TransactionAssembler {
     if (bytes) {
       const checksumBytes = ev.useChecksum ? 4 : 0;
       const map = this.tableMapFor(ev.tableId, ref);
-      const kept: { -readonly [K in keyof RawRowsEvent]: RawRowsEvent[K] } = { table: ref, op, event: bytes, checksumBytes, map, zongjiMap: tm, zongjiConfig: zongjiConfig(ev._zongji) };
+      const kept: { -readonly [K in keyof RawRowsEvent]: RawRowsEvent[K] } = { table: ref, op, event: bytes, checksumBytes, map };
       if (noForeignKeyChecks) kept.noForeignKeyChecks = true;
       if (logged) kept.logged = logged;
       changes.push(kept);

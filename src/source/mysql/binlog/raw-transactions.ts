@@ -2,8 +2,7 @@
  * What the binlog reader hands over between reading and decoding: transactions whose row changes are
  * still zongji's images or rows events kept as bytes (`RawTransaction`), and their decoding with the
  * table mappings current when the consumer takes them (`decodeTransaction`) — floe's row decoder
- * (row-decoder.ts) for rows events kept as bytes, zongji's decoding of those bytes as its fallback
- * (zongji-raw-events.ts). The assembly of transactions is binlog-transactions.ts.
+ * (row-decoder.ts) for rows events kept as bytes. The assembly of transactions is binlog-transactions.ts.
  */
 import type { TableMapEntry } from '@vlasky/zongji';
 import type { Row } from '../../../model/values.js';
@@ -11,7 +10,6 @@ import type { ChangeOp, DdlEvent, ProgressEvent, RowChange, TableRef, Transactio
 import type { EventPosition } from '../offset/offset.js';
 import { decodeRowsEvent, requireFullImages, type CompiledTable } from './rows/row-decoder.js';
 import type { TableMapEvent } from './rows/table-map.js';
-import { replayWithZongji } from './zongji/zongji-raw-events.js';
 
 /** Converts one zongji row image (column name → zongji value) into a floe Row. */
 export type RowDecoder = (image: Record<string, unknown>) => Row;
@@ -27,11 +25,10 @@ export interface BinlogDecoding {
   decoderFor(table: TableRef, tableMap: TableMapEntry, logged?: readonly string[], position?: EventPosition): RowDecoder | undefined;
   /**
    * For a rows event kept as bytes (RawRowsEvent): floe's decoder compiled for the table as logged
-   * (`map`) and as mapped now, undefined to skip the table, or 'zongji' when floe's decoder does not
-   * read the table (then `decoderFor` converts zongji's decoding of the bytes). Without it every
-   * such event takes the zongji way.
+   * (`map`) and as mapped now, or undefined to skip the table. Without it, zongji decodes the rows
+   * (the reader keeps no bytes: binlog-reader.ts).
    */
-  compiledFor?(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | 'zongji' | undefined;
+  compiledFor?(table: TableRef, map: TableMapEvent, logged?: readonly string[], position?: EventPosition): CompiledTable | undefined;
   /**
    * Optional: adds synthetic changes to a decoded transaction (cascade.ts: the child deletes of
    * ON DELETE CASCADE, which the server does not log). Called for every transaction handed out.
@@ -63,9 +60,6 @@ export interface RawRowsEvent {
   readonly checksumBytes: number;
   /** The TABLE_MAP the rows were logged with. */
   readonly map: TableMapEvent;
-  /** zongji's entry for that TABLE_MAP and its connection settings, to replay zongji's decoding. */
-  readonly zongjiMap: TableMapEntry;
-  readonly zongjiConfig: unknown;
   readonly noForeignKeyChecks?: true;
   readonly logged?: readonly string[];
 }
@@ -157,33 +151,15 @@ export function decodeTransaction(t: RawTransaction, decoding: BinlogDecoding, t
   return decoding.expandTransaction ? decoding.expandTransaction(decoded) : decoded;
 }
 
-/**
- * One rows event kept as bytes: floe's decoder with the table compiled for the mapping current now,
- * or — for a table floe's decoder does not read — zongji's decoding of the same bytes, converted
- * as zongji's live images are.
- */
+/** One rows event kept as bytes: floe's decoder with the table compiled for the mapping current now. */
 function decodeRowsEventInto(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition, emit: (c: RawRowsEvent, before: Row | undefined, after: Row | undefined) => void): void {
-  const compiled = decoding.compiledFor ? decoding.compiledFor(c.table, c.map, c.logged, position) : 'zongji';
+  const compiled = decoding.compiledFor?.(c.table, c.map, c.logged, position);
   if (compiled === undefined) return;
-  let rows: Row[] | undefined;
-  if (compiled === 'zongji') rows = zongjiRows(c, decoding, position);
-  else {
-    const decoded = decodeRowsEvent(c.event, compiled, c.checksumBytes);
-    requireFullImages(decoded, compiled);
-    rows = decoded.rows;
-  }
-  if (!rows) return;
+  const decoded = decodeRowsEvent(c.event, compiled, c.checksumBytes);
+  requireFullImages(decoded, compiled);
+  const rows = decoded.rows;
   // the images in order; for updates before, after, before, after, … (row-decoder.ts DecodedRows)
   if (c.op === 'update') for (let i = 0; i < rows.length; i += 2) emit(c, rows[i], rows[i + 1]);
   else if (c.op === 'insert') for (const r of rows) emit(c, undefined, r);
   else for (const r of rows) emit(c, r, undefined);
-}
-
-/** zongji's decoding of a rows event kept as bytes, converted as its live images are, in the same layout. */
-function zongjiRows(c: RawRowsEvent, decoding: BinlogDecoding, position: EventPosition): Row[] | undefined {
-  const decode = decoding.decoderFor(c.table, c.zongjiMap, c.logged, position);
-  if (!decode) return undefined;
-  const images = replayWithZongji(c.event, c.zongjiMap, c.checksumBytes, c.zongjiConfig);
-  if (c.op !== 'update') return (images as Record<string, unknown>[]).map(decode);
-  return (images as { before: Record<string, unknown>; after: Record<string, unknown> }[]).flatMap((r) => [decode(r.before), decode(r.after)]);
 }

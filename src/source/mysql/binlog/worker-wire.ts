@@ -3,11 +3,9 @@
  * (worker-session.ts): assembled batches as plain data. Offsets travel as plain objects with their
  * GTID state as its text (`WireOffset`: the states are classes, which a clone would flatten),
  * rows-event bytes as exact-size byte arrays moved with the message (transferred, not copied),
- * each TABLE_MAP once under a number (with zongji's entry for it, which the zongji fallback decodes
- * with), errors as their fields (a cloned Error keeps only its message: the reader classifies by
+ * each TABLE_MAP once under a number (floe's parse of it), errors as their fields (a cloned Error keeps only its message: the reader classifies by
  * `code` and `errno`).
  */
-import type { TableMapEntry } from '@vlasky/zongji';
 import { FloeError, type ErrorKind, type Subsystem } from '../../../util/errors.js';
 import { mariadbGtids, mysqlGtids, type BinlogOffset } from '../offset/offset.js';
 import type { AssembledBatch } from './assembled-session.js';
@@ -19,7 +17,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type RawItem = RawTransaction['raw'][number];
 type RawRows = Extract<RawItem, { event: Buffer }>;
 
-interface WireRawRows extends Omit<RawRows, 'event' | 'map' | 'zongjiMap' | 'zongjiConfig'> {
+interface WireRawRows extends Omit<RawRows, 'event' | 'map'> {
   readonly event: Uint8Array;
   readonly map: number;
 }
@@ -71,12 +69,10 @@ function fromWireOffset(w: WireOffset): BinlogOffset {
   return o;
 }
 
-/** A TABLE_MAP as sent once: the parsed map, zongji's entry and its connection settings. */
+/** A TABLE_MAP as sent once: floe's parse of it. */
 export interface WireTableMap {
   readonly id: number;
   readonly map: TableMapEvent;
-  readonly zongjiMap: TableMapEntry;
-  readonly zongjiConfig: unknown;
 }
 
 export type WorkerMessage =
@@ -108,12 +104,12 @@ export class WireEncoder {
       id = this.nextId++;
       this.ids.set(c.map, id);
       const { bytes: _bytes, ...map } = c.map as TableMapEvent & { bytes?: Buffer };
-      this.maps.push({ id, map, zongjiMap: c.zongjiMap, zongjiConfig: plainConfig(c.zongjiConfig) });
+      this.maps.push({ id, map });
     }
     // moved, not copied: the bytes own their whole buffer (zongji-raw-events.ts copies each event so)
     const event = c.event.byteOffset === 0 && c.event.byteLength === c.event.buffer.byteLength ? c.event : new Uint8Array(c.event);
     this.transfer.push(event.buffer as ArrayBuffer);
-    const { event: _event, map: _map, zongjiMap: _zm, zongjiConfig: _zc, ...rest } = c;
+    const { event: _event, map: _map, ...rest } = c;
     return { ...rest, event, map: id };
   }
 
@@ -168,22 +164,11 @@ export class WireDecoder {
       event: Buffer.from(c.event.buffer, c.event.byteOffset, c.event.byteLength),
       checksumBytes: c.checksumBytes,
       map: m.map,
-      zongjiMap: m.zongjiMap,
-      zongjiConfig: m.zongjiConfig,
     };
     if (c.noForeignKeyChecks) out.noForeignKeyChecks = true;
     if (c.logged) out.logged = c.logged;
     return out;
   }
-}
-
-/** The primitive settings of mysql2's connection config (zongji reads dateStrings, timezone, …). */
-function plainConfig(config: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (config && typeof config === 'object') {
-    for (const [k, v] of Object.entries(config)) if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
-  }
-  return out;
 }
 
 /** An error as its fields (message, name, code, errno, sqlState, fatal, …). */

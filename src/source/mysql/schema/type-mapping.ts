@@ -27,6 +27,7 @@
 import type { ColumnSchema, TableId, TableSchema } from './table-schema.js';
 import { tableKey } from './table-schema.js';
 import { FloeError } from '../../../util/errors.js';
+import { iconvEncoding } from './charsets.js';
 
 export type ValueKind =
   | 'boolean-int'
@@ -132,6 +133,14 @@ export function mapColumn(table: TableId, column: ColumnSchema, options: TypeMap
     case 'text':
     case 'mediumtext':
     case 'longtext':
+      if (iconvEncoding(column.charset) === undefined) {
+        // the binlog carries the column's bytes in its own charset, which nothing here decodes
+        throw new FloeError(
+          'source.mysql',
+          'unsupported',
+          `column ${qualifiedName} (${column.columnType}) has the character set ${column.charset}, which floe cannot decode from the binlog (dec8, geostd8, hp8, keybcs2 and swe7 have no decoder); convert the column to utf8mb4 (ALTER TABLE … MODIFY … CHARACTER SET utf8mb4), or exclude the table`,
+        );
+      }
       return column.json ? mapped('string', 'json') : mapped('string', 'string');
     case 'json':
       return mapped('string', 'json');

@@ -218,4 +218,18 @@ describe('type mapping', () => {
       default: { kind: 'null' }, labels: null, json: false, invisible: false, autoIncrement: false,
     })).toThrow(/column d\.t\.g has the spatial type point: floe does not map spatial types to Iceberg; exclude the table or drop the column/);
   });
+
+  it('stops on text in a charset nothing decodes from the binlog, and maps every other one', () => {
+    const text = (charset: string) => ({
+      name: 'c', ordinal: 1, dataType: 'varchar', columnType: 'varchar(10)', unsigned: false, precision: null, scale: null, datetimePrecision: null,
+      maxLength: 10, charset, collation: null, nullable: true, generated: null, generationExpression: null, comment: '',
+      default: { kind: 'null' as const }, labels: null, json: false, invisible: false, autoIncrement: false,
+    });
+    for (const charset of ['dec8', 'geostd8', 'hp8', 'keybcs2', 'swe7']) {
+      expect(() => mapColumn({ database: 'd', table: 't' }, text(charset))).toThrow(new RegExp(`column d\\.t\\.c \\(varchar\\(10\\)\\) has the character set ${charset}, which floe cannot decode from the binlog .*convert the column to utf8mb4`));
+    }
+    for (const charset of ['utf8mb4', 'latin1', 'gbk', 'sjis', 'utf16', 'utf32', 'ucs2', 'macce', 'eucjpms', 'armscii8']) {
+      expect(mapColumn({ database: 'd', table: 't' }, text(charset)).kind).toBe('string');
+    }
+  });
 });

@@ -20,6 +20,7 @@
  *   JSON: length of `meta` bytes then bytes; BIT ceil(bits/8) bytes big-endian; ENUM / SET their
  *   pack length (1–2 / 1–8 bytes) of index / bitmask, little-endian.
  */
+import { inflateRawSync, inflateSync } from 'node:zlib';
 import { daysFromCivil } from '../../../../model/values.js';
 import { FloeError } from '../../../../util/errors.js';
 import { formatInet4, formatInet6, formatUuid } from './mariadb-binary-types.js';
@@ -36,7 +37,7 @@ function unsupported(column: MappedColumn, what: string): FloeError {
   return new FloeError(
     'source.mysql.binlog',
     'unsupported',
-    `column ${column.qualifiedName} (${column.column.columnType}): floe's row decoder does not read ${what}; expected a column type and charset it decodes (integers, FLOAT/DOUBLE, DECIMAL, BIT, YEAR, DATE, TIME/DATETIME/TIMESTAMP in every format, utf8/utf8mb4/latin1 text, binary strings, ENUM, SET, JSON) — decode the table with zongji instead`,
+    `column ${column.qualifiedName} (${column.column.columnType}): floe's row decoder does not read ${what}; expected a column type and charset it decodes (integers, FLOAT/DOUBLE, DECIMAL, BIT, YEAR, DATE, TIME/DATETIME/TIMESTAMP in every format, text in every charset iconv-lite decodes, binary strings, MariaDB's COMPRESSED columns, ENUM, SET, JSON) — exclude the table`,
   );
 }
 
@@ -75,7 +76,10 @@ function prefixBytes(wireType: number, meta: number): number {
     case T.MEDIUM_BLOB:
     case T.LONG_BLOB:
     case T.JSON:
+    case T.BLOB_COMPRESSED:
       return meta;
+    case T.VARCHAR_COMPRESSED:
+      return meta > 255 ? 2 : 1;
     default:
       return 0;
   }
@@ -259,13 +263,12 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
     }
   }
   const prefix = prefixBytes(wireType, meta);
-  if (prefix === 0) {
-    const what = wireType === T.BLOB_COMPRESSED || wireType === T.VARCHAR_COMPRESSED ? "MariaDB's COMPRESSED columns" : wireType === T.GEOMETRY ? 'spatial columns' : `the wire type ${wireType}`;
-    throw unsupported(column, what);
-  }
+  if (prefix === 0) throw unsupported(column, wireType === T.GEOMETRY ? 'spatial columns' : `the wire type ${wireType}`);
+  const compressed = wireType === T.BLOB_COMPRESSED || wireType === T.VARCHAR_COMPRESSED;
   const bytes = (c: Cursor): Buffer => {
     const len = lengthPrefix(c, prefix);
-    return c.buf.subarray(c.pos, (c.pos += len));
+    const value = c.buf.subarray(c.pos, (c.pos += len));
+    return compressed ? uncompressedValue(column, value) : value;
   };
   switch (kind) {
     case 'string':
@@ -273,6 +276,12 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
       if (kind === 'json' && wireType === T.JSON) return (c) => mysqlJsonBinaryToText(bytes(c));
       const text = textDecoder(column.column.charset);
       if (!text) throw unsupported(column, `the character set ${column.column.charset ?? '(none)'}`);
+      if (compressed) {
+        return (c) => {
+          const value = bytes(c);
+          return text(value, 0, value.length);
+        };
+      }
       return (c) => {
         const len = lengthPrefix(c, prefix);
         const start = c.pos;
@@ -294,6 +303,26 @@ export function columnReader(column: MappedColumn, wireType: number, meta: numbe
       return (c) => formatInet6(bytes(c));
     default:
       throw mismatch(column, wireType);
+  }
+}
+
+/**
+ * A value of a MariaDB COMPRESSED column (VARCHAR / VARBINARY / TEXT / BLOB … COMPRESSED) as stored:
+ * sql/field_comp.cc wraps each value in an envelope whose header byte holds the method in bits 4–7
+ * (0: stored as is, 8: zlib); for zlib, bits 0–2 give the size of the big-endian original length that
+ * follows, and bit 3 marks a raw deflate stream (no zlib wrapper). An empty value has no header.
+ */
+function uncompressedValue(column: MappedColumn, value: Buffer): Buffer {
+  if (value.length === 0) return value;
+  const header = value[0]!;
+  const method = header >> 4;
+  if (method === 0) return value.subarray(1);
+  if (method !== 8) throw valueError(column, 'a COMPRESSED value of method 0 (stored) or 8 (zlib)', `method ${method}`, 'binlog');
+  const deflated = value.subarray(1 + (header & 0x07));
+  try {
+    return header & 0x08 ? inflateRawSync(deflated) : inflateSync(deflated);
+  } catch (e) {
+    throw valueError(column, 'a COMPRESSED value whose zlib stream inflates', (e as Error).message, 'binlog');
   }
 }
 

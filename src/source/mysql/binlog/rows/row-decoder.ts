@@ -23,8 +23,8 @@
  * The streaming path's decoder: zongji stays the connection and hands over the rows events of the
  * captured tables as bytes (zongji-raw-events.ts); they are decoded when the consumer takes their
  * transaction (raw-transactions.ts `decodeTransaction`), with the table compiled for the mapping
- * current then (binlog-decoding.ts `compiledFor`). A table that `compileTable` refuses
- * ('unsupported': other charsets, COMPRESSED columns) is decoded by zongji from the same bytes.
+ * current then (binlog-decoding.ts `compiledFor`). Text is read in every charset iconv-lite has
+ * (text-decoders.ts), and MariaDB's COMPRESSED columns are inflated (column-readers.ts).
  */
 import { inflateSync } from 'node:zlib';
 import type { Row } from '../../../../model/values.js';
@@ -89,7 +89,7 @@ export interface DecodedRows {
 /**
  * Compiles the readers for a table as logged (`map`) and as floe mapped it (`mapped`). Throws a
  * FloeError 'invalid-data' if the two disagree (columns added or renamed since the capture), and
- * 'unsupported' for a column floe's decoder does not read (the caller then keeps zongji for it).
+ * 'unsupported' for a column floe's decoder does not read.
  * `beforeColumns` (lowercase names): the only columns the before images are decoded for, the others
  * are stepped over and read as null (binlog-decoding.ts: a keyed table's writer uses only the key of
  * a before image).

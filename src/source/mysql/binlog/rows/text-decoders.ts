@@ -1,7 +1,11 @@
 /**
- * Column text in the binlog's row images: the bytes of a utf8 / utf8mb4 / latin1 column, decoded
- * exactly as zongji decodes them (so a row reads the same through either decoder).
+ * Column text in the binlog's row images: the bytes of a column decoded in its charset exactly as
+ * zongji decodes them (so a row reads the same through either decoder). utf8 / utf8mb4 and latin1 by
+ * Buffer's own slice decoders; every other charset by iconv-lite (schema/charsets.ts).
  */
+import iconv from 'iconv-lite';
+import { iconvEncoding } from '../../schema/charsets.js';
+
 /** Buffer's own slice decoders (C++ fast paths; `toString` adds encoding dispatch on every call). */
 interface FastSlices {
   utf8Slice(start: number, end: number): string;
@@ -37,16 +41,22 @@ const cp1252Text: TextDecode = (buf, start, end) => {
   return s;
 };
 
-/** The text decoder for a column charset, or undefined where floe leaves the column to zongji. */
+/**
+ * The text decoder for a column charset (`null`: utf8), or undefined for a charset floe cannot
+ * decode (type-mapping.ts refuses such columns when the table is captured).
+ */
 export function textDecoder(charset: string | null): TextDecode | undefined {
-  switch (charset) {
+  switch (charset ?? 'utf8') {
     case 'utf8mb4':
     case 'utf8mb3':
     case 'utf8':
       return utf8Text;
     case 'latin1':
       return cp1252Text;
-    default:
-      return undefined;
   }
+  const encoding = iconvEncoding(charset);
+  if (encoding === undefined) return undefined;
+  // A leading U+FEFF is column data, not a byte-order mark: the charset's byte order is fixed, and
+  // the server keeps the character when it converts the column for query results.
+  return (buf, start, end) => iconv.decode(buf.subarray(start, end), encoding, { stripBOM: false });
 }

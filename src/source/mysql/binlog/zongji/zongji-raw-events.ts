@@ -22,9 +22,6 @@
  *   partial-update-rows.ts). zongji itself has no decoder for it: it would skip the event with a
  *   one-time error, and the update would be lost.
  *
- * `replayWithZongji` decodes such kept bytes with zongji after all — the decoder's fallback for a
- * table it does not read (row-decoder.ts `compileTable` 'unsupported').
- *
  * These are zongji's private methods: package.json pins zongji to the exact version they were read
  * in, and test/source/mysql/binlog/zongji/zongji-raw-events.test.ts fingerprints each of them (and
  * those zongji-payload-events.ts wraps), so an upgrade fails there, naming what to re-read here.
@@ -32,13 +29,11 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FloeError } from '../../../../util/errors.js';
 
 interface ZongjiParser {
   _buffer: Buffer;
   _offset: number;
   _packetEnd: number;
-  append(buffer: Buffer): void;
 }
 
 /** What the patched events carry. */
@@ -64,14 +59,11 @@ type RawRowsPredicate = (entry: { parentSchema: string; tableName: string }) => 
 const ZONGJI_LIB = join(dirname(createRequire(import.meta.url).resolve('@vlasky/zongji')), 'lib');
 const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(ZONGJI_LIB, file)).href)) as T;
 
-type RowsEventClass = (new (parser: ZongjiParser, options: Record<string, unknown>, zongji: unknown) => { rows: unknown[] }) & {
-  prototype: { _fetchOneRow(parser: ZongjiParser): unknown };
-};
+type RowsEventClass = { prototype: { _fetchOneRow(parser: ZongjiParser): unknown } };
 type EventProto = { _readTableId(parser: ZongjiParser): void };
 
 const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventProto }; TableMap: new (...a: never[]) => unknown }>('binlog_event.js');
-const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass; DeleteRows: RowsEventClass }>('rows_event.js');
-const { Parser } = await load<{ Parser: new () => ZongjiParser }>('reader.js');
+const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass }>('rows_event.js');
 
 const PARTIAL_UPDATE_ROWS_EVENT = 39;
 const UPDATE_ROWS_EVENT = 31;
@@ -146,11 +138,8 @@ const rowsEventProto = Object.getPrototypeOf(rowsClasses.WriteRows.prototype) as
 rowsEventProto._fetchOneRow = skipWhenRaw(rowsEventProto._fetchOneRow);
 rowsClasses.UpdateRows.prototype._fetchOneRow = skipWhenRaw(rowsClasses.UpdateRows.prototype._fetchOneRow);
 
-/** Set on a table map entry whose information_schema description has fewer columns than its TABLE_MAP. */
-const DRIFTED = Symbol('floe.drifted');
-
 interface FetchingZongji {
-  tableMap: Record<string, { parentSchema: string; tableName: string; columnSchemas: Record<string, unknown>[]; [DRIFTED]?: true } | undefined>;
+  tableMap: Record<string, { parentSchema: string; tableName: string; columnSchemas: Record<string, unknown>[] } | undefined>;
   _fetchTableInfo(event: { tableId: number; columnCount: number }, next: () => void): void;
 }
 
@@ -162,9 +151,7 @@ interface FetchingZongji {
  * run since the event was logged, e.g. while floe was stopped — and stop the stream when that
  * description has fewer columns than the event (`updateColumnInfo`). floe's own decoder reads such
  * rows with the definition it keeps for the event's position (binlog-decoding.ts), not with
- * zongji's description, so for those tables the description is padded to the logged column count
- * and the entry marked: only `replayWithZongji`, zongji's decoding, needs it right, and refuses a
- * marked entry.
+ * zongji's description, so for those tables the description is padded to the logged column count.
  */
 export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
@@ -180,60 +167,8 @@ export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
         for (let i = entry.columnSchemas.length; i < event.columnCount; i++) {
           entry.columnSchemas.push({ COLUMN_NAME: `@${i + 1}`, COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: '' });
         }
-        entry[DRIFTED] = true;
       }
       next();
     });
   };
-}
-
-/** The connection settings zongji's value decoding reads (dateStrings, timezone, …), to replay with. */
-export function zongjiConfig(zongji: unknown): unknown {
-  return (zongji as ZongjiInstance).connection?.config;
-}
-
-function rowsClassOf(type: number): RowsEventClass {
-  switch (type) {
-    case 23: // WRITE_ROWS v1, v2, MariaDB compressed v1, v2 (log_event.h)
-    case 30:
-    case 166:
-    case 169:
-      return rowsClasses.WriteRows;
-    case 24:
-    case 31:
-    case 167:
-    case 170:
-      return rowsClasses.UpdateRows;
-    default:
-      return rowsClasses.DeleteRows;
-  }
-}
-
-/**
- * zongji's decoding of one kept rows event (`floeRows`), with the table map entry zongji had for it
- * and its connection settings: the row images zongji would have delivered ({before, after} for updates).
- */
-export function replayWithZongji(event: Buffer, tableMapEntry: unknown, checksumBytes: number, config: unknown): unknown[] {
-  const entry = tableMapEntry as { parentSchema: string; tableName: string; [DRIFTED]?: true };
-  if (entry[DRIFTED]) {
-    throw new FloeError(
-      'source.mysql.binlog',
-      'unsupported',
-      `table ${entry.parentSchema}.${entry.tableName}: expected information_schema to describe the columns its binlog rows were logged with, found fewer (the table changed since; binlog_row_metadata=MINIMAL logs no column descriptions), and floe's own decoder does not read this table (a column charset it does not decode): set binlog_row_metadata=FULL, then re-snapshot the table`,
-    );
-  }
-  if (event[4] === PARTIAL_UPDATE_ROWS_EVENT) {
-    throw new FloeError(
-      'source.mysql.binlog',
-      'unsupported',
-      `table ${entry.parentSchema}.${entry.tableName}: a partial JSON update (binlog_row_value_options=PARTIAL_JSON in the writing session) of a table floe's own decoder does not read (a column charset it does not decode), and zongji cannot decode partial updates: set binlog_row_value_options='' for the clients that set it, then re-snapshot the table`,
-    );
-  }
-  const parser = new Parser();
-  parser.append(event);
-  parser._offset = 19;
-  const tableId = event.readUIntLE(19, 6);
-  const zongji = { tableMap: { [tableId]: tableMapEntry }, useChecksum: checksumBytes === 4, connection: { config }, emit: () => false };
-  const options = { timestamp: event.readUInt32LE(0) * 1000, eventType: event[4], size: event.length - 19 - checksumBytes, nextPosition: event.readUInt32LE(13) };
-  return new (rowsClassOf(event[4]!))(parser, options, zongji).rows;
 }
