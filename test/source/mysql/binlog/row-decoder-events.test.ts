@@ -6,6 +6,7 @@
  * binlog-values' reading of 64-bit SET bitmasks from bytes.
  * The cross-check against zongji on a real server is test/source/mysql/binlog/rows/row-decoder.test.ts.
  */
+import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createBinlogRowConverter } from '../../../../src/source/mysql/binlog/zongji/binlog-values.js';
@@ -211,6 +212,29 @@ describe('binlog-values: SETs of 7–8 bytes arrive as raw little-endian bytes',
   });
 });
 
+describe("MariaDB's COMPRESSED columns (sql/field_comp.cc envelopes)", () => {
+  const text = table([column('v', 1, 'varchar', 'varchar(300)', { charset: 'utf8mb4', maxLength: 300 })]);
+  const blob = table([column('b', 1, 'blob', 'blob')]);
+  const long = 'compressible 한글 text '.repeat(20);
+  /** An envelope: method 8 with the original length in `lengthBytes` big-endian bytes, then the stream. */
+  const zlibValue = (value: Buffer, raw: boolean, lengthBytes = 2): Buffer => Buffer.concat([Buffer.from([0x80 | (raw ? 0x08 : 0) | lengthBytes]), be(value.length, lengthBytes), raw ? deflateRawSync(value) : deflateSync(value)]);
+  const prefixed = (value: Buffer, bytes: number): Buffer => Buffer.concat([bytes === 1 ? Buffer.from([value.length]) : Buffer.from([value.length & 0xff, value.length >> 8]), value]);
+
+  it('reads VARCHAR COMPRESSED stored, zlib and raw deflate values, and the empty value without a header', () => {
+    const wire = { type: 141, meta: [0xb0, 0x04] }; // max 1,200 bytes: a 2-byte length
+    const values = [Buffer.concat([Buffer.from([0]), Buffer.from('short 😀')]), zlibValue(Buffer.from(long), false), zlibValue(Buffer.from(long), true), zlibValue(Buffer.from('abc'.repeat(30)), false, 1), Buffer.alloc(0)];
+    expect(decodeOne(text, wire, values.map((v) => prefixed(v, 2)))).toEqual(['short 😀', long, long, 'abc'.repeat(30), '']);
+  });
+
+  it('reads BLOB COMPRESSED as bytes, and refuses an unknown method or a broken stream', () => {
+    const bytes = Buffer.from(long.repeat(3));
+    const wire = { type: 140, meta: [2] };
+    expect(decodeOne(blob, wire, [prefixed(zlibValue(bytes, false, 3), 2)])).toEqual([bytes]);
+    expect(() => decodeOne(blob, wire, [prefixed(Buffer.from([0x42, 1, 2]), 2)])).toThrow(/d\.t\.b \(blob\): expected a COMPRESSED value of method 0 \(stored\) or 8 \(zlib\).*method 4/);
+    expect(() => decodeOne(blob, wire, [prefixed(Buffer.from([0x81, 9, 1, 2, 3]), 2)])).toThrow(/d\.t\.b \(blob\): expected a COMPRESSED value whose zlib stream inflates/);
+  });
+});
+
 describe('rows event layouts', () => {
   const mapped = table([column('id', 1, 'int', 'int(11)'), column('v', 2, 'varchar', 'varchar(10)', { charset: 'utf8mb4', maxLength: 10 })]);
   const map = parseTableMap(tableMapEvent([{ type: 3, meta: [] }, { type: 15, meta: [40, 0] }]), 0);
@@ -242,7 +266,10 @@ describe('rows event layouts', () => {
     };
     expect(refusal(() => decodeRowsEvent(rowsEvent(40, 2, []), compiled, 0))).toMatch(/^unsupported: source\.mysql\.binlog: expected a WRITE\/UPDATE\/DELETE_ROWS event .*found type 40$/);
     expect(refusal(() => compileTable(parseTableMap(tableMapEvent([{ type: 3, meta: [] }]), 0), mapped))).toMatch(/^invalid-data: .*captured columns \(id, v\).*re-capture/);
-    expect(refusal(() => compileTable(map, table([column('id', 1, 'int', 'int(11)'), column('v', 2, 'varchar', 'varchar(10)', { charset: 'sjis' })])))).toMatch(/^unsupported: .*character set sjis.*zongji/);
+    expect(refusal(() => compileTable(parseTableMap(tableMapEvent([{ type: 3, meta: [] }, { type: 255, meta: [4] }]), 0), mapped))).toMatch(/^unsupported: .*d\.t\.v .*spatial columns.*exclude the table/);
+    // a charset nothing decodes (the mapping refuses it first: type-mapping.ts)
+    const dec8 = { ...mapped, columns: mapped.columns.map((c) => (c.column.name === 'v' ? { ...c, column: { ...c.column, charset: 'dec8' } } : c)) };
+    expect(refusal(() => compileTable(map, dec8))).toMatch(/^unsupported: .*character set dec8.*exclude the table/);
     const event = rowsEvent(23, 2, [[int(1), str('abcdef')]]);
     expect(refusal(() => decodeRowsEvent(event.subarray(0, event.length - 3), compiled, 0))).toMatch(/^invalid-data: .*d\.t/);
   });

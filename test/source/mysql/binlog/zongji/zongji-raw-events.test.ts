@@ -3,10 +3,10 @@
  * upgrade that changes them fails here, by name, rather than as lost or misread rows in a run.
  * zongji-raw-events.ts overrides `_readTableId` and `_fetchOneRow`, wraps the per-instance
  * `_fetchTableInfo` and the binlog command's `binlogData`, reads and moves the parser's `_buffer`,
- * `_offset` and `_packetEnd`, and replays rows events through zongji's own event classes;
- * zongji-payload-events.ts wraps `binlogData`; binlog-transactions.ts reads a rows event's
- * `_zongji`; dump-flow.ts and binlog-session.ts rely on how `start()` pauses the dump connection
- * around a TABLE_MAP's column look-up; bench/zongji-capture.ts overrides `_readTableId` too.
+ * `_offset` and `_packetEnd`; zongji-payload-events.ts wraps `binlogData`; binlog-transactions.ts
+ * reads a rows event's `_zongji`; dump-flow.ts and binlog-session.ts rely on how `start()` pauses
+ * the dump connection around a TABLE_MAP's column look-up; bench/zongji-capture.ts overrides
+ * `_readTableId` too, and replays rows events through zongji's own event classes.
  *
  * Each member is pinned by its parameter count and the sha256 of its source text (`fn.toString()`;
  * for a class, the whole class, whose constructor floe relies on). When one changes, re-read the
@@ -82,29 +82,29 @@ const PINNED: Record<string, Pinned> = {
     sha256: '71b3d683debcdea59a46269ceeeae64a499b4d9c93633907413cf310868f8f8c',
   },
   'class RowsEvent (lib/rows_event.js)': {
-    usedBy: 'zongji-raw-events.ts (replayWithZongji constructs its subclasses), binlog-transactions.ts (reads _zongji)',
+    usedBy: 'binlog-transactions.ts (reads _zongji), bench/zongji-capture.ts (zongjiReplay constructs its subclasses)',
     reliesOn:
-      'the constructor (parser, options, zongji) sets this._zongji before _readTableId (the hook finds its session through it), reads zongji.tableMap and useChecksum, and fills this.rows with _fetchOneRow until _packetEnd less the checksum; the values read zongji.connection.config and zongji.emit only (the stand-in zongji of replayWithZongji)',
+      'the constructor (parser, options, zongji) sets this._zongji before _readTableId (the hook finds its session through it), reads zongji.tableMap and useChecksum, and fills this.rows with _fetchOneRow until _packetEnd less the checksum; the values read zongji.connection.config and zongji.emit only (the stand-in zongji of zongjiReplay)',
     get: () => RowsEvent,
     params: 3,
     sha256: 'ebf950fb37f923bd83f8511d75c4706a5284bec80a74f90451c2efd33480eed2',
   },
   'class WriteRows (lib/rows_event.js)': {
-    usedBy: 'zongji-raw-events.ts (replayWithZongji)',
+    usedBy: 'bench/zongji-capture.ts (zongjiReplay)',
     reliesOn: 'constructed as (parser, options, zongji), passed on to RowsEvent',
     get: () => WriteRows,
     params: 3,
     sha256: '869c496573878006e88c53908055e7f35200833a894f079e5d019b64c2ca1b43',
   },
   'class UpdateRows (lib/rows_event.js)': {
-    usedBy: 'zongji-raw-events.ts (replayWithZongji)',
+    usedBy: 'bench/zongji-capture.ts (zongjiReplay)',
     reliesOn: 'constructed as (parser, options, zongji), two images per row',
     get: () => UpdateRows,
     params: 3,
     sha256: '2ab6e8dd2dc96eae2646a4c82711cacea35e4675beb78c82a2bcbfc5792d8ae6',
   },
   'class DeleteRows (lib/rows_event.js)': {
-    usedBy: 'zongji-raw-events.ts (replayWithZongji)',
+    usedBy: 'bench/zongji-capture.ts (zongjiReplay)',
     reliesOn: 'constructed as (parser, options, zongji), passed on to RowsEvent',
     get: () => DeleteRows,
     params: 3,
@@ -119,7 +119,7 @@ const PINNED: Record<string, Pinned> = {
     sha256: '69233af48baa4b74c3226df8e815b0f06ec46acf8a723e71efdbcd80505f834d',
   },
   'Parser.prototype.append (lib/reader.js)': {
-    usedBy: 'zongji-raw-events.ts (replayWithZongji)',
+    usedBy: 'bench/zongji-capture.ts (zongjiReplay)',
     reliesOn: 'append(buffer) makes the buffer the whole packet: _buffer = buffer, _offset 0, _packetEnd its length',
     get: () => Parser.prototype.append!,
     params: 1,
@@ -133,7 +133,7 @@ const PINNED: Record<string, Pinned> = {
     sha256: '57baccd01255264fe5f8669c498ab9316443152410effc5b30335f6c1722b516',
   },
   'Parser.prototype._offset setter (lib/reader.js)': {
-    usedBy: 'zongji-raw-events.ts (skipWhenRaw jumps to the event end; replayWithZongji starts after the header)',
+    usedBy: 'zongji-raw-events.ts (skipWhenRaw jumps to the event end), bench/zongji-capture.ts (zongjiReplay starts after the header)',
     reliesOn: 'assigning it moves the parser (the driver packet’s offset when there is one)',
     get: () => accessor(Parser.prototype, '_offset', 'set'),
     params: 1,
