@@ -115,16 +115,20 @@ export class TransactionAssembler {
         return this.commit(e);
       case 'tablemap': {
         const { tableId, columnNames, columnCount } = e as unknown as { tableId: number; columnNames?: string[]; columnCount: number };
-        this.loggedNames.set(tableId, columnNames?.length === columnCount ? columnNames : undefined);
         const { floeTableMap: bytes, floeChecksumBytes: checksumBytes = 0 } = e as RawEventBytes;
         if (bytes) {
           // every transaction logs its tables' TABLE_MAPs again: an unchanged one (same bytes between
           // the common header and the checksum) keeps its parsed form, so its compiled decoder is reused
-          const known = this.rawTableMaps.get(tableId);
+          let known = this.rawTableMaps.get(tableId);
           if (!known || !samePayload(known.bytes, bytes, checksumBytes)) {
             const copy = Buffer.from(bytes);
-            this.rawTableMaps.set(tableId, { ...parseTableMap(copy, checksumBytes), bytes: copy });
+            known = { ...parseTableMap(copy, checksumBytes), bytes: copy };
+            this.rawTableMaps.set(tableId, known);
           }
+          // floe's parse is the only one: zongji steps over the column metadata of a table read raw
+          this.loggedNames.set(tableId, known.columnNames?.length === known.types.length ? known.columnNames : undefined);
+        } else {
+          this.loggedNames.set(tableId, columnNames?.length === columnCount ? columnNames : undefined);
         }
         this.advancePosition(e);
         return undefined;

@@ -4,7 +4,7 @@
  * checksums, heartbeats) but no longer decodes the rows of the tables floe decodes itself.
  *
  * zongji keeps no event bytes and decodes rows inside its event constructors, so this module patches
- * three prototype methods of zongji's event classes (loaded by file URL: its package exports only its
+ * prototype methods of zongji's event classes (loaded by file URL: its package exports only its
  * entry point; Node gives them the same module instances the entry uses):
  * - `BinlogEvent.prototype._readTableId`, which every TABLE_MAP and rows event calls first, with the
  *   parser right after the 19-byte common header: the event's bytes are `buffer[offset - 19,
@@ -13,6 +13,9 @@
  *   benchmark's sessions leave zongji decoding as it always did).
  * - `_fetchOneRow` of the rows events: for an event that kept `floeRows`, it skips the row images
  *   (the parser jumps to the event end) instead of decoding them.
+ * - `TableMap.prototype._readColumnMetadata` and `_readOptionalMetadata`: for a table whose rows are
+ *   kept raw, zongji steps over the column metadata, which floe parses from `floeTableMap`
+ *   (table-map.ts) — one parse of each TABLE_MAP, and only floe's crosses to the reader's thread.
  * - per instance, `_fetchTableInfo`: see `setRawRows` (the information_schema description of a
  *   TABLE_MAP without column metadata).
  * - per binlog command class (made at each start, announced by 'ready'), `binlogData`: a
@@ -61,8 +64,12 @@ const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(
 
 type RowsEventClass = { prototype: { _fetchOneRow(parser: ZongjiParser): unknown } };
 type EventProto = { _readTableId(parser: ZongjiParser): void };
+type TableMapProto = {
+  _readColumnMetadata(parser: ZongjiParser): void;
+  _readOptionalMetadata(parser: ZongjiParser, zongji: unknown): void;
+};
 
-const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventProto }; TableMap: new (...a: never[]) => unknown }>('binlog_event.js');
+const { BinlogEvent, TableMap } = await load<{ BinlogEvent: { prototype: EventProto }; TableMap: (new (...a: never[]) => unknown) & { prototype: TableMapProto } }>('binlog_event.js');
 const rowsClasses = await load<{ WriteRows: RowsEventClass; UpdateRows: RowsEventClass }>('rows_event.js');
 
 const PARTIAL_UPDATE_ROWS_EVENT = 39;
@@ -127,6 +134,29 @@ function ownedCopy(bytes: Uint8Array): Buffer {
   return Buffer.from(out.buffer, 0, out.length);
 }
 
+/** A TABLE_MAP event as zongji's constructor fills it. */
+type TableMapThis = { tableMap?: object; schemaName: string; tableName: string; columnsMetadata?: unknown[] };
+
+/** Whether a TABLE_MAP is one of a table whose rows its session keeps raw (floe reads it from its bytes). */
+function readByFloe(event: TableMapThis): boolean {
+  const owner = rawSessions.get(event.tableMap ?? {}) as (ZongjiInstance & { [RAW_ROWS]?: RawRowsPredicate }) | undefined;
+  return owner?.[RAW_ROWS]?.({ parentSchema: event.schemaName, tableName: event.tableName }) === true;
+}
+
+// The column metadata of such a TABLE_MAP (per-column and optional: names, charsets, labels) is
+// floe's to parse (table-map.ts), and zongji decodes none of its rows: zongji steps over it. Without
+// column names zongji takes its information_schema path, which `setRawRows` answers at once.
+const readColumnMetadata = TableMap.prototype._readColumnMetadata;
+TableMap.prototype._readColumnMetadata = function (this: TableMapThis, parser: ZongjiParser) {
+  if (!readByFloe(this)) return readColumnMetadata.call(this, parser);
+  this.columnsMetadata = [];
+  parser._offset = parser._packetEnd;
+};
+const readOptionalMetadata = TableMap.prototype._readOptionalMetadata;
+TableMap.prototype._readOptionalMetadata = function (this: TableMapThis, parser: ZongjiParser, zongji: unknown) {
+  if (!readByFloe(this)) readOptionalMetadata.call(this, parser, zongji);
+};
+
 /** zongji reads the row images in `_fetchOneRow`, called until the event end: skip to it instead. */
 const skipWhenRaw = (fetch: (parser: ZongjiParser) => unknown) =>
   function (this: RawEventBytes, parser: ZongjiParser): unknown {
@@ -140,18 +170,21 @@ rowsClasses.UpdateRows.prototype._fetchOneRow = skipWhenRaw(rowsClasses.UpdateRo
 
 interface FetchingZongji {
   tableMap: Record<string, { parentSchema: string; tableName: string; columnSchemas: Record<string, unknown>[] } | undefined>;
-  _fetchTableInfo(event: { tableId: number; columnCount: number }, next: () => void): void;
+  _fetchTableInfo(event: { tableId: number; columnCount: number; schemaName: string; tableName: string }, next: () => void): void;
 }
 
 /**
  * From now on `zongji` keeps the rows events of the tables `wants` accepts raw (see the module header).
  *
- * A TABLE_MAP without column metadata (binlog_row_metadata=MINIMAL, MySQL 8's default) makes zongji
- * describe the table from information_schema as it stands when the event is read — after any DDL
- * run since the event was logged, e.g. while floe was stopped — and stop the stream when that
- * description has fewer columns than the event (`updateColumnInfo`). floe's own decoder reads such
- * rows with the definition it keeps for the event's position (binlog-decoding.ts), not with
- * zongji's description, so for those tables the description is padded to the logged column count.
+ * zongji describes the table of a TABLE_MAP without column names (binlog_row_metadata=MINIMAL,
+ * MySQL 8's default; and every TABLE_MAP of such a table here, whose metadata zongji steps over) from
+ * information_schema, with the dump connection paused. floe's decoder reads their rows with the
+ * definition it keeps for the event's position (binlog-decoding.ts), never with zongji's description,
+ * so that look-up is answered without a query: an entry naming the table, with one nameless column
+ * per logged column. (A query would also describe the table as it stands when the event is read,
+ * after any DDL run since, and zongji stops the stream when that has fewer columns than the event.)
+ * The answer comes on a later turn of the event loop, as a query's would: the dump connection's
+ * flow (dump-flow.ts) releases its hold on it then, outside zongji's handling of the event.
  */
 export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   (zongji as { [RAW_ROWS]?: RawRowsPredicate })[RAW_ROWS] = wants;
@@ -161,14 +194,9 @@ export function setRawRows(zongji: unknown, wants: RawRowsPredicate): void {
   z.on('ready', () => readPartialUpdatesAsUpdates(z.BinlogClass));
   const fetch = z._fetchTableInfo;
   z._fetchTableInfo = function (this: FetchingZongji, event, next) {
-    fetch.call(this, event, () => {
-      const entry = this.tableMap[String(event.tableId)];
-      if (entry && wants(entry) && entry.columnSchemas.length < event.columnCount) {
-        for (let i = entry.columnSchemas.length; i < event.columnCount; i++) {
-          entry.columnSchemas.push({ COLUMN_NAME: `@${i + 1}`, COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: '' });
-        }
-      }
-      next();
-    });
+    if (!wants({ parentSchema: event.schemaName, tableName: event.tableName })) return fetch.call(this, event, next);
+    const columnSchemas = Array.from({ length: event.columnCount }, (_, i) => ({ COLUMN_NAME: `@${i + 1}`, COLLATION_NAME: null, CHARACTER_SET_NAME: null, COLUMN_COMMENT: '', COLUMN_TYPE: '' }));
+    this.tableMap[String(event.tableId)] = { parentSchema: event.schemaName, tableName: event.tableName, columnSchemas };
+    setImmediate(next);
   };
 }

@@ -2,7 +2,9 @@
  * One binlog session under binlog_row_metadata=MINIMAL (MySQL 8's default), where zongji pauses the
  * connection while it reads a new TABLE_MAP's columns from information_schema: floe's own
  * backpressure pause/resume in that moment must not let the rows after the TABLE_MAP through before
- * their table is known — zongji would skip them as rows of an unknown table, silently.
+ * their table is known — zongji would skip them as rows of an unknown table, silently. A session
+ * that keeps a table's rows raw leaves its TABLE_MAPs' column metadata to floe: zongji neither
+ * parses it nor looks the columns up.
  *
  * The read-timeout watchdog: an event loop held by a synchronous step longer than the timeout (verify
  * hashing a large chunk) is not a silent server — the heartbeats wait unread in the socket.
@@ -98,6 +100,50 @@ describe('binlog session flow control', () => {
     // two transactions on t: a TABLE_MAP and a rows event each
     expect(rowsEvents).toEqual(['t', 't']);
     expect(finishedMarker, 'the rows of the marker table arrived').toBe(true);
+  });
+
+  it.each([true, false])('parses the column metadata of a TABLE_MAP once, floe or zongji, and looks up no columns for a table read raw (raw rows: %s)', async (raw) => {
+    const conn = await sql(server);
+    const db = `tablemap_${raw ? 'raw' : 'zongji'}_${process.pid}`;
+    await conn.query(`CREATE DATABASE ${db}`);
+    await conn.query(`CREATE TABLE ${db}.t (id INT PRIMARY KEY, v VARCHAR(10), e ENUM('x','y'))`);
+    const start = await position();
+    await conn.query(`INSERT INTO ${db}.t VALUES (1, 'a', 'y')`);
+    await conn.query(`INSERT INTO ${db}.t VALUES (2, 'b', 'x')`);
+    await conn.end();
+
+    type TableMapSeen = { columnsMetadata?: unknown[]; columnNames?: string[]; floeTableMap?: Buffer; tableMap: Record<number, { columnSchemas: { COLUMN_NAME: string }[] }>; tableId: number };
+    const seen: { metadata: number; names: string[]; bytes: boolean }[] = [];
+    let rows = 0;
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    const session: BinlogSession = new BinlogSession({
+      connection: { host: server.host, port: server.port, user: server.user, password: server.password, ...BINLOG_CONNECTION_OPTIONS },
+      serverId: 7110 + (raw ? 1 : 2),
+      start,
+      includeSchema: { [db]: ['t'] },
+      heartbeatMs: 1000,
+      ...(raw ? { rawRows: () => true } : {}),
+      onEvent: (e: AnyBinlogEvent) => {
+        if (e.getEventName() === 'tablemap') {
+          const m = e as unknown as TableMapSeen;
+          seen.push({ metadata: m.columnsMetadata?.length ?? -1, names: m.tableMap[m.tableId]!.columnSchemas.map((c) => c.COLUMN_NAME), bytes: m.floeTableMap !== undefined });
+        }
+        if (e.getEventName() === 'writerows' && ++rows === 2) finished();
+      },
+      onError: () => finished(),
+    });
+    session.start();
+    try {
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    } finally {
+      await session.stop();
+    }
+    expect(rows).toBe(2);
+    // read raw: floe has the event's bytes, zongji read no column metadata and asked information_schema
+    // nothing (one nameless column per logged column); otherwise zongji's own reading of both
+    const expected = raw ? { metadata: 0, names: ['@1', '@2', '@3'], bytes: true } : { metadata: 3, names: ['id', 'v', 'e'], bytes: false };
+    expect(seen).toEqual([expected, expected]);
   });
 
   it('an event loop held longer than the read timeout is not taken for a silent server', async () => {

@@ -1,8 +1,8 @@
 /**
  * The zongji internals floe patches or relies on, checked against the installed zongji so that an
  * upgrade that changes them fails here, by name, rather than as lost or misread rows in a run.
- * zongji-raw-events.ts overrides `_readTableId` and `_fetchOneRow`, wraps the per-instance
- * `_fetchTableInfo` and the binlog command's `binlogData`, reads and moves the parser's `_buffer`,
+ * zongji-raw-events.ts overrides `_readTableId`, `_fetchOneRow` and the TABLE_MAP's metadata readers,
+ * wraps the per-instance `_fetchTableInfo` and the binlog command's `binlogData`, reads and moves the parser's `_buffer`,
  * `_offset` and `_packetEnd`; zongji-payload-events.ts wraps `binlogData`; binlog-transactions.ts
  * reads a rows event's `_zongji`; dump-flow.ts and binlog-session.ts rely on how `start()` pauses
  * the dump connection around a TABLE_MAP's column look-up; bench/zongji-capture.ts overrides
@@ -118,6 +118,27 @@ const PINNED: Record<string, Pinned> = {
     params: 3,
     sha256: '69233af48baa4b74c3226df8e815b0f06ec46acf8a723e71efdbcd80505f834d',
   },
+  'TableMap.prototype._readColumnMetadata (lib/binlog_event.js)': {
+    usedBy: 'zongji-raw-events.ts (overridden: steps over the metadata of a table read raw)',
+    reliesOn: 'the constructor calls it after the column types, with this.tableMap, schemaName and tableName set, and it only fills this.columnsMetadata (one entry per column, read by updateColumnInfo)',
+    get: () => TableMap.prototype._readColumnMetadata!,
+    params: 1,
+    sha256: '6ea33658aab82ba06dda4ca13754e754988e3e62ba805f3962910de80b94dfb0',
+  },
+  'TableMap.prototype._readOptionalMetadata (lib/binlog_event.js)': {
+    usedBy: 'zongji-raw-events.ts (overridden: nothing to read for a table read raw)',
+    reliesOn: 'the constructor calls it last; without it columnNames stays undefined, so hasSelfDescribingMetadata() is false and zongji takes the _fetchTableInfo path',
+    get: () => TableMap.prototype._readOptionalMetadata!,
+    params: 2,
+    sha256: '27fef98e2e89aad11ca71168fe7427030309d9455e76d99a605276af73da228e',
+  },
+  'TableMap.prototype.updateColumnInfo (lib/binlog_event.js)': {
+    usedBy: 'zongji-raw-events.ts (runs on the entry setRawRows answers _fetchTableInfo with)',
+    reliesOn: 'reads columnsMetadata[i] only behind a truthiness check (an empty array is fine) and needs columnSchemas with at least columnCount rows; builds tableMap.columns',
+    get: () => TableMap.prototype.updateColumnInfo!,
+    params: 0,
+    sha256: '58349f1bb86e39ab281d0e45b373771084c306cd22baa9abbf1ec443a913c629',
+  },
   'Parser.prototype.append (lib/reader.js)': {
     usedBy: 'bench/zongji-capture.ts (zongjiReplay)',
     reliesOn: 'append(buffer) makes the buffer the whole packet: _buffer = buffer, _offset 0, _packetEnd its length',
@@ -154,8 +175,8 @@ const PINNED: Record<string, Pinned> = {
     sha256: '1ac8289495903026b4b5db7f557e5153c53e97e56dace0201a61ece3f304b624',
   },
   'ZongJi.prototype._fetchTableInfo (index.js)': {
-    usedBy: 'zongji-raw-events.ts setRawRows (wrapped per instance), binlog-session.test.ts',
-    reliesOn: 'called as this._fetchTableInfo(event, next) for a TABLE_MAP without usable column metadata; calls next() once tableMap[event.tableId] holds columnSchemas',
+    usedBy: 'zongji-raw-events.ts setRawRows (answered per instance for the tables read raw), binlog-session.test.ts',
+    reliesOn: 'called as this._fetchTableInfo(event, next) for a TABLE_MAP without usable column metadata (event.schemaName, tableName, tableId and columnCount set); next() may come on a later turn, once tableMap[event.tableId] holds columnSchemas, parentSchema and tableName',
     get: () => zongjiProto._fetchTableInfo!,
     params: 2,
     sha256: 'e39a94377b200d31b9874e01aa80315116497b267e974259bf0d6ec2b56b2637',
