@@ -105,6 +105,27 @@ describe('floe check', () => {
     expect(line(micros.lines, 'source.spark-time')).toEqual({ check: 'source.spark-time', ok: true, severity: 'info', message: 'no captured column is stored as Iceberg time: Spark reads every table' });
   });
 
+  it('names each captured table with a column floe cannot replicate, and exits 3', async () => {
+    const db = await createTestDatabase('clichecktypes');
+    await admin(sharedMysqlConfig(), [
+      `CREATE TABLE \`${db}\`.places (id INT PRIMARY KEY, at POINT)`,
+      `CREATE TABLE \`${db}\`.legacy (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET dec8)`,
+      `CREATE TABLE \`${db}\`.fine (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET gbk)`,
+    ]);
+    const { code, lines } = await check('types', { ...sharedMysqlConfig(), serverId: 4711, include: [`${db}.*`] });
+    expect(code).toBe(3);
+    expect(line(lines, 'source.column-types')).toEqual({
+      check: 'source.column-types',
+      ok: false,
+      severity: 'error',
+      message:
+        `2 captured tables with a column floe cannot replicate: column ${db}.legacy.name (varchar(20)) has the character set dec8, which floe cannot decode from the binlog (dec8, geostd8, hp8, keybcs2 and swe7 have no decoder); convert the column to utf8mb4 (ALTER TABLE … MODIFY … CHARACTER SET utf8mb4), or exclude the table (source.exclude); ` +
+        `column ${db}.places.at has the spatial type point: floe does not map spatial types to Iceberg; exclude the table (source.exclude)`,
+    });
+    const excluded = await check('types-excluded', { ...sharedMysqlConfig(), serverId: 4711, include: [`${db}.*`], exclude: [`${db}.places`, `${db}.legacy`] });
+    expect(line(excluded.lines, 'source.column-types')).toEqual({ check: 'source.column-types', ok: true, severity: 'error', message: 'floe maps every column of the captured tables' });
+  });
+
   it('names a server without a binary log and exits 3', async () => {
     const { code, lines } = await check('nobinlog', { ...conn(noBinlog), serverId: 4711 });
     expect(code).toBe(3);

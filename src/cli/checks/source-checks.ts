@@ -45,7 +45,9 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
     );
     const report = await runPreflight(client, { serverId: source.serverId, tables });
     for (const c of report.checks) lines.push({ ...c, check: `source.${c.check}` });
-    lines.push(sparkTimeCheckLine(await mappedTables(client, source, tables)));
+    const { mapped, refused } = await mappedTables(client, source, tables);
+    lines.push(columnTypesCheckLine(refused));
+    lines.push(sparkTimeCheckLine(mapped));
     return lines;
   } catch (e) {
     return [{ check: 'source.preflight', ok: false, severity: 'error', message: `a pre-flight query failed: ${checkMessage(e)}` }];
@@ -55,19 +57,29 @@ export async function sourceChecks(config: FloeConfig): Promise<CheckLine[]> {
   }
 }
 
-/** The captured tables as floe would map them; a table floe cannot map is left to `floe run` to report. */
-async function mappedTables(client: MysqlClient, source: SourceConfig, tables: readonly TableId[]): Promise<MappedTable[]> {
-  if (tables.length === 0) return [];
+/** The captured tables as floe would map them, and why it cannot map the others. */
+async function mappedTables(client: MysqlClient, source: SourceConfig, tables: readonly TableId[]): Promise<{ mapped: MappedTable[]; refused: string[] }> {
+  if (tables.length === 0) return { mapped: [], refused: [] };
   const schemas = await captureTableSchemas(client, tables, (await detectDialect(client)).flavor);
-  const out: MappedTable[] = [];
+  const mapped: MappedTable[] = [];
+  const refused: string[] = [];
   for (const id of tables) {
     const schema = schemas.get(tableKey(id));
     if (schema === undefined) continue; // dropped since discovery
     try {
-      out.push(mapTable(schema, typeMappingOptions(source)));
-    } catch {
-      // an unmappable column (a spatial type) stops that table in floe run, with its own message
+      mapped.push(mapTable(schema, typeMappingOptions(source)));
+    } catch (e) {
+      // a spatial column, or text in a charset nothing decodes from the binlog (type-mapping.ts)
+      refused.push(checkMessage(e));
     }
   }
-  return out;
+  return { mapped, refused };
+}
+
+/** `floe run` stops on a captured table with a column it cannot map: said before it starts. */
+function columnTypesCheckLine(refused: readonly string[]): CheckLine {
+  if (refused.length === 0) return { check: 'source.column-types', ok: true, severity: 'error', message: 'floe maps every column of the captured tables' };
+  const shown = refused.slice(0, 8).join('; ');
+  const more = refused.length > 8 ? `; and ${refused.length - 8} more tables` : '';
+  return { check: 'source.column-types', ok: false, severity: 'error', message: `${refused.length} captured table${refused.length === 1 ? '' : 's'} with a column floe cannot replicate: ${shown}${more}` };
 }

@@ -138,7 +138,7 @@ export function mapColumn(table: TableId, column: ColumnSchema, options: TypeMap
         throw new FloeError(
           'source.mysql',
           'unsupported',
-          `column ${qualifiedName} (${column.columnType}) has the character set ${column.charset}, which floe cannot decode from the binlog (dec8, geostd8, hp8, keybcs2 and swe7 have no decoder); convert the column to utf8mb4 (ALTER TABLE … MODIFY … CHARACTER SET utf8mb4), or exclude the table`,
+          `column ${qualifiedName} (${column.columnType}) has the character set ${column.charset}, which floe cannot decode from the binlog (dec8, geostd8, hp8, keybcs2 and swe7 have no decoder); convert the column to utf8mb4 (ALTER TABLE … MODIFY … CHARACTER SET utf8mb4), or exclude the table (source.exclude)`,
         );
       }
       return column.json ? mapped('string', 'json') : mapped('string', 'string');
@@ -178,10 +178,10 @@ export function mapColumn(table: TableId, column: ColumnSchema, options: TypeMap
     throw new FloeError(
       'source.mysql',
       'unsupported',
-      `column ${qualifiedName} has the spatial type ${column.columnType}: floe does not map spatial types to Iceberg; exclude the table or drop the column with a column transform`,
+      `column ${qualifiedName} has the spatial type ${column.columnType}: floe does not map spatial types to Iceberg; exclude the table (source.exclude)`,
     );
   }
-  throw new FloeError('source.mysql', 'unsupported', `column ${qualifiedName} has the type ${column.columnType}, which floe does not know how to map to Iceberg: exclude the table or drop the column with a column transform`);
+  throw new FloeError('source.mysql', 'unsupported', `column ${qualifiedName} has the type ${column.columnType}, which floe does not know how to map to Iceberg: exclude the table (source.exclude)`);
 }
 
 function isTimeAsMicros(table: TableId, column: string, options: TypeMappingOptions): boolean {
