@@ -57,6 +57,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/verify/server-float-text.test.ts',
   'test/pipeline/verify/row-diff.test.ts',
   'test/source/mysql/verify/window-apply.test.ts',
+  'test/source/mysql/snapshot/read-order.test.ts',
   'test/source/mysql/binlog/decoding-skip.test.ts',
   'test/source/mysql/binlog/row-decoder-events.test.ts',
   'test/source/mysql/binlog/transaction-payload.test.ts',

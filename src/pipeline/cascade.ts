@@ -11,9 +11,13 @@
  *   projection, so hashed/masked FK columns are matched in their stored form; an FK column dropped by
  *   a transform cannot be matched (the writer refuses the delete, naming the column).
  *
- * What is NOT reproduced (warned at start, diverges in the lake): ON DELETE SET NULL / SET DEFAULT,
- * ON UPDATE CASCADE / SET NULL, cascades from uncaptured parents, grandchildren referencing the
- * child by columns other than the matched FK, recursive self-references below the first level.
+ * - key-cascades.ts: grandchildren that reference a cascade child by its primary key (and deeper
+ *   levels of a self-reference), from the keys of the child rows a cascade removed.
+ *
+ * What is NOT reproduced (warned, diverges in the lake): ON DELETE SET NULL / SET DEFAULT, ON UPDATE
+ * CASCADE / SET NULL, cascades from uncaptured parents, grandchildren referencing the child by
+ * columns that are neither the matched FK nor its primary key, and key cascades of a format-v2
+ * child or one without its indexes (key-cascades.ts).
  */
 import type { MatchingDelete } from '../iceberg/writer/index.js';
 import type { Row, Value } from '../model/values.js';
@@ -25,7 +29,7 @@ import { FloeError } from '../util/errors.js';
 /** The FK field sets a table's writer must index (it is the child of these cascades). */
 export function matchFieldsFor(plan: CascadePlan, key: string): string[][] {
   const sets = new Map<string, string[]>();
-  for (const r of plan.rules) {
+  for (const r of [...plan.rules, ...plan.keyRules]) {
     if (tableKey(r.child) !== key) continue;
     const names = [...r.childColumns];
     sets.set(names.map((n) => n.toLowerCase()).sort().join('\u0000'), names);

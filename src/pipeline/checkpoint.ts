@@ -247,13 +247,17 @@ export class Checkpointer {
       // a writer opens one in commitTable, and takes no writes before it is committed.
       for (const { table } of work) if (table.committer.mode !== undefined) table.committer.detach();
       this.committing = new Set(work.map((w) => w.table));
+      const order = commitOrder(work, this.commitFirst);
+      const commits = new Map<string, Promise<CommittedTable>>();
       let next = 0;
       let failed = false;
       const worker = async () => {
-        while (next < work.length && !failed) {
-          const item = work[next++]!;
+        while (next < order.length && !failed) {
+          const item = order[next++]!;
+          const commit = this.commitAfter(id, item, commits);
+          commits.set(item.table.key, commit);
           try {
-            committed.push(await commitTableCheckpoint(this.commitContext(), id, item.table, item.progress));
+            committed.push(await commit);
           } catch (e) {
             failed = true;
             throw e;
@@ -274,6 +278,22 @@ export class Checkpointer {
     if (chunksAtStart > 0) this.chunkCommitted = true;
     this.cadence.checkpointEnded();
     return { checkpointId: id, reason, committed };
+  }
+
+  /**
+   * Tables that must commit before table `key` in a checkpoint, when both commit in it (key-cascades.ts:
+   * a grandchild before the child whose removed rows it follows, so a crash between the two commits
+   * leaves the child behind, never ahead).
+   */
+  commitFirst: (key: string) => readonly string[] = () => [];
+
+  /** `item`'s commit, once the commits it must follow (`commitFirst`, started already) have landed. */
+  private async commitAfter(id: bigint, item: { table: CheckpointTable; progress: TableProgress }, commits: ReadonlyMap<string, Promise<CommittedTable>>): Promise<CommittedTable> {
+    const before = this.commitFirst(item.table.key).flatMap((k) => commits.get(k) ?? []);
+    if ((await Promise.allSettled(before)).some((r) => r.status === 'rejected')) {
+      throw new FloeError(SUBSYSTEM, 'internal', `${item.table.key} is not committed in checkpoint ${id}: a table whose commit must come first failed`);
+    }
+    return commitTableCheckpoint(this.commitContext(), id, item.table, item.progress);
   }
 
   /**
@@ -357,3 +377,24 @@ export class Checkpointer {
   }
 }
 
+/**
+ * The order a checkpoint's tables commit in: each after the tables it must follow (`commitFirst`),
+ * depth first, so that a worker waiting on another table's commit only waits on one begun already.
+ * A cycle is cut where the walk meets it.
+ */
+function commitOrder<T extends { table: CheckpointTable }>(work: readonly T[], commitFirst: (key: string) => readonly string[]): T[] {
+  const byKey = new Map(work.map((w) => [w.table.key, w]));
+  const out: T[] = [];
+  const seen = new Set<string>();
+  const visit = (w: T) => {
+    if (seen.has(w.table.key)) return;
+    seen.add(w.table.key);
+    for (const k of commitFirst(w.table.key)) {
+      const first = byKey.get(k);
+      if (first) visit(first);
+    }
+    out.push(w);
+  };
+  for (const w of work) visit(w);
+  return out;
+}

@@ -25,17 +25,43 @@ import { FloeError } from '../util/errors.js';
 import type { Checkpointer } from './checkpoint.js';
 import type { PipelineTable } from './tables/pipeline-table.js';
 import { cascadeWriterChange } from './cascade.js';
+import { KeyCascades, keyCascadeChanges } from './key-cascades.js';
+import type { CascadePlan } from '../source/mysql/index.js';
 import type { Metrics } from './observe/metrics.js';
 import type { ProgressReporter } from './observe/progress.js';
 
 export class Router {
+  private keyCascades: KeyCascades | undefined;
+  /** Tables whose key cascades could not be followed (warned once each). */
+  private readonly unfollowed = new Set<string>();
+
   constructor(
     /** The captured tables (tables/captured-tables.ts `byKey`). */
     private readonly tables: ReadonlyMap<string, PipelineTable>,
     private readonly checkpointer: Checkpointer,
     private readonly metrics: Metrics | undefined,
     private readonly progress: ProgressReporter | undefined,
+    /** The source's cascade plan now (it changes with foreign-key DDL), and where warnings go. */
+    private readonly cascades: { plan: () => CascadePlan | undefined; warn: (message: string) => void } = { plan: () => undefined, warn: () => {} },
   ) {}
+
+  /** The key cascades of the current plan (key-cascades.ts); undefined when there are none. */
+  private keyed(): KeyCascades | undefined {
+    const plan = this.cascades.plan();
+    if (!plan || plan.keyRules.length === 0) return undefined;
+    if (this.keyCascades?.plan !== plan) this.keyCascades = new KeyCascades(plan);
+    return this.keyCascades;
+  }
+
+  /** Tables that must commit before table `key` in a checkpoint (key-cascades.ts). */
+  commitFirst(key: string): string[] {
+    return this.keyed()?.commitFirst(key) ?? [];
+  }
+
+  /** Whether `e` removes rows whose key cascades must be followed (routed in order, between commits). */
+  private followsKeys(e: TransactionEvent, keyed: KeyCascades | undefined): boolean {
+    return keyed !== undefined && e.changes.some((c) => c.op === 'delete-matching' && keyed.isParent(tableKey(c.table)));
+  }
 
   /** A table's chunk plan: the start of its snapshot progress (a resumed plan is already there). */
   plan(e: SnapshotPlanEvent): PipelineTable | undefined {
@@ -71,6 +97,7 @@ export class Router {
    * takes writes now (checkpoint.ts `writable`).
    */
   routableDuringCommit(e: TransactionEvent): boolean {
+    if (this.followsKeys(e, this.keyed())) return false;
     let last: TransactionEvent['changes'][number]['table'] | undefined;
     for (const change of e.changes) {
       if (change.table === last) continue; // consecutive changes of one table share its TableRef
@@ -84,11 +111,13 @@ export class Router {
 
   /** A whole transaction: its changes per table, minus what each table already holds. */
   async transaction(e: TransactionEvent): Promise<void> {
-    const byTable = new Map<PipelineTable, WriterChange[]>();
+    const keyed = this.keyed();
+    let byTable = new Map<PipelineTable, WriterChange[]>();
     // consecutive changes of one table share its TableRef: its key ('db.table', a new string to
     // hash each time) is made once per run of them, not once per change
     let lastRef: TransactionEvent['changes'][number]['table'] | undefined;
     let lastTable: PipelineTable | undefined;
+    const inOrder = this.followsKeys(e, keyed);
     for (const change of e.changes) {
       if (change.table !== lastRef) {
         lastRef = change.table;
@@ -102,26 +131,73 @@ export class Router {
       }
       if (change.op === 'delete-matching') {
         // ON DELETE CASCADE child rows the binlog does not carry (source cascade.ts, pipeline/cascade.ts)
+        const dm = cascadeWriterChange(change, t.project, t.sourceColumns);
+        if (inOrder && keyed!.isParent(t.key)) {
+          // the rows it removes cascade on by their keys: what came before is written first
+          await this.writeAll(byTable);
+          byTable = new Map();
+          await this.removeAndFollow(t, [dm], change.position, keyed!, 0);
+          continue;
+        }
         let list = byTable.get(t);
         if (!list) byTable.set(t, (list = []));
-        list.push(cascadeWriterChange(change, t.project, t.sourceColumns));
+        list.push(dm);
         continue;
       }
       let list = byTable.get(t);
       if (!list) byTable.set(t, (list = []));
       list.push(toWriterChange(t, change));
     }
-    if (byTable.size > 0) {
-      await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t, t.streamMode] as const));
-      for (const [t, changes] of byTable) {
-        await this.checkpointer.write(t, changes);
-        this.metrics?.binlogEvents(t.key, changes.length);
-        this.metrics?.rowsWritten(t.key, 'streaming', changes.reduce((n, c) => n + (c.op === 'insert' || c.op === 'update' ? 1 : 0), 0));
-      }
-    }
+    await this.writeAll(byTable);
     this.checkpointer.advance(e.offset, e.timestampMs);
   }
+
+  private async writeAll(byTable: Map<PipelineTable, WriterChange[]>): Promise<void> {
+    if (byTable.size === 0) return;
+    await this.checkpointer.ensureModes([...byTable.keys()].map((t) => [t, t.streamMode] as const));
+    for (const [t, changes] of byTable) {
+      await this.checkpointer.write(t, changes);
+      this.metrics?.binlogEvents(t.key, changes.length);
+      this.metrics?.rowsWritten(t.key, 'streaming', changes.reduce((n, c) => n + (c.op === 'insert' || c.op === 'update' ? 1 : 0), 0));
+    }
+  }
+
+  /**
+   * Matching deletes of `t` whose removed rows cascade on by key (key-cascades.ts): the rows they
+   * remove become matching deletes of the tables referencing `t`'s key, written at once, level by
+   * level (MySQL stops at 15 levels).
+   */
+  private async removeAndFollow(t: PipelineTable, deletes: WriterChange[], position: Position, keyed: KeyCascades, depth: number): Promise<void> {
+    await this.checkpointer.ensureModes([[t, t.streamMode]]);
+    const follow = keyed.isParent(t.key) && depth < 16 && (await t.committer.reportCascadeRemovals());
+    if (keyed.isParent(t.key) && !follow) this.unfollowable(t.key, `${t.key} is not a format-v3 table with its key index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
+    await this.checkpointer.write(t, deletes);
+    this.metrics?.binlogEvents(t.key, deletes.length);
+    const removed = follow ? t.committer.takeCascadeRemovals() : undefined;
+    if (!removed || removed.keys.length === 0) return;
+    for (const rule of keyed.rulesOf(t.key)) {
+      const child = this.tables.get(tableKey(rule.child));
+      if (!child) continue;
+      if (child.skipUntil) {
+        if (!isAfter(position, child.skipUntil)) continue; // the child holds this position already
+        child.skipUntil = undefined;
+      }
+      const changes = keyCascadeChanges(rule, removed, t, child);
+      if (typeof changes === 'string') this.unfollowable(t.key, changes);
+      else if (changes.length > 0) await this.removeAndFollow(child, changes, position, keyed, depth + 1);
+    }
+  }
+
+  private unfollowable(key: string, why: string): void {
+    if (this.unfollowed.has(key)) return;
+    this.unfollowed.add(key);
+    const children = [...new Set(this.keyed()?.rulesOf(key).map((r) => tableKey(r.child)))].join(', ');
+    this.cascades.warn(`pipeline.cascade: ON DELETE CASCADE from ${key} to ${children} is not reproduced: ${why}; ${children} will keep orphaned rows in the lake when a cascade removes ${key} rows (use format v3 with iceberg.upsertDeletes deletion-vectors, and no column transform on these keys)`);
+  }
 }
+
+/** A change's place in the binlog. */
+type Position = TransactionEvent['changes'][number]['position'];
 
 function toWriterChange(t: PipelineTable, change: TransactionEvent['changes'][number] & { op: 'insert' | 'update' | 'delete' }): WriterChange {
   const { op } = change;

@@ -162,7 +162,8 @@ class PipelineRun {
     const tables = (this.tables = new CapturedTables({ config, catalog, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyColumnReader: this.options.keyColumnReader }));
     const checkpointer = (this.checkpointer = new Checkpointer(tables.byKey, firstId, checkpointOptions(config), logger, this.options.metrics));
     if (resume.offset) checkpointer.advance(resume.offset);
-    this.router = new Router(tables.byKey, checkpointer, this.options.metrics, this.options.progress);
+    this.router = new Router(tables.byKey, checkpointer, this.options.metrics, this.options.progress, { plan: () => this.source?.cascades, warn: (m) => logger.warn(m) });
+    checkpointer.commitFirst = (key) => this.router!.commitFirst(key);
     for (const t of prepared) tables.add(t, t.progress ?? (streamFrom ? { phase: 'streaming', offset: streamFrom } : undefined), skipUntil.get(t.key));
     // Tables that stream without a snapshot record their start offset at once, so that a restart
     // starts from the same point (a 'latest' resolved again later would skip what came between).

@@ -3,7 +3,8 @@
  * MariaDB and a local warehouse (filesystem catalog) while a writer applies random inserts, updates
  * (key changes included) and deletes to tables with composite keys, BIGINT UNSIGNED keys, every
  * supported type, no primary key (one with many identical rows, deleted and updated one copy at a
- * time), and a parent with two ON DELETE CASCADE children (one keyless, with identical copies). The process is
+ * time), and a parent with two ON DELETE CASCADE children (one keyless, with identical copies) and a grandchild
+ * referencing the keyed child by its primary key. The process is
  * killed with SIGKILL again and again — during snapshot chunks, in the middle of commits (failpoints
  * after the data files, the manifests, the manifest list: the process kills itself there) and while
  * streaming — and started again each time. When the writer stops and a

@@ -68,7 +68,7 @@ describe.skipIf(missing.length > 0 && !required)('the engines read a v3 lake mad
       expect({ table: t, equality: f.equality, hasTime: f.hasTime }).toEqual({ table: t, equality: 0, hasTime: false });
     }
     // the kills left changes to replay: every table but the small all_types carries deletion vectors
-    for (const t of ['accounts', 'ledger', 'events', 'dups', 'child', 'tags']) expect(facts.get(t)!.dv, `${t}: ${JSON.stringify(facts.get(t))}`).toBeGreaterThan(0);
+    for (const t of ['accounts', 'ledger', 'events', 'dups', 'child', 'notes', 'tags']) expect(facts.get(t)!.dv, `${t}: ${JSON.stringify(facts.get(t))}`).toBeGreaterThan(0);
   });
 
   for (const engine of ENGINES) {

@@ -142,6 +142,37 @@ describe('checkpointer', () => {
     }
   });
 
+  it('commits a table only after the tables it must follow have committed (commitFirst), at any concurrency', async () => {
+    const tables = await Promise.all(['kc_child', 'kc_grand', 'kc_great', 'kc_other'].map((n) => table(n, { phase: 'streaming', offset: at(100) })));
+    const [child, grand, great] = tables;
+    const log: string[] = [];
+    for (const t of tables) {
+      const commit = t.committer.commit.bind(t.committer);
+      t.committer.commit = async (...args) => {
+        log.push(`start ${t.key}`);
+        await new Promise((r) => setTimeout(r, 20));
+        const out = await commit(...args);
+        log.push(`end ${t.key}`);
+        return out;
+      };
+    }
+    const k = new Checkpointer(tablesOf(...tables), 1n, { ...options, concurrency: 4 }, silentLogger, undefined);
+    k.commitFirst = (key) => (key === child.key ? [grand.key] : key === grand.key ? [great.key] : []);
+    k.advance(at(100));
+    await k.checkpoint('first');
+    for (const t of tables) {
+      await k.ensureModes([[t, 'upsert']]);
+      await k.write(t, [{ op: 'insert', after: [1, t.key] }]);
+    }
+    log.length = 0;
+    k.advance(at(200));
+    const report = await k.checkpoint('ordered');
+    expect(report.committed.map((x) => x.key).sort()).toEqual(tables.map((t) => t.key).sort());
+    expect(log.indexOf(`start ${grand.key}`)).toBeGreaterThan(log.indexOf(`end ${great.key}`));
+    expect(log.indexOf(`start ${child.key}`)).toBeGreaterThan(log.indexOf(`end ${grand.key}`));
+    expect(log.indexOf(`start src.kc_other`)).toBeLessThan(log.indexOf(`end ${great.key}`)); // unrelated: at once
+  });
+
   it('commits an empty stamped snapshot for an idle table every N checkpoints, or when asked (the old committer case, through the coordinator)', async () => {
     // The case of the old multi-table CheckpointCommitter (emptyCommitInterval: 3, gone in 46fa4ef),
     // driven through the real coordinator, which now owns that policy (options.idleCheckpoints: 3).

@@ -34,16 +34,18 @@
  * - after `commit` (or a rejected `write`) throws, the instance is unusable: restart as after a crash
  *   (a fresh instance, resuming from `lastCommitted`).
  */
-import type { Catalog, TableIdentifier } from '../metadata/catalog.js';
+import type { TableIdentifier } from '../metadata/catalog.js';
 import { identifierToString } from '../metadata/catalog.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
 import type { Snapshot } from '../spec/table-metadata.js';
-import { loadCatalogTable, reloadTable, type CatalogTable, type RetryPolicy } from '../table/index.js';
+import { loadCatalogTable, reloadTable, type CatalogTable } from '../table/index.js';
 import { isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from '../writer/row-change.js';
+import type { RemovedKeys } from '../writer/cascade-removals.js';
 import { TableChangeWriter, type TableChangeWriterOptions, type WriteMode, type WriterStats } from '../writer/table-change-writer.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
-import { KeyIndexLifecycle, type KeyIndexLoads, type KeyIndexOptions } from '../keyindex/key-index-lifecycle.js';
+import { KeyIndexLifecycle, type KeyIndexLoads } from '../keyindex/key-index-lifecycle.js';
+import type { TableCommitterOptions, TableCommitOutcome } from './table-committer-options.js';
 import { ValueIndexes } from './value-indexes.js';
 import { prepareCheckpoint } from './prepare-checkpoint.js';
 import { commitCheckpoint, type SchemaCommit } from './checkpoint-commit.js';
@@ -52,28 +54,7 @@ import { commitTruncation } from './truncate-commit.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
-export interface TableCommitterOptions extends KeyIndexOptions {
-  catalog: Catalog;
-  /** The table this committer commits to. */
-  identifier: TableIdentifier;
-  /** The pipeline's stable identity (`floe.job-id`). */
-  jobId: string;
-  /** Defaults for the table's writer (the mode and others per `open`). */
-  writer?: TableChangeWriterOptions;
-  retry?: Partial<RetryPolicy>;
-}
-
-export interface TableCommitOutcome {
-  identifier: TableIdentifier;
-  /**
-   * 'committed': a snapshot with this checkpoint was committed (or found, for an unknown outcome
-   * that landed). 'already-committed': the table already held this checkpoint (or a later one) of
-   * this job; the buffered changes were dropped.
-   */
-  status: 'committed' | 'already-committed';
-  snapshot?: Snapshot;
-  stats?: WriterStats;
-}
+export type { TableCommitterOptions, TableCommitOutcome } from './table-committer-options.js';
 
 export class TableCommitter {
   readonly jobId: string;
@@ -188,25 +169,40 @@ export class TableCommitter {
   async write(changes: RowChange | Iterable<RowChange>): Promise<void> {
     const during = this.phase !== 'idle' ? this.duringCommit : undefined;
     if (!during?.writable || this.failed !== undefined) this.ensureUsable();
-    const table = this.table ?? (await this.loaded());
-    if (!this.writer) {
-      // an index still to be built from the lake comes later (built off this thread): the changes
-      // are applied meanwhile, and the commit waits for it (commitBuffered)
-      const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
-      // a keyless table's row index is looked up as each delete comes, so it is the index as the
-      // last commit left it: a keyless table with one takes no writes while a commit runs (`detach`)
-      const rowIndex = during ? undefined : await this.values.forWriter(table, this.writerOptions.mode);
-      this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, rowIndex, expectedRows: this.lastRowsWritten });
-      this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true || rowIndex !== undefined;
-    }
+    const writer = await this.openWriter(during);
     try {
-      if (isRowChange(changes)) await this.writer.apply(changes);
-      else await this.writer.applyAll(changes);
+      if (isRowChange(changes)) await writer.apply(changes);
+      else await writer.applyAll(changes);
     } catch (e) {
       // A rejected change leaves the checkpoint incomplete: it must not be committed.
       this.failed = e;
       throw e;
     }
+  }
+
+  /** The writer of the next commit, opened if need be (`during`: while a commit runs). An index built off this thread comes later (commitBuffered waits). */
+  private async openWriter(during: { indexLater: boolean } | undefined): Promise<TableChangeWriter> {
+    const table = this.table ?? (await this.loaded());
+    if (this.writer) return this.writer;
+    const index: Pick<TableChangeWriterOptions, 'keyIndex' | 'keyIndexLater'> = during ? { keyIndexLater: during.indexLater } : await this.keys.forWriter(table, this.writerOptions.mode === 'append', { later: true });
+    // a keyless table's row index is looked up as each delete comes, so it is the index as the
+    // last commit left it: a keyless table with one takes no writes while a commit runs (`detach`)
+    const rowIndex = during ? undefined : await this.values.forWriter(table, this.writerOptions.mode);
+    this.writer = new TableChangeWriter(table, { ...this.writerOptions, ...index, rowIndex, expectedRows: this.lastRowsWritten });
+    this.writerIndexed = index.keyIndex !== undefined || index.keyIndexLater === true || rowIndex !== undefined;
+    return this.writer;
+  }
+
+  /** Between commits: each matching delete written from now on names the rows it removes (value-indexes.ts `reportRemovals`). */
+  async reportCascadeRemovals(): Promise<boolean> {
+    if (this.phase !== 'idle' || this.failed !== undefined) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: cascade removals asked for during a commit, or after a failure`);
+    const writer = await this.openWriter(undefined);
+    if (writer.awaitsKeyIndex) await this.handIndexTo(writer);
+    return this.values.reportRemovals(writer, this.table!, this.keys.current?.snapshotId);
+  }
+
+  takeCascadeRemovals(): RemovedKeys | undefined {
+    return this.writer?.takeCascadeRemovals();
   }
 
   /**

@@ -84,13 +84,38 @@ export class ValueIndexes {
     const cascades = writer.cascadeFieldSets;
     if (!cascades) return;
     const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
-    const names = cascades.map((ids) => ids.join(','));
     try {
-      await writer.resolveCascades(await this.fks.forSnapshot(table, at, { names, build: (s, spill, snapshotId) => buildValueIndexes(table, s, fkIndexSpecs(s, cascades), { owner: ownerKey(s), spill, snapshotId }) }));
+      await writer.resolveCascades(await this.fkIndexes(table, at, cascades));
     } catch (e) {
       this.fks.drop();
       throw e;
     }
+  }
+
+  /**
+   * A keyed v3 cascade child's writer (with its key index): from now on each matching delete names
+   * the rows it removes, through the FK indexes of the key index's snapshot `keySnapshot`, which it
+   * gets now rather than at the commit (so that the child's own cascades can follow: pipeline/cascade.ts).
+   * False when it cannot: format v2, keyless, no FK index (beyond its memory bound).
+   */
+  async reportRemovals(writer: TableChangeWriter, table: CatalogTable, keySnapshot: bigint | undefined): Promise<boolean> {
+    const sets = writer.matchFieldSets;
+    if (writer.mode === 'append' || writer.formatVersion < 3 || sets.length === 0) return false;
+    try {
+      return writer.reportCascadeRemovals(await this.fkIndexes(table, keySnapshot, sets));
+    } catch (e) {
+      this.fks.drop();
+      throw e;
+    }
+  }
+
+  /**
+   * The FK indexes of FK column sets `sets` (field ids) as of snapshot `at`: kept, or built from the
+   * lake (undefined: beyond the memory bound without a state directory).
+   */
+  async fkIndexes(table: CatalogTable, at: bigint | undefined, sets: number[][]): Promise<ReadonlyMap<string, ValueIndex> | undefined> {
+    const names = sets.map((ids) => ids.join(','));
+    return this.fks.forSnapshot(table, at, { names, build: (s, spill, snapshotId) => buildValueIndexes(table, s, fkIndexSpecs(s, sets), { owner: ownerKey(s), spill, snapshotId }) });
   }
 
   /** The indexes follow the commit that landed (or are dropped: see value-index-lifecycle.ts). */

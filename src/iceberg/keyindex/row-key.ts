@@ -17,7 +17,7 @@
  * proportional to the rows written in one checkpoint).
  */
 import { FloeError } from '../../util/errors.js';
-import { parseDecimal, toHex, type Value } from '../../model/values.js';
+import { formatDecimal, fromHex, parseDecimal, toHex, type Value } from '../../model/values.js';
 import type { IcebergType } from '../spec/types.js';
 import { behaviourOf, type DecimalType, type ValueFamily } from '../spec/primitive-behaviour.js';
 
@@ -112,4 +112,45 @@ export function encodeKey(types: readonly IcebergType[], values: readonly Value[
     parts[i] = v === null || v === undefined ? null : tagOf(types[i]!) + canonicalValue(types[i]!, v, what);
   }
   return JSON.stringify(parts);
+}
+
+/** The value of one canonical text (`canonicalValue`), in the value model of `type`. */
+function valueOfCanonical(type: IcebergType, text: string, what: string): Value {
+  switch (behaviourOf(type)?.value) {
+    case 'boolean':
+      return text === 't';
+    case 'int':
+      return Number(text);
+    case 'long':
+      return BigInt(text);
+    case 'decimal':
+      return formatDecimal(BigInt(text), (type as DecimalType).scale);
+    case 'string':
+    case 'uuid':
+      return text;
+    case 'bytes':
+      return fromHex(text);
+    case 'float':
+      return text === 'NaN' ? Number.NaN : Number(text);
+    default:
+      throw new FloeError(SUBSYSTEM, 'unsupported', `${what}: a key of type ${type.kind} cannot be turned back into values`);
+  }
+}
+
+/**
+ * The values a key identity (table-key.ts `KeyId`: a number for one integer-valued column, else
+ * `encodeKey`'s text) stands for, in the order of `types` — the inverse of the encoding, so that
+ * the keys of rows found in an index can be matched against another table's columns.
+ */
+export function decodeKey(types: readonly IcebergType[], id: string | number, what = 'key'): Value[] {
+  if (typeof id === 'number') {
+    if (types.length !== 1) throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: a numeric key identity stands for one column, not ${types.length}`);
+    return [behaviourOf(types[0]!)?.value === 'long' ? BigInt(id) : id];
+  }
+  if (types.length === 1 && !id.startsWith('[')) return [valueOfCanonical(types[0]!, id.slice(1), what)];
+  const parts = JSON.parse(id) as (string | null)[];
+  if (!Array.isArray(parts) || parts.length !== types.length) {
+    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${what}: expected an encoded key of ${types.length} value(s), found ${id.slice(0, 80)}`);
+  }
+  return parts.map((p, i) => (p === null ? null : valueOfCanonical(types[i]!, p.slice(1), what)));
 }

@@ -147,7 +147,7 @@ interface WrittenRow {
  * `apply` for every `delete-matching` change.
  */
 export class MatchingDeletes {
-  private readonly indexes: { fields: MatchFields; rows: Map<string, RowLocation[]>; written: WrittenRow[] }[] = [];
+  private readonly indexes: { fields: MatchFields; rows: Map<string, WrittenRow[]>; written: WrittenRow[] }[] = [];
   /** One equality-delete sink per field set (an equality-delete file has one set of equality ids). */
   private readonly writers = new Map<string, EqualityDeleteSink>();
   /** Equality deletes written (rows in the delete files). */
@@ -181,18 +181,19 @@ export class MatchingDeletes {
       const values = ix.fields.positions.map((p) => row[p] ?? null);
       if (values.some((v) => v === null)) continue; // a NULL never equals a matching value
       const k = encodeKey(ix.fields.types, values, 'matching-delete index');
-      if (owner !== undefined) ix.written.push({ value: k, loc, owner });
+      const at: WrittenRow = { value: k, loc, owner: owner ?? k };
+      if (owner !== undefined) ix.written.push(at);
       const list = ix.rows.get(k);
-      if (list) list.push(loc);
-      else ix.rows.set(k, [loc]);
+      if (list) list.push(at);
+      else ix.rows.set(k, [at]);
     }
   }
 
   /**
    * Applies one matching delete: rows of this checkpoint with those values are removed by position
-   * (through `deleteAt`), older rows by an equality delete.
+   * (through `deleteAt`; their identities go to `removed`), older rows by an equality delete.
    */
-  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void, defer?: (fieldsKey: string, value: KeyId, values: readonly Value[]) => void): Promise<void> {
+  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void, defer?: (fieldsKey: string, value: KeyId, values: readonly Value[]) => void, removed?: KeyId[]): Promise<void> {
     const fields = resolveMatchFields(this.schema, change.fields);
     const values = valuesInSchemaOrder(change, fields, this.schema);
     const ix = this.indexes.find((x) => x.fields.key === fields.key);
@@ -204,12 +205,13 @@ export class MatchingDeletes {
       );
     }
     const k = encodeKey(fields.types, values, 'delete-matching');
-    const locs = ix.rows.get(k);
-    if (locs) {
+    const rows = ix.rows.get(k);
+    if (rows) {
       ix.rows.delete(k);
-      for (const loc of locs) {
+      for (const { loc, owner } of rows) {
         if (loc.file.deleted?.has(loc.pos)) continue; // superseded already
         deleteAt(loc);
+        removed?.push(owner);
         this.positionDeletes++;
       }
     }

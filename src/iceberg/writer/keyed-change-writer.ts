@@ -37,7 +37,12 @@ import { KeyLocations } from '../keyindex/key-locations.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
-export class KeyedChangeWriter implements ModeWriter {
+/** What cascade-removals.ts asks of the keyed writer. */
+export interface KeyIndexedWriter {
+  lookUpCommitted(): void;
+}
+
+export class KeyedChangeWriter implements ModeWriter, KeyIndexedWriter {
   /**
    * Key → where its live row written in this checkpoint is: the index of its file in `rowFiles` and
    * its position (key-locations.ts, no object per row: it holds one entry per row written, and a

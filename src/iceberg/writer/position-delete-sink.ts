@@ -63,6 +63,11 @@ export class PositionDeleteSink {
 
   private lastTarget: { file: DataFile; positions: PositionBitmap } | undefined;
 
+  /** DV mode: whether this checkpoint removed the committed row at `pos` of `file` already. */
+  removedCommitted(file: DataFile, pos: number): boolean {
+    return this.committed.get(file.filePath)?.positions.has(pos) ?? false;
+  }
+
   /** DV mode: the data files committed earlier whose rows this checkpoint deletes so far. */
   committedTargetPaths(): string[] {
     return [...this.committed.keys()];

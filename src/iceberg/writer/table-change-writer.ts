@@ -36,15 +36,15 @@ import { isUnpartitioned, type PartitionSpec } from '../spec/partition.js';
 import type { Schema } from '../spec/schema.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import { Partitioner } from './partitioner.js';
-import type { DataFileHandle, RowLocation } from './positional-data-writer.js';
+import type { DataFileHandle } from './positional-data-writer.js';
 import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink.js';
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
+import { ChildCascades } from './child-cascades.js';
+import type { RemovedKeys } from './cascade-removals.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
-import type { KeyId } from '../keyindex/table-key.js';
-import type { Value } from '../../model/values.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -137,10 +137,8 @@ export class TableChangeWriter {
   private readonly keyed: KeyedChangeWriter | undefined;
   private readonly keyless: KeylessChangeWriter | undefined;
   private readonly rowIndex: ValueIndex | undefined;
-  /** Cascades located through the FK index at the commit (see `resolveCascades`). */
-  private readonly dvCascades: boolean;
-  /** Matching deletes of committed rows to locate: [FK column set, FK value, values]. */
-  private readonly deferredCascades: [string, KeyId, readonly Value[]][] = [];
+  /** The matching deletes of a cascade child (child-cascades.ts). */
+  private readonly cascades: ChildCascades;
   private readonly matching: MatchingDeletes;
   private state: 'open' | 'prepared' | 'aborted' = 'open';
   /** The key index of DV upserts (options.keyIndex, or the one `useKeyIndex` handed in). */
@@ -176,7 +174,7 @@ export class TableChangeWriter {
     const located = this.mode === 'append' ? options.rowIndex !== undefined : options.keyIndex !== undefined || options.keyIndexLater === true;
     const dvCascades = m.formatVersion >= 3 && located && (options.matchFields?.length ?? 0) > 0;
     this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
-    this.dvCascades = dvCascades;
+    this.cascades = new ChildCascades(this.matching, dvCascades, this.stats);
     this.sinks = {
       stats: this.stats,
       data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
@@ -258,20 +256,31 @@ export class TableChangeWriter {
   private step(change: RowChange): Promise<void> | undefined {
     this.ensureOpen();
     this.stats.changes++;
-    if (change.op === 'delete-matching') return this.applyMatching(change);
+    if (change.op === 'delete-matching') return this.cascades.apply(change, this.sinks.positions);
     return this.writer.step(change);
   }
 
-  private async applyMatching(change: RowChange & { op: 'delete-matching' }): Promise<void> {
-    const deleteAt = (loc: RowLocation) => this.sinks.positions.deleteAt(loc);
-    if (this.dvCascades) return this.matching.apply(change, deleteAt, (fields, k, values) => this.deferredCascades.push([fields, k, values]));
-    await this.matching.apply(change, deleteAt);
-    this.stats.equalityDeletes++;
+  /**
+   * Keyed DV mode: from now on each matching delete names the rows it removes (`takeCascadeRemovals`,
+   * child-cascades.ts). False when the writer cannot: no key index (yet), or no FK index.
+   */
+  reportCascadeRemovals(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): boolean {
+    return this.keyed !== undefined && !this.awaitsKeyIndex && this.cascades.report(fkIndexes, this.keyed, this.sinks.positions, this.schema);
+  }
+
+  /** The primary keys of the rows the matching deletes applied since the last call removed. */
+  takeCascadeRemovals(): RemovedKeys | undefined {
+    return this.cascades.take();
+  }
+
+  /** The FK column sets this writer matches deletes on (field ids in schema order). */
+  get matchFieldSets(): number[][] {
+    return this.matching.fieldSets;
   }
 
   /** Whether the commit must locate cascaded child rows (`resolveCascades`), and on which FK column sets. */
   get cascadeFieldSets(): number[][] | undefined {
-    return this.deferredCascades.length > 0 ? this.matching.fieldSets : undefined;
+    return this.cascades.toLocate;
   }
 
   /**
@@ -280,16 +289,7 @@ export class TableChangeWriter {
    * (keyless) on the places found; without an index for a set, an equality delete on it instead.
    */
   async resolveCascades(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): Promise<void> {
-    for (const [fields, k, values] of this.deferredCascades) {
-      const index = fkIndexes?.get(fields);
-      if (index) {
-        index.rowsOf(k, (file, pos, owner) => (this.keyless ? this.keyless.deleteCommittedAt(file, pos, owner!) : this.keyed!.deleteCommittedKey(owner!)));
-        continue;
-      }
-      await this.matching.addEquality(fields, values);
-      this.stats.equalityDeletes++;
-    }
-    this.deferredCascades.length = 0;
+    await this.cascades.resolve(fkIndexes, (file, pos, owner) => (this.keyless ? this.keyless.deleteCommittedAt(file, pos, owner!) : this.keyed!.deleteCommittedKey(owner!)));
   }
 
   /**
@@ -316,7 +316,7 @@ export class TableChangeWriter {
     const io = this.table.io;
     const written = this.written;
     const handles = await this.sinks.data.close(written);
-    const fkRows = this.dvCascades ? this.matching.writtenRows() : undefined;
+    const fkRows = this.cascades.dv ? this.matching.writtenRows() : undefined;
 
     const deleteFiles: DataFile[] = [];
     const eqSpecId = () => equalityDeleteSpecId(this.table.metadata, this.spec, options.equalityDeleteSpecId);

@@ -155,9 +155,9 @@ class SchemaChangeHandler implements DdlHandler {
    * of the old constraints are committed — so a later synthetic delete finds its rows indexed.
    */
   private async replanCascades(rt: SchemaChangeRuntime, ctx: DdlContext): Promise<DdlOutcome> {
-    const before = childMatchSets(rt.source.cascades.rules);
+    const before = childMatchSets([...rt.source.cascades.rules, ...rt.source.cascades.keyRules]);
     const plan = await rt.source.replanCascades();
-    const after = childMatchSets(plan.rules);
+    const after = childMatchSets([...plan.rules, ...plan.keyRules]);
     for (const w of plan.warnings) ctx.logger.warn(`foreign keys: ${w}`);
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k) && ctx.capturedTables.has(k));
     if (changed.length === 0) return { action: 'ignore' };
@@ -197,7 +197,7 @@ class SchemaChangeHandler implements DdlHandler {
 const FOREIGN_KEY_DDL = /\b(foreign\s+key|references|drop\s+constraint)\b/i;
 
 /** Child table → its cascade FK column sets, as one comparable text. */
-function childMatchSets(rules: readonly CascadeRule[]): Map<string, string> {
+function childMatchSets(rules: readonly Pick<CascadeRule, 'child' | 'childColumns'>[]): Map<string, string> {
   const sets = new Map<string, string[]>();
   for (const r of rules) {
     const key = `${r.child.database}.${r.child.table}`;

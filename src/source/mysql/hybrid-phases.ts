@@ -44,6 +44,8 @@ export interface PhaseContext {
   mappingOf(key: string): MappedTable | undefined;
   /** The tables whose deletes cascade into `table` (their chunks' windows must see those deletes). */
   cascadeTriggers(table: TableRef): TableId[];
+  /** The tables whose chunks must all be read before `table`'s (snapshot/read-order.ts). */
+  readAfter(table: TableRef): TableId[];
   /** A binlog reader from `start`, closed by the stream when it closes. */
   openReader(start: StartPosition): BinlogReader;
   closeReader(): Promise<void>;
@@ -188,6 +190,7 @@ export async function* readChunks(ctx: PhaseContext, tables: readonly SnapshotTa
     heartbeatMs: o.heartbeatMs,
     warn: o.warn ?? o.log,
     cascadeTriggers: (table) => ctx.cascadeTriggers(table),
+    readAfter: (table) => ctx.readAfter(table),
   })) {
     // a chunk read and not yet handed on (crash tests kill floe here)
     await failpoint('snapshot-chunk-read');

@@ -21,7 +21,7 @@ export { detectDialect } from './dialect.js';
 export type { ServerDialect, ServerFlavor } from './dialect.js';
 export { compilePattern, discoverTables, tableMatcher } from './schema/discovery.js';
 export type { CascadeDeleteChange, DdlEvent, PhaseEvent, SnapshotPlanEvent, SnapshotRowsEvent, SourceEvent, TableRef, TransactionEvent } from './events.js';
-export type { CascadePlan, CascadeRule } from './schema/foreign-keys.js';
+export type { CascadePlan, CascadeRule, KeyCascadeRule } from './schema/foreign-keys.js';
 export { compareOffsets, formatEventPosition, formatOffset, isAfter, maxOffset, minOffset, parseOffset, sameServer, serializeOffset } from './offset/offset.js';
 export type { BinlogOffset, ServerIdentity } from './offset/offset.js';
 export { runPreflight } from './preflight.js';

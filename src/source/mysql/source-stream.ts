@@ -44,7 +44,7 @@ export class SourceStream {
   readonly decoding: MappedTablesDecoding;
   /** The stream's tables ("db.table"): their mappings are the decoding's. */
   private readonly keys: Set<string>;
-  private cascadePlan: CascadePlan = { rules: [], warnings: [] };
+  private cascadePlan: CascadePlan = { rules: [], keyRules: [], warnings: [] };
 
   /**
    * One stream of an opened source (opened-source.ts `events`): `options.tables` are the tables it
@@ -204,6 +204,7 @@ export class SourceStream {
       decoding: this.decoding,
       mappingOf: (key) => this.decoding.mappingOf(key),
       cascadeTriggers: (table) => this.cascadePlan.rules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.trigger),
+      readAfter: (table) => this.cascadePlan.keyRules.filter((r) => tableKey(r.child) === tableKey(table)).map((r) => r.parent),
       openReader: (start) =>
         (this.current = new BinlogReader({
           connection: o.connection,

@@ -6,8 +6,10 @@
  * `uid`, and carry no float column, so an equality delete of a whole row removes exactly that row),
  * `dups` (no primary key, many identical rows: the writer deletes and updates one copy at a time,
  * `… LIMIT 1`, which a format-v3 lake must follow copy for copy), `parent` / `child` (FOREIGN KEY …
- * ON DELETE CASCADE) and `tags` (a keyless child of `parent`, ON DELETE CASCADE, holding identical
- * copies: a parent's delete removes all of its copies and none of another parent's).
+ * ON DELETE CASCADE), `notes` (a grandchild referencing `child` by its primary key, ON DELETE CASCADE:
+ * a parent's delete removes its children and, through their keys, their notes — none of it logged)
+ * and `tags` (a keyless child of `parent`, ON DELETE CASCADE, holding identical copies: a parent's
+ * delete removes all of its copies and none of another parent's).
  *
  * The writer applies random inserts, updates (including primary-key changes and moves of a child to
  * another parent) and deletes in small transactions until stopped. MySQL is the truth: it tracks
@@ -27,11 +29,11 @@ export { prng };
 
 export const CASCADE_DELETES = process.env.FLOE_CRASH_CASCADES !== '0';
 
-export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'dups', 'parent', 'child', 'tags'] as const;
+export const CRASH_TABLES = ['accounts', 'ledger', 'all_types', 'events', 'dups', 'parent', 'child', 'notes', 'tags'] as const;
 
 const TOP = 18446744073709551615n;
 
-const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, dups: 600, parents: 500, children: 2500, tags: 1000 };
+const SIZES = { accounts: 7000, ledger: 5000, allTypes: 40, events: 3000, dups: 600, parents: 500, children: 2500, notes: 2000, tags: 1000 };
 /** `dups` rows are drawn from 20 × 3 distinct rows: ten copies of each on average. */
 const DUP_GROUPS = 20;
 const DUP_TAGS = ['a', 'b', 'c'];
@@ -48,6 +50,8 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await conn.query(`CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)`);
   await conn.query(`CREATE TABLE child (id INT PRIMARY KEY, parent_id INT NOT NULL, qty INT NOT NULL,
     CONSTRAINT child_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)`);
+  await conn.query(`CREATE TABLE notes (id INT PRIMARY KEY, child_id INT NOT NULL, body VARCHAR(20) NOT NULL,
+    CONSTRAINT notes_child FOREIGN KEY (child_id) REFERENCES child (id) ON DELETE CASCADE)`);
   await conn.query(`CREATE TABLE tags (parent_id INT NOT NULL, tag VARCHAR(8) NOT NULL,
     CONSTRAINT tags_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)`);
 
@@ -67,6 +71,7 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
   await batch('dups', Array.from({ length: SIZES.dups }, (_, i) => `(${i % DUP_GROUPS}, '${DUP_TAGS[i % 3]}', ${i % 7 === 0 ? 'NULL' : `${(i % DUP_GROUPS) + 0.5}`}, ${i % 5 === 0 ? 'NULL' : "'2024-02-29'"})`));
   await batch('parent', Array.from({ length: SIZES.parents }, (_, i) => `(${i + 1}, 'parent ${i + 1}')`));
   await batch('child', Array.from({ length: SIZES.children }, (_, i) => `(${i + 1}, ${1 + (i % SIZES.parents)}, ${i % 13})`));
+  await batch('notes', Array.from({ length: SIZES.notes }, (_, i) => `(${i + 1}, ${1 + ((i * 7) % SIZES.children)}, 'note ${i % 17}')`));
   // rows i and i + 500 are identical: two copies of one tag per parent
   await batch('tags', Array.from({ length: SIZES.tags }, (_, i) => `(${1 + (i % SIZES.parents)}, '${TAG_NAMES[i % SIZES.parents % 2]}')`));
 }
@@ -75,7 +80,7 @@ export async function createCrashSchema(conn: mysql.Connection): Promise<void> {
 export class RandomWriter extends RandomTransactionWriter {
   /** DELETEs of parent rows issued (each may cascade to children). */
   parentDeletes = 0;
-  private next = { account: SIZES.accounts, ledger: BigInt(SIZES.ledger), allTypes: SIZES.allTypes + 1, event: SIZES.events, parent: SIZES.parents + 1, child: SIZES.children + 1 };
+  private next = { account: SIZES.accounts, ledger: BigInt(SIZES.ledger), allTypes: SIZES.allTypes + 1, event: SIZES.events, parent: SIZES.parents + 1, child: SIZES.children + 1, note: SIZES.notes + 1 };
 
   constructor(conn: mysql.Connection, random: () => number, pauseMs = 8) {
     super(conn, random, pauseMs);
@@ -94,7 +99,8 @@ export class RandomWriter extends RandomTransactionWriter {
     if (r < 0.67) return this.events(op);
     if (r < 0.75) return this.dups(op);
     if (r < 0.8) return this.parents(op);
-    if (r < 0.92) return this.children(op);
+    if (r < 0.88) return this.children(op);
+    if (r < 0.94) return this.notes(op);
     return this.tags(op);
   }
 
@@ -167,6 +173,16 @@ export class RandomWriter extends RandomTransactionWriter {
     if (op < 6) return `UPDATE child SET qty = qty + 1 WHERE id = ${id}`;
     if (op < 8) return `UPDATE child SET parent_id = ${parent} WHERE id = ${id} AND EXISTS (SELECT 1 FROM parent WHERE id = ${parent})`;
     return `DELETE FROM child WHERE id = ${id}`;
+  }
+
+  /** The grandchild by the child's key: added to, moved between and removed from children that exist. */
+  private notes(op: number): string {
+    const id = 1 + this.int(this.next.note - 1);
+    const child = 1 + this.int(this.next.child - 1);
+    if (op < 4) return `INSERT INTO notes SELECT ${this.next.note++}, id, 'new ${this.int(100)}' FROM child WHERE id = ${child}`;
+    if (op < 6) return `UPDATE notes SET body = 'upd ${this.int(100)}' WHERE id = ${id}`;
+    if (op < 8) return `UPDATE notes SET child_id = ${child} WHERE id = ${id} AND EXISTS (SELECT 1 FROM child WHERE id = ${child})`;
+    return `DELETE FROM notes WHERE id = ${id}`;
   }
 
   /** The keyless child: copies added, updated and deleted one at a time (`LIMIT 1`), and by the cascade. */

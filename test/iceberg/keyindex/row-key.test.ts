@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { encodeKey } from '../../../src/iceberg/keyindex/index.js';
+import { decodeKey } from '../../../src/iceberg/keyindex/row-key.js';
 
 describe('canonical row keys', () => {
   it('compares longs exactly, whether given as bigint or safe number, far beyond 2^53', () => {
@@ -37,5 +38,33 @@ describe('canonical row keys', () => {
 
   it('keeps types apart: the int 1 and the string "1" are different keys', () => {
     expect(encodeKey([Types.int], [1])).not.toBe(encodeKey([Types.string], ['1']));
+  });
+});
+
+describe('decoding key identities', () => {
+  it('gives back the values a key identity stands for, numeric identities and composite texts alike', () => {
+    const cases: [ReturnType<typeof Types.decimal>[] | (typeof Types.long)[] | unknown[], unknown[]][] = [
+      [[Types.long], [9007199254740993n]],
+      [[Types.int], [-7]],
+      [[Types.decimal(20, 2)], ['18446744073709551615.05']],
+      [[Types.string, Types.string], ['a"b', '[x]']],
+      [[Types.binary, Types.int], [Uint8Array.of(0, 255), 3]],
+      [[Types.uuid], ['0f8fad5b-d9cb-469f-a165-70867728950e']],
+      [[Types.boolean, Types.long], [true, -1n]],
+    ];
+    for (const [types, values] of cases) {
+      const t = types as Parameters<typeof encodeKey>[0];
+      expect(decodeKey(t, encodeKey(t, values as Parameters<typeof encodeKey>[1]))).toEqual(values);
+    }
+    // the numeric identity of a one-column integer key (table-key.ts)
+    expect(decodeKey([Types.long], 42)).toEqual([42n]);
+    expect(decodeKey([Types.date], 19000)).toEqual([19000]);
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.string(), (l, s) => {
+        const t = [Types.long, Types.string];
+        expect(decodeKey(t, encodeKey(t, [l, s]))).toEqual([l, s]);
+      }),
+    );
+    expect(() => decodeKey([Types.long, Types.long], 5)).toThrow(/stands for one column/);
   });
 });

@@ -3,10 +3,13 @@
  * parent delete removes (test/source/mysql/binlog foreign-key test), so floe reproduces them. After parent deletes whose
  * children were committed in earlier checkpoints, inserted in the same transaction (same
  * checkpoint), moved to the parent in the same checkpoint, or attached to a re-created parent after
- * the delete, the lake equals MySQL for the parent, the child, and a grandchild whose FK includes the
- * child's FK column (exact multi-level cascade); a delete run with foreign_key_checks=0 cascades
- * nothing in MySQL and nothing in the lake. A grandchild keyed differently is reported at
- * start (warning) — the divergence floe documents.
+ * the delete, the lake equals MySQL for the parent, the child, a grandchild whose FK includes the
+ * child's FK column (from the binlog alone), a grandchild and a great-grandchild that reference the
+ * level above by its primary key (from the keys of the rows removed: a child re-created with a
+ * removed key in the same transaction keeps the note attached after), and a self-referencing tree
+ * whose subtree goes level by level; a delete run with foreign_key_checks=0 cascades nothing in
+ * MySQL and nothing in the lake. A grandchild by other columns is reported at start (warning) — the
+ * divergence floe documents.
  *
  * A KEYLESS child (no primary key) in format v3: after a restart (its row index and FK index built
  * from the lake again), parent deletes remove its committed rows by deletion vectors on their places
@@ -28,7 +31,7 @@ import { addedDeleteFiles } from '../../support/lake-integrity.js';
 process.env.TZ ??= 'Asia/Seoul';
 
 let h: Harness;
-const TABLES = ['parent', 'child', 'line', 'note', 'extra'];
+const TABLES = ['parent', 'child', 'line', 'note', 'memo', 'tree', 'child_tag', 'extra'];
 
 beforeAll(async () => {
   const children = Array.from({ length: 60 }, (_, i) => `(${i}, ${1 + (i % 6)}, 'c${i}')`);
@@ -38,14 +41,24 @@ beforeAll(async () => {
     // grandchild by (pid, cid): its rows go with the parent exactly (the FK includes child.pid)
     'ALTER TABLE child ADD UNIQUE KEY uk (pid, id)',
     'CREATE TABLE line (id INT PRIMARY KEY, pid INT, cid INT, CONSTRAINT fk_line FOREIGN KEY (pid, cid) REFERENCES child (pid, id) ON DELETE CASCADE)',
-    // grandchild by the child id only: floe cannot know the deleted child ids → warned at start
+    // grandchild by the child's primary key: found through the keys of the child rows removed
     'CREATE TABLE note (id INT PRIMARY KEY, cid INT, CONSTRAINT fk_note FOREIGN KEY (cid) REFERENCES child (id) ON DELETE CASCADE)',
+    // and its own child, by the grandchild's primary key
+    'CREATE TABLE memo (id INT PRIMARY KEY, nid INT, CONSTRAINT fk_memo FOREIGN KEY (nid) REFERENCES note (id) ON DELETE CASCADE)',
+    // a self-reference: deeper levels follow from the keys of the level above
+    'CREATE TABLE tree (id INT PRIMARY KEY, up INT, CONSTRAINT fk_tree FOREIGN KEY (up) REFERENCES tree (id) ON DELETE CASCADE)',
+    // a grandchild by other child columns (neither the matched FK nor the key): warned at start
+    'ALTER TABLE child ADD UNIQUE KEY ul (label)',
+    'CREATE TABLE child_tag (id INT PRIMARY KEY, label VARCHAR(20), CONSTRAINT fk_ct FOREIGN KEY (label) REFERENCES child (label) ON DELETE CASCADE)',
     // gets its foreign key while floe streams
     'CREATE TABLE extra (id INT PRIMARY KEY, pid INT)',
     'INSERT INTO extra VALUES (1, 6), (2, 3)',
     `INSERT INTO parent VALUES ${Array.from({ length: 6 }, (_, i) => `(${i + 1}, 'p${i + 1}')`).join(', ')}`,
     `INSERT INTO child VALUES ${children.join(', ')}`,
     `INSERT INTO line VALUES ${Array.from({ length: 30 }, (_, i) => `(${i}, ${1 + (i % 6)}, ${i})`).join(', ')}`,
+    `INSERT INTO note VALUES ${Array.from({ length: 40 }, (_, i) => `(${i}, ${i})`).join(', ')}`,
+    `INSERT INTO memo VALUES ${Array.from({ length: 20 }, (_, i) => `(${i}, ${i * 2})`).join(', ')}`,
+    `INSERT INTO tree VALUES (1, NULL), ${Array.from({ length: 14 }, (_, i) => `(${i + 2}, ${Math.floor((i + 2) / 2)})`).join(', ')}`,
   ]);
 });
 
@@ -63,7 +76,9 @@ describe('ON DELETE CASCADE', () => {
     const lines: string[] = [];
     const run = h.start({ commit: { intervalMs: 5000, idleCheckpoints: 1 } }, recordingLogger(lines));
     await h.untilStreaming(run);
-    expect(lines.join('\n')).toMatch(/foreign keys: ON DELETE CASCADE .*note\(cid\) REFERENCES .*child\(id\) \[fk_note\]: a grandchild of .*parent/);
+    const log = lines.join('\n');
+    expect(log).not.toMatch(/\[fk_note\]|\[fk_memo\]|\[fk_tree\]/);
+    expect(log).toMatch(/foreign keys: ON DELETE CASCADE .*child_tag\(label\) REFERENCES .*child\(label\) \[fk_ct\]: a grandchild of .*parent.* nor its primary key/);
 
     // children committed in the snapshot: equality delete on child.pid (and line.pid)
     await h.exec('DELETE FROM parent WHERE id = 1');
@@ -71,6 +86,8 @@ describe('ON DELETE CASCADE', () => {
     await h.conn.beginTransaction();
     await h.exec("INSERT INTO child VALUES (100, 2, 'same txn')");
     await h.exec('INSERT INTO line VALUES (100, 2, 100)');
+    await h.exec('INSERT INTO note VALUES (100, 100), (103, 8)');
+    await h.exec('INSERT INTO memo VALUES (100, 100), (101, 103), (102, 3)');
     await h.exec('DELETE FROM parent WHERE id = 2');
     await h.conn.commit();
     // a child moved to parent 4 in this checkpoint, then parent 4 deleted
@@ -82,7 +99,13 @@ describe('ON DELETE CASCADE', () => {
     await h.exec('DELETE FROM parent WHERE id = 3');
     await h.exec("INSERT INTO parent VALUES (3, 'p3 again')");
     await h.exec("INSERT INTO child VALUES (101, 3, 'after the delete')");
+    await h.exec('INSERT INTO note VALUES (101, 101)');
+    // child 2 (parent 3) went with it; re-created with its key, a note attached to it stays
+    await h.exec("INSERT INTO child VALUES (2, 3, 're-created')");
+    await h.exec('INSERT INTO note VALUES (102, 2)');
     await h.conn.commit();
+    // a subtree: the direct children by the binlog, the levels below by the keys removed
+    await h.exec('DELETE FROM tree WHERE id = 2');
     // a constraint added while streaming: planned again, the child's writer indexes the new FK
     await h.exec('ALTER TABLE extra ADD CONSTRAINT ex FOREIGN KEY (pid) REFERENCES parent (id) ON DELETE CASCADE');
     await h.conn.beginTransaction();
@@ -97,7 +120,13 @@ describe('ON DELETE CASCADE', () => {
     await h.catchUp(run, TABLES);
     expect((await run.stop()).reason).toBe('stopped');
 
-    for (const t of ['parent', 'child', 'line', 'extra']) await h.expectLakeEqualsMysql(t);
+    for (const t of ['parent', 'child', 'line', 'note', 'memo', 'tree', 'extra']) await h.expectLakeEqualsMysql(t);
+    const [memos] = (await h.conn.query('SELECT id FROM memo ORDER BY id')) as unknown as [{ id: number }[]];
+    expect(memos.map((r) => r.id)).not.toContain(0); // memo 0 → note 0 → child 0 → parent 1: gone in MySQL
+    const [trees] = (await h.conn.query('SELECT id FROM tree ORDER BY id')) as unknown as [{ id: number }[]];
+    expect(trees.map((r) => r.id)).toEqual([1, 3, 6, 7, 12, 13, 14, 15]);
+    const [notes] = (await h.conn.query('SELECT id FROM note WHERE id IN (102, 2) ORDER BY id')) as unknown as [{ id: number }[]];
+    expect(notes.map((r) => r.id)).toEqual([102]);
     const [extra] = (await h.conn.query('SELECT id FROM extra ORDER BY id')) as unknown as [{ id: number }[]];
     expect(extra.map((r) => r.id)).toEqual([2]);
     const [rows] = (await h.conn.query('SELECT COUNT(*) AS n FROM child WHERE pid IN (1, 2, 4)')) as unknown as [{ n: number }[]];
@@ -111,7 +140,7 @@ describe('ON DELETE CASCADE', () => {
       const table = await loadCatalogTable(h.catalog, { namespace: [h.db], name: t });
       const { equality, dvs } = await addedDeleteFiles(table);
       expect({ t, formatVersion: table.metadata.formatVersion, equality }).toEqual({ t, formatVersion: 3, equality: 0 });
-      if (t === 'child' || t === 'line') expect(dvs).toBeGreaterThan(0);
+      if (['child', 'line', 'note', 'memo', 'tree'].includes(t)) expect(dvs).toBeGreaterThan(0);
     }
   });
 });

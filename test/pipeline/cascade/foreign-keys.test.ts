@@ -1,6 +1,6 @@
 /**
  * Foreign-key discovery on the real server (information_schema REFERENTIAL_CONSTRAINTS +
- * KEY_COLUMN_USAGE), the cascade plan with its warnings, and the synthetic deletes the expander adds
+ * KEY_COLUMN_USAGE), the cascade plan (rules from the binlog, rules by the keys of removed rows) with its warnings, and the synthetic deletes the expander adds
  * to transactions (order, positions, NULL keys, multi-level rules).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ beforeAll(async () => {
     'CREATE TABLE tree (id INT PRIMARY KEY, parent INT, CONSTRAINT tree_up FOREIGN KEY (parent) REFERENCES tree (id) ON DELETE CASCADE)',
     'CREATE TABLE comp (a INT, b INT, PRIMARY KEY (a, b))',
     'CREATE TABLE compc (id INT PRIMARY KEY, a INT, b INT, CONSTRAINT cc FOREIGN KEY (a, b) REFERENCES comp (a, b) ON DELETE CASCADE)',
+    'CREATE TABLE g (id INT PRIMARY KEY, cid INT, CONSTRAINT g_c FOREIGN KEY (cid) REFERENCES c (id) ON DELETE CASCADE)',
     'CREATE TABLE orphan_parent (id INT PRIMARY KEY)',
     'CREATE TABLE orphan_child (id INT PRIMARY KEY, pid INT, CONSTRAINT oc FOREIGN KEY (pid) REFERENCES orphan_parent (id) ON DELETE CASCADE)',
   ]) {
@@ -35,7 +36,7 @@ beforeAll(async () => {
   }
   client = await connectMysql({ ...sharedMysqlConfig() });
   const dialect = await detectDialect(client);
-  const ids = ['p', 'c', 's', 'tree', 'comp', 'compc', 'orphan_child'].map((table) => ({ database: db, table }));
+  const ids = ['p', 'c', 'g', 's', 'tree', 'comp', 'compc', 'orphan_child'].map((table) => ({ database: db, table }));
   const schemas = await captureTableSchemas(client, ids, dialect.flavor);
   mapped = new Map([...schemas].map(([k, s]) => [k, mapTable(s)]));
 });
@@ -58,15 +59,18 @@ describe('foreign keys', () => {
   it('plans the cascades it reproduces and warns about the rest', async () => {
     const plan = planCascades(await discoverForeignKeys(client, [db]), mapped);
     expect(plan.rules.map((r) => `${r.trigger.table}(${r.triggerColumns}) > ${r.child.table}(${r.childColumns}) via ${r.via.join('>')}`).sort()).toEqual([
+      'c(id) > g(cid) via g_c',
       'comp(a,b) > compc(a,b) via cc',
       'p(id) > c(pid) via c_p',
       'tree(id) > tree(parent) via tree_up',
     ]);
+    // below the first level, rows removed by a cascade cascade on by their primary keys
+    expect(plan.keyRules.map((r) => `${r.parent.table}(${r.parentColumns}) > ${r.child.table}(${r.childColumns}) via ${r.via.join('>')}`).sort()).toEqual(['c(id) > g(cid) via g_c', 'tree(id) > tree(parent) via tree_up']);
     const w = plan.warnings.join('\n');
     expect(w).toMatch(/ON UPDATE CASCADE .*\.c\(pcode\) REFERENCES .*\.p\(code\) \[c_code\]: .*will diverge when a referenced key changes/);
     expect(w).toMatch(/ON DELETE SET NULL .*\.s\(pid\) .*\[s_p\]: .*will diverge/);
     expect(w).toMatch(/\[oc\]: the parent table is not captured/);
-    expect(w).toMatch(/\[tree_up\] references its own table/);
+    expect(w).not.toMatch(/\[tree_up\]|\[g_c\]/);
   });
 
   it('expands parent deletes into child deletes after the parent change, skipping NULL keys', () => {

@@ -91,8 +91,26 @@ export interface CascadeRule {
   readonly via: readonly string[];
 }
 
+/**
+ * A cascade the pipeline reproduces from the child's own rows (pipeline/cascade.ts): when a row of
+ * `parent` is removed BY A CASCADE (never logged), every row of `child` whose `childColumns` equal
+ * that row's `parentColumns` goes too. floe finds the removed rows through the parent's FK index in
+ * the lake (v3), so the parent's columns must be its primary key: the identity that index carries.
+ */
+export interface KeyCascadeRule {
+  readonly parent: TableId;
+  /** Columns of `parent` (its primary key, or columns a rule aligned with it), aligned with childColumns. */
+  readonly parentColumns: readonly string[];
+  readonly child: TableId;
+  readonly childColumns: readonly string[];
+  /** Constraint names from the parent down to the child. */
+  readonly via: readonly string[];
+}
+
 export interface CascadePlan {
   readonly rules: readonly CascadeRule[];
+  /** Cascades from rows other cascades remove, by the removed rows' primary keys. */
+  readonly keyRules: readonly KeyCascadeRule[];
   /** One line per constraint floe cannot reproduce among captured tables (pre-flight warnings). */
   readonly warnings: readonly string[];
 }
@@ -109,11 +127,14 @@ function fkText(fk: ForeignKey): string {
  *   enforced by MySQL (MATCH SIMPLE) but such a child row would match the synthetic delete if its
  *   non-null columns matched — floe only emits the delete when every matched column is non-null, and
  *   a child row with a NULL FK column never equals a non-null value, so the delete is exact).
- * - Multi-level: a grandchild constraint ON DELETE CASCADE referencing the child is reproducible
- *   exactly when its referenced columns include every column the child was matched on — then
- *   "grandchild rows whose corresponding columns equal the same values" are exactly the rows whose
- *   referenced child row was deleted. Otherwise floe would need the deleted child keys, which the
- *   binlog does not carry: a warning, and the grandchild diverges (its orphaned rows stay in the lake).
+ * - Multi-level: a grandchild constraint ON DELETE CASCADE referencing the child is reproduced from
+ *   the binlog alone when its referenced columns include every column the child was matched on —
+ *   then "grandchild rows whose corresponding columns equal the same values" are exactly the rows
+ *   whose referenced child row was deleted (a `CascadeRule`). When it references the child's primary
+ *   key instead, the binlog lacks the deleted child keys, but the lake has them: a `KeyCascadeRule`,
+ *   which the pipeline applies to the child rows its cascade removed (pipeline/cascade.ts) — also for
+ *   a table referencing itself, level by level. Otherwise (other child columns): a warning, and the
+ *   grandchild diverges (its orphaned rows stay in the lake).
  * - ON DELETE SET NULL / SET DEFAULT and ON UPDATE CASCADE / SET NULL / SET DEFAULT: the child rows'
  *   new values are not in the binlog and cannot be derived without the rows: a warning.
  * - A cascading constraint whose child is captured but whose parent is not: the parent deletes are
@@ -139,6 +160,18 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
     }
   }
 
+  // A cascade from rows another cascade removed, by the removed row's primary key: floe finds those
+  // rows (and so their keys) in the parent's FK index — undefined when `fk` does not reference the
+  // parent's primary key.
+  const byPrimaryKey = (fk: ForeignKey): KeyCascadeRule | undefined => {
+    const pk = captured.get(tableKey(fk.parent))?.schema.primaryKey ?? [];
+    const same = pk.length === fk.parentColumns.length && fk.parentColumns.every((c) => pk.some((k) => k.toLowerCase() === c.toLowerCase()));
+    return same ? { parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] } : undefined;
+  };
+  const keyQueue: KeyCascadeRule[] = [];
+  const otherColumns = (next: ForeignKey, upper: TableId, via: readonly string[], matched: readonly string[]) =>
+    `ON DELETE CASCADE ${fkText(next)}: a grandchild of ${tableKey(upper)} (via ${via.join(' > ')}); its rows reference ${tableKey(next.parent)} by columns that are neither the ones floe matches on (${matched.join(', ')}) nor its primary key, so floe cannot find the rows it must remove — ${tableKey(next.child)} keeps orphaned rows in the lake when ${tableKey(upper)} rows are deleted`;
+
   // direct rules, then grandchildren reachable with the matched columns, breadth first
   const queue: CascadeRule[] = [];
   for (const fk of cascading) {
@@ -154,22 +187,41 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
     rules.push(rule);
     for (const next of cascading) {
       if (tableKey(next.parent) !== tableKey(rule.child) || !isCaptured(next.child)) continue;
-      if (tableKey(next.child) === tableKey(next.parent)) {
-        // the first level (rows referencing a deleted row) is a direct rule; deeper levels are not
-        warnings.push(`ON DELETE CASCADE ${fkText(next)} references its own table: floe removes the rows that reference a deleted row, but not the rows that reference those (their keys are not in the binlog); ${tableKey(next.child)} keeps such orphaned rows in the lake`);
-        continue;
-      }
       // the child rows deleted are those with childColumns = values; a grandchild row references one
       // of them iff its columns aligned with childColumns carry the same values
       const aligned = rule.childColumns.map((c) => next.parentColumns.findIndex((p) => p.toLowerCase() === c.toLowerCase()));
-      if (aligned.some((i) => i < 0) || rule.via.length > 16) {
-        warnings.push(
-          `ON DELETE CASCADE ${fkText(next)}: a grandchild of ${tableKey(rule.trigger)} (via ${rule.via.join(' > ')}); its rows reference ${tableKey(rule.child)} by columns other than the ones floe matches on (${rule.childColumns.join(', ')}), so the deleted ${tableKey(rule.child)} keys it would need are not in the binlog — ${tableKey(next.child)} keeps orphaned rows in the lake when ${tableKey(rule.trigger)} rows are deleted`,
-        );
+      if (tableKey(next.child) !== tableKey(next.parent) && aligned.every((i) => i >= 0) && rule.via.length <= 16) {
+        queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
         continue;
       }
-      queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
+      // otherwise the grandchild rows are found through the keys of the child rows removed (a
+      // self-reference too, level by level), or not at all
+      const byKey = byPrimaryKey(next);
+      if (byKey) keyQueue.push(byKey);
+      else warnings.push(otherColumns(next, rule.trigger, rule.via, rule.childColumns));
     }
   }
-  return { rules, warnings: [...new Set(warnings)] };
+
+  // cascades from removed rows, and their own grandchildren (aligned, or by primary key again)
+  const keyRules: KeyCascadeRule[] = [];
+  const seenKeyRules = new Set<string>();
+  while (keyQueue.length > 0) {
+    const rule = keyQueue.shift()!;
+    const id = `${tableKey(rule.parent)}|${rule.parentColumns.join(',')}|${tableKey(rule.child)}|${rule.childColumns.join(',')}`.toLowerCase();
+    if (seenKeyRules.has(id)) continue;
+    seenKeyRules.add(id);
+    keyRules.push(rule);
+    for (const next of cascading) {
+      if (tableKey(next.parent) !== tableKey(rule.child) || !isCaptured(next.child)) continue;
+      const aligned = rule.childColumns.map((c) => next.parentColumns.findIndex((p) => p.toLowerCase() === c.toLowerCase()));
+      if (tableKey(next.child) !== tableKey(next.parent) && aligned.every((i) => i >= 0) && rule.via.length <= 16) {
+        keyQueue.push({ parent: rule.parent, parentColumns: rule.parentColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
+        continue;
+      }
+      const byKey = byPrimaryKey(next);
+      if (byKey) keyQueue.push(byKey);
+      else warnings.push(otherColumns(next, rule.parent, rule.via, rule.childColumns));
+    }
+  }
+  return { rules, keyRules, warnings: [...new Set(warnings)] };
 }

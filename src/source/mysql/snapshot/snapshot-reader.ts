@@ -48,6 +48,7 @@ import { BinlogReader } from '../binlog/binlog-reader.js';
 import type { BinlogDecoding } from '../binlog/raw-transactions.js';
 import { AsyncQueue } from '../binlog/binlog-queue.js';
 import { changedDuringSnapshot, TableChangeGuard } from './table-change-guard.js';
+import { ReadOrder } from './read-order.js';
 
 const SUBSYSTEM = 'source.mysql.snapshot';
 
@@ -81,6 +82,8 @@ export interface SnapshotReaderOptions {
    * their events too, so the synthetic child deletes of the window apply to the chunk's rows.
    */
   readonly cascadeTriggers?: (table: TableRef) => readonly TableRef[];
+  /** Tables every chunk of which must be read before a chunk of `table` starts (read-order.ts). */
+  readonly readAfter?: (table: TableRef) => readonly TableRef[];
   /** Heartbeat period of the backfill binlog connections (default: the reader's). */
   readonly heartbeatMs?: number;
   /** Where a weakened delivery guarantee is reported (a keyless table read at-least-once, and why). */
@@ -121,12 +124,12 @@ export function keyText(key: readonly Value[]): string {
 /** Reads all unfinished chunks; yields each finished chunk once, in completion order. */
 export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<ChunkResult> {
   const parallelism = Math.max(1, options.parallelism ?? 4);
-  const work: SnapshotTable[] = [];
-  const todo: { t: SnapshotTable; chunk: Chunk }[] = [];
+  const unread: { t: SnapshotTable; table: TableRef; chunk: Chunk }[] = [];
   for (const t of options.tables) {
-    work.push(t);
-    for (const chunk of t.chunks) if (!options.finished?.has(chunkId(chunk))) todo.push({ t, chunk });
+    for (const chunk of t.chunks) if (!options.finished?.has(chunkId(chunk))) unread.push({ t, table: t.table.schema.id, chunk });
   }
+  const order = new ReadOrder(unread, options.readAfter);
+  const todo = order.items;
   let next = 0;
   let cancelled = false;
   const waiting: (() => void)[] = [];
@@ -141,6 +144,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
     },
     () => {
       cancelled = true;
+      order.cancel();
       while (waiting.length) waiting.shift()!();
     },
   );
@@ -159,7 +163,10 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
       while (!cancelled) {
         const item = todo[next++];
         if (!item) return;
+        await order.ready(item);
+        if (cancelled) return;
         const result = await readChunkAgainIfRedefined(session, item.t, item.chunk, options, options.serverIdBase + n, guard);
+        order.done(item);
         while (!cancelled && queue.size >= parallelism) await new Promise<void>((r) => waiting.push(r));
         queue.push(result);
       }
@@ -176,6 +183,7 @@ export function readSnapshot(options: SnapshotReaderOptions): AsyncIterable<Chun
     worker(n)
       .catch((e) => {
         cancelled = true;
+        order.cancel();
         queue.fail(e instanceof FloeError ? e : new FloeError(SUBSYSTEM, 'source', `snapshot chunk read failed: ${errorMessage(e)}`, { cause: e, retryable: true }));
       })
       .finally(() => {
