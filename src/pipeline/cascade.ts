@@ -11,13 +11,12 @@
  *   projection, so hashed/masked FK columns are matched in their stored form; an FK column dropped by
  *   a transform cannot be matched (the writer refuses the delete, naming the column).
  *
- * - key-cascades.ts: grandchildren that reference a cascade child by its primary key (and deeper
- *   levels of a self-reference), from the keys of the child rows a cascade removed.
+ * - key-cascades.ts: grandchildren that reference a cascade child by other columns (and deeper
+ *   levels of a self-reference), from the child rows a cascade removed (`carryFieldsFor`).
  *
  * What is NOT reproduced (warned, diverges in the lake): ON DELETE SET NULL / SET DEFAULT, ON UPDATE
- * CASCADE / SET NULL, cascades from uncaptured parents, grandchildren referencing the child by
- * columns that are neither the matched FK nor its primary key, and key cascades of a format-v2
- * child or one without its indexes (key-cascades.ts).
+ * CASCADE / SET NULL, cascades from uncaptured parents, grandchildren of a child without a
+ * primary key, and key cascades of a format-v2 child or one without its indexes (key-cascades.ts).
  */
 import type { MatchingDelete } from '../iceberg/writer/index.js';
 import type { Row, Value } from '../model/values.js';
@@ -35,6 +34,13 @@ export function matchFieldsFor(plan: CascadePlan, key: string): string[][] {
     sets.set(names.map((n) => n.toLowerCase()).sort().join('\u0000'), names);
   }
   return [...sets.values()];
+}
+
+/** The columns of table `key` other tables' key cascades reference: its removed rows report them (key-cascades.ts). */
+export function carryFieldsFor(plan: CascadePlan, key: string): string[] {
+  const names = new Map<string, string>();
+  for (const r of plan.keyRules) if (tableKey(r.parent) === key) for (const c of r.parentColumns) names.set(c.toLowerCase(), c);
+  return [...names.values()];
 }
 
 /**

@@ -18,7 +18,7 @@
  * and a column transform on the key or the FK columns makes their values differ: the grandchild
  * then keeps orphaned rows in the lake.
  */
-import type { MatchingDelete, RemovedKeys } from '../iceberg/writer/index.js';
+import type { MatchingDelete, RemovedRows } from '../iceberg/writer/index.js';
 import type { Value } from '../model/values.js';
 import { tableKey, type CascadePlan, type KeyCascadeRule } from '../source/mysql/index.js';
 import type { PipelineTable } from './tables/pipeline-table.js';
@@ -54,16 +54,16 @@ export class KeyCascades {
  * The matching deletes of `child` for the rows `removed` from `parent` under `rule` — or why they
  * cannot be made (a transform on one side, a key column gone): the caller warns.
  */
-export function keyCascadeChanges(rule: KeyCascadeRule, removed: RemovedKeys, parent: PipelineTable, child: PipelineTable): MatchingDelete[] | string {
+export function keyCascadeChanges(rule: KeyCascadeRule, removed: RemovedRows, parent: PipelineTable, child: PipelineTable): MatchingDelete[] | string {
   const at = rule.parentColumns.map((c) => removed.names.findIndex((n) => n.toLowerCase() === c.toLowerCase()));
-  if (at.some((i) => i < 0)) return `${parent.key} no longer has its primary key on (${rule.parentColumns.join(', ')})`;
+  if (at.some((i) => i < 0)) return `${parent.key}'s writer does not report (${rule.parentColumns.join(', ')}) of the rows it removes`;
   const transformed = [...rule.parentColumns.map((c) => [parent, c] as const), ...rule.childColumns.map((c) => [child, c] as const)].find(([t, c]) =>
     t.prepared.mapping.columns.some((m) => m.name.toLowerCase() === c.toLowerCase() && m.transform !== undefined),
   );
   if (transformed) return `${transformed[0].key}.${transformed[1]} has a column transform, so the stored values of the key and of the foreign key differ`;
   const out: MatchingDelete[] = [];
-  for (const key of removed.keys) {
-    const values: Value[] = at.map((i) => key[i]!);
+  for (const row of removed.rows) {
+    const values: Value[] = at.map((i) => row[i]!);
     if (values.some((v) => v === null)) continue; // a NULL references nothing
     out.push({ op: 'delete-matching', fields: rule.childColumns, values });
   }

@@ -118,6 +118,9 @@ export class Router {
     let lastRef: TransactionEvent['changes'][number]['table'] | undefined;
     let lastTable: PipelineTable | undefined;
     const inOrder = this.followsKeys(e, keyed);
+    // every table the transaction may write, key cascades included, in its streaming mode before the
+    // first write: a mode switch is a checkpoint, which must not fall inside the transaction
+    if (inOrder) await this.checkpointer.ensureModes(this.reached(e, keyed!).map((t) => [t, t.streamMode] as const));
     for (const change of e.changes) {
       if (change.table !== lastRef) {
         lastRef = change.table;
@@ -173,8 +176,8 @@ export class Router {
     if (keyed.isParent(t.key) && !follow) this.unfollowable(t.key, `${t.key} is not a format-v3 table with its key index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
     await this.checkpointer.write(t, deletes);
     this.metrics?.binlogEvents(t.key, deletes.length);
-    const removed = follow ? t.committer.takeCascadeRemovals() : undefined;
-    if (!removed || removed.keys.length === 0) return;
+    const removed = follow ? await t.committer.takeCascadeRemovals() : undefined;
+    if (!removed || removed.rows.length === 0) return;
     for (const rule of keyed.rulesOf(t.key)) {
       const child = this.tables.get(tableKey(rule.child));
       if (!child) continue;
@@ -186,6 +189,13 @@ export class Router {
       if (typeof changes === 'string') this.unfollowable(t.key, changes);
       else if (changes.length > 0) await this.removeAndFollow(child, changes, position, keyed, depth + 1);
     }
+  }
+
+  /** The tables `e` changes, and those its key cascades may reach. */
+  private reached(e: TransactionEvent, keyed: KeyCascades): PipelineTable[] {
+    const keys = new Set(e.changes.map((c) => tableKey(c.table)));
+    for (const k of keys) for (const r of keyed.rulesOf(k)) keys.add(tableKey(r.child));
+    return [...keys].flatMap((k) => this.tables.get(k) ?? []);
   }
 
   private unfollowable(key: string, why: string): void {

@@ -41,7 +41,7 @@ import type { Snapshot } from '../spec/table-metadata.js';
 import { loadCatalogTable, reloadTable, type CatalogTable } from '../table/index.js';
 import { isCheckpointCommitted, lastCommitted, type CommittedCheckpoint } from './checkpoint-stamps.js';
 import type { RowChange } from '../writer/row-change.js';
-import type { RemovedKeys } from '../writer/cascade-removals.js';
+import type { RemovedRows } from '../writer/cascade-removals.js';
 import { TableChangeWriter, type TableChangeWriterOptions, type WriteMode, type WriterStats } from '../writer/table-change-writer.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
 import { KeyIndexLifecycle, type KeyIndexLoads } from '../keyindex/key-index-lifecycle.js';
@@ -201,7 +201,7 @@ export class TableCommitter {
     return this.values.reportRemovals(writer, this.table!, this.keys.current?.snapshotId);
   }
 
-  takeCascadeRemovals(): RemovedKeys | undefined {
+  async takeCascadeRemovals(): Promise<RemovedRows | undefined> {
     return this.writer?.takeCascadeRemovals();
   }
 

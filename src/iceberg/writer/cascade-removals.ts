@@ -1,32 +1,78 @@
 /**
- * The rows a keyed cascade child's matching deletes remove, named by primary key as each delete is
- * applied (table-change-writer.ts `reportCascadeRemovals`) — what the pipeline needs to remove, in
- * turn, the rows of tables that reference the child by its primary key (pipeline/cascade.ts): the
- * binlog carries neither.
+ * The rows a keyed cascade child's matching deletes remove, named by the values other tables
+ * reference them by (`CarriedColumns`: its primary key, or any columns an `ON DELETE CASCADE`
+ * references) as each delete is applied (table-change-writer.ts `reportCascadeRemovals`) — what the
+ * pipeline needs to remove, in turn, the rows of those tables (pipeline/key-cascades.ts): the binlog
+ * carries neither.
  *
  * A matching delete removes the rows holding its FK value that are live at its point of the
- * checkpoint: rows this checkpoint wrote (delete-matching.ts pushes their keys to `written`), and
- * committed rows, found through the FK index of the snapshot the checkpoint builds on — minus the
- * committed rows an earlier change of the checkpoint replaced or deleted (the key lookups waiting
- * are made first, so the deletion vectors say so) or an earlier matching delete removed.
+ * checkpoint: rows this checkpoint wrote (delete-matching.ts pushes their carried values to
+ * `written`), and committed rows, found through the FK index of the snapshot the checkpoint builds on
+ * — minus the committed rows an earlier change of the checkpoint replaced or deleted (the key lookups
+ * waiting are made first, so the deletion vectors say so) or an earlier matching delete removed. A
+ * committed row's values come from its primary key (the index's identity) when the carried columns
+ * are key columns, else from its data file, read when they are taken.
  */
 import type { KeyIndexedWriter } from './keyed-change-writer.js';
 import type { PositionDeleteSink } from './position-delete-sink.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
 import type { KeyId } from '../keyindex/table-key.js';
 import { decodeKey } from '../keyindex/row-key.js';
-import type { Value } from '../../model/values.js';
+import type { Row, Value } from '../../model/values.js';
 import type { Schema } from '../spec/schema.js';
+import type { DataFile } from '../spec/data-file.js';
+import type { IcebergType } from '../spec/types.js';
+import { readRowsAt, type RowsAtTable } from './rows-at.js';
 
-/** Removed rows by primary key: the key's field names (schema order) and each row's values. */
-export interface RemovedKeys {
+/** Removed rows: the carried columns' names (schema order) and each row's values of them. */
+export interface RemovedRows {
   readonly names: readonly string[];
-  readonly keys: readonly Value[][];
+  readonly rows: readonly Value[][];
+}
+
+/** The columns a removal reports, resolved against the writer's schema. */
+export class CarriedColumns {
+  readonly names: string[];
+  readonly positions: number[];
+  readonly fieldIds: number[];
+  /** Positions of the carried columns among the primary key's (schema order); undefined when one is not a key column. */
+  private readonly inKey: number[] | undefined;
+  private readonly keyTypes: IcebergType[];
+
+  /** Undefined when a name is not a top-level field of `schema` (dropped by a transform, say). */
+  static resolve(schema: Schema, names: readonly string[]): CarriedColumns | undefined {
+    const positions = names.map((n) => schema.fields.findIndex((f) => f.name === n || f.name.toLowerCase() === n.toLowerCase()));
+    if (positions.some((p) => p < 0)) return undefined;
+    return new CarriedColumns(schema, [...new Set(positions)].sort((a, b) => a - b));
+  }
+
+  private constructor(schema: Schema, positions: number[]) {
+    this.positions = positions;
+    this.names = positions.map((p) => schema.fields[p]!.name);
+    this.fieldIds = positions.map((p) => schema.fields[p]!.id);
+    const key = schema.fields.filter((f) => schema.identifierFieldIds.includes(f.id));
+    this.keyTypes = key.map((f) => f.type);
+    const inKey = this.fieldIds.map((id) => key.findIndex((f) => f.id === id));
+    this.inKey = inKey.every((i) => i >= 0) ? inKey : undefined;
+  }
+
+  of(row: Row): Value[] {
+    return this.positions.map((p) => row[p] ?? null);
+  }
+
+  /** The values of a row from its primary key alone, when the carried columns are key columns. */
+  fromKey(owner: KeyId): Value[] | undefined {
+    if (!this.inKey) return undefined;
+    const key = decodeKey(this.keyTypes, owner, 'removed cascade child');
+    return this.inKey.map((i) => key[i]!);
+  }
 }
 
 export class CascadeRemovals {
-  /** Keys of removed rows not taken yet; delete-matching.ts adds those of this checkpoint's rows. */
-  written: KeyId[] = [];
+  /** Carried values of removed rows not taken yet; delete-matching.ts adds those of this checkpoint's rows. */
+  written: Value[][] = [];
+  /** Removed committed rows whose values must be read from their files. */
+  private unread: { file: DataFile; pos: number }[] = [];
   /** Keys whose committed row a matching delete of this checkpoint removed. */
   private readonly removedCommitted = new Set<KeyId>();
 
@@ -34,7 +80,8 @@ export class CascadeRemovals {
     private readonly fkIndexes: ReadonlyMap<string, ValueIndex>,
     private readonly keyed: KeyIndexedWriter,
     private readonly positions: PositionDeleteSink,
-    private readonly schema: Schema,
+    private readonly carried: CarriedColumns,
+    private readonly table: RowsAtTable,
   ) {}
 
   /** The committed rows of FK column set `fields` holding the FK value `k` are removed now. */
@@ -43,16 +90,19 @@ export class CascadeRemovals {
     this.fkIndexes.get(fields)!.rowsOf(k, (file, pos, owner) => {
       if (owner === undefined || this.positions.removedCommitted(file, pos) || this.removedCommitted.has(owner)) return;
       this.removedCommitted.add(owner);
-      this.written.push(owner);
+      const values = this.carried.fromKey(owner);
+      if (values) this.written.push(values);
+      else this.unread.push({ file, pos });
     });
   }
 
-  /** The keys of the rows removed since the last call, as values. */
-  take(): RemovedKeys {
-    const ids = this.written;
+  /** The rows removed since the last call. */
+  async take(): Promise<RemovedRows> {
+    const rows = this.written;
     this.written = [];
-    const fields = this.schema.fields.filter((f) => this.schema.identifierFieldIds.includes(f.id));
-    const types = fields.map((f) => f.type);
-    return { names: fields.map((f) => f.name), keys: ids.map((id) => decodeKey(types, id, 'removed cascade child')) };
+    const unread = this.unread;
+    this.unread = [];
+    if (unread.length > 0) rows.push(...(await readRowsAt(this.table, this.carried.fieldIds, unread)));
+    return { names: this.carried.names, rows };
   }
 }

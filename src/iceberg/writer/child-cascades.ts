@@ -14,8 +14,8 @@ import type { KeyIndexedWriter } from './keyed-change-writer.js';
 import type { PositionDeleteSink } from './position-delete-sink.js';
 import type { RowLocation } from './positional-data-writer.js';
 import type { WriterStats } from './writer-stats.js';
-import { CascadeRemovals, type RemovedKeys } from './cascade-removals.js';
-import type { Schema } from '../spec/schema.js';
+import { CascadeRemovals, type CarriedColumns, type RemovedRows } from './cascade-removals.js';
+import type { RowsAtTable } from './rows-at.js';
 
 export class ChildCascades {
   /** Matching deletes of committed rows to locate at the commit: [FK column set, FK value, values]. */
@@ -27,6 +27,8 @@ export class ChildCascades {
     /** Committed rows are located through the FK index at the commit (deletion vectors). */
     readonly dv: boolean,
     private readonly stats: WriterStats,
+    /** The columns removals report (undefined: they cannot). */
+    private readonly carried: CarriedColumns | undefined,
   ) {}
 
   async apply(change: MatchingDelete, positions: PositionDeleteSink): Promise<void> {
@@ -45,14 +47,14 @@ export class ChildCascades {
   }
 
   /** From now on each delete names the rows it removes (`take`); false without an FK index for every set. */
-  report(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined, keyed: KeyIndexedWriter, positions: PositionDeleteSink, schema: Schema): boolean {
-    if (!this.dv || !fkIndexes || this.matching.fieldSets.some((set) => !fkIndexes.has(set.join(',')))) return false;
-    this.removals ??= new CascadeRemovals(fkIndexes, keyed, positions, schema);
+  report(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined, keyed: KeyIndexedWriter, positions: PositionDeleteSink, table: RowsAtTable): boolean {
+    if (!this.dv || !this.carried || !fkIndexes || this.matching.fieldSets.some((set) => !fkIndexes.has(set.join(',')))) return false;
+    this.removals ??= new CascadeRemovals(fkIndexes, keyed, positions, this.carried, table);
     return true;
   }
 
-  /** The keys of the rows removed since the last call (none: not reporting). */
-  take(): RemovedKeys | undefined {
+  /** The rows removed since the last call (undefined: not reporting). */
+  async take(): Promise<RemovedRows | undefined> {
     return this.removals?.take();
   }
 

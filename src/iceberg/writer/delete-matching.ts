@@ -132,6 +132,8 @@ export interface MatchingDeletesOptions {
   indexed?: readonly (readonly string[])[];
   /** With deletion vectors: the identity of a row written (primary key, or whole row), recorded with its FK values (`writtenRows`). */
   ownerOf?: (row: Row) => KeyId;
+  /** The values of a row written that a removal must report (cascade-removals.ts): the columns other tables reference. */
+  carried?: (row: Row) => Value[];
 }
 
 /** A row written in this checkpoint with its FK value of one column set and its identity (`ownerOf`). */
@@ -139,6 +141,8 @@ interface WrittenRow {
   readonly value: KeyId;
   readonly loc: RowLocation;
   readonly owner: KeyId;
+  /** `MatchingDeletesOptions.carried` of the row. */
+  readonly carried?: Value[];
 }
 
 /**
@@ -181,7 +185,7 @@ export class MatchingDeletes {
       const values = ix.fields.positions.map((p) => row[p] ?? null);
       if (values.some((v) => v === null)) continue; // a NULL never equals a matching value
       const k = encodeKey(ix.fields.types, values, 'matching-delete index');
-      const at: WrittenRow = { value: k, loc, owner: owner ?? k };
+      const at: WrittenRow = { value: k, loc, owner: owner ?? k, carried: this.options.carried?.(row) };
       if (owner !== undefined) ix.written.push(at);
       const list = ix.rows.get(k);
       if (list) list.push(at);
@@ -191,9 +195,9 @@ export class MatchingDeletes {
 
   /**
    * Applies one matching delete: rows of this checkpoint with those values are removed by position
-   * (through `deleteAt`; their identities go to `removed`), older rows by an equality delete.
+   * (through `deleteAt`; their carried values go to `removed`), older rows by an equality delete.
    */
-  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void, defer?: (fieldsKey: string, value: KeyId, values: readonly Value[]) => void, removed?: KeyId[]): Promise<void> {
+  async apply(change: MatchingDelete, deleteAt: (loc: RowLocation) => void, defer?: (fieldsKey: string, value: KeyId, values: readonly Value[]) => void, removed?: Value[][]): Promise<void> {
     const fields = resolveMatchFields(this.schema, change.fields);
     const values = valuesInSchemaOrder(change, fields, this.schema);
     const ix = this.indexes.find((x) => x.fields.key === fields.key);
@@ -208,10 +212,10 @@ export class MatchingDeletes {
     const rows = ix.rows.get(k);
     if (rows) {
       ix.rows.delete(k);
-      for (const { loc, owner } of rows) {
+      for (const { loc, carried } of rows) {
         if (loc.file.deleted?.has(loc.pos)) continue; // superseded already
         deleteAt(loc);
-        removed?.push(owner);
+        if (carried) removed?.push(carried);
         this.positionDeletes++;
       }
     }

@@ -10,6 +10,6 @@
  */
 export { insert, remove, removeKey, update, type RowChange } from './row-change.js';
 export { deleteMatching, type MatchingDelete } from './delete-matching.js';
-export type { RemovedKeys } from './cascade-removals.js';
+export type { RemovedRows } from './cascade-removals.js';
 export { TableChangeWriter, type PreparedChanges, type TableChangeWriterOptions, type WriteMode } from './table-change-writer.js';
 export { writeDeletionVectors } from './position-delete-writers.js';

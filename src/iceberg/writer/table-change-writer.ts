@@ -41,7 +41,7 @@ import { EqualityDeleteSink, equalityDeleteSpecId } from './equality-delete-sink
 import type { RowChange } from './row-change.js';
 import { MatchingDeletes } from './delete-matching.js';
 import { ChildCascades } from './child-cascades.js';
-import type { RemovedKeys } from './cascade-removals.js';
+import { CarriedColumns, type RemovedRows } from './cascade-removals.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
@@ -98,6 +98,8 @@ export interface TableChangeWriterOptions {
    * tables): rows written in the checkpoint are indexed by them (delete-matching.ts).
    */
   matchFields?: readonly (readonly string[])[];
+  /** Columns other tables' cascades reference: the rows matching deletes remove report them (cascade-removals.ts). */
+  carryFields?: readonly string[];
   /**
    * Deletion-vector upserts (format v3, keyed tables): the index of the table's live rows as of the
    * snapshot this checkpoint builds on. A row committed earlier is then removed by a DV entry on its
@@ -173,8 +175,9 @@ export class TableChangeWriter {
     // a v3 child with a key index, or keyless with a row index: cascades by DVs (checkpoint/value-indexes.ts)
     const located = this.mode === 'append' ? options.rowIndex !== undefined : options.keyIndex !== undefined || options.keyIndexLater === true;
     const dvCascades = m.formatVersion >= 3 && located && (options.matchFields?.length ?? 0) > 0;
-    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined });
-    this.cascades = new ChildCascades(this.matching, dvCascades, this.stats);
+    const carried = dvCascades && this.mode !== 'append' && options.carryFields?.length ? CarriedColumns.resolve(schema, options.carryFields) : undefined;
+    this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined, carried: carried && ((row) => carried.of(row)) });
+    this.cascades = new ChildCascades(this.matching, dvCascades, this.stats, carried);
     this.sinks = {
       stats: this.stats,
       data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
@@ -260,16 +263,13 @@ export class TableChangeWriter {
     return this.writer.step(change);
   }
 
-  /**
-   * Keyed DV mode: from now on each matching delete names the rows it removes (`takeCascadeRemovals`,
-   * child-cascades.ts). False when the writer cannot: no key index (yet), or no FK index.
-   */
+  /** Keyed DV mode: from now on matching deletes report the rows they remove (`takeCascadeRemovals`, child-cascades.ts); false when they cannot. */
   reportCascadeRemovals(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): boolean {
-    return this.keyed !== undefined && !this.awaitsKeyIndex && this.cascades.report(fkIndexes, this.keyed, this.sinks.positions, this.schema);
+    return this.keyed !== undefined && !this.awaitsKeyIndex && this.cascades.report(fkIndexes, this.keyed, this.sinks.positions, this.table);
   }
 
-  /** The primary keys of the rows the matching deletes applied since the last call removed. */
-  takeCascadeRemovals(): RemovedKeys | undefined {
+  /** The rows the matching deletes applied since the last call removed (their `carryFields`). */
+  takeCascadeRemovals(): Promise<RemovedRows | undefined> {
     return this.cascades.take();
   }
 

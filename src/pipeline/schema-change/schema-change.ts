@@ -28,7 +28,7 @@ import type { DdlStatement } from '../../source/mysql/index.js';
 import { tableMatcher } from '../../source/mysql/index.js';
 import type { DdlEvent, TableRef } from '../../source/mysql/index.js';
 import type { TableSchema } from '../../source/mysql/index.js';
-import type { CascadeRule } from '../../source/mysql/index.js';
+import type { CascadePlan, TableId } from '../../source/mysql/index.js';
 import { errorMessage, FloeError } from '../../util/errors.js';
 import { capturedTablesIn, ddlPositionText, type DdlContext, type DdlHandler, type DdlOutcome } from '../ddl-handler.js';
 import { applyEvolve } from './schema-change-apply.js';
@@ -155,9 +155,9 @@ class SchemaChangeHandler implements DdlHandler {
    * of the old constraints are committed — so a later synthetic delete finds its rows indexed.
    */
   private async replanCascades(rt: SchemaChangeRuntime, ctx: DdlContext): Promise<DdlOutcome> {
-    const before = childMatchSets([...rt.source.cascades.rules, ...rt.source.cascades.keyRules]);
+    const before = writerCascadeShapes(rt.source.cascades);
     const plan = await rt.source.replanCascades();
-    const after = childMatchSets([...plan.rules, ...plan.keyRules]);
+    const after = writerCascadeShapes(plan);
     for (const w of plan.warnings) ctx.logger.warn(`foreign keys: ${w}`);
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k) && ctx.capturedTables.has(k));
     if (changed.length === 0) return { action: 'ignore' };
@@ -197,14 +197,17 @@ class SchemaChangeHandler implements DdlHandler {
 const FOREIGN_KEY_DDL = /\b(foreign\s+key|references|drop\s+constraint)\b/i;
 
 /** Child table → its cascade FK column sets, as one comparable text. */
-function childMatchSets(rules: readonly Pick<CascadeRule, 'child' | 'childColumns'>[]): Map<string, string> {
+/** Per table, what its writer is opened with for cascades: the FK column sets it matches on, the columns it reports. */
+function writerCascadeShapes(plan: CascadePlan): Map<string, string> {
   const sets = new Map<string, string[]>();
-  for (const r of rules) {
-    const key = `${r.child.database}.${r.child.table}`;
+  const add = (table: TableId, what: string) => {
+    const key = `${table.database}.${table.table}`;
     const list = sets.get(key) ?? [];
-    list.push(r.childColumns.map((c) => c.toLowerCase()).join(','));
+    list.push(what);
     sets.set(key, list);
-  }
+  };
+  for (const r of [...plan.rules, ...plan.keyRules]) add(r.child, `match ${r.childColumns.map((c) => c.toLowerCase()).join(',')}`);
+  for (const r of plan.keyRules) add(r.parent, `carry ${r.parentColumns.map((c) => c.toLowerCase()).join(',')}`);
   return new Map([...sets].map(([k, v]) => [k, [...new Set(v)].sort().join('|')]));
 }
 

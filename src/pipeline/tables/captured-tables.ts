@@ -12,7 +12,7 @@ import { type KeyColumnReader } from '../../iceberg/keyindex/index.js';
 import { type TableChangeWriterOptions } from '../../iceberg/writer/index.js';
 import type { BinlogOffset, CascadePlan, MappedTable, SourceSession } from '../../source/mysql/index.js';
 import { FloeError } from '../../util/errors.js';
-import { matchFieldsFor } from '../cascade.js';
+import { matchFieldsFor, carryFieldsFor } from '../cascade.js';
 import type { Logger } from '../observe/logger.js';
 import type { TableProgress } from '../state.js';
 import { ensureIcebergTable } from '../table-mapping-catalog.js';
@@ -75,7 +75,8 @@ export class CapturedTables {
   private writerOptions(key: string): TableChangeWriterOptions {
     const plan = this.w.cascades();
     const matchFields = plan ? matchFieldsFor(plan, key) : [];
-    return matchFields.length > 0 ? { matchFields } : {};
+    const carryFields = plan ? carryFieldsFor(plan, key) : [];
+    return { ...(matchFields.length > 0 ? { matchFields } : {}), ...(carryFields.length > 0 ? { carryFields } : {}) };
   }
 
   /**

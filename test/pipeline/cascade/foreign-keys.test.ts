@@ -29,6 +29,8 @@ beforeAll(async () => {
     'CREATE TABLE comp (a INT, b INT, PRIMARY KEY (a, b))',
     'CREATE TABLE compc (id INT PRIMARY KEY, a INT, b INT, CONSTRAINT cc FOREIGN KEY (a, b) REFERENCES comp (a, b) ON DELETE CASCADE)',
     'CREATE TABLE g (id INT PRIMARY KEY, cid INT, CONSTRAINT g_c FOREIGN KEY (cid) REFERENCES c (id) ON DELETE CASCADE)',
+    'CREATE TABLE kl (a INT, pid INT, UNIQUE KEY (a), CONSTRAINT kl_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)',
+    'CREATE TABLE klg (id INT PRIMARY KEY, a INT, CONSTRAINT klg_kl FOREIGN KEY (a) REFERENCES kl (a) ON DELETE CASCADE)',
     'CREATE TABLE orphan_parent (id INT PRIMARY KEY)',
     'CREATE TABLE orphan_child (id INT PRIMARY KEY, pid INT, CONSTRAINT oc FOREIGN KEY (pid) REFERENCES orphan_parent (id) ON DELETE CASCADE)',
   ]) {
@@ -36,7 +38,7 @@ beforeAll(async () => {
   }
   client = await connectMysql({ ...sharedMysqlConfig() });
   const dialect = await detectDialect(client);
-  const ids = ['p', 'c', 'g', 's', 'tree', 'comp', 'compc', 'orphan_child'].map((table) => ({ database: db, table }));
+  const ids = ['p', 'c', 'g', 'kl', 'klg', 's', 'tree', 'comp', 'compc', 'orphan_child'].map((table) => ({ database: db, table }));
   const schemas = await captureTableSchemas(client, ids, dialect.flavor);
   mapped = new Map([...schemas].map(([k, s]) => [k, mapTable(s)]));
 });
@@ -61,7 +63,9 @@ describe('foreign keys', () => {
     expect(plan.rules.map((r) => `${r.trigger.table}(${r.triggerColumns}) > ${r.child.table}(${r.childColumns}) via ${r.via.join('>')}`).sort()).toEqual([
       'c(id) > g(cid) via g_c',
       'comp(a,b) > compc(a,b) via cc',
+      'kl(a) > klg(a) via klg_kl',
       'p(id) > c(pid) via c_p',
+      'p(id) > kl(pid) via kl_p',
       'tree(id) > tree(parent) via tree_up',
     ]);
     // below the first level, rows removed by a cascade cascade on by their primary keys
@@ -71,6 +75,8 @@ describe('foreign keys', () => {
     expect(w).toMatch(/ON DELETE SET NULL .*\.s\(pid\) .*\[s_p\]: .*will diverge/);
     expect(w).toMatch(/\[oc\]: the parent table is not captured/);
     expect(w).not.toMatch(/\[tree_up\]|\[g_c\]/);
+    // a cascade child without a primary key cannot name the rows a cascade removes from it
+    expect(w).toMatch(/\[klg_kl\]: a grandchild of .*\.p .*\.kl has no primary key/);
   });
 
   it('expands parent deletes into child deletes after the parent change, skipping NULL keys', () => {

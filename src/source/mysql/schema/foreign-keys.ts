@@ -92,10 +92,10 @@ export interface CascadeRule {
 }
 
 /**
- * A cascade the pipeline reproduces from the child's own rows (pipeline/cascade.ts): when a row of
- * `parent` is removed BY A CASCADE (never logged), every row of `child` whose `childColumns` equal
- * that row's `parentColumns` goes too. floe finds the removed rows through the parent's FK index in
- * the lake (v3), so the parent's columns must be its primary key: the identity that index carries.
+ * A cascade the pipeline reproduces from the rows of the lake (pipeline/key-cascades.ts): when a row
+ * of `parent` is removed BY A CASCADE (never logged), every row of `child` whose `childColumns`
+ * equal that row's `parentColumns` goes too. floe finds the removed rows through the parent's FK
+ * index (v3), which names them by primary key, so the parent must have one.
  */
 export interface KeyCascadeRule {
   readonly parent: TableId;
@@ -130,11 +130,11 @@ function fkText(fk: ForeignKey): string {
  * - Multi-level: a grandchild constraint ON DELETE CASCADE referencing the child is reproduced from
  *   the binlog alone when its referenced columns include every column the child was matched on —
  *   then "grandchild rows whose corresponding columns equal the same values" are exactly the rows
- *   whose referenced child row was deleted (a `CascadeRule`). When it references the child's primary
- *   key instead, the binlog lacks the deleted child keys, but the lake has them: a `KeyCascadeRule`,
- *   which the pipeline applies to the child rows its cascade removed (pipeline/cascade.ts) — also for
- *   a table referencing itself, level by level. Otherwise (other child columns): a warning, and the
- *   grandchild diverges (its orphaned rows stay in the lake).
+ *   whose referenced child row was deleted (a `CascadeRule`). When it references other child
+ *   columns, the binlog lacks the removed child rows, but the lake has them: a `KeyCascadeRule`,
+ *   which the pipeline applies to the child rows its cascade removed (pipeline/key-cascades.ts) —
+ *   also for a table referencing itself, level by level. A child without a primary key cannot name
+ *   them: a warning, and the grandchild diverges (its orphaned rows stay in the lake).
  * - ON DELETE SET NULL / SET DEFAULT and ON UPDATE CASCADE / SET NULL / SET DEFAULT: the child rows'
  *   new values are not in the binlog and cannot be derived without the rows: a warning.
  * - A cascading constraint whose child is captured but whose parent is not: the parent deletes are
@@ -160,17 +160,15 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
     }
   }
 
-  // A cascade from rows another cascade removed, by the removed row's primary key: floe finds those
-  // rows (and so their keys) in the parent's FK index — undefined when `fk` does not reference the
-  // parent's primary key.
+  // A cascade from rows another cascade removed, by the values they held: floe finds those rows in
+  // the parent's FK index, which locates them by primary key — undefined when the parent has none.
   const byPrimaryKey = (fk: ForeignKey): KeyCascadeRule | undefined => {
-    const pk = captured.get(tableKey(fk.parent))?.schema.primaryKey ?? [];
-    const same = pk.length === fk.parentColumns.length && fk.parentColumns.every((c) => pk.some((k) => k.toLowerCase() === c.toLowerCase()));
-    return same ? { parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] } : undefined;
+    const keyed = (captured.get(tableKey(fk.parent))?.schema.primaryKey.length ?? 0) > 0;
+    return keyed ? { parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] } : undefined;
   };
   const keyQueue: KeyCascadeRule[] = [];
-  const otherColumns = (next: ForeignKey, upper: TableId, via: readonly string[], matched: readonly string[]) =>
-    `ON DELETE CASCADE ${fkText(next)}: a grandchild of ${tableKey(upper)} (via ${via.join(' > ')}); its rows reference ${tableKey(next.parent)} by columns that are neither the ones floe matches on (${matched.join(', ')}) nor its primary key, so floe cannot find the rows it must remove — ${tableKey(next.child)} keeps orphaned rows in the lake when ${tableKey(upper)} rows are deleted`;
+  const keyless = (next: ForeignKey, upper: TableId, via: readonly string[]) =>
+    `ON DELETE CASCADE ${fkText(next)}: a grandchild of ${tableKey(upper)} (via ${via.join(' > ')}); ${tableKey(next.parent)} has no primary key, so floe cannot name the rows a cascade removes from it (the binlog does not log them) — ${tableKey(next.child)} keeps orphaned rows in the lake when ${tableKey(upper)} rows are deleted (give ${tableKey(next.parent)} a primary key)`;
 
   // direct rules, then grandchildren reachable with the matched columns, breadth first
   const queue: CascadeRule[] = [];
@@ -198,7 +196,7 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
       // self-reference too, level by level), or not at all
       const byKey = byPrimaryKey(next);
       if (byKey) keyQueue.push(byKey);
-      else warnings.push(otherColumns(next, rule.trigger, rule.via, rule.childColumns));
+      else warnings.push(keyless(next, rule.trigger, rule.via));
     }
   }
 
@@ -220,7 +218,7 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
       }
       const byKey = byPrimaryKey(next);
       if (byKey) keyQueue.push(byKey);
-      else warnings.push(otherColumns(next, rule.parent, rule.via, rule.childColumns));
+      else warnings.push(keyless(next, rule.parent, rule.via));
     }
   }
   return { rules, keyRules, warnings: [...new Set(warnings)] };
