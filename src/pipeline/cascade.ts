@@ -15,8 +15,8 @@
  *   levels of a self-reference), from the child rows a cascade removed (`carryFieldsFor`).
  *
  * What is NOT reproduced (warned, diverges in the lake): ON DELETE SET NULL / SET DEFAULT, ON UPDATE
- * CASCADE / SET NULL, cascades from uncaptured parents, grandchildren of a child without a
- * primary key, and key cascades of a format-v2 child or one without its indexes (key-cascades.ts).
+ * CASCADE / SET NULL, cascades from uncaptured parents, and key cascades of a format-v2 child or
+ * one without its indexes (key-cascades.ts).
  */
 import type { MatchingDelete } from '../iceberg/writer/index.js';
 import type { Row, Value } from '../model/values.js';

@@ -1,11 +1,12 @@
 /**
  * Cascades the binlog cannot drive (foreign-keys.ts `KeyCascadeRule`): a grandchild that references
- * a cascade child by the child's primary key. MySQL removes the child rows of a deleted parent and,
- * in turn, the grandchild rows referencing them, logging neither; the source turns the parent
- * delete into a matching delete of the child (cascade.ts), and here the child rows it removed —
- * named by their keys as the child's writer applies it (iceberg/writer/cascade-removals.ts, through
- * the child's FK index in the lake) — become matching deletes of the grandchild, at the same
- * position, before any later change. A self-reference follows level by level.
+ * a cascade child by columns other than the ones the child was matched on (its primary key, a
+ * unique key). MySQL removes the child rows of a deleted parent and, in turn, the grandchild rows
+ * referencing them, logging neither; the source turns the parent delete into a matching delete of
+ * the child (cascade.ts), and here the child rows it removed — named by the referenced values as the
+ * child's writer applies it (iceberg/writer/cascade-removals.ts, through the child's FK index in the
+ * lake) — become matching deletes of the grandchild, at the same position, before any later change.
+ * A self-reference follows level by level.
  *
  * Crash safety rests on two orders:
  * - the checkpoint commits a grandchild before its parent child (checkpoint.ts `commitAfter`): a
@@ -13,10 +14,10 @@
  *   the grandchild's removals are found in the child's rows as they were at that position;
  * - a snapshot reads every chunk of the child before the grandchild's (snapshot/read-order.ts).
  *
- * Delivery note (warned once per table): a child in format v2, or without its key index or FK
- * indexes (beyond `iceberg.keyIndexMaxRows` or the memory bound), cannot name the rows it removed,
- * and a column transform on the key or the FK columns makes their values differ: the grandchild
- * then keeps orphaned rows in the lake.
+ * Delivery note (warned once per table): a child in format v2, or without its key or row index or
+ * FK indexes (beyond `iceberg.keyIndexMaxRows` or the memory bound), cannot name the rows it
+ * removed, and a column transform on the referenced or the FK columns makes their values differ:
+ * the grandchild then keeps orphaned rows in the lake.
  */
 import type { MatchingDelete, RemovedRows } from '../iceberg/writer/index.js';
 import type { Value } from '../model/values.js';

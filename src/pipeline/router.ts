@@ -173,7 +173,7 @@ export class Router {
   private async removeAndFollow(t: PipelineTable, deletes: WriterChange[], position: Position, keyed: KeyCascades, depth: number): Promise<void> {
     await this.checkpointer.ensureModes([[t, t.streamMode]]);
     const follow = keyed.isParent(t.key) && depth < 16 && (await t.committer.reportCascadeRemovals());
-    if (keyed.isParent(t.key) && !follow) this.unfollowable(t.key, `${t.key} is not a format-v3 table with its key index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
+    if (keyed.isParent(t.key) && !follow) this.unfollowable(t.key, `${t.key} is not a format-v3 table with its key or row index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
     await this.checkpointer.write(t, deletes);
     this.metrics?.binlogEvents(t.key, deletes.length);
     const removed = follow ? await t.committer.takeCascadeRemovals() : undefined;

@@ -93,16 +93,18 @@ export class ValueIndexes {
   }
 
   /**
-   * A keyed v3 cascade child's writer (with its key index): from now on each matching delete names
-   * the rows it removes, through the FK indexes of the key index's snapshot `keySnapshot`, which it
-   * gets now rather than at the commit (so that the child's own cascades can follow: pipeline/cascade.ts).
-   * False when it cannot: format v2, keyless, no FK index (beyond its memory bound).
+   * A v3 cascade child's writer (with its key index, or a keyless one's row index): from now on each
+   * matching delete names the rows it removes, through the FK indexes of the snapshot its other
+   * deletes are located in, which it gets now rather than at the commit (so that the child's own
+   * cascades can follow: pipeline/key-cascades.ts). False when it cannot: format v2, no FK index
+   * (beyond its memory bound).
    */
   async reportRemovals(writer: TableChangeWriter, table: CatalogTable, keySnapshot: bigint | undefined): Promise<boolean> {
     const sets = writer.matchFieldSets;
-    if (writer.mode === 'append' || writer.formatVersion < 3 || sets.length === 0) return false;
+    if (writer.formatVersion < 3 || sets.length === 0) return false;
+    const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
     try {
-      return writer.reportCascadeRemovals(await this.fkIndexes(table, keySnapshot, sets));
+      return writer.reportCascadeRemovals(await this.fkIndexes(table, at, sets));
     } catch (e) {
       this.fks.drop();
       throw e;

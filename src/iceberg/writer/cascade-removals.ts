@@ -1,17 +1,17 @@
 /**
- * The rows a keyed cascade child's matching deletes remove, named by the values other tables
- * reference them by (`CarriedColumns`: its primary key, or any columns an `ON DELETE CASCADE`
- * references) as each delete is applied (table-change-writer.ts `reportCascadeRemovals`) — what the
+ * The rows a cascade child's matching deletes remove, named by the values other tables reference
+ * them by (`CarriedColumns`: the columns their `ON DELETE CASCADE` references) as each delete is applied (table-change-writer.ts `reportCascadeRemovals`) — what the
  * pipeline needs to remove, in turn, the rows of those tables (pipeline/key-cascades.ts): the binlog
  * carries neither.
  *
  * A matching delete removes the rows holding its FK value that are live at its point of the
  * checkpoint: rows this checkpoint wrote (delete-matching.ts pushes their carried values to
  * `written`), and committed rows, found through the FK index of the snapshot the checkpoint builds on
- * — minus the committed rows an earlier change of the checkpoint replaced or deleted (the key lookups
- * waiting are made first, so the deletion vectors say so) or an earlier matching delete removed. A
- * committed row's values come from its primary key (the index's identity) when the carried columns
- * are key columns, else from its data file, read when they are taken.
+ * — minus the committed rows an earlier change of the checkpoint replaced or deleted (a keyed
+ * child's key lookups waiting are made first, a keyless child's deletes were placed as they came,
+ * so the deletion vectors say so) or an earlier matching delete removed. A committed row's values
+ * come from its primary key (the index's identity) when the carried columns are key columns, else
+ * from its data file, read when they are taken.
  */
 import type { KeyIndexedWriter } from './keyed-change-writer.js';
 import type { PositionDeleteSink } from './position-delete-sink.js';
@@ -73,12 +73,13 @@ export class CascadeRemovals {
   written: Value[][] = [];
   /** Removed committed rows whose values must be read from their files. */
   private unread: { file: DataFile; pos: number }[] = [];
-  /** Keys whose committed row a matching delete of this checkpoint removed. */
-  private readonly removedCommitted = new Set<KeyId>();
+  /** The committed rows (file and position) a matching delete of this checkpoint removed. */
+  private readonly removedCommitted = new Set<string>();
 
   constructor(
     private readonly fkIndexes: ReadonlyMap<string, ValueIndex>,
-    private readonly keyed: KeyIndexedWriter,
+    /** A keyed child's writer (its lookups of committed rows are made before each delete); undefined: keyless. */
+    private readonly keyed: KeyIndexedWriter | undefined,
     private readonly positions: PositionDeleteSink,
     private readonly carried: CarriedColumns,
     private readonly table: RowsAtTable,
@@ -86,11 +87,12 @@ export class CascadeRemovals {
 
   /** The committed rows of FK column set `fields` holding the FK value `k` are removed now. */
   committed(fields: string, k: KeyId): void {
-    this.keyed.lookUpCommitted();
+    this.keyed?.lookUpCommitted();
     this.fkIndexes.get(fields)!.rowsOf(k, (file, pos, owner) => {
-      if (owner === undefined || this.positions.removedCommitted(file, pos) || this.removedCommitted.has(owner)) return;
-      this.removedCommitted.add(owner);
-      const values = this.carried.fromKey(owner);
+      const at = `${pos}@${file.filePath}`;
+      if (owner === undefined || this.positions.removedCommitted(file, pos) || this.removedCommitted.has(at)) return;
+      this.removedCommitted.add(at);
+      const values = this.keyed ? this.carried.fromKey(owner) : undefined;
       if (values) this.written.push(values);
       else this.unread.push({ file, pos });
     });

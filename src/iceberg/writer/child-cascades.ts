@@ -47,7 +47,7 @@ export class ChildCascades {
   }
 
   /** From now on each delete names the rows it removes (`take`); false without an FK index for every set. */
-  report(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined, keyed: KeyIndexedWriter, positions: PositionDeleteSink, table: RowsAtTable): boolean {
+  report(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined, keyed: KeyIndexedWriter | undefined, positions: PositionDeleteSink, table: RowsAtTable): boolean {
     if (!this.dv || !this.carried || !fkIndexes || this.matching.fieldSets.some((set) => !fkIndexes.has(set.join(',')))) return false;
     this.removals ??= new CascadeRemovals(fkIndexes, keyed, positions, this.carried, table);
     return true;

@@ -175,7 +175,7 @@ export class TableChangeWriter {
     // a v3 child with a key index, or keyless with a row index: cascades by DVs (checkpoint/value-indexes.ts)
     const located = this.mode === 'append' ? options.rowIndex !== undefined : options.keyIndex !== undefined || options.keyIndexLater === true;
     const dvCascades = m.formatVersion >= 3 && located && (options.matchFields?.length ?? 0) > 0;
-    const carried = dvCascades && this.mode !== 'append' && options.carryFields?.length ? CarriedColumns.resolve(schema, options.carryFields) : undefined;
+    const carried = dvCascades && options.carryFields?.length ? CarriedColumns.resolve(schema, options.carryFields) : undefined;
     this.matching = new MatchingDeletes(schema, { ...common, tag: this.tag, targetFileSizeBytes: deleteTargetSize, indexed: options.matchFields, ownerOf: dvCascades ? (row) => key.keyOfRow(row, 'cascade child') : undefined, carried: carried && ((row) => carried.of(row)) });
     this.cascades = new ChildCascades(this.matching, dvCascades, this.stats, carried);
     this.sinks = {
@@ -263,9 +263,9 @@ export class TableChangeWriter {
     return this.writer.step(change);
   }
 
-  /** Keyed DV mode: from now on matching deletes report the rows they remove (`takeCascadeRemovals`, child-cascades.ts); false when they cannot. */
+  /** DV mode: from now on matching deletes report the rows they remove (`takeCascadeRemovals`, child-cascades.ts); false when they cannot. */
   reportCascadeRemovals(fkIndexes: ReadonlyMap<string, ValueIndex> | undefined): boolean {
-    return this.keyed !== undefined && !this.awaitsKeyIndex && this.cascades.report(fkIndexes, this.keyed, this.sinks.positions, this.table);
+    return !this.awaitsKeyIndex && this.cascades.report(fkIndexes, this.keyed, this.sinks.positions, this.table);
   }
 
   /** The rows the matching deletes applied since the last call removed (their `carryFields`). */

@@ -15,7 +15,9 @@
  * from the lake again), parent deletes remove its committed rows by deletion vectors on their places
  * — duplicates included, each copy once, an identical child of another parent kept — and the
  * indexes follow those commits (a later binlog DELETE of a re-inserted identical row, and a second
- * cascade of a re-created parent, find only live copies). No snapshot of it holds an equality delete.
+ * cascade of a re-created parent, find only live copies). A keyless child referenced by a unique
+ * column passes its removed rows' values on to the grandchild that references it (read from their
+ * data files). No snapshot of them holds an equality delete.
  * Run twice: the indexes in memory, and on disk (a memory bound of 0 bytes: sqlite-value-index.ts).
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -151,7 +153,7 @@ describe('ON DELETE CASCADE', () => {
 describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless child (format v3), its indexes in %s', (tier) => {
   let k: Harness;
   let stateDir: string;
-  const KTABLES = ['kparent', 'kchild'];
+  const KTABLES = ['kparent', 'kchild', 'kcode', 'kgrand'];
   const count = async (where: string): Promise<number> => {
     const [rows] = (await k.conn.query(`SELECT COUNT(*) AS n FROM kchild WHERE ${where}`)) as unknown as [{ n: number }[]];
     return Number(rows[0].n);
@@ -169,6 +171,11 @@ describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless chi
       // two identical children of parent 1, and the identical child of parent 2 (differs only in pid)
       "INSERT INTO kchild VALUES (1, 'dup', 7), (1, 'dup', 7), (1, 'one', 1), (2, 'dup', 7), (2, 'two', 2), (3, 'twin', 3), (3, 'twin', 3), (NULL, 'orphan', 0)",
       `INSERT INTO kchild VALUES ${Array.from({ length: 40 }, (_, i) => `(${5 + (i % 4)}, 'bulk', ${i})`).join(', ')}`,
+      // a keyless child referenced by its unique column, and the grandchild that references it
+      'CREATE TABLE kcode (pid INT, code INT, UNIQUE KEY (code), CONSTRAINT fk_kcode FOREIGN KEY (pid) REFERENCES kparent (id) ON DELETE CASCADE)',
+      'CREATE TABLE kgrand (id INT PRIMARY KEY, code INT, CONSTRAINT fk_kgrand FOREIGN KEY (code) REFERENCES kcode (code) ON DELETE CASCADE)',
+      'INSERT INTO kcode VALUES (1, 10), (1, 11), (2, 20), (5, 50), (6, 60), (7, 70), (NULL, 99)',
+      'INSERT INTO kgrand VALUES (1, 10), (2, 10), (3, 11), (4, 20), (5, 50), (6, 60), (7, 70), (8, 99)',
     ], extra);
   });
 
@@ -196,6 +203,8 @@ describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless chi
     // a child inserted and its parent deleted in one transaction: by position, with the committed ones
     await k.conn.beginTransaction();
     await k.exec("INSERT INTO kchild VALUES (5, 'same txn', 9), (5, 'same txn', 9)");
+    await k.exec('INSERT INTO kcode VALUES (5, 55)');
+    await k.exec('INSERT INTO kgrand VALUES (9, 55)');
     await k.exec('DELETE FROM kparent WHERE id = 5');
     await k.conn.commit();
     await k.catchUp(run, KTABLES);
@@ -212,7 +221,7 @@ describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless chi
     await k.catchUp(run, KTABLES);
     if (tier === 'disk') {
       const files = (await readdir(join(stateDir, 'fk-kcascade'))).filter((f) => f.endsWith('.valueindex.sqlite'));
-      expect(files.map((f) => f.replace(/^[0-9a-f-]+\./, '')).sort()).toEqual(['fk-1.valueindex.sqlite', 'rows-row.valueindex.sqlite']);
+      expect(new Set(files.map((f) => f.replace(/^[0-9a-f-]+\./, '')))).toEqual(new Set(['fk-1.valueindex.sqlite', 'fk-2.valueindex.sqlite', 'rows-row.valueindex.sqlite']));
     }
     expect((await run.stop()).reason).toBe('stopped');
 
@@ -222,9 +231,15 @@ describe.each(['memory', 'disk'] as const)('ON DELETE CASCADE into a keyless chi
     expect(await count('pid = 3')).toBe(1);
     expect(await count('pid IN (1, 5, 6)')).toBe(0);
     expect(await count('pid IS NULL')).toBe(1);
+    const [grand] = (await k.conn.query('SELECT id FROM kgrand ORDER BY id')) as unknown as [{ id: number }[]];
+    expect(grand.map((r) => r.id)).toEqual([4, 7, 8]); // parents 1, 5 and 6 took their codes with them
     const after = await loadCatalogTable(k.catalog, child);
     const deletes = await addedDeleteFiles(after);
     expect(deletes.equality).toBe(0);
     expect(deletes.dvs).toBeGreaterThan(0);
+    for (const name of ['kcode', 'kgrand']) {
+      const d = await addedDeleteFiles(await loadCatalogTable(k.catalog, { namespace: [k.db], name }));
+      expect({ name, equality: d.equality, dv: d.dvs > 0 }).toEqual({ name, equality: 0, dv: true });
+    }
   });
 });

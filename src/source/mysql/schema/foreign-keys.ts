@@ -95,7 +95,7 @@ export interface CascadeRule {
  * A cascade the pipeline reproduces from the rows of the lake (pipeline/key-cascades.ts): when a row
  * of `parent` is removed BY A CASCADE (never logged), every row of `child` whose `childColumns`
  * equal that row's `parentColumns` goes too. floe finds the removed rows through the parent's FK
- * index (v3), which names them by primary key, so the parent must have one.
+ * index (format v3).
  */
 export interface KeyCascadeRule {
   readonly parent: TableId;
@@ -133,8 +133,7 @@ function fkText(fk: ForeignKey): string {
  *   whose referenced child row was deleted (a `CascadeRule`). When it references other child
  *   columns, the binlog lacks the removed child rows, but the lake has them: a `KeyCascadeRule`,
  *   which the pipeline applies to the child rows its cascade removed (pipeline/key-cascades.ts) —
- *   also for a table referencing itself, level by level. A child without a primary key cannot name
- *   them: a warning, and the grandchild diverges (its orphaned rows stay in the lake).
+ *   also for a table referencing itself, level by level.
  * - ON DELETE SET NULL / SET DEFAULT and ON UPDATE CASCADE / SET NULL / SET DEFAULT: the child rows'
  *   new values are not in the binlog and cannot be derived without the rows: a warning.
  * - A cascading constraint whose child is captured but whose parent is not: the parent deletes are
@@ -161,14 +160,9 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
   }
 
   // A cascade from rows another cascade removed, by the values they held: floe finds those rows in
-  // the parent's FK index, which locates them by primary key — undefined when the parent has none.
-  const byPrimaryKey = (fk: ForeignKey): KeyCascadeRule | undefined => {
-    const keyed = (captured.get(tableKey(fk.parent))?.schema.primaryKey.length ?? 0) > 0;
-    return keyed ? { parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] } : undefined;
-  };
+  // the parent's FK index (pipeline/key-cascades.ts).
+  const fromRemoved = (fk: ForeignKey): KeyCascadeRule => ({ parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] });
   const keyQueue: KeyCascadeRule[] = [];
-  const keyless = (next: ForeignKey, upper: TableId, via: readonly string[]) =>
-    `ON DELETE CASCADE ${fkText(next)}: a grandchild of ${tableKey(upper)} (via ${via.join(' > ')}); ${tableKey(next.parent)} has no primary key, so floe cannot name the rows a cascade removes from it (the binlog does not log them) — ${tableKey(next.child)} keeps orphaned rows in the lake when ${tableKey(upper)} rows are deleted (give ${tableKey(next.parent)} a primary key)`;
 
   // direct rules, then grandchildren reachable with the matched columns, breadth first
   const queue: CascadeRule[] = [];
@@ -192,11 +186,9 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
         queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
         continue;
       }
-      // otherwise the grandchild rows are found through the keys of the child rows removed (a
-      // self-reference too, level by level), or not at all
-      const byKey = byPrimaryKey(next);
-      if (byKey) keyQueue.push(byKey);
-      else warnings.push(keyless(next, rule.trigger, rule.via));
+      // otherwise the grandchild rows are found through the child rows removed (a self-reference
+      // too, level by level)
+      keyQueue.push(fromRemoved(next));
     }
   }
 
@@ -216,9 +208,7 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
         keyQueue.push({ parent: rule.parent, parentColumns: rule.parentColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
         continue;
       }
-      const byKey = byPrimaryKey(next);
-      if (byKey) keyQueue.push(byKey);
-      else warnings.push(keyless(next, rule.parent, rule.via));
+      keyQueue.push(fromRemoved(next));
     }
   }
   return { rules, keyRules, warnings: [...new Set(warnings)] };
