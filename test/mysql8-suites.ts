@@ -28,6 +28,7 @@ export const MYSQL8_SUITES: readonly string[] = [
   'test/e2e/ddl-restarts.test.ts',
   'test/pipeline/cascade/cascade-pipeline.test.ts',
   'test/e2e/cascade-crash-order.test.ts',
+  'test/e2e/verify-key-cascades.test.ts',
   'test/pipeline/verify/verify-run.test.ts',
   'test/pipeline/verify/canonical-row.test.ts',
   'test/e2e/verify.test.ts',

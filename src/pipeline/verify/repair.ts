@@ -52,20 +52,20 @@ export async function repairChunks(run: TableRun, chunks: readonly Chunk[], chec
     throw new FloeError('pipeline.verify', 'unsupported', `table ${run.key} has no primary key: its rows have no identity to upsert on, so floe verify --repair leaves it alone; re-snapshot it (drop its Iceberg table and run floe again)`);
   }
   const { config } = session;
-  const reads: { chunk: Chunk; rows: Row[]; high: BinlogOffset }[] = [];
+  const reads: { chunk: Chunk; rows: Row[]; low: BinlogOffset; high: BinlogOffset }[] = [];
   for await (const r of readChunksForRepair({
     connection: session.connection,
     dialect: session.source.dialect,
     identity: session.source.identity,
     table: mapped,
     captured: session.source.tables,
-    cascades: session.cascades,
+    cascades: session.cascades.rules,
     chunks,
     comparator: run.comparator,
     parallelism: session.options.parallelism,
     serverIdBase: session.options.serverIdBase + 1,
   })) {
-    reads.push({ chunk: r.chunk, rows: r.rows, high: r.highWatermark });
+    reads.push({ chunk: r.chunk, rows: r.rows, low: r.lowWatermark, high: r.highWatermark });
   }
   const lake = await run.lake();
   await run.log.until(maxOffset([lake.offset, ...reads.map((r) => r.high)]));
@@ -77,7 +77,10 @@ export async function repairChunks(run: TableRun, chunks: readonly Chunk[], chec
   let rowsDeleted = 0;
   const keyOf = (row: Row) => JSON.stringify(plan.identifierFields.map((i) => textOf(row[i] ?? null)));
   for (const read of reads) {
-    const at = rowsAtOffset(mapped, read.rows, { low: read.high, high: read.high, exact: true }, lake.offset, run.log.changes);
+    // the rows are the table's at the high watermark; the window's changes, which the read applied
+    // already, are applied again (harmless: full row images) so that a cascade inside the window whose
+    // rows only the lake can name (change-log.ts) makes the chunk unresolvable instead of wrong
+    const at = rowsAtOffset(mapped, read.rows, { low: read.low, high: read.high, exact: false }, lake.offset, run.log.changes);
     if ('unresolvable' in at) throw new FloeError('pipeline.verify', 'unsupported', `table ${run.key} chunk ${read.chunk.index}: cannot bring its rows to the lake's offset (${at.unresolvable}); run floe run until it has committed past it, then repair again`);
     const located = run.keyIdx.length === 0 || run.chunks.length === 1 ? undefined : await run.locator.locateMany(at.rows.map((r) => run.keyIdx.map((i) => r[i] as Value)));
     const mine = at.rows.filter((_, i) => !located || located[i] === read.chunk.index).map(plan.project);

@@ -14,6 +14,7 @@ import {
   ChunkLocator,
   chunkKeyColumns,
   createKeyComparator,
+  keyCascadeTriggers,
   serverCollationWeigher,
   splitTable,
   TableChangeLog,
@@ -112,7 +113,8 @@ export async function openTableRun(session: VerifySession, mapped: MappedTable):
     identity: session.source.identity,
     table: mapped,
     captured: session.source.tables,
-    cascades: session.cascades,
+    cascades: session.cascades.rules,
+    keyTriggers: keyCascadeTriggers(session.cascades, tableKey(mapped.schema.id)),
     serverId: session.options.serverIdBase,
     start: lake.offset,
   });

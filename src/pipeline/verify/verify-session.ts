@@ -12,7 +12,7 @@
  */
 import type { FloeConfig } from '../../config/schema.js';
 import type { Catalog } from '../../iceberg/metadata/catalog.js';
-import { connectMysql, discoverForeignKeys, openMySqlSource, planCascades, serverFloatTexts, tableKey, type CascadeRule, type MappedTable, type MysqlClient, type MysqlConnectionConfig, type OpenedMySqlSource, type ReadServer } from '../../source/mysql/index.js';
+import { connectMysql, discoverForeignKeys, openMySqlSource, planCascades, serverFloatTexts, tableKey, type CascadePlan, type MappedTable, type MysqlClient, type MysqlConnectionConfig, type OpenedMySqlSource, type ReadServer } from '../../source/mysql/index.js';
 import { FloeError } from '../../util/errors.js';
 import { openCatalog, sourceConfig } from '../config-options.js';
 import type { Logger } from '../observe/logger.js';
@@ -59,7 +59,7 @@ export class VerifySession {
     readonly control: MysqlClient,
     private readonly pool: MysqlClient[],
     readonly floatStyle: FloatTextStyle | undefined,
-    readonly cascades: readonly CascadeRule[],
+    readonly cascades: CascadePlan,
   ) {}
 
   static async open(config: FloeConfig, options: VerifyOptions, logger: Logger): Promise<VerifySession> {
@@ -81,7 +81,7 @@ export class VerifySession {
       const floatStyle = calibrateFloatText(await serverFloatTexts(control, FLOAT_PROBES));
       if (!floatStyle) logger.warn('the server prints doubles in a way floe cannot reproduce: FLOAT and DOUBLE columns are left out of the comparison', { server: source.dialect.versionString });
       const databases = [...new Set([...source.tables.values()].map((m) => m.schema.id.database))];
-      const cascades = planCascades(await discoverForeignKeys(control, databases), source.tables).rules;
+      const cascades = planCascades(await discoverForeignKeys(control, databases), source.tables);
       const catalog = await openCatalog(config, logger);
       return new VerifySession(config, options, logger, settings.connection, source, catalog, control, pool, floatStyle, cascades);
     } catch (e) {

@@ -115,6 +115,28 @@ export interface CascadePlan {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The tables whose logged deletes may remove rows of table `key` through key cascades, with the
+ * constraints from each: the deletes that start a cascade whose removed rows reach `key`
+ * (`KeyCascadeRule`). Which rows go is known only from the lake (floe verify cannot say it).
+ */
+export function keyCascadeTriggers(plan: CascadePlan, key: string): { readonly trigger: TableId; readonly via: readonly string[] }[] {
+  const out = new Map<string, { trigger: TableId; via: readonly string[] }>();
+  const seen = new Set<string>();
+  const visit = (k: string) => {
+    if (seen.has(k)) return;
+    seen.add(k);
+    for (const kr of plan.keyRules) {
+      if (tableKey(kr.child) !== k) continue;
+      const parent = tableKey(kr.parent);
+      for (const r of plan.rules) if (tableKey(r.child) === parent && !out.has(tableKey(r.trigger))) out.set(tableKey(r.trigger), { trigger: r.trigger, via: [...r.via, ...kr.via] });
+      visit(parent);
+    }
+  };
+  visit(key);
+  return [...out.values()];
+}
+
 function fkText(fk: ForeignKey): string {
   return `${tableKey(fk.child)}(${fk.childColumns.join(', ')}) REFERENCES ${tableKey(fk.parent)}(${fk.parentColumns.join(', ')}) [${fk.name}]`;
 }

@@ -35,6 +35,11 @@ export interface ChangeLogOptions {
   readonly captured: ReadonlyMap<string, MappedTable>;
   /** The ON DELETE CASCADE rules among the captured tables (foreign-keys.ts `planCascades`). */
   readonly cascades: readonly CascadeRule[];
+  /**
+   * Tables whose deletes may remove rows of `table` through key cascades (foreign-keys.ts
+   * `keyCascadeTriggers`): each such delete is kept as a cascade of unknown rows (no columns).
+   */
+  readonly keyTriggers?: readonly { readonly trigger: TableRef; readonly via: readonly string[] }[];
   readonly serverId: number;
   /** Where to start: the lake's committed offset (changes at or before it are not kept). */
   readonly start: BinlogOffset;
@@ -57,12 +62,14 @@ export class TableChangeLog {
   private readonly done: Promise<void>;
   private closed = false;
   private readonly key: string;
+  private readonly keyTriggers: ReadonlyMap<string, readonly string[]>;
 
   constructor(private readonly options: ChangeLogOptions) {
     const table = options.table;
     this.key = tableKey(table.schema.id);
     const rules = options.cascades.filter((r) => tableKey(r.child) === this.key);
-    const triggers = new Map(rules.map((r) => [tableKey(r.trigger), r.trigger]));
+    const triggers = new Map([...rules.map((r) => [tableKey(r.trigger), r.trigger] as const), ...(options.keyTriggers ?? []).map((t) => [tableKey(t.trigger), t.trigger] as const)]);
+    this.keyTriggers = new Map((options.keyTriggers ?? []).map((t) => [tableKey(t.trigger), t.via]));
     triggers.delete(this.key);
     const decoding = new MappedTablesDecoding([table, ...[...triggers.keys()].flatMap((k) => (options.captured.has(k) ? [options.captured.get(k)!] : []))]);
     decoding.beforeImages = 'full';
@@ -87,7 +94,12 @@ export class TableChangeLog {
     try {
       for await (const e of this.reader) {
         if (e.kind === 'transaction') {
-          for (const c of e.changes) if (tableKey(c.table) === this.key) this.kept.push(c);
+          for (const c of e.changes) {
+            if (tableKey(c.table) === this.key) this.kept.push(c);
+            const via = c.op === 'delete' && !c.noForeignKeyChecks ? this.keyTriggers.get(tableKey(c.table)) : undefined;
+            // rows a key cascade removed: which ones, only the lake knows (window-apply.ts refuses to place them)
+            if (via) this.kept.push({ table: this.options.table.schema.id, op: 'delete-matching', columns: [], values: [], position: c.position, cause: { table: c.table, constraints: via } });
+          }
           if (this.kept.length > max) {
             throw new FloeError(
               SUBSYSTEM,

@@ -36,6 +36,8 @@ export interface RepairedChunkRows {
   readonly chunk: Chunk;
   /** The chunk's rows at `highWatermark` (value model, column order of the table). */
   readonly rows: Row[];
+  /** The chunk's window: the rows are the table's at `highWatermark`, read from `lowWatermark` on. */
+  readonly lowWatermark: BinlogOffset;
   readonly highWatermark: BinlogOffset;
 }
 
@@ -57,6 +59,6 @@ export async function* readChunksForRepair(o: RepairReadOptions): AsyncGenerator
     serverIdBase: o.serverIdBase,
     cascadeTriggers: () => rules.map((r) => r.trigger),
   })) {
-    yield { chunk: r.chunk, rows: r.rows, highWatermark: r.highWatermark };
+    yield { chunk: r.chunk, rows: r.rows, lowWatermark: r.lowWatermark, highWatermark: r.highWatermark };
   }
 }

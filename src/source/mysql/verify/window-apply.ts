@@ -53,6 +53,7 @@ function keyedRows(table: MappedTable, pk: number[], rows: readonly Row[], point
     if (!replaying && readStatus(point, c.position) === 'yes') continue;
     replaying = true;
     if (c.op === 'delete-matching') {
+      if (c.columns.length === 0) return { unresolvable: cascadeReason(c) };
       for (const [k] of matching(table, byKey, c)) byKey.delete(k);
       continue;
     }
@@ -101,7 +102,7 @@ function keylessRows(table: MappedTable, rows: readonly Row[], point: ReadPoint,
     if (status === 'maybe') return { unresolvable: 'the table has no primary key and changed while the chunk was read; its rows cannot be placed at one point of the binlog' };
     if ((status === 'yes') === inLake) continue;
     if (c.op === 'delete-matching') {
-      if (status === 'yes') return { unresolvable: cascadeReason(c) };
+      if (status === 'yes' || c.columns.length === 0) return { unresolvable: cascadeReason(c) };
       for (const [k] of matching(table, bag, c, (e) => e.row)) bag.delete(k);
       continue;
     }
@@ -120,6 +121,9 @@ function keylessRows(table: MappedTable, rows: readonly Row[], point: ReadPoint,
 }
 
 function cascadeReason(c: CascadeDeleteChange): string {
+  if (c.columns.length === 0) {
+    return `an ON DELETE CASCADE from ${c.cause.table.database}.${c.cause.table.table} (via ${c.cause.constraints.join(' > ')}) may have removed rows between the read and the lake's offset; which rows, only the lake of its parent says, so the chunk cannot be compared until floe run has committed past it`;
+  }
   return `an ON DELETE CASCADE from ${c.cause.table.database}.${c.cause.table.table} removed rows after the lake's offset; the rows it removed are not in the binlog, so the chunk cannot be compared at the lake's offset until floe run has committed past it`;
 }
 

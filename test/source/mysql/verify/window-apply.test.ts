@@ -69,6 +69,20 @@ describe('rowsAtOffset', () => {
     expect(rows(rowsAtOffset(keyed, [[2, 'b', 8]], exact(200), at(100), [cascade(150, 7)]))).toMatch(/ON DELETE CASCADE from db\.parent/);
   });
 
+  it('places no cascade whose rows only the lake knows (a key cascade: no columns), either way', () => {
+    const unknown: CascadeDeleteChange = { ...cascade(150, 7), columns: [], values: [], cause: { table: { database: 'db', table: 'grandparent' }, constraints: ['fk_up', 'fk'] } };
+    const read: Row[] = [[1, 'a', 7], [2, 'b', 8]];
+    expect(rows(rowsAtOffset(keyed, read, exact(100), at(200), [unknown]))).toMatch(/from db\.grandparent \(via fk_up > fk\) may have removed rows/);
+    expect(rows(rowsAtOffset(keyed, read, exact(200), at(100), [unknown]))).toMatch(/from db\.grandparent/);
+    expect(rows(rowsAtOffset(keyless, [['a']], exact(100), at(200), [{ ...unknown, table: keyless.schema.id }]))).toMatch(/from db\.grandparent/);
+    // outside the window it changes nothing
+    expect(rows(rowsAtOffset(keyed, read, exact(200), at(200), [unknown]))).toEqual(read);
+    // a repair read (rows at the high watermark of a DBLog window): one inside the window makes the chunk unresolvable too
+    const window: ReadPoint = { low: at(100), high: at(200), exact: false };
+    expect(rows(rowsAtOffset(keyed, read, window, at(100), [unknown]))).toMatch(/from db\.grandparent/);
+    expect(rows(rowsAtOffset(keyed, read, window, at(100), [cascade(150, 7)]))).toMatch(/ON DELETE CASCADE from db\.parent removed rows/);
+  });
+
   it('counts copies in a table without a key, and refuses an uncertain read', () => {
     const l = (op: 'insert' | 'delete', p: number, v: string): RowChange => ({ table: keyless.schema.id, op, ...(op === 'insert' ? { after: [v] } : { before: [v] }), position: pos(p) });
     const read: Row[] = [['a'], ['a'], ['b']];
