@@ -172,8 +172,11 @@ export class Router {
    */
   private async removeAndFollow(t: PipelineTable, deletes: WriterChange[], position: Position, keyed: KeyCascades, depth: number): Promise<void> {
     await this.checkpointer.ensureModes([[t, t.streamMode]]);
-    const follow = keyed.isParent(t.key) && depth < 16 && (await t.committer.reportCascadeRemovals());
-    if (keyed.isParent(t.key) && !follow) this.unfollowable(t.key, `${t.key} is not a format-v3 table with its key or row index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
+    const parent = keyed.isParent(t.key);
+    const follow = parent && depth < 16 && (await t.committer.reportCascadeRemovals());
+    if (parent && !follow) {
+      this.unfollowable(t.key, depth >= 16 ? `its cascades run more than 16 levels deep (MySQL stops at 15)` : `${t.key} is not a format-v3 table with its key or row index and foreign-key indexes, so the rows a cascade removes from it cannot be named`);
+    }
     await this.checkpointer.write(t, deletes);
     this.metrics?.binlogEvents(t.key, deletes.length);
     const removed = follow ? await t.committer.takeCascadeRemovals() : undefined;

@@ -185,6 +185,18 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
   // the parent's FK index (pipeline/key-cascades.ts).
   const fromRemoved = (fk: ForeignKey): KeyCascadeRule => ({ parent: fk.parent, parentColumns: fk.parentColumns, child: fk.child, childColumns: fk.childColumns, via: [fk.name] });
   const keyQueue: KeyCascadeRule[] = [];
+  // The cascading constraints below `child` (its rows removed where `childColumns` match): each with
+  // the grandchild columns aligned with them — a grandchild row references a removed child row iff
+  // those carry the same values — or undefined when the constraint does not reference them all: then
+  // the grandchild rows are found through the child rows removed (a self-reference too, level by level).
+  const below = (child: TableId, childColumns: readonly string[], depth: number) =>
+    cascading
+      .filter((next) => tableKey(next.parent) === tableKey(child) && isCaptured(next.child))
+      .map((next) => {
+        const aligned = childColumns.map((c) => next.parentColumns.findIndex((p) => p.toLowerCase() === c.toLowerCase()));
+        const exact = tableKey(next.child) !== tableKey(next.parent) && aligned.every((i) => i >= 0) && depth <= 16;
+        return { next, aligned: exact ? aligned.map((i) => next.childColumns[i]!) : undefined };
+      });
 
   // direct rules, then grandchildren reachable with the matched columns, breadth first
   const queue: CascadeRule[] = [];
@@ -199,22 +211,13 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
     if (seen.has(id)) continue;
     seen.add(id);
     rules.push(rule);
-    for (const next of cascading) {
-      if (tableKey(next.parent) !== tableKey(rule.child) || !isCaptured(next.child)) continue;
-      // the child rows deleted are those with childColumns = values; a grandchild row references one
-      // of them iff its columns aligned with childColumns carry the same values
-      const aligned = rule.childColumns.map((c) => next.parentColumns.findIndex((p) => p.toLowerCase() === c.toLowerCase()));
-      if (tableKey(next.child) !== tableKey(next.parent) && aligned.every((i) => i >= 0) && rule.via.length <= 16) {
-        queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
-        continue;
-      }
-      // otherwise the grandchild rows are found through the child rows removed (a self-reference
-      // too, level by level)
-      keyQueue.push(fromRemoved(next));
+    for (const { next, aligned } of below(rule.child, rule.childColumns, rule.via.length)) {
+      if (aligned) queue.push({ trigger: rule.trigger, triggerColumns: rule.triggerColumns, child: next.child, childColumns: aligned, via: [...rule.via, next.name] });
+      else keyQueue.push(fromRemoved(next));
     }
   }
 
-  // cascades from removed rows, and their own grandchildren (aligned, or by primary key again)
+  // cascades from removed rows, and their own grandchildren (aligned, or from removed rows again)
   const keyRules: KeyCascadeRule[] = [];
   const seenKeyRules = new Set<string>();
   while (keyQueue.length > 0) {
@@ -223,14 +226,9 @@ export function planCascades(foreignKeys: readonly ForeignKey[], captured: Reado
     if (seenKeyRules.has(id)) continue;
     seenKeyRules.add(id);
     keyRules.push(rule);
-    for (const next of cascading) {
-      if (tableKey(next.parent) !== tableKey(rule.child) || !isCaptured(next.child)) continue;
-      const aligned = rule.childColumns.map((c) => next.parentColumns.findIndex((p) => p.toLowerCase() === c.toLowerCase()));
-      if (tableKey(next.child) !== tableKey(next.parent) && aligned.every((i) => i >= 0) && rule.via.length <= 16) {
-        keyQueue.push({ parent: rule.parent, parentColumns: rule.parentColumns, child: next.child, childColumns: aligned.map((i) => next.childColumns[i]!), via: [...rule.via, next.name] });
-        continue;
-      }
-      keyQueue.push(fromRemoved(next));
+    for (const { next, aligned } of below(rule.child, rule.childColumns, rule.via.length)) {
+      if (aligned) keyQueue.push({ parent: rule.parent, parentColumns: rule.parentColumns, child: next.child, childColumns: aligned, via: [...rule.via, next.name] });
+      else keyQueue.push(fromRemoved(next));
     }
   }
   return { rules, keyRules, warnings: [...new Set(warnings)] };
