@@ -98,38 +98,79 @@ export function smallFileOptions(config: FloeConfig): SmallFileOptions {
   };
 }
 
-/** Expires the table's old snapshots and the files only they reached. */
-export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
-  const name = [...table.identifier.namespace, table.identifier.name].join('.');
-  let compaction: TableMaintenanceReport['compaction'];
-  const deletesDue = options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio);
-  const small = options.compactSmallFiles && smallFilesMayBeDue(table, options.compactSmallFiles) ? options.compactSmallFiles : undefined;
-  if (deletesDue || small) {
-    const r = await rewriteDataFiles(table, { dryRun: options.dryRun, applyDeletes: deletesDue, ...(small ? { smallFiles: small } : {}) });
-    // nothing to bin-pack is the usual case on a quiet table, not news; a delete compaction is always reported
-    if (deletesDue || r.rewrittenDataFiles > 0 || options.dryRun) {
-      // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
-      compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
-    }
-    if (r.skipped && !options.dryRun && (deletesDue || r.conflict)) logger.info(`compaction skipped: ${r.skipped}`, { table: name });
-    table = r.table;
-    if (r.commit) await options.onCommit?.(table, r.commit);
+/**
+ * Compaction still to do in a round `floe run` spreads over the pauses between its commits
+ * (run-maintenance.ts): the data files the first step chose that its time budget left, and what it
+ * applied. Files added after the round began are not taken, so a round ends under any load.
+ */
+export interface CompactionProgress {
+  readonly pending: ReadonlySet<string>;
+  readonly applyDeletes: boolean;
+  readonly smallFiles?: SmallFileOptions;
+}
+
+type CompactionReport = NonNullable<TableMaintenanceReport['compaction']>;
+
+/**
+ * Compaction when due (or continued from `continuing`), reported to `onCommit` when it lands. With
+ * `keepGoing` it rewrites data files until that says stop and returns the rest as `continuing`.
+ */
+export async function compactTable(
+  table: CatalogTable,
+  options: MaintenanceOptions,
+  logger: Logger,
+  step: { readonly keepGoing?: () => boolean; readonly continuing?: CompactionProgress } = {},
+): Promise<{ table: CatalogTable; compaction?: CompactionReport; continuing?: CompactionProgress }> {
+  const { continuing } = step;
+  const deletesDue = continuing ? continuing.applyDeletes : options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio);
+  const small = continuing ? continuing.smallFiles : options.compactSmallFiles && smallFilesMayBeDue(table, options.compactSmallFiles) ? options.compactSmallFiles : undefined;
+  if (!deletesDue && !small) return { table };
+  const r = await rewriteDataFiles(table, {
+    dryRun: options.dryRun,
+    applyDeletes: deletesDue,
+    ...(small ? { smallFiles: small } : {}),
+    ...(continuing ? { onlyFiles: continuing.pending } : {}),
+    ...(step.keepGoing ? { keepGoing: step.keepGoing } : {}),
+  });
+  let compaction: CompactionReport | undefined;
+  // nothing to bin-pack is the usual case on a quiet table, not news; a delete compaction is always reported
+  if (deletesDue || r.rewrittenDataFiles > 0 || options.dryRun) {
+    // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
+    compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
   }
-  let manifests: TableMaintenanceReport['manifests'];
-  if (options.manifests) {
-    const r = await rewriteManifests(table, {
-      minManifests: options.manifests.minCount,
-      ...(options.manifests.targetSizeBytes !== undefined ? { targetSizeBytes: options.manifests.targetSizeBytes } : {}),
-      dryRun: options.dryRun,
-      warn: (message) => logger.warn(message, { table: name }),
-    });
-    // a skip for want of small manifests is the usual case, not news; a conflict is worth a line
-    const acted = r.replacedManifests > 0;
-    if (acted || options.dryRun) manifests = { before: r.manifestsBefore, after: r.manifestsAfter, replaced: r.replacedManifests, created: r.createdManifests, ...(r.skipped ? { skipped: r.skipped } : {}) };
-    if (r.skipped && acted && !options.dryRun) logger.info(`manifest rewrite skipped: ${r.skipped}`, { table: name });
-    if (acted && !r.skipped && !options.dryRun) await options.onCommit?.(r.table);
-    table = r.table;
-  }
+  if (r.skipped && !options.dryRun && (deletesDue || r.conflict)) logger.info(`compaction skipped: ${r.skipped}`, { table: nameOf(table) });
+  if (r.commit) await options.onCommit?.(r.table, r.commit);
+  const next = r.pending.length > 0 ? { pending: new Set(r.pending), applyDeletes: deletesDue, ...(small ? { smallFiles: small } : {}) } : undefined;
+  return { table: r.table, ...(compaction ? { compaction } : {}), ...(next ? { continuing: next } : {}) };
+}
+
+/** The manifest rewrite, when `options.manifests` asks for it, reported to `onCommit` when it lands. */
+export async function rewriteTableManifests(table: CatalogTable, options: MaintenanceOptions, logger: Logger): Promise<{ table: CatalogTable; manifests?: TableMaintenanceReport['manifests'] }> {
+  if (!options.manifests) return { table };
+  const name = nameOf(table);
+  const r = await rewriteManifests(table, {
+    minManifests: options.manifests.minCount,
+    ...(options.manifests.targetSizeBytes !== undefined ? { targetSizeBytes: options.manifests.targetSizeBytes } : {}),
+    dryRun: options.dryRun,
+    warn: (message) => logger.warn(message, { table: name }),
+  });
+  // a skip for want of small manifests is the usual case, not news; a conflict is worth a line
+  const acted = r.replacedManifests > 0;
+  const manifests = acted || options.dryRun ? { before: r.manifestsBefore, after: r.manifestsAfter, replaced: r.replacedManifests, created: r.createdManifests, ...(r.skipped ? { skipped: r.skipped } : {}) } : undefined;
+  if (r.skipped && acted && !options.dryRun) logger.info(`manifest rewrite skipped: ${r.skipped}`, { table: name });
+  if (acted && !r.skipped && !options.dryRun) await options.onCommit?.(r.table);
+  return { table: r.table, ...(manifests ? { manifests } : {}) };
+}
+
+/** Snapshot expiry, then (with `orphansOlderThanMs`) orphan removal on the table as expiry left it; the report of the whole maintenance. */
+export async function expireTable(
+  table: CatalogTable,
+  options: MaintenanceOptions,
+  logger: Logger,
+  earlier: Pick<TableMaintenanceReport, 'compaction' | 'manifests'>,
+  nowMs = Date.now(),
+): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
+  const name = nameOf(table);
   const result = await expireSnapshots(table, {
     expireOlderThanMs: BigInt(nowMs - options.olderThanMs),
     retainLast: options.retainLast,
@@ -150,11 +191,31 @@ export async function maintainTable(table: CatalogTable, options: MaintenanceOpt
     expiredSnapshots: result.expiredSnapshots.length,
     deletedFiles: f.manifestLists.length + f.manifests.length + f.contentFiles.length,
     retainedSnapshots: result.plan.retained.size,
-    ...(compaction ? { compaction } : {}),
-    ...(manifests ? { manifests } : {}),
+    ...(earlier.compaction ? { compaction: earlier.compaction } : {}),
+    ...(earlier.manifests ? { manifests: earlier.manifests } : {}),
     ...(orphanFiles !== undefined ? { orphanFiles } : {}),
   };
   return { report, result };
+}
+
+/** The counts of two compaction steps of one round, as one. */
+export function addCompactions(a: CompactionReport | undefined, b: CompactionReport | undefined): CompactionReport | undefined {
+  if (!a || !b) return a ?? b;
+  const sum = (x: number | undefined, y: number | undefined): number | undefined => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const added = sum(a.addedDataFiles, b.addedDataFiles);
+  const groups = sum(a.smallFileGroups, b.smallFileGroups);
+  return { rewrittenDataFiles: a.rewrittenDataFiles + b.rewrittenDataFiles, removedDeleteFiles: a.removedDeleteFiles + b.removedDeleteFiles, ...(added !== undefined ? { addedDataFiles: added } : {}), ...(groups !== undefined ? { smallFileGroups: groups } : {}) };
+}
+
+/** Compaction, manifest rewrite and expiry of one table, one after the other (`floe maintain`). */
+export async function maintainTable(table: CatalogTable, options: MaintenanceOptions, logger: Logger, nowMs = Date.now()): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
+  const compacted = await compactTable(table, options, logger);
+  const rewritten = await rewriteTableManifests(compacted.table, options, logger);
+  return expireTable(rewritten.table, options, logger, { compaction: compacted.compaction, manifests: rewritten.manifests }, nowMs);
+}
+
+function nameOf(table: CatalogTable): string {
+  return [...table.identifier.namespace, table.identifier.name].join('.');
 }
 
 /**

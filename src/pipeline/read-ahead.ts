@@ -94,6 +94,11 @@ export class ReadAhead implements AsyncIterator<SourceEvent> {
     return this.held.length;
   }
 
+  /** Whether row changes (or snapshot rows) are among the events held: work is waiting. */
+  get holdsChanges(): boolean {
+    return this.held.some((r) => sizeOf(r) > 0);
+  }
+
   /**
    * Awaits `work`, taking events from the source meanwhile (see the module header). Resolves or
    * rejects as `work` does; a read-ahead failure is not raised here but by the `next()` that reaches it.

@@ -250,7 +250,7 @@ class PipelineRun {
    */
   private async checkpointDue(ahead: ReadAhead, why: string): Promise<void> {
     const maintains = this.maintenance.due;
-    const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values()) : undefined));
+    const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges) : undefined));
     await ahead.during(work, maintains ? undefined : (e) => this.routeDuringCommit(e));
   }
 

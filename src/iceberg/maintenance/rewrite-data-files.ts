@@ -6,7 +6,10 @@
  * small-file-groups.ts picks (Java's bin-pack: per partition, at least `min-input-files` files below
  * `min-file-size-bytes`) are rewritten in the same commit too, whether or not a delete applies to
  * them, into files rolled at the table's `write.target-file-size-bytes`; `applyDeletes: false`
- * rewrites only those (their deletes applied and dropped like any rewritten file's). The result
+ * rewrites only those (their deletes applied and dropped like any rewritten file's). `keepGoing`
+ * may stop the rewrite between two data files: the commit then replaces the files rewritten so far,
+ * and `pending` names the rest, for a later rewrite limited to them (`onlyFiles`) — `floe run`
+ * spreads a compaction over the pauses between its commits that way. The result
  * says what the commit moved (`commit`), for floe's writer to follow (key-index-lifecycle.ts). Afterwards the table has no live equality delete (floe's v2
  * upserts leave one per update or delete; readers pay for each, PyIceberg cannot read them at all)
  * and no live deletion vector (floe's v3 upserts leave one per data file they delete rows of).
@@ -69,6 +72,13 @@ export interface RewriteOptions {
   applyDeletes?: boolean;
   /** Also bin-pack small data files (small-file-groups.ts); undefined: not this time. */
   smallFiles?: SmallFileOptions;
+  /** Rewrite only data files among these paths (a round continued from an earlier commit: `pending`). */
+  onlyFiles?: ReadonlySet<string>;
+  /**
+   * Asked before each data file after the first: false stops the rewrite there, and the files left
+   * are `pending`. Undefined: every chosen file is rewritten.
+   */
+  keepGoing?: () => boolean;
 }
 
 export interface RewriteResult {
@@ -84,6 +94,8 @@ export interface RewriteResult {
   skipped?: string;
   /** Skipped because another writer changed the files meanwhile (worth a log line). */
   conflict?: boolean;
+  /** Data files chosen for this rewrite that `keepGoing` left for a later one (empty: none). */
+  pending: string[];
 }
 
 /** Compaction applying every live delete (the rewrite before small files were bin-packed too). */
@@ -102,7 +114,7 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
     throw new FloeError(SUBSYSTEM, 'unsupported', `compaction applies the row-level deletes of format v2 and v3 tables; ${table.identifier.name} is format v${m.formatVersion}, which floe does not compact`);
   }
   const start = currentSnapshot(m);
-  const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, smallFileGroups: 0, skipped });
+  const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, smallFileGroups: 0, skipped, pending: [] });
   if (!start) return none('the table has no snapshot');
   const plan = await planScan(table.io, m);
   const applyDeletes = options.applyDeletes ?? true;
@@ -111,38 +123,31 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
   const chosen = new Set<string>();
   const rewrite: FileScanTask[] = [];
   for (const t of [...withDeletes, ...groups.flatMap((g) => g.tasks)]) {
-    if (chosen.has(t.file.filePath)) continue;
+    if (chosen.has(t.file.filePath) || (options.onlyFiles && !options.onlyFiles.has(t.file.filePath))) continue;
     chosen.add(t.file.filePath);
     rewrite.push(t);
   }
+  // one source partition after another: a writer holds one partition's output at a time
+  rewrite.sort((a, b) => compareStrings(partitionOf(a.file), partitionOf(b.file)));
   const liveDeletes = applyDeletes || rewrite.length > 0 ? await liveDeleteFiles(table.io, m) : [];
   if (rewrite.length === 0 && liveDeletes.length === 0) {
     return none(options.smallFiles ? `no delete file is live and no partition has ${options.smallFiles.minInputFiles ?? MIN_INPUT_FILES_DEFAULT} or more small data files` : 'no delete file is live');
   }
-  // a delete file goes when every data file it applies to is rewritten (or it applies to none)
-  const rewritten = chosen;
-  const appliesTo = new Map<string, Set<string>>();
-  for (const t of plan.tasks) {
-    for (const ref of [...t.deletes.equality, ...t.deletes.position, ...(t.deletes.dv ? [t.deletes.dv] : [])]) {
-      const k = contentFileKey(ref.file);
-      if (!appliesTo.has(k)) appliesTo.set(k, new Set());
-      appliesTo.get(k)!.add(t.file.filePath);
-    }
+  if (options.dryRun) {
+    const dropped = droppedDeletes(plan.tasks, liveDeletes, chosen, applyDeletes);
+    if (rewrite.length === 0 && dropped.length === 0) return none('nothing to rewrite');
+    return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, smallFileGroups: groups.length, skipped: 'dry run', pending: [] };
   }
-  // dangling deletes (applying to no live file) go only with a rewrite that applies deletes
-  const dropped = liveDeletes.filter((d) => {
-    const files = appliesTo.get(contentFileKey(d));
-    if (!files) return applyDeletes;
-    return [...files].every((p) => rewritten.has(p));
-  });
-  if (rewrite.length === 0 && dropped.length === 0) return none('nothing to rewrite');
-  if (options.dryRun) return { table, rewrittenDataFiles: rewrite.length, addedDataFiles: 0, removedDeleteFiles: dropped.length, smallFileGroups: groups.length, skipped: 'dry run' };
-
-  const added = m.formatVersion >= 3 ? await rewriteRowsWithLineage(table, rewrite, plan) : await rewriteRows(table, rewrite, plan);
+  const keepGoing = options.keepGoing ?? (() => true);
+  const added = m.formatVersion >= 3 ? await rewriteRowsWithLineage(table, rewrite, plan, keepGoing) : await rewriteRows(table, rewrite, plan, keepGoing);
+  const done = rewrite.slice(0, added.rewritten);
+  const pending = rewrite.slice(added.rewritten).map((t) => t.file.filePath);
+  const dropped = droppedDeletes(plan.tasks, liveDeletes, new Set(done.map((t) => t.file.filePath)), applyDeletes);
+  if (done.length === 0 && dropped.length === 0) return none('nothing to rewrite');
   // A crash here leaves the rewritten files referenced by nothing: orphans, which orphan removal takes
   // once they are older than its window; the table is untouched and the next run rewrites again.
   await failpoint('compaction-after-rewrite-files');
-  const removedData = rewrite.map((t) => t.file);
+  const removedData = done.map((t) => t.file);
   try {
     const result = await commitSnapshot(
       table,
@@ -164,6 +169,7 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
       removedDeleteFiles: dropped.length,
       smallFileGroups: groups.length,
       commit: { snapshotId: result.snapshot.snapshotId, parentSnapshotId: result.snapshot.parentSnapshotId, removedDataFiles: removedData, addedDataFiles: added.dataFiles },
+      pending,
     };
   } catch (e) {
     // a definite failure: the new files are referenced by nothing (unknown outcomes keep them)
@@ -172,19 +178,50 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
   }
 }
 
-async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>): Promise<{ dataFiles: DataFile[]; paths: string[] }> {
-  if (tasks.length === 0) return { dataFiles: [], paths: [] };
+/** The live delete files that go with a rewrite of `rewritten`: those applying only to rewritten files (or, with `applyDeletes`, to none). */
+function droppedDeletes(tasks: readonly FileScanTask[], liveDeletes: readonly DataFile[], rewritten: ReadonlySet<string>, applyDeletes: boolean): DataFile[] {
+  const appliesTo = new Map<string, Set<string>>();
+  for (const t of tasks) {
+    for (const ref of [...t.deletes.equality, ...t.deletes.position, ...(t.deletes.dv ? [t.deletes.dv] : [])]) {
+      const k = contentFileKey(ref.file);
+      if (!appliesTo.has(k)) appliesTo.set(k, new Set());
+      appliesTo.get(k)!.add(t.file.filePath);
+    }
+  }
+  // dangling deletes (applying to no live file) go only with a rewrite that applies deletes
+  return liveDeletes.filter((d) => {
+    const files = appliesTo.get(contentFileKey(d));
+    if (!files) return applyDeletes;
+    return [...files].every((p) => rewritten.has(p));
+  });
+}
+
+/** What a rewrite wrote, and how many of its tasks (a prefix) it rewrote before `keepGoing` said stop. */
+interface RewrittenRows {
+  dataFiles: DataFile[];
+  paths: string[];
+  rewritten: number;
+}
+
+/** Whether the rewrite stops before task `i`: at least one task is rewritten, and `keepGoing` says stop. */
+function stopsAt(i: number, keepGoing: () => boolean): boolean {
+  return i > 0 && !keepGoing();
+}
+
+async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>, keepGoing: () => boolean): Promise<RewrittenRows> {
+  if (tasks.length === 0) return { dataFiles: [], paths: [], rewritten: 0 };
   // the current schema and default spec: rows land in the partitions the table has now
   const writer = new TableChangeWriter(table, { mode: 'append', fileNameTag: `rewrite-${globalThis.crypto.randomUUID()}` });
   const loader = new DeleteLoader(table.io, plan.schema, table.metadata.schemas);
   const ctx = { io: table.io, schema: plan.schema, schemas: table.metadata.schemas, specs: table.metadata.partitionSpecs, loader };
   try {
-    for (const task of tasks) {
-      for await (const rows of readTask(task, ctx)) await writer.applyAll(rows.map((after) => ({ op: 'insert' as const, after })));
+    let rewritten = 0;
+    for (; rewritten < tasks.length && !stopsAt(rewritten, keepGoing); rewritten++) {
+      for await (const rows of readTask(tasks[rewritten]!, ctx)) await writer.applyAll(rows.map((after) => ({ op: 'insert' as const, after })));
     }
     const prepared = await writer.prepare();
     if (prepared.deleteFiles.length > 0) throw new FloeError(SUBSYSTEM, 'internal', 'a rewrite of live rows produced delete files');
-    return { dataFiles: prepared.dataFiles, paths: prepared.writtenPaths };
+    return { dataFiles: prepared.dataFiles, paths: prepared.writtenPaths, rewritten };
   } catch (e) {
     await writer.abort();
     throw e;
@@ -196,8 +233,8 @@ async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], 
  * inherited), written into new files of the current schema plus `_row_id` and
  * `_last_updated_sequence_number`, partitioned by the default spec, rolled at the target size.
  */
-async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>): Promise<{ dataFiles: DataFile[]; paths: string[] }> {
-  if (tasks.length === 0) return { dataFiles: [], paths: [] };
+async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>, keepGoing: () => boolean): Promise<RewrittenRows> {
+  if (tasks.length === 0) return { dataFiles: [], paths: [], rewritten: 0 };
   const m = table.metadata;
   const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
   if (!spec) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${m.location}: default spec ${m.defaultSpecId} is missing from the metadata; expected it among specs [${m.partitionSpecs.map((s) => s.specId).join(', ')}]`);
@@ -214,17 +251,19 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
   const ctx = { io: table.io, schema: plan.schema, schemas: m.schemas, specs: m.partitionSpecs, loader, rowLineage: true };
   const dataFiles: DataFile[] = [];
   // Memory: each open file is held until it is finished, so the files of one source partition are
-  // finished before the next partition's are read (the tasks grouped by partition): at most one
-  // partition's output is in memory — not one file per partition of the whole table.
-  const ordered = [...tasks].sort((a, b) => compareStrings(partitionOf(a.file), partitionOf(b.file)));
+  // finished before the next partition's are read (the caller orders the tasks by partition): at
+  // most one partition's output is in memory — not one file per partition of the whole table.
+  const ordered = tasks;
   const finishAll = async (): Promise<void> => {
     for (const [key, w] of writers) {
       writers.delete(key);
       dataFiles.push(...(await w.close()));
     }
   };
+  let rewritten = 0;
   try {
-    for (let i = 0; i < ordered.length; i++) {
+    for (; rewritten < ordered.length && !stopsAt(rewritten, keepGoing); rewritten++) {
+      const i = rewritten;
       const task = ordered[i]!;
       if (i > 0 && partitionOf(task.file) !== partitionOf(ordered[i - 1]!.file)) await finishAll();
       for await (const rows of readTask(task, ctx)) {
@@ -257,7 +296,7 @@ async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileS
       }
     }
     await finishAll();
-    return { dataFiles, paths: dataFiles.map((f) => f.filePath) };
+    return { dataFiles, paths: dataFiles.map((f) => f.filePath), rewritten };
   } catch (e) {
     for (const w of writers.values()) await w.abort(); // deletes what an unclosed writer wrote
     await deleteQuietly(table.io, dataFiles.map((f) => f.filePath));

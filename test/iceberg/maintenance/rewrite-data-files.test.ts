@@ -26,7 +26,7 @@ import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { Schema } from '../../../src/iceberg/spec/schema.js';
 import { Types } from '../../../src/iceberg/spec/types.js';
-import { compactionDue, maintainTable } from '../../../src/pipeline/maintenance.js';
+import { compactionDue, compactTable, maintainTable, type CompactionProgress } from '../../../src/pipeline/maintenance.js';
 import { silentLogger } from '../../../src/pipeline/observe/logger.js';
 
 const w = useTempWarehouse('floe-rewrite-');
@@ -54,6 +54,18 @@ async function upsertedTable(formatVersion: 2 | 3, partitioned: boolean, job: st
     await c.commit(BigInt(k), '{}');
   }
   return { t: await loadCatalogTable(w.catalog, t0.identifier), c };
+}
+
+/** The data files the table's latest `replace` snapshot removed. */
+async function lastReplaceRemoved(t0: CatalogTable): Promise<string[]> {
+  const t = await loadCatalogTable(w.catalog, t0.identifier);
+  const snap = [...t.metadata.snapshots].reverse().find((x) => x.summary.operation === 'replace')!;
+  const out: string[] = [];
+  for (const mf of await readSnapshotManifests(t.io, snap)) {
+    if (mf.content !== 'data' || mf.addedSnapshotId !== snap.snapshotId) continue;
+    for (const e of await readManifestEntries(t.io, mf)) if (e.status === 'deleted') out.push(e.dataFile.filePath);
+  }
+  return out;
 }
 
 describe('rewriteDataFilesWithDeletes', () => {
@@ -213,6 +225,46 @@ describe('rewriteDataFilesWithDeletes', () => {
     expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
     expect(await lineageByKey(after)).toEqual(lineageBefore);
   });
+
+  for (const formatVersion of [2, 3] as const) {
+    it(`v${formatVersion}: a compaction in steps of one data file, the writer committing between them, ends with the files it began with`, async () => {
+      const { t, c } = await upsertedTable(formatVersion, true, `job-steps-${formatVersion}`);
+      const model = new Map((await lakeTableRows(w.catalog, t.identifier)).rows.map((x) => [x.split('|')[0]!, x]));
+      const planned = new Set((await planScan(t.io, t.metadata)).tasks.filter((task) => task.deletes.dv || task.deletes.position.length > 0 || task.deletes.equality.length > 0).map((task) => task.file.filePath));
+      expect(planned.size).toBeGreaterThan(2);
+      const options = { compactMinDeleteFiles: 1, olderThanMs: 3_600_000, retainLast: 100, onCommit: async (table: CatalogTable, compaction?: Parameters<TableCommitter['followMaintenance']>[1]) => void (await c.followMaintenance(table, compaction)) };
+      let continuing: CompactionProgress | undefined;
+      const rewritten: string[] = [];
+      let steps = 0;
+      do {
+        const table = await loadCatalogTable(w.catalog, t.identifier);
+        // one data file a step
+        const r = await compactTable(table, options, silentLogger, { keepGoing: () => false, ...(continuing ? { continuing } : {}) });
+        expect(r.compaction?.rewrittenDataFiles).toBe(1);
+        rewritten.push(...(await lastReplaceRemoved(t)));
+        continuing = r.continuing;
+        steps++;
+        // the writer commits between two steps: a row of a file still to rewrite changes, a new one comes
+        const k = 10 + steps;
+        await c.write([update(row(BigInt(k), 0, `step${steps}`)), insert(row(BigInt(200 + steps), 1, `new${steps}`))]);
+        await c.commit(BigInt(100 + steps), '{}');
+        model.set(`L${k}`, '');
+        model.set(`L${200 + steps}`, '');
+      } while (continuing);
+      // every file chosen at the start was rewritten once, none added later
+      expect(steps).toBe(planned.size);
+      expect(new Set(rewritten)).toEqual(planned);
+      // the rows are the writer's, read by floe and by icebird
+      const rows = (await lakeTableRows(w.catalog, t.identifier)).rows;
+      expect(new Set(rows.map((x) => x.split('|')[0]))).toEqual(new Set(model.keys()));
+      for (let s = 1; s <= steps; s++) {
+        expect(rows.filter((x) => x.includes(`"step${s}"`)).length).toBe(1);
+        expect(rows.filter((x) => x.includes(`"new${s}"`)).length).toBe(1);
+      }
+      // (icebird reads no deletion vectors)
+      if (formatVersion === 2) expect((await icebirdRows((await loadCatalogTable(w.catalog, t.identifier)).metadata.location)).length).toBe(rows.length);
+    });
+  }
 
   it('maintenance: a v3 table compacts when its live DVs reach minDeleteFiles or its deleted rows reach minDeletedRowsRatio', async () => {
     const t0 = await newTable(w, { formatVersion: 3 });
