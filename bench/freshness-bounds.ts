@@ -13,7 +13,7 @@
  * counts of a handful can move). Two measures have caps of their own instead: the snapshots retained
  * follow the commit rate (expiry keeps those of the last `expireOlderThanMs`), so a sample may hold
  * at most the last `retainLast`, the commits since the expiry window before the round before it,
- * and a few of maintenance's own; and the manifests are rewritten only once more than
+ * the maintenance commits it holds (a round commits a compaction per step) and a few more; and the manifests are rewritten only once more than
  * `manifestMinCount` are small, so a sample may hold that many plus two (a data and a delete
  * manifest) per commit since the round before it. The files under the table (all of the above, old
  * metadata files, files waiting for expiry) are reported, not judged.
@@ -119,7 +119,7 @@ export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: reado
         const end = roundEnds[upperBound(roundEnds, s.atMs) - 1]!;
         const start = commitEnds[upperBound(commitEnds, end) - 1] ?? end;
         const since = (t: number) => upperBound(commitEnds, s.atMs) - upperBound(commitEnds, t);
-        return m === 'snapshots' ? o.retainLast + since(start - o.expireOlderThanMs) + SLACK : o.manifestMinCount + 2 * since(start) + SLACK;
+        return m === 'snapshots' ? o.retainLast + since(start - o.expireOlderThanMs) + (s.maintenanceSnapshots ?? 0) + SLACK : o.manifestMinCount + 2 * since(start) + SLACK;
       });
       const over = checked.filter((s, i) => s[m] > allowed[i]!);
       measures[m] = { ...range, early: range.max, late: Math.max(0, ...allowed), bounded: checked.length > 0 && over.length === 0 };

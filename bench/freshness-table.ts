@@ -40,7 +40,7 @@ export function formatFreshness(r: FreshnessResult): string {
     `  swap to poll (${o.pollMs} ms): ${q(l.parts.toPollMs)}`,
     `  the slowest 1% (${int.format(l.slowestPercent.count)} changes), on average: ${ms(l.slowestPercent.toCommitStartMs)} to the commit, ${ms(l.slowestPercent.toSwapMs)} to the swap, ${ms(l.slowestPercent.toPollMs)} to the poll`,
     `floe's commits under load: ${int.format(r.commits.count)} (${r.commits.perSecond.toFixed(2)}/s); duration ${q(r.commits.durationMs)}; end to end ${q(r.commits.gapMs)}`,
-    `maintenance: ${b.rounds} rounds (${b.roundsDue} intervals; a round runs at the first checkpoint after it is due); each ${q(r.maintenance.durationMs)}`,
+    `maintenance: ${b.rounds} rounds (${b.roundsDue} intervals; a round starts at the first checkpoint after it is due, in steps after checkpoints); the step that ended each ${q(r.maintenance.durationMs)}`,
     `floe: ${(r.floe.cpuMs / 1000).toFixed(1)} CPU-s, peak RSS ${int.format(r.floe.peakRssBytes / 2 ** 20)} MiB, main thread busy ${Math.round(r.floe.mainBusy * 100)}%`,
     '',
     `lake over ${r.samples.length} samples (every ${o.sampleSeconds} s): min – max; the highest low point after a round in the first / second half (snapshots, manifests: the most seen / the largest cap)`,

@@ -130,7 +130,10 @@ export interface FreshnessResult {
   latency: LatencyReport;
   /** floe's checkpoint commits while the load ran: how many, how often, how long. */
   commits: { count: number; perSecond: number; durationMs: Quantiles; gapMs: Quantiles };
-  /** Maintenance rounds, each from the end of the commit before it to its end (ms). */
+  /**
+   * Maintenance rounds, each its last step: from the end of the commit before that step to the
+   * round's end (ms). A round runs in steps after several checkpoints (src/pipeline/run-maintenance.ts).
+   */
   maintenance: { rounds: number; durationMs: Quantiles };
   bounds: LakeBounds;
   samples: FreshnessSample[];
@@ -319,7 +322,7 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
 
     const underLoad = commits.slice(commitsBefore);
     const gaps = underLoad.slice(1).map((c, i) => c.endMs - underLoad[i]!.endMs);
-    // a round starts when the checkpoint before it ends (src/pipeline/run-maintenance.ts)
+    // a round's last step starts when the checkpoint before it ends (src/pipeline/run-maintenance.ts)
     const roundsMs = roundEnds
       .filter((end) => end >= startedMs)
       .map((end) => {

@@ -20,6 +20,8 @@ export interface LakeShape {
   deleteFiles: { equality: number; position: number; deletionVectors: number };
   manifests: number;
   snapshots: number;
+  /** Of `snapshots`, floe's maintenance commits (`floe.maintenance` in the summary; absent in older results). */
+  maintenanceSnapshots?: number;
 }
 
 /** The element at quantile `q` of the ascending `sorted` (nearest rank; 0 when empty). */
@@ -81,6 +83,7 @@ export async function sampleLake(t: LakeTable, scan: boolean, retried: (message:
         deleteFiles: health.deleteFiles,
         manifests: health.manifests.data + health.manifests.deletes,
         snapshots: health.snapshots,
+        maintenanceSnapshots: loaded.metadata.snapshots.filter((x) => x.summary['floe.maintenance'] !== undefined).length,
         scanMs,
         scannedRows,
       };

@@ -29,7 +29,7 @@ function loads(r: FreshnessResult): string {
 
 export function renderFreshness(results: readonly LoadedFreshness[], docDir: string): string {
   const out = [
-    '| run | changes/s held | commit interval | p50 | p90 | p99 | max | commits/s | commit p50 / p99 | maintenance rounds, longest | data files | DVs | manifests | snapshots | metadata.json | within the soak\'s bounds | load average |',
+    '| run | changes/s held | commit interval | p50 | p90 | p99 | max | commits/s | commit p50 / p99 | maintenance rounds, longest last step | data files | DVs | manifests | snapshots | metadata.json | within the soak\'s bounds | load average |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ];
   for (const { file, result: r } of results) {

@@ -10,7 +10,8 @@
  * twice the time it just took has passed, so that the changes held meanwhile are committed first.
  * So under load a round holds changes back about one interval at a time and takes at most a third
  * of the time, instead of holding them for the whole round; on a quiet stream it runs to its end at
- * once.
+ * once, and a round left resting when the stream went quiet goes on without a checkpoint
+ * (runner.ts, `msUntilStep`).
  */
 import type { Catalog } from '../iceberg/metadata/catalog.js';
 import type { FloeConfig } from '../config/schema.js';
@@ -55,6 +56,11 @@ export class RunMaintenance {
   get due(): boolean {
     if (this.round) return this.now() >= this.restUntil;
     return this.schedule?.due() ?? false;
+  }
+
+  /** With a round under way, how long until it may go on (undefined: none is). */
+  msUntilStep(): number | undefined {
+    return this.round ? Math.max(0, this.restUntil - this.now()) : undefined;
   }
 
   /** Whether a round has begun and not ended. */

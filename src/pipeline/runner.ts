@@ -67,15 +67,13 @@ export interface RunOptions {
   progress?: ProgressReporter;
   logger: Logger;
   /**
-   * How Parquet files are encoded (default: parquet-wasm on this thread). The CLI passes the
-   * worker-thread pool (src/iceberg/parquet/worker-encoder.ts), which the pipeline may not import
-   * itself (only cli/ and io/ touch Node-only modules).
+   * How Parquet files are encoded (default: parquet-wasm on this thread); the CLI passes the worker
+   * pool (src/iceberg/parquet/worker-encoder.ts), which only cli/ and io/ may import (Node-only).
    */
   parquetEncoder?: ParquetEncoderFactory;
   /**
    * Where the key columns of integer keys are decoded when a key index is built from the lake
-   * (default: on this thread). The CLI passes the worker-thread reader
-   * (src/iceberg/keyindex/worker-key-column.ts), which leaves this thread to the changes meanwhile.
+   * (default: this thread); the CLI passes the worker-thread reader (keyindex/worker-key-column.ts).
    */
   keyColumnReader?: KeyColumnReader;
 }
@@ -150,13 +148,8 @@ class PipelineRun {
     const mysql = (this.mysql = await openMySqlSource(settings));
     const catalog = (this.catalog = await openCatalog(config, { warn: (message) => logger.warn(message, { catalog: config.catalog.name }) }));
     const { prepared, firstId, fresh, streamFrom, resume, skipUntil } = await planRunStart(config, mysql, catalog, logger);
-    logger.info('pipeline starting', {
-      job: config.job.id,
-      mode: this.options.mode,
-      tables: prepared.length,
-      checkpoint: firstId.toString(),
-      resumeFrom: resume.offset ? serializeOffset(resume.offset) : undefined,
-    });
+    const resumeFrom = resume.offset ? serializeOffset(resume.offset) : undefined;
+    logger.info('pipeline starting', { job: config.job.id, mode: this.options.mode, tables: prepared.length, checkpoint: firstId.toString(), resumeFrom });
 
     // ---- wiring ------------------------------------------------------------------------------
     const tables = (this.tables = new CapturedTables({ config, catalog, logger, cascades: () => this.source?.cascades, parquetEncoder: this.options.parquetEncoder, keyColumnReader: this.options.keyColumnReader }));
@@ -197,12 +190,14 @@ class PipelineRun {
     try {
       for (;;) {
         // with changes buffered, the wait for the next event ends when the interval makes a checkpoint due
-        const wait = this.checkpointer!.msUntilDue();
+        const wait = this.checkpointer!.msUntilDue() ?? this.maintenance.msUntilStep();
         const asked = performance.now();
         const next = await nextOrStop(() => ahead.nextWithin(wait), this.options.signal);
         const waited = performance.now() - asked;
         if (next === TIMED_OUT) {
-          await this.checkpointDue(ahead, this.checkpointer!.dueAfterSilence(waited));
+          // nothing buffered: only a maintenance round resting (msUntilStep) was waited for
+          if (this.checkpointer!.msUntilDue() === undefined) await ahead.during(this.maintain(ahead));
+          else await this.checkpointDue(ahead, this.checkpointer!.dueAfterSilence(waited));
           continue;
         }
         if (next === STOP) {
@@ -242,16 +237,19 @@ class PipelineRun {
   }
 
   /**
-   * A checkpoint the interval or the buffered changes made due, with maintenance after it when that
-   * is due too. While the checkpoint commits, the next transactions are written into the next one
-   * (routeDuringCommit); with maintenance after it they are only read (and decoded) and held: a
-   * table's key index follows floe's compaction only with nothing buffered (table-committer.ts
-   * followMaintenance).
+   * A checkpoint the interval or the buffered changes made due, with maintenance steps after it when
+   * due. While it commits, the next transactions go into the next one (routeDuringCommit); with
+   * maintenance they are only read and held: a key index follows floe's compaction only with nothing
+   * buffered (table-committer.ts followMaintenance).
    */
   private async checkpointDue(ahead: ReadAhead, why: string): Promise<void> {
     const maintains = this.maintenance.due;
-    const work = this.commit(why).then(() => (maintains ? this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges) : undefined));
+    const work = this.commit(why).then(() => (maintains ? this.maintain(ahead) : undefined));
     await ahead.during(work, maintains ? undefined : (e) => this.routeDuringCommit(e));
+  }
+
+  private maintain(ahead: ReadAhead): Promise<void> {
+    return this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges);
   }
 
   /**

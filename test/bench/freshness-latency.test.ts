@@ -113,6 +113,11 @@ describe('lakeBounds', () => {
     expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(true);
     samples[17] = sample(45_000, [3, 4, 3, 5], 144);
     expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(false);
+    // and the maintenance commits the sample holds (a compaction per step of a round)
+    samples[17] = { ...sample(45_000, [3, 4, 3, 5], 150), maintenanceSnapshots: 7 };
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(true);
+    samples[17] = { ...sample(45_000, [3, 4, 3, 5], 151), maintenanceSnapshots: 7 };
+    expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(false);
   });
 
   it('allows the manifests below the rewrite threshold plus two per commit since the round', () => {

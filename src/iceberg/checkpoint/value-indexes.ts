@@ -84,12 +84,7 @@ export class ValueIndexes {
     const cascades = writer.cascadeFieldSets;
     if (!cascades) return;
     const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
-    try {
-      await writer.resolveCascades(await this.fkIndexes(table, at, cascades));
-    } catch (e) {
-      this.fks.drop();
-      throw e;
-    }
+    await this.usingFkIndexes(table, at, cascades, (indexes) => writer.resolveCascades(indexes));
   }
 
   /**
@@ -103,8 +98,13 @@ export class ValueIndexes {
     const sets = writer.matchFieldSets;
     if (writer.formatVersion < 3 || sets.length === 0) return false;
     const at = writer.mode === 'append' ? this.rows.at.snapshotId : keySnapshot;
+    return this.usingFkIndexes(table, at, sets, (indexes) => writer.reportCascadeRemovals(indexes));
+  }
+
+  /** `use` of the FK indexes `fkIndexes` gives; a failure of either drops them (they may be half-applied). */
+  private async usingFkIndexes<T>(table: CatalogTable, at: bigint | undefined, sets: number[][], use: (indexes: ReadonlyMap<string, ValueIndex> | undefined) => T | Promise<T>): Promise<T> {
     try {
-      return writer.reportCascadeRemovals(await this.fkIndexes(table, at, sets));
+      return await use(await this.fkIndexes(table, at, sets));
     } catch (e) {
       this.fks.drop();
       throw e;
