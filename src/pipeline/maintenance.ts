@@ -136,7 +136,8 @@ export async function compactTable(
   // nothing to bin-pack is the usual case on a quiet table, not news; a delete compaction is always reported
   if (deletesDue || r.rewrittenDataFiles > 0 || options.dryRun) {
     // (the small-file counts only when bin-packing was asked for: the report of a delete-only compaction is as it was)
-    compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: r.smallFileGroups } : {}) };
+    // (the groups as the round's first step planned them: a later step would count them again)
+    compaction = { rewrittenDataFiles: r.rewrittenDataFiles, removedDeleteFiles: r.removedDeleteFiles, ...(small ? { addedDataFiles: r.addedDataFiles, smallFileGroups: continuing ? 0 : r.smallFileGroups } : {}) };
   }
   if (r.skipped && !options.dryRun && (deletesDue || r.conflict)) logger.info(`compaction skipped: ${r.skipped}`, { table: nameOf(table) });
   if (r.commit) await options.onCommit?.(r.table, r.commit);

@@ -63,11 +63,6 @@ export class RunMaintenance {
     return this.round ? Math.max(0, this.restUntil - this.now()) : undefined;
   }
 
-  /** Whether a round has begun and not ended. */
-  get underWay(): boolean {
-    return this.round !== undefined;
-  }
-
   /**
    * Steps of the round under way, or of a new one when the interval has passed (call it after a
    * checkpoint; at least one step runs): until the round ends, or `waiting` says changes are and one
