@@ -9,7 +9,7 @@
  *   {type:'notification', event, atMs}            each pipeline notification (phase switches)
  *   {type:'usage', elapsedMs, cpuMs, peakRssBytes, mainBusy} when the parent asks to stop (before the final commit)
  *   {type:'commit', table, seconds, atMs, endMs}  each commit of a table: its duration, and when it ended (ms since runPipeline started; endMs: Date.now())
- *   {type:'maintained', table, endMs}             each maintenance round of a table (its health measured; endMs: Date.now() then)
+ *   {type:'maintained', table, endMs, expiryMs}   each maintenance round of a table (its health measured; endMs: Date.now() then; expiryMs: the time its expiry's cutoff counts back from)
  *   {type:'done', reason, error?, elapsedMs, cpuMs, peakRssBytes, mainBusy}
  * From the parent: {type:'stop'} aborts the run (it commits its checkpoint and returns 'stopped').
  */
@@ -51,7 +51,7 @@ function commitReporter(sinceStartMs: () => number): Metrics {
     tableLag: () => {},
     commitDuration: (table, seconds) => send({ type: 'commit', table, seconds, atMs: sinceStartMs(), endMs: Date.now() }),
     filesWritten: () => {},
-    tableHealth: (table) => send({ type: 'maintained', table, endMs: Date.now() }),
+    tableHealth: (table, health) => send({ type: 'maintained', table, endMs: Date.now(), ...(health.lastExpiry ? { expiryMs: Date.parse(health.lastExpiry) } : {}) }),
   };
 }
 
@@ -72,7 +72,7 @@ export type ChildMessage =
   | { type: 'notification'; event: string; atMs: number }
   | ({ type: 'usage' } & ChildUsage)
   | { type: 'commit'; table: string; seconds: number; atMs: number; endMs: number }
-  | { type: 'maintained'; table: string; endMs: number }
+  | { type: 'maintained'; table: string; endMs: number; expiryMs?: number }
   | ({ type: 'done'; reason: string; error?: string } & ChildUsage);
 
 /** Peak resident set size of this process (VmHWM; getrusage's maxrss where /proc is missing). */

@@ -12,7 +12,9 @@
  * second half may not pass the largest in its first half by more than a quarter (plus a few, so that
  * counts of a handful can move). Two measures have caps of their own instead: the snapshots retained
  * follow the commit rate (expiry keeps those of the last `expireOlderThanMs`), so a sample may hold
- * at most the last `retainLast`, the commits since the expiry window before the round before it,
+ * at most the last `retainLast`, the commits since the expiry window before the round before it
+ * (counted back from the time the round's expiry was planned, when floe reports it: `floe run`
+ * plans it beside its commits, a little before the round ends),
  * the maintenance commits it holds (a round commits a compaction per step) and a few more; and the manifests are rewritten only once more than
  * `manifestMinCount` are small, so a sample may hold that many plus two (a data and a delete
  * manifest) per commit since the round before it. The files under the table (all of the above, old
@@ -93,8 +95,11 @@ function upperBound(xs: readonly number[], x: number): number {
   return lo;
 }
 
-/** `samples` in time order; `roundEnds` and `commitEnds`: epoch ms, ascending. */
-export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: readonly number[], commitEnds: readonly number[], o: BoundsSettings): LakeBounds {
+/**
+ * `samples` in time order; `roundEnds` and `commitEnds`: epoch ms, ascending; `expiries`: per round,
+ * the time its expiry's cutoff counted back from (undefined: the end of the checkpoint before the round's end).
+ */
+export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: readonly number[], commitEnds: readonly number[], o: BoundsSettings, expiries: readonly (number | undefined)[] = []): LakeBounds {
   // the samples after each round, up to the next: the low point of each group
   const groups = new Map<number, FreshnessSample[]>();
   for (const s of samples) {
@@ -116,10 +121,11 @@ export function lakeBounds(samples: readonly FreshnessSample[], roundEnds: reado
       // and rewrote the manifests when more than manifestMinCount were small
       const checked = samples.filter((s) => upperBound(roundEnds, s.atMs) > 0);
       const allowed = checked.map((s) => {
-        const end = roundEnds[upperBound(roundEnds, s.atMs) - 1]!;
+        const round = upperBound(roundEnds, s.atMs) - 1;
+        const end = roundEnds[round]!;
         const start = commitEnds[upperBound(commitEnds, end) - 1] ?? end;
         const since = (t: number) => upperBound(commitEnds, s.atMs) - upperBound(commitEnds, t);
-        return m === 'snapshots' ? o.retainLast + since(start - o.expireOlderThanMs) + (s.maintenanceSnapshots ?? 0) + SLACK : o.manifestMinCount + 2 * since(start) + SLACK;
+        return m === 'snapshots' ? o.retainLast + since((expiries[round] ?? start) - o.expireOlderThanMs) + (s.maintenanceSnapshots ?? 0) + SLACK : o.manifestMinCount + 2 * since(start) + SLACK;
       });
       const over = checked.filter((s, i) => s[m] > allowed[i]!);
       measures[m] = { ...range, early: range.max, late: Math.max(0, ...allowed), bounded: checked.length > 0 && over.length === 0 };

@@ -139,7 +139,8 @@ export interface FreshnessResult {
   samples: FreshnessSample[];
   floe: ChildUsage;
   /** The raw timings behind the figures (epoch ms): each version a poll found, each commit of floe's, each maintenance round's end. */
-  trace: { visible: Visibility[]; commits: FloeCommit[]; maintenanceEnds: number[] };
+  /** maintenanceExpiries: per round, the time its expiry's cutoff counted back from (null: not reported). */
+  trace: { visible: Visibility[]; commits: FloeCommit[]; maintenanceEnds: number[]; maintenanceExpiries?: (number | null)[] };
   verified: VerifyResult;
   json: string;
 }
@@ -165,9 +166,10 @@ function floeConfig(o: FreshnessOptions, c: MysqlConnectionConfig, root: string)
 }
 
 /** The lake's bounds over a run (bench/freshness-bounds.ts), from its samples and floe's timings. */
-function boundsOf(o: FreshnessOptions, samples: FreshnessSample[], roundEnds: number[], commits: FloeCommit[], startedMs: number, streamingSeconds: number): LakeBounds {
+function boundsOf(o: FreshnessOptions, samples: FreshnessSample[], roundEnds: number[], commits: FloeCommit[], startedMs: number, streamingSeconds: number, expiries?: readonly (number | null)[]): LakeBounds {
   const settings = { maintenanceIntervalMs: o.maintenanceIntervalMs, expireOlderThanMs: o.expireOlderThanMs, retainLast: RETAIN_LAST, manifestMinCount: MANIFEST_MIN_COUNT, streamingSeconds };
-  return lakeBounds(samples, roundEnds.filter((end) => end >= startedMs), commits.map((c) => c.endMs).sort((a, b) => a - b), settings);
+  const kept = roundEnds.map((end, i) => ({ end, expiry: expiries?.[i] ?? undefined })).filter((r) => r.end >= startedMs);
+  return lakeBounds(samples, kept.map((r) => r.end), commits.map((c) => c.endMs).sort((a, b) => a - b), settings, kept.map((r) => r.expiry));
 }
 
 /**
@@ -185,7 +187,7 @@ async function reboundResult(file: string): Promise<FreshnessResult> {
     s.atMs -= LEGACY_SAMPLE_MS;
     s.sampleMs = LEGACY_SAMPLE_MS;
   }
-  r.bounds = boundsOf(r.options, r.samples, r.trace.maintenanceEnds, r.trace.commits, first.atMs - first.elapsedSeconds * 1000, r.load.streamingSeconds);
+  r.bounds = boundsOf(r.options, r.samples, r.trace.maintenanceEnds, r.trace.commits, first.atMs - first.elapsedSeconds * 1000, r.load.streamingSeconds, r.trace.maintenanceExpiries);
   await writeFile(file, JSON.stringify(r, null, 2) + '\n');
   return r;
 }
@@ -230,6 +232,7 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
     children.push(floe);
     const commits: FloeCommit[] = [];
     const roundEnds: number[] = [];
+    const roundExpiries: (number | null)[] = [];
     let streaming!: () => void;
     const streamingStarted = new Promise<void>((r) => (streaming = r));
     let usage: ChildUsage | undefined;
@@ -237,7 +240,10 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
     floe.on('message', (m: ChildMessage) => {
       if (m.type === 'notification' && m.event === 'streaming-started') streaming();
       else if (m.type === 'commit') commits.push({ endMs: m.endMs, seconds: m.seconds });
-      else if (m.type === 'maintained') roundEnds.push(m.endMs);
+      else if (m.type === 'maintained') {
+        roundEnds.push(m.endMs);
+        roundExpiries.push(m.expiryMs ?? null);
+      }
       else if (m.type === 'usage') usage = m;
       else if (m.type === 'done') {
         floeDone = m.reason;
@@ -336,10 +342,10 @@ export async function runFreshness(o: FreshnessOptions): Promise<FreshnessResult
       latency: latencyReport(txs, visible, commits),
       commits: { count: commitsUnderLoad, perSecond: commitsUnderLoad / streamingSeconds, durationMs: quantilesOf(underLoad.map((c) => c.seconds * 1000)), gapMs: quantilesOf(gaps) },
       maintenance: { rounds: roundsMs.length, durationMs: quantilesOf(roundsMs) },
-      bounds: boundsOf(o, samples, roundEnds, commits, startedMs, streamingSeconds),
+      bounds: boundsOf(o, samples, roundEnds, commits, startedMs, streamingSeconds, roundExpiries),
       samples,
       floe: usage ?? { elapsedMs: 0, cpuMs: 0, peakRssBytes: 0, mainBusy: 0 },
-      trace: { visible, commits, maintenanceEnds: roundEnds },
+      trace: { visible, commits, maintenanceEnds: roundEnds, maintenanceExpiries: roundExpiries },
       verified,
       json: '',
     };

@@ -140,7 +140,7 @@ export const configSchema = z
       .describe('Local state of floe run: the key indexes, persisted as they change (<stateDir>/<job id>/<table uuid>.keyindex and .keyindex.log; on disk beyond the memory bound, ….keyindex.sqlite; row and foreign-key indexes beyond it, ….valueindex.sqlite, while floe runs), a cache of the lake that may be deleted at any time (`--state-dir` overrides)'),
     commit: z
       .object({
-        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before ended (at a transaction boundary): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
+        intervalMs: z.number().int().min(100).default(10_000).describe('Checkpoint this many milliseconds after the checkpoint before started (at a transaction boundary; at once after it when its commit took longer): a change is committed at most this long after the checkpoint before it, also when no event follows it'),
         maxBufferedChanges: z
           .number()
           .int()

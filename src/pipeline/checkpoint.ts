@@ -18,7 +18,7 @@
  *
  * When: the runner asks `due()` between source events — i.e. always at a transaction boundary (the
  * source hands out whole transactions), and also when no event came for as long as `msUntilDue`
- * says — and checkpoints `commit.intervalMs` after the end of the checkpoint before, or early when
+ * says — and checkpoints `commit.intervalMs` after the start of the checkpoint before, or early when
  * the stream catches up after a backlog (checkpoint-cadence.ts), when the changes buffered pass
  * `commit.maxBufferedChanges`, when a table's writer must change mode, at the hand-over, before a
  * DDL, and at a clean stop.
@@ -46,6 +46,7 @@ import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import type { TableProgress } from './state.js';
 import { CheckpointCadence, type SourceEventKind } from './checkpoint-cadence.js';
+import { commitOrder } from './commit-order.js';
 import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext, type TableCommitKind } from './table-checkpoint.js';
 
 export type { CheckpointTable } from './table-checkpoint.js';
@@ -86,6 +87,8 @@ export class Checkpointer {
   private positionTimeMs: number | undefined;
   /** The tables of the checkpoint being committed (undefined between checkpoints). */
   private committing: Set<CheckpointTable> | undefined;
+  /** Settles when the checkpoint committing now ends (undefined: none is). */
+  private committed: Promise<void> | undefined;
 
   constructor(
     /** The captured tables (tables/captured-tables.ts `byKey`: the one map, which tables join and leave). */
@@ -184,7 +187,7 @@ export class Checkpointer {
   }
 
   /**
-   * While changes are buffered: the milliseconds until the interval, counted from the end of the
+   * While changes are buffered: the milliseconds until the interval, counted from the start of the
    * checkpoint before, makes a checkpoint due (0: due already). The runner waits for the next source event at most this long, so the last changes
    * before a silence are committed one interval after the checkpoint before them — not at the next
    * event, which in a silence is the server's next heartbeat (`source.heartbeatMs`, or never for a
@@ -210,6 +213,16 @@ export class Checkpointer {
    */
   dueAfterSilence(waitedMs: number): string {
     return this.cadence.dueAfterSilence(waitedMs);
+  }
+
+  /**
+   * Resolves once no checkpoint is committing: work done beside the commits on the same thread
+   * (maintenance's, run-maintenance.ts) waits for it between its pieces, so a commit is not slowed by it.
+   */
+  async noCommitInFlight(): Promise<void> {
+    while (this.committed) await this.committed;
+    // and the events and I/O callbacks waiting meanwhile go first (setImmediate runs after them)
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /** Why a checkpoint is due now, or undefined. */
@@ -264,9 +277,13 @@ export class Checkpointer {
           }
         }
       };
+      let ended!: () => void;
+      this.committed = new Promise<void>((resolve) => (ended = resolve));
       // allSettled: never leave a commit running behind the caller's back when another one failed.
       const results = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency, work.length) }, worker));
       this.committing = undefined;
+      this.committed = undefined;
+      ended();
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failure) throw failure.reason;
       this.logger.debug('checkpoint committed', { checkpoint: id.toString(), reason, tables: committed.length, ms: Math.round(this.now() - now) });
@@ -276,7 +293,7 @@ export class Checkpointer {
     this.openFiles -= openFilesAtStart;
     this.chunksBuffered -= chunksAtStart;
     if (chunksAtStart > 0) this.chunkCommitted = true;
-    this.cadence.checkpointEnded();
+    this.cadence.checkpointStarted(now);
     return { checkpointId: id, reason, committed };
   }
 
@@ -375,26 +392,4 @@ export class Checkpointer {
       }
     }
   }
-}
-
-/**
- * The order a checkpoint's tables commit in: each after the tables it must follow (`commitFirst`),
- * depth first, so that a worker waiting on another table's commit only waits on one begun already.
- * A cycle is cut where the walk meets it.
- */
-function commitOrder<T extends { table: CheckpointTable }>(work: readonly T[], commitFirst: (key: string) => readonly string[]): T[] {
-  const byKey = new Map(work.map((w) => [w.table.key, w]));
-  const out: T[] = [];
-  const seen = new Set<string>();
-  const visit = (w: T) => {
-    if (seen.has(w.table.key)) return;
-    seen.add(w.table.key);
-    for (const k of commitFirst(w.table.key)) {
-      const first = byKey.get(k);
-      if (first) visit(first);
-    }
-    out.push(w);
-  };
-  for (const w of work) visit(w);
-  return out;
 }

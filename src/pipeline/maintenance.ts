@@ -14,7 +14,7 @@
  * (iceberg/checkpoint/checkpoint-stamps.ts), so a restart finds it whatever snapshots remain.
  */
 import type { FloeConfig } from '../config/schema.js';
-import { expireSnapshots, type ExpireResult } from '../iceberg/maintenance/expire-snapshots.js';
+import { expireSnapshots, planExpiry, type ExpireOptions, type ExpireResult, type PlannedExpiry } from '../iceberg/maintenance/expire-snapshots.js';
 import { removeOrphanFiles } from '../iceberg/maintenance/remove-orphan-files.js';
 import { referencedStateObjects } from './state-references.js';
 import { rewriteDataFiles } from '../iceberg/maintenance/rewrite-data-files.js';
@@ -122,9 +122,10 @@ export async function compactTable(
   step: { readonly keepGoing?: () => boolean; readonly continuing?: CompactionProgress } = {},
 ): Promise<{ table: CatalogTable; compaction?: CompactionReport; continuing?: CompactionProgress }> {
   const { continuing } = step;
-  const deletesDue = continuing ? continuing.applyDeletes : options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio);
-  const small = continuing ? continuing.smallFiles : options.compactSmallFiles && smallFilesMayBeDue(table, options.compactSmallFiles) ? options.compactSmallFiles : undefined;
-  if (!deletesDue && !small) return { table };
+  const wanted = continuing ? { applyDeletes: continuing.applyDeletes, ...(continuing.smallFiles ? { smallFiles: continuing.smallFiles } : {}) } : compactionWanted(table, options);
+  if (!wanted) return { table };
+  const deletesDue = wanted.applyDeletes;
+  const small = wanted.smallFiles;
   const r = await rewriteDataFiles(table, {
     dryRun: options.dryRun,
     applyDeletes: deletesDue,
@@ -145,6 +146,14 @@ export async function compactTable(
   return { table: r.table, ...(compaction ? { compaction } : {}), ...(next ? { continuing: next } : {}) };
 }
 
+/** What a compaction of `table` would take now (undefined: none is due): its deletes, its small files, or both. */
+export function compactionWanted(table: CatalogTable, options: MaintenanceOptions): { applyDeletes: boolean; smallFiles?: SmallFileOptions } | undefined {
+  const applyDeletes = options.compactMinDeleteFiles !== undefined && compactionDue(table, options.compactMinDeleteFiles, options.compactMinDeletedRowsRatio);
+  const small = options.compactSmallFiles && smallFilesMayBeDue(table, options.compactSmallFiles) ? options.compactSmallFiles : undefined;
+  if (!applyDeletes && !small) return undefined;
+  return { applyDeletes, ...(small ? { smallFiles: small } : {}) };
+}
+
 /** The manifest rewrite, when `options.manifests` asks for it, reported to `onCommit` when it lands. */
 export async function rewriteTableManifests(table: CatalogTable, options: MaintenanceOptions, logger: Logger): Promise<{ table: CatalogTable; manifests?: TableMaintenanceReport['manifests'] }> {
   if (!options.manifests) return { table };
@@ -163,6 +172,11 @@ export async function rewriteTableManifests(table: CatalogTable, options: Mainte
   return { table: r.table, ...(manifests ? { manifests } : {}) };
 }
 
+/** The expiry `expireTable` would make of `table` now, planned beforehand (`floe run` plans it beside its commits). */
+export function planTableExpiry(table: CatalogTable, options: MaintenanceOptions, nowMs = Date.now()): Promise<PlannedExpiry> {
+  return planExpiry(table, { expireOlderThanMs: BigInt(nowMs - options.olderThanMs), retainLast: options.retainLast, nowMs: BigInt(nowMs) });
+}
+
 /** Snapshot expiry, then (with `orphansOlderThanMs`) orphan removal on the table as expiry left it; the report of the whole maintenance. */
 export async function expireTable(
   table: CatalogTable,
@@ -170,6 +184,7 @@ export async function expireTable(
   logger: Logger,
   earlier: Pick<TableMaintenanceReport, 'compaction' | 'manifests'>,
   nowMs = Date.now(),
+  beside: Pick<ExpireOptions, 'planned' | 'deleteLater'> = {},
 ): Promise<{ report: TableMaintenanceReport; result: ExpireResult }> {
   const name = nameOf(table);
   const result = await expireSnapshots(table, {
@@ -179,6 +194,7 @@ export async function expireTable(
     nowMs: BigInt(nowMs),
     warn: (message) => logger.warn(message, { table: name }),
     stampProperty: LAST_EXPIRY_PROPERTY,
+    ...beside,
   });
   const f = result.deletedFiles;
   let orphanFiles: number | undefined;

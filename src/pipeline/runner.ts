@@ -123,7 +123,7 @@ class PipelineRun {
   ) {
     this.logger = options.logger;
     this.notes = new RunNotifications(options.notifications, options.progress);
-    this.maintenance = new RunMaintenance(config, this.logger, options.metrics);
+    this.maintenance = new RunMaintenance(config, this.logger, options.metrics, options.parquetEncoder);
     this.ddl = createSchemaChangeHandler(config, () =>
       this.source && this.catalog && this.tables
         ? {
@@ -249,7 +249,7 @@ class PipelineRun {
   }
 
   private maintain(ahead: ReadAhead): Promise<void> {
-    return this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges);
+    return this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges, () => this.checkpointer!.noCommitInFlight());
   }
 
   /**
@@ -380,6 +380,7 @@ class PipelineRun {
   }
 
   async close(): Promise<void> {
+    await this.maintenance.close().catch((e) => this.logger.warn('deleting the files of a compaction being prepared failed (orphan removal takes them)', { err: e }));
     // the disk key indexes' SQLite handles (their files stay: the next run reuses them)
     this.checkpointer?.close();
     await this.source?.close().catch((e) => this.logger.warn('closing the source failed', { err: e }));

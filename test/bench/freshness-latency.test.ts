@@ -118,6 +118,12 @@ describe('lakeBounds', () => {
     expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(true);
     samples[17] = { ...sample(45_000, [3, 4, 3, 5], 151), maintenanceSnapshots: 7 };
     expect(lakeBounds(samples, rounds, commitEnds, settings).measures.snapshots.bounded).toBe(false);
+    // counted back from the time floe planned the round's expiry, when it says: 2 s earlier, 10 commits more
+    const planned = rounds.map((r) => r - 2_100);
+    samples[17] = sample(45_000, [3, 4, 3, 5], 153);
+    expect(lakeBounds(samples, rounds, commitEnds, settings, planned).measures.snapshots.bounded).toBe(true);
+    samples[17] = sample(45_000, [3, 4, 3, 5], 154);
+    expect(lakeBounds(samples, rounds, commitEnds, settings, planned).measures.snapshots.bounded).toBe(false);
   });
 
   it('allows the manifests below the rewrite threshold plus two per commit since the round', () => {

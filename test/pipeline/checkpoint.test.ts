@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileSystemCatalog } from '../../src/catalog/filesystem/filesystem-catalog.js';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { Schema } from '../../src/iceberg/spec/schema.js';
@@ -250,6 +250,46 @@ describe('checkpointer', () => {
     await k.checkpoint('interval');
     expect(k.msUntilDue(), 'committed: nothing buffered').toBeUndefined();
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([[1, 'a']]);
+  });
+
+  it('the interval counts from the start of the checkpoint before: a commit that took 300 ms of a 500 ms interval leaves 200 ms, one that took longer leaves none', async () => {
+    const { t, k, clock } = await streamingOnTestClock('from_start');
+    await k.ensureModes([[t, 'upsert']]);
+    const commit = t.committer.commit.bind(t.committer);
+    let commitMs = 300;
+    vi.spyOn(t.committer, 'commit').mockImplementation(async (...args) => {
+      clock.now += commitMs; // the commit's time, on the checkpointer's clock
+      return commit(...args);
+    });
+    await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
+    clock.now += 500;
+    k.advance(at(20));
+    await k.checkpoint('interval');
+    await k.write(t, [{ op: 'insert', after: [2, 'b'] }]);
+    expect(k.msUntilDue(), 'the interval less the commit').toBe(200);
+    clock.now += 200;
+    expect(k.due()).toBe('interval');
+    commitMs = 700;
+    k.advance(at(30));
+    await k.checkpoint('interval');
+    await k.write(t, [{ op: 'insert', after: [3, 'c'] }]);
+    expect(k.msUntilDue(), 'a commit longer than the interval: the next is due at once').toBe(0);
+    k.advance(at(40));
+    await k.checkpoint('end');
+    const rows = await readTableRows(await loadCatalogTable(catalog, t.identifier));
+    expect(rows.sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([[1, 'a'], [2, 'b'], [3, 'c']]);
+  });
+
+  it('noCommitInFlight: at once with no checkpoint committing; else once its commits have landed', async () => {
+    const { t, k } = await streamingOnTestClock('in_flight');
+    await k.ensureModes([[t, 'upsert']]);
+    await k.noCommitInFlight();
+    await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
+    k.advance(at(20));
+    const checkpoint = k.checkpoint('interval');
+    await k.noCommitInFlight();
+    expect(await readTableRows(await loadCatalogTable(catalog, t.identifier)), 'landed before the wait ended').toEqual([[1, 'a']]);
+    await checkpoint;
   });
 
   it('whenCaughtUp: after an interval of binlog changes without a quiet spell, the wait for the next event is the quiet spell, and its end is a checkpoint "caught up"', async () => {

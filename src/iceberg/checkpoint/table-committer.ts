@@ -51,6 +51,7 @@ import { prepareCheckpoint } from './prepare-checkpoint.js';
 import { commitCheckpoint, type SchemaCommit } from './checkpoint-commit.js';
 import { deleteUnreferenced } from './unreferenced-files.js';
 import { commitTruncation } from './truncate-commit.js';
+import { landCompaction, type LandedCompaction, type PreparedCompaction } from './compaction-landing.js';
 
 const SUBSYSTEM = 'iceberg.writer';
 
@@ -207,9 +208,8 @@ export class TableCommitter {
 
   /**
    * Commits the buffered changes (none: a stamps-only snapshot) as one snapshot stamped with
-   * `checkpointId` and `progress` — the table's whole progress summary (opaque JSON text), stored as
-   * `floe.source-offset`. `schema`: a schema change (and table properties) in the same commit — only
-   * with nothing buffered, since buffered rows were written with the schema before it.
+   * `checkpointId` and `progress` (the table's progress, opaque JSON text: `floe.source-offset`).
+   * `schema`: a schema change in the same commit, only with nothing buffered (rows of the old schema).
    */
   async commit(checkpointId: bigint, progress: string, schema?: SchemaCommit): Promise<TableCommitOutcome> {
     if (this.phase !== 'detached' || this.failed !== undefined) this.ensureUsable();
@@ -241,19 +241,14 @@ export class TableCommitter {
     }
   }
 
-  /**
-   * Commits checkpoint `checkpointId` as one snapshot that empties the table (truncate-commit.ts),
-   * stamped with `progress`. Nothing may be buffered; the key index is dropped (the next writer builds
-   * it from the table as it is then).
-   */
+  /** Checkpoint `checkpointId` as one snapshot, stamped with `progress`, that empties the table (truncate-commit.ts); nothing may be buffered. */
   async truncate(checkpointId: bigint, progress: string): Promise<TableCommitOutcome & { removedFiles: number }> {
     this.ensureUsable();
     if (this.bufferedChanges > 0) throw new FloeError(SUBSYSTEM, 'internal', `${identifierToString(this.identifier)}: truncating with changes buffered; commit them first`);
     await this.writer?.abort();
     this.writer = undefined;
-    this.keys.drop();
+    this.keys.drop(); // the next writer builds it from the emptied table
     this.values.drop();
-    // an emptied table's next writer starts from the table as it is now
     this.opened = false;
     const table = await loadCatalogTable(this.options.catalog, this.identifier);
     const { result, removedDataFiles, removedDeleteFiles } = await commitTruncation(table, this.jobId, checkpointId, progress, { retry: this.options.retry, warn: this.options.warn });
@@ -333,10 +328,8 @@ export class TableCommitter {
   }
 
   /**
-   * floe's own maintenance committed to the table between two checkpoints (`floe run` runs it right
-   * after a checkpoint, so nothing of this committer's is in flight): `table` is the table as that
-   * commit left it, `compaction` what a compaction moved. The key index follows it
-   * (key-index-lifecycle.ts `follow`). Returns what became of the index.
+   * floe's own maintenance committed to `table` right after a checkpoint (nothing in flight);
+   * `compaction`: what it moved. The key index follows it (key-index-lifecycle.ts `follow`).
    */
   async followMaintenance(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
     this.ensureUsable();
@@ -344,6 +337,22 @@ export class TableCommitter {
     this.table = table;
     this.values.follow(table, compaction);
     return this.keys.follow(table, compaction);
+  }
+
+  /** Whether a compaction prepared beside this table's commits can land (its writer keeps a key index). */
+  get landsCompactions(): boolean { return this.keys.current !== undefined; }
+
+  /** Lands a compaction prepared beside this table's commits (compaction-landing.ts); the key index follows it. */
+  async landCompaction(prepared: PreparedCompaction, loaded: CatalogTable): Promise<LandedCompaction> {
+    this.ensureUsable();
+    const idle = this.table !== undefined && this.bufferedChanges === 0;
+    const landed = await landCompaction(this.table ?? loaded, prepared, idle ? this.keys.current : undefined, this.keys.indexSchemaId);
+    if (landed.commit) {
+      this.table = landed.table;
+      this.values.follow(landed.table, landed.commit);
+      await this.keys.follow(landed.table, landed.commit, landed.moved);
+    }
+    return landed;
   }
 
   /**

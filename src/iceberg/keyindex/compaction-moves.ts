@@ -5,6 +5,7 @@
  * indexed there and only once; an index that does not hold them so is not followed (it is rebuilt).
  */
 import { errorMessage } from '../../util/errors.js';
+import { PositionBitmap } from '../puffin/position-bitmap.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
 import { snapshotById } from '../spec/snapshot-ids.js';
@@ -38,4 +39,40 @@ export async function readCompactionMoves(
   }
   if (!consistent) return { why: "the key index did not hold the rows floe's compaction moved as expected" };
   return { moved, removed };
+}
+
+/**
+ * The keys of a compaction's new files, each at its place there (read before the compaction lands:
+ * maintenance/rewrite-beside.ts prepares it beside the writer's commits).
+ */
+export async function readRewrittenKeys(table: CatalogTable, schema: Schema, files: readonly DataFile[], pause?: () => Promise<void>): Promise<[KeyId, DataFile, number][]> {
+  const reader = keyReader(table, TableKey.identifier(schema), schema);
+  const keys: [KeyId, DataFile, number][] = [];
+  for (const file of files) {
+    await pause?.();
+    await reader.live({ file, sequenceNumber: 0n, deletes: { equality: [], position: [], dv: undefined } }, (k, pos) => void keys.push([k, file, pos]));
+  }
+  return keys;
+}
+
+/**
+ * Which rows of a compaction prepared on an earlier snapshot are live on the snapshot `index` holds:
+ * a row is, exactly when the index still places its key in one of the `removed` files — every row
+ * of the new files was the live row of its key there, and a later commit that deleted or updated
+ * the key took it out of them (a key never moves back into an older file). The others are `dead`
+ * (positions by new file path), for the landing to delete by DV.
+ */
+export function splitRewrittenKeys(index: KeyIndex, keys: readonly (readonly [KeyId, DataFile, number])[], removed: ReadonlySet<string>): { moved: [KeyId, DataFile, number][]; dead: Map<string, PositionBitmap> } {
+  const moved: [KeyId, DataFile, number][] = [];
+  const dead = new Map<string, PositionBitmap>();
+  for (const [k, file, pos] of keys) {
+    const at = index.get(k);
+    if (at && removed.has(at.file.filePath)) moved.push([k, file, pos]);
+    else {
+      let positions = dead.get(file.filePath);
+      if (!positions) dead.set(file.filePath, (positions = new PositionBitmap()));
+      positions.add(pos);
+    }
+  }
+  return { moved, dead };
 }

@@ -36,7 +36,7 @@ import type { KeyIndexLoads, KeyIndexOptions } from './key-index-options.js';
 import { removeStoredIndex, type IndexStore } from './index-store.js';
 import { MemoryKeyIndex } from './memory-key-index.js';
 import { DiskKeyIndex } from './sqlite-key-index.js';
-import { TableKey } from './table-key.js';
+import { TableKey, type KeyId } from './table-key.js';
 
 export type { KeyIndexLoads, KeyIndexOptions } from './key-index-options.js';
 
@@ -216,13 +216,14 @@ export class KeyIndexLifecycle {
    * floe's own maintenance committed to the table between two checkpoints: `table` is the table as
    * that commit left it, `compaction` what a compaction moved (maintenance/rewrite-data-files.ts).
    * The index is brought to the new snapshot — for a compaction by reading the key columns of just
-   * the new files (compaction-moves.ts) — so the next checkpoint writes its DVs against the new files
+   * the new files (compaction-moves.ts), or by the `moved` keys a compaction landed beside the writer
+   * found live (compaction-landing.ts) — so the next checkpoint writes its DVs against the new files
    * directly, instead of taking the compaction for another writer's (committed-dv-targets.ts) and
    * locating its deletes again. Only when the index matched the snapshot the commit went on top of
    * (nothing but manifest rewrites between): a commit of another writer in between is left to the
    * usual detection (the index is loaded again).
    */
-  async follow(table: CatalogTable, compaction?: CompactionCommit): Promise<'followed' | 'dropped' | 'none'> {
+  async follow(table: CatalogTable, compaction?: CompactionCommit, moved?: readonly (readonly [KeyId, DataFile, number])[]): Promise<'followed' | 'dropped' | 'none'> {
     const index = this.index;
     if (!index) return 'none';
     const m = table.metadata;
@@ -237,7 +238,8 @@ export class KeyIndexLifecycle {
       if (index.snapshotId !== head) index.apply(NO_KEY_MOVES, head); // a manifest rewrite moves no row
       return 'followed';
     }
-    const moves = await readCompactionMoves(table, schema, index, compaction);
+    // a compaction landed beside the writer (rewrite-beside.ts) brings the moves it found live
+    const moves = moved ? { moved, removed: new Set(compaction.removedDataFiles.map((f) => f.filePath)) } : await readCompactionMoves(table, schema, index, compaction);
     if ('why' in moves) {
       this.options.warn?.(`${this.ctx.name}: ${moves.why}; rebuilding it from the lake`);
       this.drop();

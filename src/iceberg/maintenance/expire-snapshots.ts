@@ -23,6 +23,12 @@
  * snapshot whose manifest list cannot be read fails the expiry: what it reaches cannot be told, so
  * nothing may be deleted on the guess that it reaches nothing.
  * Dry run: the plan and the files, nothing committed or deleted.
+ *
+ * Beside a writer (`floe run`): the plan, the slow part (every retained snapshot's manifests are
+ * read), can be made beforehand on the table at a head H (`planExpiry`) and committed later on a head
+ * that H leads to, and the files deleted after the caller's own fashion (`deleteLater`). The plan
+ * still holds there: the snapshots committed after H are retained, and they reach only files live at
+ * H or added since — never one that only H's expired snapshots reached.
  */
 import type { FileIO } from '../../io/file-io.js';
 import { errorMessage, FloeError, isFloeError } from '../../util/errors.js';
@@ -30,6 +36,7 @@ import { failpoint } from '../../util/failpoints.js';
 import type { ManifestFile } from '../manifest/manifest-file.js';
 import type { MetadataUpdate, TableRequirement } from '../metadata/metadata-updates.js';
 import { MAIN_BRANCH } from '../spec/table-metadata-constants.js';
+import { ancestorsOf } from '../spec/snapshot-ids.js';
 import type { Snapshot, TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { commitWithRetry } from '../table/commit-engine.js';
@@ -46,6 +53,29 @@ export interface ExpireOptions extends Omit<RetentionPolicy, 'nowMs'> {
   warn?: (message: string) => void;
   /** A table property set to the expiry time (epoch ms) in the same commit, when one is made. */
   stampProperty?: string;
+  /** A plan made earlier (`planExpiry`), committed when the table's head descends from its own. */
+  planned?: PlannedExpiry;
+  /** Given the deletion of the files the expiry unreferenced, once its commit landed, instead of deleting them before returning. */
+  deleteLater?: (deletion: () => Promise<void>) => void;
+}
+
+/** An expiry planned on the table at one head, for `expireSnapshots` to commit later. */
+export interface PlannedExpiry {
+  readonly head: bigint | undefined;
+  /** The time the plan's cutoff counts back from (the expiry stamp says it). */
+  readonly nowMs: bigint;
+  readonly plan: RetentionPlan;
+  readonly expired: bigint[];
+  readonly files: ExpireResult['deletedFiles'];
+}
+
+/** The expiry of `table` as it is now (`expired` and the plan's `removedRefs` empty: nothing to expire). */
+export async function planExpiry(table: CatalogTable, options: Omit<ExpireOptions, 'planned' | 'deleteLater' | 'dryRun'> = {}): Promise<PlannedExpiry> {
+  const nowMs = options.nowMs ?? BigInt(Date.now());
+  const plan = planRetention(table.metadata, { ...options, nowMs });
+  const expired = plan.expired.map((s) => s.snapshotId);
+  if (expired.length === 0 && plan.removedRefs.length === 0) return { head: table.metadata.refs[MAIN_BRANCH]?.snapshotId, nowMs, plan, expired, files: { manifestLists: [], manifests: [], contentFiles: [] } };
+  return { head: table.metadata.refs[MAIN_BRANCH]?.snapshotId, nowMs, plan, expired, files: await unreachableFiles(table.io, table.metadata, plan) };
 }
 
 export interface ExpireResult {
@@ -58,11 +88,10 @@ export interface ExpireResult {
 
 export async function expireSnapshots(start: CatalogTable, options: ExpireOptions = {}): Promise<ExpireResult> {
   const nowMs = options.nowMs ?? BigInt(Date.now());
-  const planOn = async (table: CatalogTable): Promise<{ plan: RetentionPlan; expired: bigint[]; files: ExpireResult['deletedFiles'] } | undefined> => {
-    const plan = planRetention(table.metadata, { ...options, nowMs });
-    const expired = plan.expired.map((s) => s.snapshotId);
-    if (expired.length === 0 && plan.removedRefs.length === 0) return undefined;
-    return { plan, expired, files: await unreachableFiles(table.io, table.metadata, plan) };
+  const planOn = async (table: CatalogTable): Promise<PlannedExpiry | undefined> => {
+    const { planned } = options;
+    const p = planned && leadsFrom(table.metadata, planned.head) ? planned : await planExpiry(table, { ...options, nowMs });
+    return p.expired.length === 0 && p.plan.removedRefs.length === 0 ? undefined : p;
   };
   const nothing = (table: CatalogTable, plan: RetentionPlan): ExpireResult => ({ table, plan, expiredSnapshots: [], deletedFiles: { manifestLists: [], manifests: [], contentFiles: [] } });
   if (options.dryRun) {
@@ -85,7 +114,7 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
         const base = current.metadata;
         const updates: MetadataUpdate[] = last.plan.removedRefs.map((refName) => ({ action: 'remove-snapshot-ref', refName }) as MetadataUpdate);
         if (last.expired.length > 0) updates.push({ action: 'remove-snapshots', snapshotIds: last.expired });
-        if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(nowMs) } });
+        if (options.stampProperty) updates.push({ action: 'set-properties', updates: { [options.stampProperty]: String(last.nowMs) } });
         const requirements: TableRequirement[] = [
           { type: 'assert-table-uuid', uuid: base.tableUuid },
           { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: base.refs[MAIN_BRANCH]?.snapshotId ?? null },
@@ -106,8 +135,17 @@ export async function expireSnapshots(start: CatalogTable, options: ExpireOption
   if (result.status === 'skipped' || !last) return nothing(result.table, planRetention(lastTable.metadata, { ...options, nowMs }));
   await failpoint('expire-after-commit');
   const { plan, expired, files } = last;
-  await deleteAll(result.table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
+  const deletion = () => deleteAll(result.table.io, [...files.contentFiles, ...files.manifests, ...files.manifestLists], options.warn);
+  if (options.deleteLater) options.deleteLater(deletion);
+  else await deletion();
   return { table: result.table, plan, expiredSnapshots: expired, deletedFiles: files };
+}
+
+/** Whether main's head is `head` or descends from it (a plan made at `head` holds there). */
+function leadsFrom(m: TableMetadata, head: bigint | undefined): boolean {
+  if (head === undefined) return false;
+  for (const s of ancestorsOf(m, m.refs[MAIN_BRANCH]?.snapshotId ?? m.currentSnapshotId)) if (s.snapshotId === head) return true;
+  return false;
 }
 
 /** What the expired snapshots reach and the retained ones do not. */

@@ -44,24 +44,18 @@
 import { FloeError } from '../../util/errors.js';
 import { failpoint } from '../../util/failpoints.js';
 import type { DataFile } from '../spec/data-file.js';
-import { DeleteLoader } from '../scan/delete-loader.js';
-import { planScan, type FileScanTask } from '../scan/scan-plan.js';
-import { readTask } from '../scan/task-reader.js';
+import { planScan, type FileScanTask, type ScanPlan } from '../scan/scan-plan.js';
 import { ancestorsOf, currentSnapshot } from '../spec/snapshot-ids.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { readManifestEntries, readSnapshotManifests } from '../table/manifest-io.js';
 import { commitSnapshot } from '../table/snapshot-producer.js';
 import { contentFileKey } from '../table/manifest-filter.js';
-import { TableChangeWriter } from '../writer/table-change-writer.js';
-import { Partitioner, type PartitionKey } from '../writer/partitioner.js';
-import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
+import { targetFileSizes } from '../writer/table-locations.js';
 import type { CompactionCommit } from '../keyindex/key-index.js';
-import { RollingParquetWriter } from '../parquet/rolling-writer.js';
-import { schemaWithRowLineage } from '../spec/row-lineage.js';
-import type { Row } from '../../model/values.js';
 import { compareStrings } from '../spec/value-compare.js';
-import { MIN_INPUT_FILES_DEFAULT, partitionOf, planSmallFileGroups, type SmallFileOptions } from './small-file-groups.js';
+import { MIN_INPUT_FILES_DEFAULT, partitionOf, planSmallFileGroups, type SmallFileGroup, type SmallFileOptions } from './small-file-groups.js';
+import { deleteQuietly, rewriteRows, rewriteRowsWithLineage } from './rewrite-rows.js';
 import type { FileIO } from '../../io/file-io.js';
 
 const SUBSYSTEM = 'iceberg.maintenance';
@@ -116,19 +110,8 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
   const start = currentSnapshot(m);
   const none = (skipped: string): RewriteResult => ({ table, rewrittenDataFiles: 0, addedDataFiles: 0, removedDeleteFiles: 0, smallFileGroups: 0, skipped, pending: [] });
   if (!start) return none('the table has no snapshot');
-  const plan = await planScan(table.io, m);
   const applyDeletes = options.applyDeletes ?? true;
-  const withDeletes = applyDeletes ? plan.tasks.filter((t) => t.deletes.equality.length > 0 || t.deletes.position.length > 0 || t.deletes.dv !== undefined) : [];
-  const groups = options.smallFiles ? planSmallFileGroups(plan.tasks, targetFileSizes(m).data, options.smallFiles) : [];
-  const chosen = new Set<string>();
-  const rewrite: FileScanTask[] = [];
-  for (const t of [...withDeletes, ...groups.flatMap((g) => g.tasks)]) {
-    if (chosen.has(t.file.filePath) || (options.onlyFiles && !options.onlyFiles.has(t.file.filePath))) continue;
-    chosen.add(t.file.filePath);
-    rewrite.push(t);
-  }
-  // one source partition after another: a writer holds one partition's output at a time
-  rewrite.sort((a, b) => compareStrings(partitionOf(a.file), partitionOf(b.file)));
+  const { plan, rewrite, chosen, groups } = await planRewrite(table, options);
   const liveDeletes = applyDeletes || rewrite.length > 0 ? await liveDeleteFiles(table.io, m) : [];
   if (rewrite.length === 0 && liveDeletes.length === 0) {
     return none(options.smallFiles ? `no delete file is live and no partition has ${options.smallFiles.minInputFiles ?? MIN_INPUT_FILES_DEFAULT} or more small data files` : 'no delete file is live');
@@ -178,6 +161,27 @@ export async function rewriteDataFiles(table: CatalogTable, options: RewriteOpti
   }
 }
 
+/**
+ * What a rewrite takes: the scan of the current snapshot, the data files a delete applies to (with
+ * `applyDeletes`, the default) and the groups of small files (`smallFiles`), limited to `onlyFiles`,
+ * one source partition after another (a writer holds one partition's output at a time).
+ */
+export async function planRewrite(table: CatalogTable, options: Pick<RewriteOptions, 'applyDeletes' | 'smallFiles' | 'onlyFiles'>): Promise<{ plan: ScanPlan; rewrite: FileScanTask[]; chosen: Set<string>; groups: SmallFileGroup[] }> {
+  const m = table.metadata;
+  const plan = await planScan(table.io, m);
+  const withDeletes = (options.applyDeletes ?? true) ? plan.tasks.filter((t) => t.deletes.equality.length > 0 || t.deletes.position.length > 0 || t.deletes.dv !== undefined) : [];
+  const groups = options.smallFiles ? planSmallFileGroups(plan.tasks, targetFileSizes(m).data, options.smallFiles) : [];
+  const chosen = new Set<string>();
+  const rewrite: FileScanTask[] = [];
+  for (const t of [...withDeletes, ...groups.flatMap((g) => g.tasks)]) {
+    if (chosen.has(t.file.filePath) || (options.onlyFiles && !options.onlyFiles.has(t.file.filePath))) continue;
+    chosen.add(t.file.filePath);
+    rewrite.push(t);
+  }
+  rewrite.sort((a, b) => compareStrings(partitionOf(a.file), partitionOf(b.file)));
+  return { plan, rewrite, chosen, groups };
+}
+
 /** The live delete files that go with a rewrite of `rewritten`: those applying only to rewritten files (or, with `applyDeletes`, to none). */
 function droppedDeletes(tasks: readonly FileScanTask[], liveDeletes: readonly DataFile[], rewritten: ReadonlySet<string>, applyDeletes: boolean): DataFile[] {
   const appliesTo = new Map<string, Set<string>>();
@@ -196,115 +200,7 @@ function droppedDeletes(tasks: readonly FileScanTask[], liveDeletes: readonly Da
   });
 }
 
-/** What a rewrite wrote, and how many of its tasks (a prefix) it rewrote before `keepGoing` said stop. */
-interface RewrittenRows {
-  dataFiles: DataFile[];
-  paths: string[];
-  rewritten: number;
-}
-
-/** Whether the rewrite stops before task `i`: at least one task is rewritten, and `keepGoing` says stop. */
-function stopsAt(i: number, keepGoing: () => boolean): boolean {
-  return i > 0 && !keepGoing();
-}
-
-async function rewriteRows(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>, keepGoing: () => boolean): Promise<RewrittenRows> {
-  if (tasks.length === 0) return { dataFiles: [], paths: [], rewritten: 0 };
-  // the current schema and default spec: rows land in the partitions the table has now
-  const writer = new TableChangeWriter(table, { mode: 'append', fileNameTag: `rewrite-${globalThis.crypto.randomUUID()}` });
-  const loader = new DeleteLoader(table.io, plan.schema, table.metadata.schemas);
-  const ctx = { io: table.io, schema: plan.schema, schemas: table.metadata.schemas, specs: table.metadata.partitionSpecs, loader };
-  try {
-    let rewritten = 0;
-    for (; rewritten < tasks.length && !stopsAt(rewritten, keepGoing); rewritten++) {
-      for await (const rows of readTask(tasks[rewritten]!, ctx)) await writer.applyAll(rows.map((after) => ({ op: 'insert' as const, after })));
-    }
-    const prepared = await writer.prepare();
-    if (prepared.deleteFiles.length > 0) throw new FloeError(SUBSYSTEM, 'internal', 'a rewrite of live rows produced delete files');
-    return { dataFiles: prepared.dataFiles, paths: prepared.writtenPaths, rewritten };
-  } catch (e) {
-    await writer.abort();
-    throw e;
-  }
-}
-
-/**
- * v3: the live rows of `tasks` with their row lineage (task-reader.ts `rowLineage`: explicit or
- * inherited), written into new files of the current schema plus `_row_id` and
- * `_last_updated_sequence_number`, partitioned by the default spec, rolled at the target size.
- */
-async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonly FileScanTask[], plan: Awaited<ReturnType<typeof planScan>>, keepGoing: () => boolean): Promise<RewrittenRows> {
-  if (tasks.length === 0) return { dataFiles: [], paths: [], rewritten: 0 };
-  const m = table.metadata;
-  const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
-  if (!spec) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${m.location}: default spec ${m.defaultSpecId} is missing from the metadata; expected it among specs [${m.partitionSpecs.map((s) => s.specId).join(', ')}]`);
-  // rows read as plan.schema (the current schema) + the two lineage columns: the partitioner's
-  // positions are those of plan.schema's top-level fields, which lead each row
-  const partitioner = new Partitioner(plan.schema, spec);
-  const writeSchema = schemaWithRowLineage(plan.schema);
-  const locations = tableLocations(m);
-  const target = targetFileSizes(m).data;
-  const tag = `rewrite-${globalThis.crypto.randomUUID()}`;
-  const writers = new Map<PartitionKey, RollingParquetWriter>();
-  let opened = 0;
-  const loader = new DeleteLoader(table.io, plan.schema, m.schemas);
-  const ctx = { io: table.io, schema: plan.schema, schemas: m.schemas, specs: m.partitionSpecs, loader, rowLineage: true };
-  const dataFiles: DataFile[] = [];
-  // Memory: each open file is held until it is finished, so the files of one source partition are
-  // finished before the next partition's are read (the caller orders the tasks by partition): at
-  // most one partition's output is in memory — not one file per partition of the whole table.
-  const ordered = tasks;
-  const finishAll = async (): Promise<void> => {
-    for (const [key, w] of writers) {
-      writers.delete(key);
-      dataFiles.push(...(await w.close()));
-    }
-  };
-  let rewritten = 0;
-  try {
-    for (; rewritten < ordered.length && !stopsAt(rewritten, keepGoing); rewritten++) {
-      const i = rewritten;
-      const task = ordered[i]!;
-      if (i > 0 && partitionOf(task.file) !== partitionOf(ordered[i - 1]!.file)) await finishAll();
-      for await (const rows of readTask(task, ctx)) {
-        const byPartition = new Map<PartitionKey, Row[]>();
-        for (const row of rows) {
-          const key = partitioner.keyOf(row);
-          let list = byPartition.get(key);
-          if (!list) {
-            byPartition.set(key, (list = []));
-            if (!writers.has(key)) {
-              const part = partitioner.partitionOf(row);
-              writers.set(
-                key,
-                new RollingParquetWriter(writeSchema, {
-                  io: table.io,
-                  locations,
-                  specId: spec.specId,
-                  partition: part.values,
-                  partitionPath: partitioner.pathOf(part.values),
-                  fileNamePrefix: `${String(++opened).padStart(5, '0')}-${tag}`,
-                  targetFileSizeBytes: target,
-                  sortOrderId: m.defaultSortOrderId,
-                }),
-              );
-            }
-          }
-          list.push(row);
-        }
-        for (const [key, list] of byPartition) await writers.get(key)!.write(list);
-      }
-    }
-    await finishAll();
-    return { dataFiles, paths: dataFiles.map((f) => f.filePath), rewritten };
-  } catch (e) {
-    for (const w of writers.values()) await w.abort(); // deletes what an unclosed writer wrote
-    await deleteQuietly(table.io, dataFiles.map((f) => f.filePath));
-    throw e;
-  }
-}
-
-async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {
+export async function liveDeleteFiles(io: FileIO, m: TableMetadata): Promise<DataFile[]> {
   const out: DataFile[] = [];
   const s = currentSnapshot(m);
   if (!s) return out;
@@ -328,9 +224,4 @@ async function changedSince(io: FileIO, current: TableMetadata, since: bigint): 
     }
   }
   return true; // `since` is no longer in main's history: cannot tell
-}
-
-async function deleteQuietly(io: FileIO, paths: readonly string[]): Promise<void> {
-  // best effort: a file left behind is unreferenced, and orphan removal deletes it once older than its window
-  for (const p of paths) await io.delete(p).catch(() => undefined);
 }

@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expireSnapshots } from '../../../src/iceberg/maintenance/expire-snapshots.js';
+import { expireSnapshots, planExpiry } from '../../../src/iceberg/maintenance/expire-snapshots.js';
 import { loadCatalogTable, readManifestEntries, readSnapshotManifests, type CatalogTable } from '../../../src/iceberg/table/index.js';
 import { TableCommitter, lastCommitted } from '../../../src/iceberg/checkpoint/index.js';
 import type { Catalog } from '../../../src/iceberg/metadata/catalog.js';
 import { catalogTable } from '../../../src/iceberg/table/catalog-table.js';
 import { FloeError } from '../../../src/util/errors.js';
-import { insert } from '../../../src/iceberg/writer/index.js';
+import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
 import { icebirdRows } from '../writer/icebird-read.js';
 import { churnedTable } from './churned-table.js';
@@ -81,6 +81,38 @@ describe('expireSnapshots', () => {
       expect((await expireSnapshots(after, { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 })).expiredSnapshots).toEqual([]);
     });
   }
+
+  it('a plan made beforehand commits on a head its own leads to, the writer having committed and deleted meanwhile; its files go when the caller deletes them', async () => {
+    const t = await churn(3, 'planned');
+    const policy = { expireOlderThanMs: BigInt(Date.now()) + 1000n, retainLast: 2 };
+    const planned = await planExpiry(t, policy);
+    expect(planned.expired).toHaveLength(6);
+    // the writer goes on after the plan: an update and a delete of rows the plan's head holds (a DV replaced)
+    const c = new TableCommitter({ identifier: t.identifier, catalog: w.catalog, jobId: 'job-x' });
+    await c.open();
+    await c.write([update(row(1n, 0, 'after-plan')), removeKey([3n]), insert(row(500n, 1, 'new'))]);
+    await c.commit(9n, '{"p":9}');
+    const head = await loadCatalogTable(w.catalog, t.identifier);
+    const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
+    let deletion: (() => Promise<void>) | undefined;
+    const result = await expireSnapshots(head, { ...policy, planned, deleteLater: (d) => void (deletion = d) });
+    expect(result.expiredSnapshots, 'the plan, not a new one (which would expire one more)').toEqual(planned.expired);
+    const after = await loadCatalogTable(w.catalog, t.identifier);
+    expect(after.metadata.snapshots.map((s) => s.snapshotId)).toEqual(head.metadata.snapshots.slice(-3).map((s) => s.snapshotId));
+    const gone = [...result.deletedFiles.contentFiles, ...result.deletedFiles.manifests, ...result.deletedFiles.manifestLists].map(localPath);
+    expect(gone.length).toBeGreaterThan(0);
+    for (const f of gone) expect(fs.existsSync(f), `kept until the caller deletes: ${f}`).toBe(true);
+    await deletion!();
+    const live = await reachable(after);
+    const present = new Set(filesUnder(after));
+    for (const f of live) expect(present.has(f), f).toBe(true);
+    for (const f of gone) expect(present.has(f), f).toBe(false);
+    expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
+    // a plan whose head the table no longer leads from (another branch of history) is made again
+    const stale = { ...planned, head: 12345n };
+    const again = await expireSnapshots(after, { ...policy, planned: stale });
+    expect(again.expiredSnapshots).toEqual([after.metadata.snapshots[0]!.snapshotId]);
+  });
 
   it('expires nothing younger than the cutoff, and keeps at least retainLast', async () => {
     const t = await churn(3, 'young');
