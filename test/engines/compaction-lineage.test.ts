@@ -10,7 +10,9 @@
  *
  * The same for small-file bin-packing (maintenance/small-file-groups.ts): many insert-only commits,
  * one small file each per partition, packed into one file per partition; Spark reads the rows and
- * their lineage unchanged.
+ * their lineage unchanged. And for a compaction prepared beside the writer's commits and landed
+ * after one (checkpoint/compaction-landing.ts): the rows that commit deleted or updated are deleted
+ * in the new files by deletion vectors written in the landing commit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
@@ -20,6 +22,7 @@ import { scanTable } from '../../src/iceberg/scan/table-scan.js';
 import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { loadCatalogTable, type CatalogTable } from '../../src/iceberg/table/index.js';
 import { TableCommitter } from '../../src/iceberg/checkpoint/index.js';
+import { prepareCompaction } from '../../src/iceberg/checkpoint/compaction-landing.js';
 import { insert, removeKey, update } from '../../src/iceberg/writer/index.js';
 import type { Row } from '../../src/model/values.js';
 import { BY_GROUP, localPath, newTable, tempWarehouse, type Warehouse } from '../iceberg/writer/support.js';
@@ -86,6 +89,29 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFilesWithDeletes(before);
     expect(r.skipped).toBeUndefined();
+    await expectEnginesReadCompacted(t0.identifier, lineageBefore);
+  });
+
+  it('prepared beside the writer and landed after its commit, whose deletes are carried as DVs: Spark and PyIceberg read the same rows, Spark the same lineage', async () => {
+    const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
+    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3b' });
+    await c.open();
+    await c.write(Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+    await c.commit(1n, '{}');
+    for (let k = 2; k <= 8; k++) {
+      await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
+      await c.commit(BigInt(k), '{}');
+    }
+    const prepared = await prepareCompaction(await loadCatalogTable(w.catalog, t0.identifier), { applyDeletes: true });
+    if (!prepared || 'skipped' in prepared) throw new Error(`nothing prepared: ${JSON.stringify(prepared)}`);
+    // the writer commits while it is prepared: an update and deletes of rows the new files hold
+    await c.write([update(row(10n, 2, 'meanwhile')), removeKey([11n]), removeKey([12n]), insert(row(200n, 0, 'new'))]);
+    await c.commit(9n, '{}');
+    const before = await loadCatalogTable(w.catalog, t0.identifier);
+    const lineageBefore = await floeLineage(before);
+    const landed = await c.landCompaction(prepared, before);
+    expect(landed.skipped).toBeUndefined();
+    expect(landed.carriedDeletes).toBe(3);
     await expectEnginesReadCompacted(t0.identifier, lineageBefore);
   });
 
