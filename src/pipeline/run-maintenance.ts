@@ -220,12 +220,17 @@ export class RunMaintenance {
   }
 
   /**
-   * The compaction prepared beside the writer lands (undefined: it was not prepared — the table is not
-   * for it, or the preparing failed — and the round compacts it in steps instead).
+   * The compaction prepared beside the writer lands (undefined: nothing was to rewrite, and the round
+   * goes on to expiry; or it was not prepared — the table is not for it, the preparing failed — or
+   * not landed, and the round compacts the table in steps instead).
    */
   private async land(round: Round, t: CheckpointTable, table: CatalogTable): Promise<LandedCompaction | undefined> {
     const { result, failure } = round.preparing!;
     delete round.preparing;
+    if (failure === undefined && result === undefined) {
+      round.step = 'expiry'; // nothing to rewrite after all
+      return undefined;
+    }
     if (failure !== undefined) this.logger.warn('preparing a compaction beside the commits failed; compacting in steps instead', { table: t.key, err: failure });
     if (result && !('skipped' in result)) {
       const landed = await t.committer.landCompaction(result, table);
