@@ -125,7 +125,7 @@ async function mixedTransaction(c: mysql.Connection, random: () => number, n: nu
     await c.query(`DELETE FROM ${DB}.b WHERE k1 = ? AND k2 = 'k'`, [old]);
     // no identical rows in the keyless table: the lake deletes whole-row matches (README, "Tables
     // without a primary key"), which removes every copy of a duplicated row
-    await c.query(`UPDATE ${DB}.c SET note = CONCAT(note, '+') WHERE id = ?`, [old]);
+    await c.query(`UPDATE ${DB}.c SET note = CONCAT(LEFT(note, 9), '+') WHERE id = ?`, [old]);
     await c.query(`DELETE FROM ${DB}.c WHERE id = ?`, [-old]);
   }
   await c.query(`DELETE FROM ${DB}.big WHERE id = ?`, [id - 1_000_000 + pick(BIG_ROWS)]);
@@ -189,7 +189,7 @@ describe('compressed transactions through floe run', () => {
         const first = await streaming();
         await sleep(500 + random() * 2000);
         await killed(first);
-        const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:3:exit' } });
+        const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:5:exit' } });
         const exit = await Promise.race([second.exited, sleep(60_000).then(() => undefined)]);
         if (exit?.signal !== 'SIGKILL') throw new Error(`expected floe to die at its failpoint, found ${JSON.stringify(exit)}:\n${second.tail()}`);
         killedAt = n;
