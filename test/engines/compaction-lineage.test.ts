@@ -68,6 +68,20 @@ async function expectEnginesReadCompacted(id: TableIdentifier, lineageBefore: st
   expect(await floeLineage(after)).toEqual(lineageBefore);
 }
 
+/** A v3 table partitioned by group that a writer filled (60 rows) and changed in 7 commits: a DV on every source file. */
+async function upsertedTable(jobId: string): Promise<{ t0: CatalogTable; c: TableCommitter }> {
+  const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
+  const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId });
+  await c.open();
+  await c.write(Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
+  await c.commit(1n, '{}');
+  for (let k = 2; k <= 8; k++) {
+    await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
+    await c.commit(BigInt(k), '{}');
+  }
+  return { t0, c };
+}
+
 describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: other engines read the same rows and row lineage', () => {
   beforeAll(async () => {
     if (missing.length > 0) throw new Error(`FLOE_ENGINES_REQUIRED=1 but ${missing.join(', ')} not installed in ${ENGINES_HOME}: run npm run engines:install`);
@@ -76,15 +90,7 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
   afterAll(() => w?.remove());
 
   it('Spark and PyIceberg read the compacted table as floe does; Spark sees each row keep its _row_id and _last_updated_sequence_number', async () => {
-    const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
-    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3c' });
-    await c.open();
-    await c.write(Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-    await c.commit(1n, '{}');
-    for (let k = 2; k <= 8; k++) {
-      await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
-      await c.commit(BigInt(k), '{}');
-    }
+    const { t0 } = await upsertedTable('job-v3c');
     const before = await loadCatalogTable(w.catalog, t0.identifier);
     const lineageBefore = await floeLineage(before);
     const r = await rewriteDataFilesWithDeletes(before);
@@ -93,15 +99,7 @@ describe.skipIf(missing.length > 0 && !required)('floe compacts a v3 table: othe
   });
 
   it('prepared beside the writer and landed after its commit, whose deletes are carried as DVs: Spark and PyIceberg read the same rows, Spark the same lineage', async () => {
-    const t0 = await newTable(w, { formatVersion: 3, spec: BY_GROUP });
-    const c = new TableCommitter({ identifier: t0.identifier, catalog: w.catalog, jobId: 'job-v3b' });
-    await c.open();
-    await c.write(Array.from({ length: 60 }, (_, i) => insert(row(BigInt(i), i % 3, `r${i}`))));
-    await c.commit(1n, '{}');
-    for (let k = 2; k <= 8; k++) {
-      await c.write([update(row(BigInt(k), (k + 1) % 3, `u${k}`)), removeKey([BigInt(k + 30)]), insert(row(BigInt(100 + k), k % 3, `n${k}`))]);
-      await c.commit(BigInt(k), '{}');
-    }
+    const { t0, c } = await upsertedTable('job-v3b');
     const prepared = await prepareCompaction(await loadCatalogTable(w.catalog, t0.identifier), { applyDeletes: true });
     if (!prepared || 'skipped' in prepared) throw new Error(`nothing prepared: ${JSON.stringify(prepared)}`);
     // the writer commits while it is prepared: an update and deletes of rows the new files hold
