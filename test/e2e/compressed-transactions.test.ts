@@ -189,7 +189,7 @@ describe('compressed transactions through floe run', () => {
         const first = await streaming();
         await sleep(500 + random() * 2000);
         await killed(first);
-        const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:5:exit' } });
+        const second = new FloeProcess(configPath, { env: { FLOE_FAILPOINTS: 'after-data-files:9:exit' } });
         const exit = await Promise.race([second.exited, sleep(60_000).then(() => undefined)]);
         if (exit?.signal !== 'SIGKILL') throw new Error(`expected floe to die at its failpoint, found ${JSON.stringify(exit)}:\n${second.tail()}`);
         killedAt = n;
