@@ -61,7 +61,6 @@ export interface PreparedRewrite {
   readonly removedDataFiles: readonly DataFile[];
   /** G: the files holding F's rows that were live at S. */
   readonly addedDataFiles: readonly DataFile[];
-  readonly smallFileGroups: number;
 }
 
 export interface LandedRewrite {
@@ -86,10 +85,10 @@ export async function prepareRewrite(table: CatalogTable, options: RewriteBeside
   if (!start) return undefined;
   const other = (await liveDeleteFiles(table.io, m)).find((d) => d.fileFormat !== 'PUFFIN');
   if (other) return { skipped: `${other.filePath} is a ${other.content} file, not a deletion vector` };
-  const { plan, rewrite, groups } = await planRewrite(table, options);
+  const { plan, rewrite } = await planRewrite(table, options);
   if (rewrite.length === 0) return undefined;
   const written = await rewriteRowsWithLineage(table, rewrite, plan, () => true, options.parquet, options.pause);
-  return { snapshotId: start.snapshotId, schemaId: m.currentSchemaId, specId: m.defaultSpecId, removedDataFiles: rewrite.map((t) => t.file), addedDataFiles: written.dataFiles, smallFileGroups: groups.length };
+  return { snapshotId: start.snapshotId, schemaId: m.currentSchemaId, specId: m.defaultSpecId, removedDataFiles: rewrite.map((t) => t.file), addedDataFiles: written.dataFiles };
 }
 
 /**
