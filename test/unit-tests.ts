@@ -19,6 +19,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/source/mysql/offset/**/*.test.ts',
   'test/util/**/*.test.ts',
   'test/catalog/rest/rest-protocol.test.ts',
+  'test/catalog/metadata-file-cache.test.ts',
   'test/pipeline/observe/grafana-dashboard.test.ts',
   'test/pipeline/observe/logger.test.ts',
   'test/pipeline/observe/metrics.test.ts',

@@ -38,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../src/iceberg/metadata/catalog.js';
 import { ancestorsOf } from '../../src/iceberg/spec/snapshot-ids.js';
+import { writeTableMetadata } from '../../src/iceberg/spec/table-metadata-json.js';
 import { FloeError, type ErrorKind } from '../../src/util/errors.js';
 import type { CommitterArgs, RemoteCatalog } from './concurrent-committer.js';
 import { appendSnapshotCommit, testSchema } from './test-snapshots.js';
@@ -293,6 +294,25 @@ export function runCatalogBehaviourSuite(name: string, makeCatalog: () => Promis
         await expectFloeError(catalog.commitTable(id, [{ type: 'assert-current-schema-id', currentSchemaId: 99 }], [{ action: 'set-properties', updates: { x: 'y' } }]), 'commit-conflict');
 
         await expectFloeError(catalog.commitTable({ namespace: ns, name: 'absent' }, [], [{ action: 'set-properties', updates: { a: 'b' } }]), 'not-found');
+      });
+
+      it('reads the current metadata file as it is: its own commit, and a file changed in place since', async () => {
+        const ns = await createNs('reread');
+        const id = { namespace: ns, name: 't' };
+        const created = await createTable(id);
+        const c = appendSnapshotCommit(created.metadata);
+        const committed = await catalog.commitTable(id, c.requirements, c.updates);
+        expect((await catalog.loadTable(id)).metadata).toEqual(committed.metadata);
+        // the same location, other bytes (a hand repair): read again, not the file the catalog wrote
+        const repaired = { ...committed.metadata, properties: { ...committed.metadata.properties, 'repaired.in.place': 'yes' } };
+        await committed.io.write(committed.metadataLocation, new TextEncoder().encode(writeTableMetadata(repaired)));
+        const loaded = await catalog.loadTable(id);
+        expect(loaded.metadataLocation).toBe(committed.metadataLocation);
+        expect(loaded.metadata.properties['repaired.in.place']).toBe('yes');
+        const next = appendSnapshotCommit(loaded.metadata);
+        const after = await catalog.commitTable(id, next.requirements, next.updates);
+        expect(after.metadata.properties['repaired.in.place']).toBe('yes');
+        expect(after.metadata.snapshots.map((s) => s.snapshotId)).toEqual([c.snapshot.snapshotId, next.snapshot.snapshotId]);
       });
 
       it('deletes the metadata files that drop out of a capped metadata-log when write.metadata.delete-after-commit.enabled is true, and keeps every file otherwise', async () => {

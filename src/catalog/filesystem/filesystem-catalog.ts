@@ -29,7 +29,8 @@ import { identifierToString, type Catalog, type CreateTableRequest, type LoadedT
 import { createMetadataVersion, type VersionCreateOutcome } from './filesystem-commit.js';
 import { FileSystemLayout, metadataFileLocation, normalizeWarehouse, versionHintLocation } from './filesystem-layout.js';
 import { FileSystemNamespaces } from './filesystem-namespaces.js';
-import { findCurrentVersion, listMetadataVersions, readTableMetadataFile } from './filesystem-versions.js';
+import { findCurrentVersion, listMetadataVersions } from './filesystem-versions.js';
+import { MetadataFileCache } from '../metadata-file-cache.js';
 import { checkNamespace, checkTableIdentifier, sameTable } from '../identifiers.js';
 
 const SUBSYSTEM = 'catalog.filesystem';
@@ -68,6 +69,8 @@ export class FileSystemCatalog implements Catalog {
   private readonly maxCommitAttempts: number;
   private readonly warn: (message: string) => void;
   private readonly ownsIO: boolean;
+  /** Keyed by the table's metadata directory. */
+  private readonly metadataFiles = new MetadataFileCache();
   private atomicCreate: Promise<boolean> | undefined;
 
   constructor(options: FileSystemCatalogOptions) {
@@ -163,8 +166,10 @@ export class FileSystemCatalog implements Catalog {
       const next = applyUpdates(base.metadata, updates, { metadataLocationOfBase: base.metadataLocation });
       if (next === base.metadata) return this.loaded(identifier, base); // nothing changed: no new version
       const version = base.version + 1;
-      const outcome: VersionCreateOutcome = await createMetadataVersion(this.io, metadataDir, version, encoder.encode(writeTableMetadata(next)));
+      const bytes = encoder.encode(writeTableMetadata(next));
+      const outcome: VersionCreateOutcome = await createMetadataVersion(this.io, metadataDir, version, bytes);
       if (outcome === 'created') {
+        this.metadataFiles.wrote(metadataDir, metadataFileLocation(metadataDir, version), bytes, next);
         // In the Hadoop layout, creating v<N> is both "the metadata file is written" and "the pointer
         // is swapped"; the version hint follows (best effort — readers probe past a stale hint).
         await failpoint('after-metadata-file');
@@ -211,6 +216,7 @@ export class FileSystemCatalog implements Catalog {
     }
     await this.writeVersionHint(toMetadataDir, current.version);
     const fromMetadataDir = this.layout.metadataDir(from);
+    this.metadataFiles.forget(fromMetadataDir);
     await this.removeVersionFiles(fromMetadataDir, current.version);
     const leftover = await listMetadataVersions(this.io, fromMetadataDir);
     if (leftover.size > 0) {
@@ -227,6 +233,7 @@ export class FileSystemCatalog implements Catalog {
   async dropTable(identifier: TableIdentifier, purge = false): Promise<void> {
     const current = await this.loadCurrent(identifier);
     const tableDir = this.layout.tableDir(identifier);
+    this.metadataFiles.forget(this.layout.metadataDir(identifier));
     if (!purge) {
       await this.removeVersionFiles(this.layout.metadataDir(identifier), current.version);
       return;
@@ -256,7 +263,7 @@ export class FileSystemCatalog implements Catalog {
       throw new FloeError(SUBSYSTEM, 'not-found', `table ${identifierToString(identifier)} does not exist (no v<N>.metadata.json in ${metadataDir})`);
     }
     try {
-      return { ...found, metadata: await readTableMetadataFile(this.io, found.metadataLocation) };
+      return { ...found, metadata: await this.metadataFiles.read(this.io, metadataDir, found.metadataLocation) };
     } catch (e) {
       // Dropped between listing and reading.
       if (isFloeError(e, 'not-found')) throw new FloeError(SUBSYSTEM, 'not-found', `table ${identifierToString(identifier)} was dropped while loading`, { cause: e });

@@ -91,7 +91,12 @@ export async function findCurrentVersion(io: FileIO, metadataDir: string): Promi
 
 /** Reads and parses a metadata file (gzip or plain). */
 export async function readTableMetadataFile(io: FileIO, location: string): Promise<TableMetadata> {
-  const bytes = gunzipIfCompressed(await io.read(location), location);
+  return parseTableMetadataFile(await io.read(location), location);
+}
+
+/** Parses the bytes of the metadata file at `location` (gzip or plain). */
+export function parseTableMetadataFile(fileBytes: Uint8Array, location: string): TableMetadata {
+  const bytes = gunzipIfCompressed(fileBytes, location);
   try {
     return parseTableMetadata(decoder.decode(bytes));
   } catch (e) {

@@ -28,6 +28,7 @@ import { failpoint } from '../../util/failpoints.js';
 import { identifierToString, type Catalog, type CreateTableRequest, type LoadedTable, type TableCommit, type TableIdentifier } from '../../iceberg/metadata/catalog.js';
 import { normalizeWarehouse } from '../filesystem/filesystem-layout.js';
 import { readTableMetadataFile } from '../filesystem/filesystem-versions.js';
+import { MetadataFileCache } from '../metadata-file-cache.js';
 import { checkTableIdentifier, sameTable } from '../identifiers.js';
 import { nextMetadataLocation } from './metadata-files.js';
 import { purgeTableFiles } from './purge-table-files.js';
@@ -72,6 +73,8 @@ export class SqlCatalog implements Catalog {
   private readonly pointers: SqlTablePointers;
   private readonly storage: StorageConfig;
   private readonly ios = new Map<string, FileIO>();
+  /** Keyed by the table's identifier. */
+  private readonly metadataFiles = new MetadataFileCache();
   private readonly maxCommitAttempts: number;
   private readonly warn: (message: string) => void;
   private ready: Promise<void> | undefined;
@@ -338,7 +341,7 @@ export class SqlCatalog implements Catalog {
     if (metadataLocation === undefined) throw this.notFound(identifier);
     const io = this.ioFor(metadataLocation);
     try {
-      return { metadataLocation, metadata: await readTableMetadataFile(io, metadataLocation) };
+      return { metadataLocation, metadata: await this.metadataFiles.read(io, identifierToString(identifier), metadataLocation) };
     } catch (e) {
       if (isFloeError(e, 'not-found')) {
         throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${identifierToString(identifier)} points at ${metadataLocation}, which does not exist; restore the file or point metadata_location at an existing metadata file`, { cause: e });
@@ -354,7 +357,10 @@ export class SqlCatalog implements Catalog {
     const io = this.ioFor(next.location);
     if (next === base.metadata) return { base, next: undefined, nextLocation: base.metadataLocation, io };
     const nextLocation = nextMetadataLocation(next, base.metadataLocation);
-    await io.write(nextLocation, encoder.encode(writeTableMetadata(next)));
+    const bytes = encoder.encode(writeTableMetadata(next));
+    await io.write(nextLocation, bytes);
+    // served from the cache only once the pointer names it (and its bytes are these)
+    this.metadataFiles.wrote(identifierToString(identifier), nextLocation, bytes, next);
     await failpoint('after-metadata-file');
     return { base, next, nextLocation, io };
   }
