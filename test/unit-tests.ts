@@ -43,6 +43,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/iceberg/writer/table-change-writer.test.ts',
   'test/iceberg/keyindex/table-key.test.ts',
   'test/iceberg/writer/upsert-model.test.ts',
+  'test/iceberg/writer/deletion-vector-reads.test.ts',
   'test/io/s3-retry.test.ts',
   'test/pipeline/cascade/handover.test.ts',
   'test/pipeline/cascade/writer-matching-delete.test.ts',

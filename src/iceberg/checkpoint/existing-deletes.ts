@@ -21,7 +21,7 @@ import { PositionBitmap } from '../puffin/position-bitmap.js';
 import { currentSnapshot } from '../spec/snapshot-ids.js';
 import type { CatalogTable } from '../table/index.js';
 import { ManifestReads } from '../table/manifest-reads.js';
-import { readExistingDeletionVector, type ExistingDeletes } from '../writer/position-delete-writers.js';
+import { readExistingDeletionVectors, type ExistingDeletes } from '../writer/position-delete-writers.js';
 
 /**
  * `reads`: the commit's (manifest-reads.ts), so that the head's manifest list and delete manifests
@@ -41,6 +41,7 @@ export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'meta
     return e;
   };
   const multiFile: DataFile[] = [];
+  const dvs: DataFile[] = [];
   for (const manifest of await reads.manifestsOf(snapshot)) {
     if (manifest.content !== 'deletes') continue;
     for (const e of await reads.entriesOf(manifest)) {
@@ -52,7 +53,7 @@ export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'meta
         if (existing.replaces.some((r) => r.fileFormat === 'PUFFIN')) {
           throw new FloeError('iceberg.writer', 'invalid-data', `table ${table.metadata.location} has two live deletion vectors for ${f.referencedDataFile}; the spec allows one per data file`);
         }
-        existing.positions = existing.positions.union(await readExistingDeletionVector(table.io, f));
+        dvs.push(f);
         existing.replaces.push(f);
       } else if (f.referencedDataFile !== undefined) {
         if (!targets.has(f.referencedDataFile)) continue;
@@ -64,6 +65,11 @@ export async function findExistingDeletes(table: Pick<CatalogTable, 'io' | 'meta
       }
     }
   }
+  const dvPositions = await readExistingDeletionVectors(table.io, dvs);
+  dvs.forEach((f, i) => {
+    const existing = entry(f.referencedDataFile!);
+    existing.positions = existing.positions.union(dvPositions[i]!);
+  });
   for (const f of multiFile) {
     for (const path of targets) {
       const positions = await positionsIn(table, f, path);

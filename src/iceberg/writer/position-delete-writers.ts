@@ -118,18 +118,52 @@ export async function writeDeletionVectors(args: {
   return { deleteFiles, removed, paths: [args.puffinPath] };
 }
 
+/** Puffin files read at once by `readExistingDeletionVectors`. */
+const DV_FILES_AT_ONCE = 8;
+/** A Puffin file's wanted DVs are read in one range when it is at most this long, or at most twice their size. */
+const DV_SPAN_BYTES = 1 << 20;
+
 /**
- * The positions of existing delete entries of one data file: DVs (read and checked against their
- * record_count) and Parquet position-delete files scoped to that data file are both supported by the
- * caller passing their positions; this reads a DV entry.
+ * The positions of existing DV entries (each read and checked against its record_count), in the
+ * order given. A checkpoint writes the DVs of all the files it touched into one Puffin file, so the
+ * DVs a commit replaces come from a few files: each is opened once, read in one range where its
+ * wanted blobs lie close together, and the files are read concurrently, not one after the other.
  */
-export async function readExistingDeletionVector(io: FileIO, dv: DataFile): Promise<PositionBitmap> {
-  if (dv.fileFormat !== 'PUFFIN' || dv.contentOffset === undefined || dv.contentSizeInBytes === undefined) {
-    throw new FloeError(SUBSYSTEM, 'invalid-argument', `${dv.filePath} is not a deletion vector entry (format ${dv.fileFormat}, content offset ${dv.contentOffset})`);
-  }
-  const start = Number(dv.contentOffset);
-  const bytes = await io.readRange(dv.filePath, start, start + Number(dv.contentSizeInBytes));
-  return readDeletionVector(bytes, 0, bytes.length, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
+export async function readExistingDeletionVectors(io: FileIO, dvs: readonly DataFile[]): Promise<PositionBitmap[]> {
+  const byFile = new Map<string, { index: number; start: number; end: number }[]>();
+  dvs.forEach((dv, index) => {
+    if (dv.fileFormat !== 'PUFFIN' || dv.contentOffset === undefined || dv.contentSizeInBytes === undefined) {
+      throw new FloeError(SUBSYSTEM, 'invalid-argument', `${dv.filePath} is not a deletion vector entry (format ${dv.fileFormat}, content offset ${dv.contentOffset})`);
+    }
+    const start = Number(dv.contentOffset);
+    const blob = { index, start, end: start + Number(dv.contentSizeInBytes) };
+    const blobs = byFile.get(dv.filePath);
+    if (blobs) blobs.push(blob);
+    else byFile.set(dv.filePath, [blob]);
+  });
+  const out = new Array<PositionBitmap>(dvs.length);
+  const decode = (bytes: Uint8Array, at: number, blob: { index: number; start: number; end: number }) => {
+    const dv = dvs[blob.index]!;
+    out[blob.index] = readDeletionVector(bytes, at, blob.end - blob.start, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
+  };
+  const files = [...byFile];
+  let next = 0;
+  const readFiles = async (): Promise<void> => {
+    while (next < files.length) {
+      const [path, blobs] = files[next++]!;
+      const lo = Math.min(...blobs.map((b) => b.start));
+      const hi = Math.max(...blobs.map((b) => b.end));
+      const wanted = blobs.reduce((n, b) => n + (b.end - b.start), 0);
+      if (hi - lo <= Math.max(DV_SPAN_BYTES, 2 * wanted)) {
+        const bytes = await io.readRange(path, lo, hi);
+        for (const b of blobs) decode(bytes, b.start - lo, b);
+      } else {
+        for (const b of blobs) decode(await io.readRange(path, b.start, b.end), 0, b);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DV_FILES_AT_ONCE, files.length) }, readFiles));
+  return out;
 }
 
 /**
