@@ -15,6 +15,7 @@ import { readManifest } from '../../iceberg/manifest/manifest.js';
 import { readManifestList } from '../../iceberg/manifest/manifest-list.js';
 import type { TableMetadata } from '../../iceberg/spec/table-metadata.js';
 import { errorMessage, isFloeError } from '../../util/errors.js';
+import { mapConcurrently } from '../../util/concurrent.js';
 
 const DELETE_CONCURRENCY = 8;
 
@@ -61,16 +62,11 @@ async function reachableFiles(io: FileIO, metadata: TableMetadata, metadataLocat
 
 export async function purgeTableFiles(io: FileIO, metadata: TableMetadata, metadataLocation: string, warn: (m: string) => void): Promise<void> {
   const files = await reachableFiles(io, metadata, metadataLocation, warn);
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const location = files[next++]!;
-      try {
-        await io.delete(location);
-      } catch (e) {
-        warn(`purge: cannot delete ${location}: ${errorMessage(e)}`);
-      }
+  await mapConcurrently(files, DELETE_CONCURRENCY, async (location) => {
+    try {
+      await io.delete(location);
+    } catch (e) {
+      warn(`purge: cannot delete ${location}: ${errorMessage(e)}`);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, files.length) }, worker));
+  });
 }

@@ -14,6 +14,10 @@ import type { DataFile, ManifestEntry } from '../spec/data-file.js';
 import type { ManifestFile } from '../manifest/manifest-file.js';
 import type { TableMetadata } from '../spec/table-metadata.js';
 import type { CommitWorkspace } from './commit-workspace.js';
+import { mapConcurrently } from '../../util/concurrent.js';
+
+/** Manifests read or rewritten at once. */
+const MANIFESTS_AT_ONCE = 8;
 
 export function contentFileKey(file: DataFile): string {
   return file.contentOffset === undefined ? file.filePath : `${file.filePath}#${file.contentOffset}`;
@@ -44,26 +48,15 @@ export class ManifestFilter {
   async filter(metadata: TableMetadata, parentManifests: readonly ManifestFile[]): Promise<FilterResult> {
     if (this.toRemove.size === 0) return { manifests: [...parentManifests], removed: [] };
     const specs = new Set([...this.toRemove.values()].map((f) => `${f.content === 'data' ? 'data' : 'deletes'}:${f.specId}`));
-    const found = new Map<string, DataFile>();
-    const manifests: ManifestFile[] = [];
-    for (const manifest of parentManifests) {
-      if (!specs.has(`${manifest.content}:${manifest.specId}`)) {
-        manifests.push(manifest);
-        continue;
-      }
+    // the manifests are read and rewritten concurrently (most are not touched); kept in their order
+    const filtered = await mapConcurrently(parentManifests, MANIFESTS_AT_ONCE, async (manifest) => {
+      if (!specs.has(`${manifest.content}:${manifest.specId}`)) return { manifest, removed: [] };
       const cached = this.cache.get(manifest.path);
-      if (cached) {
-        manifests.push(cached.manifest);
-        for (const f of cached.removed) found.set(contentFileKey(f), f);
-        continue;
-      }
+      if (cached) return cached;
       const entries = await this.workspace.entriesOf(manifest);
       const live = entries.filter((e) => e.status !== 'deleted');
       const hits = live.filter((e) => this.toRemove.has(contentFileKey(e.dataFile)));
-      if (hits.length === 0) {
-        manifests.push(manifest);
-        continue;
-      }
+      if (hits.length === 0) return { manifest, removed: [] };
       const rewritten: ManifestEntry[] = live.map((e) => {
         const status = this.toRemove.has(contentFileKey(e.dataFile)) ? 'deleted' : 'existing';
         return { status, snapshotId: e.snapshotId, sequenceNumber: e.sequenceNumber, fileSequenceNumber: e.fileSequenceNumber, dataFile: e.dataFile };
@@ -71,11 +64,13 @@ export class ManifestFilter {
       const written = await this.workspace.writeManifest(metadata, manifest.specId, manifest.content, rewritten);
       // DELETED entries carry this snapshot's id (the writer sets it); keep the in-memory copy in step.
       for (const e of rewritten) if (e.status === 'deleted') e.snapshotId = this.workspace.snapshotId;
-      const removed = hits.map((e) => e.dataFile);
-      this.cache.set(manifest.path, { manifest: written, removed });
-      manifests.push(written);
-      for (const f of removed) found.set(contentFileKey(f), f);
-    }
+      const result = { manifest: written, removed: hits.map((e) => e.dataFile) };
+      this.cache.set(manifest.path, result);
+      return result;
+    });
+    const found = new Map<string, DataFile>();
+    for (const r of filtered) for (const f of r.removed) found.set(contentFileKey(f), f);
+    const manifests = filtered.map((r) => r.manifest);
     const missing = [...this.toRemove.keys()].filter((k) => !found.has(k));
     if (missing.length > 0) {
       throw new FloeError('iceberg.commit', 'commit-conflict', `cannot remove ${missing.length} file(s) that are not live in the table's current snapshot (first: ${missing[0]}); a concurrent commit removed them or they were never committed — reload the table and plan the change again`, { retryable: false });

@@ -47,6 +47,7 @@ import { ManifestReads } from './manifest-reads.js';
 import { addSpecChange, withSpec } from './added-spec.js';
 import type { PartitionSpec } from '../spec/partition.js';
 import { COMPUTED_SUMMARY_KEYS, snapshotSummary, SnapshotSummaryBuilder } from './snapshot-summary.js';
+import { mapConcurrently } from '../../util/concurrent.js';
 
 const SUBSYSTEM = 'iceberg.commit';
 
@@ -253,8 +254,7 @@ async function snapshotPlanner(
 ): Promise<SnapshotPlanner> {
   const added = [...(changes.addedDataFiles ?? []), ...(changes.addedDeleteFiles ?? [])];
   const planning = withSpec(table.metadata, options.addSpec);
-  const newData = await writeNewManifests(ws, planning, 'data', changes.addedDataFiles ?? []);
-  const newDeletes = await writeNewManifests(ws, planning, 'deletes', changes.addedDeleteFiles ?? []);
+  const [newData = [], newDeletes = []] = await mapConcurrently(['data', 'deletes'] as const, 2, (content) => writeNewManifests(ws, planning, content, (content === 'data' ? changes.addedDataFiles : changes.addedDeleteFiles) ?? []));
   const rewrite = changes.manifestRewrite;
   if (rewrite && (added.length > 0 || (changes.removedFiles?.length ?? 0) > 0)) {
     throw new FloeError(SUBSYSTEM, 'invalid-argument', 'a manifest rewrite adds and removes no file; commit file changes in a snapshot of their own');

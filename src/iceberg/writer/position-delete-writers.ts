@@ -16,6 +16,7 @@
  * delete manifest (spec "Deletion Vectors"; Java `BaseDVFileWriter` + `RowDelta.removeDeletes`).
  */
 import type { FileIO } from '../../io/file-io.js';
+import { mapConcurrently } from '../../util/concurrent.js';
 import { FloeError } from '../../util/errors.js';
 import type { Value } from '../../model/values.js';
 import type { DataFile } from '../spec/data-file.js';
@@ -146,23 +147,17 @@ export async function readExistingDeletionVectors(io: FileIO, dvs: readonly Data
     const dv = dvs[blob.index]!;
     out[blob.index] = readDeletionVector(bytes, at, blob.end - blob.start, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
   };
-  const files = [...byFile];
-  let next = 0;
-  const readFiles = async (): Promise<void> => {
-    while (next < files.length) {
-      const [path, blobs] = files[next++]!;
-      const lo = Math.min(...blobs.map((b) => b.start));
-      const hi = Math.max(...blobs.map((b) => b.end));
-      const wanted = blobs.reduce((n, b) => n + (b.end - b.start), 0);
-      if (hi - lo <= Math.max(DV_SPAN_BYTES, 2 * wanted)) {
-        const bytes = await io.readRange(path, lo, hi);
-        for (const b of blobs) decode(bytes, b.start - lo, b);
-      } else {
-        for (const b of blobs) decode(await io.readRange(path, b.start, b.end), 0, b);
-      }
+  await mapConcurrently([...byFile], DV_FILES_AT_ONCE, async ([path, blobs]) => {
+    const lo = Math.min(...blobs.map((b) => b.start));
+    const hi = Math.max(...blobs.map((b) => b.end));
+    const wanted = blobs.reduce((n, b) => n + (b.end - b.start), 0);
+    if (hi - lo <= Math.max(DV_SPAN_BYTES, 2 * wanted)) {
+      const bytes = await io.readRange(path, lo, hi);
+      for (const b of blobs) decode(bytes, b.start - lo, b);
+    } else {
+      for (const b of blobs) decode(await io.readRange(path, b.start, b.end), 0, b);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(DV_FILES_AT_ONCE, files.length) }, readFiles));
+  });
   return out;
 }
 
