@@ -36,7 +36,9 @@ export async function prepareCheckpoint(table: CatalogTable, writer: TableChange
   if (writer && !writer.isEmpty) {
     try {
       // the deletes of these files now, to merge into the new DVs (one DV per data file)
-      const existingDeletes = dvTargets.size > 0 ? await findExistingDeletes(table, dvTargets, reads) : undefined;
+      const existingDeletes = dvTargets.size > 0 ? findExistingDeletes(table, dvTargets, reads) : undefined;
+      // awaited by prepare once the data files are written; a failure before then is prepare's to report
+      existingDeletes?.catch(() => undefined);
       prepared = await writer.prepare({ equalityDeleteSpecId, existingDeletes });
     } catch (e) {
       onError();

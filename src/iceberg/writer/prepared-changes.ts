@@ -22,9 +22,10 @@ export interface PrepareOptions {
    * Deletes already committed for data files this writer position-deletes (v3: they must be merged
    * into the new DV and replaced): the committed files a DV upsert deletes rows of
    * (`committedTargetPaths`, checkpoint/existing-deletes.ts). Files written in this checkpoint have
-   * none.
+   * none. A promise is awaited only once the checkpoint's data files are written, so that reading
+   * those deletes overlaps the encoding.
    */
-  existingDeletes?: ReadonlyMap<string, ExistingDeletes>;
+  existingDeletes?: ReadonlyMap<string, ExistingDeletes> | Promise<ReadonlyMap<string, ExistingDeletes>>;
 }
 
 export interface PreparedChanges {

@@ -347,7 +347,7 @@ export class TableChangeWriter {
     }
     const positions = this.sinks.positions;
     const positionalStart = written.length;
-    const positional = await positions.write({ files: kept, committedTargets: positions.committedTargets(), existing: options.existingDeletes, written });
+    const positional = await positions.write({ files: kept, committedTargets: positions.committedTargets(), existing: await options.existingDeletes, written });
     const otherDeletes = [...deleteFiles];
     const positionalPaths = written.slice(positionalStart);
     deleteFiles.push(...positional.deleteFiles);
