@@ -47,6 +47,7 @@ import type { Metrics } from './observe/metrics.js';
 import type { TableProgress } from './state.js';
 import { CheckpointCadence, type SourceEventKind } from './checkpoint-cadence.js';
 import { commitOrder } from './commit-order.js';
+import { waitBesideCommits } from './beside-commits.js';
 import { commitTableCheckpoint, finishedAt, progressThrough, type CheckpointTable, type CommittedTable, type TableCheckpointContext, type TableCommitKind } from './table-checkpoint.js';
 
 export type { CheckpointTable } from './table-checkpoint.js';
@@ -215,14 +216,9 @@ export class Checkpointer {
     return this.cadence.dueAfterSilence(waitedMs);
   }
 
-  /**
-   * Resolves once no checkpoint is committing: work done beside the commits on the same thread
-   * (maintenance's, run-maintenance.ts) waits for it between its pieces, so a commit is not slowed by it.
-   */
-  async noCommitInFlight(): Promise<void> {
-    while (this.committed) await this.committed;
-    // and the events and I/O callbacks waiting meanwhile go first (setImmediate runs after them)
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  /** See beside-commits.ts: when a piece of work beside the commits may start. */
+  async noCommitInFlight(pieceMs = 0): Promise<void> {
+    await waitBesideCommits({ inFlight: () => this.committed, untilDue: () => (this.buffered > 0 ? this.cadence.msUntilDue() : Infinity) }, pieceMs);
   }
 
   /** Why a checkpoint is due now, or undefined. */

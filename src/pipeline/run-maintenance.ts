@@ -80,6 +80,8 @@ export class RunMaintenance {
   private readonly stepMs: number;
   private round: Round | undefined;
   private closing = false;
+  /** When the piece of work beside the commits under way started (the last `pause` ended). */
+  private pieceStarted: number | undefined;
   /** Files expiries unreferenced, being deleted one expiry after the other. */
   private deleting: Promise<void> = Promise.resolve();
   /** When the round under way may go on (`now`): it rests twice as long as its last call took. */
@@ -122,7 +124,7 @@ export class RunMaintenance {
    * checkpoint; at least one step runs): until the round ends, or `waiting` says changes are and one
    * commit interval has passed.
    */
-  async runIfDue(catalog: Catalog, captured: Iterable<CheckpointTable>, waiting: () => boolean = () => false, noCommitInFlight?: () => Promise<void>): Promise<void> {
+  async runIfDue(catalog: Catalog, captured: Iterable<CheckpointTable>, waiting: () => boolean = () => false, noCommitInFlight?: (pieceMs: number) => Promise<void>): Promise<void> {
     const tables = [...captured];
     const round = this.round ?? this.startRound(tables);
     const beside = round?.preparing ?? round?.planning;
@@ -175,6 +177,7 @@ export class RunMaintenance {
           // prepared beside the checkpoints that go on meanwhile, landed after a later one
           const wanted = compactionWanted(table, options);
           round.step = wanted ? 'landing' : 'expiry';
+          this.pieceStarted = undefined;
           if (wanted) round.preparing = prepare(table.io, prepareCompaction(table, { ...wanted, ...(this.parquetEncoder ? { parquet: { encoderFactory: this.parquetEncoder } } : {}), pause: how.pause }));
           return table;
         }
@@ -255,10 +258,15 @@ export class RunMaintenance {
     delete round.planning;
   }
 
-  /** Between two pieces of work beside the commits: none is in flight; a closing run stops the work. */
-  private async pause(noCommitInFlight: (() => Promise<void>) | undefined): Promise<void> {
+  /**
+   * Between two pieces of work beside the commits: none is in flight, and none is due before a
+   * piece as long as the last one would end; a closing run stops the work.
+   */
+  private async pause(noCommitInFlight: ((pieceMs: number) => Promise<void>) | undefined): Promise<void> {
     if (this.closing) throw new FloeError('pipeline.maintenance', 'internal', 'the run is ending: the compaction being prepared is given up (its files are deleted)');
-    await noCommitInFlight?.();
+    const pieceMs = this.pieceStarted === undefined ? 0 : this.now() - this.pieceStarted;
+    await noCommitInFlight?.(pieceMs);
+    this.pieceStarted = this.now();
   }
 
   /** Deletes the files an expiry unreferenced after the ones before, beside the writer's commits. */

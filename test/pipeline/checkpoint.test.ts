@@ -292,6 +292,28 @@ describe('checkpointer', () => {
     await checkpoint;
   });
 
+  it('noCommitInFlight(pieceMs): a checkpoint due sooner than the piece would end goes first; one due later does not', async () => {
+    const { t, k, clock } = await streamingOnTestClock('due_first');
+    await k.ensureModes([[t, 'upsert']]);
+    await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
+    clock.now += 495; // the interval is 500 ms: due in 5
+    let ended = false;
+    const short = k.noCommitInFlight(2).then(() => (ended = true));
+    await short;
+    expect(ended, 'a 2 ms piece ends before the checkpoint is due').toBe(true);
+    expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([]);
+
+    const long = k.noCommitInFlight(50);
+    // the run loop's timer starts the checkpoint once due, while the piece waits
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    k.advance(at(20));
+    clock.now += 5;
+    const checkpoint = k.checkpoint('interval');
+    await long;
+    expect(await readTableRows(await loadCatalogTable(catalog, t.identifier)), 'landed before the 50 ms piece went on').toEqual([[1, 'a']]);
+    await checkpoint;
+  });
+
   it('whenCaughtUp: after an interval of binlog changes without a quiet spell, the wait for the next event is the quiet spell, and its end is a checkpoint "caught up"', async () => {
     const { t, k, clock } = await streamingOnTestClock('caughtup');
     await k.ensureModes([[t, 'upsert']]);
