@@ -209,9 +209,9 @@ class Parser {
   }
 }
 
-export function stringifyJson(value: unknown, indent?: number): string {
+export function stringifyJson(value: unknown, indent?: number, pad = ''): string {
   const out: string[] = [];
-  write(value, out, indent ?? 0, '');
+  write(value, out, indent ?? 0, pad);
   return out.join('');
 }
 

@@ -14,7 +14,7 @@
  * Gzip-compressed files (`*.gz.metadata.json`) are decompressed by the caller (FileIO side).
  */
 import { FloeError } from '../../util/errors.js';
-import { asInt, asLong, parseJson, stringifyJson, type JsonValue } from '../../util/json.js';
+import { asInt, asLong, parseJson, RawJson, stringifyJson, type JsonValue } from '../../util/json.js';
 import type { PartitionSpec } from './partition.js';
 import type { Schema } from './schema.js';
 import {
@@ -40,7 +40,7 @@ import {
 } from './snapshot-json.js';
 import { MAIN_BRANCH } from './table-metadata-constants.js';
 import { validateTableMetadata } from './table-metadata-validate.js';
-import { UNSORTED_ORDER, type FormatVersion, type SnapshotRef, type TableMetadata } from './table-metadata.js';
+import { UNSORTED_ORDER, type FormatVersion, type Snapshot, type SnapshotRef, type TableMetadata } from './table-metadata.js';
 
 type JsonObject = { [key: string]: JsonValue | undefined };
 
@@ -62,6 +62,27 @@ export function stripTrailingSlash(location: string): string {
 
 /** The metadata as a JSON object (key order as Java writes it). Validates first. */
 export function tableMetadataToJson(m: TableMetadata): JsonObject {
+  return metadataJson(m, (s) => snapshotToJson(s, m.formatVersion));
+}
+
+/** Where a snapshot object starts in `*.metadata.json`: in the top-level "snapshots" array, two spaces a level. */
+const SNAPSHOT_PAD = '    ';
+/**
+ * Each snapshot's text in `*.metadata.json`, by the format version it was written for. A snapshot
+ * never changes once built, and a table keeps hundreds of them, written again at every commit.
+ */
+const snapshotTexts = new WeakMap<Snapshot, { formatVersion: FormatVersion; text: string }>();
+
+function snapshotText(s: Snapshot, formatVersion: FormatVersion): RawJson {
+  let cached = snapshotTexts.get(s);
+  if (cached?.formatVersion !== formatVersion) {
+    cached = { formatVersion, text: stringifyJson(snapshotToJson(s, formatVersion), 2, SNAPSHOT_PAD) };
+    snapshotTexts.set(s, cached);
+  }
+  return new RawJson(cached.text);
+}
+
+function metadataJson(m: TableMetadata, snapshot: (s: Snapshot) => JsonValue): JsonObject {
   validateTableMetadata(m, { forWrite: true });
   if (m.formatVersion === 1) {
     // floe writes v2 and v3 only (spec App. E); v1 is read for compatibility.
@@ -89,7 +110,7 @@ export function tableMetadataToJson(m: TableMetadata): JsonObject {
     'next-row-id': m.formatVersion >= 3 ? m.nextRowId : undefined,
     'encryption-keys': m.encryptionKeys !== undefined && m.encryptionKeys.length > 0 ? (m.encryptionKeys as JsonValue[]) : undefined,
     refs,
-    snapshots: m.snapshots.map((s) => snapshotToJson(s, m.formatVersion)),
+    snapshots: m.snapshots.map(snapshot),
     statistics: (m.statistics ?? []) as JsonValue[],
     'partition-statistics': (m.partitionStatistics ?? []) as JsonValue[],
     'snapshot-log': snapshotLogToJson(m.snapshotLog),
@@ -99,7 +120,7 @@ export function tableMetadataToJson(m: TableMetadata): JsonObject {
 
 /** The `*.metadata.json` text: pretty-printed with two spaces, no trailing newline. */
 export function writeTableMetadata(m: TableMetadata): string {
-  return stringifyJson(tableMetadataToJson(m), 2);
+  return stringifyJson(metadataJson(m, (s) => snapshotText(s, m.formatVersion)), 2);
 }
 
 function findSchema(schemas: readonly Schema[], id: number): Schema {

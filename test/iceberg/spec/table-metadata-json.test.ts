@@ -9,6 +9,7 @@ import {
   writeTableMetadata,
 } from '../../../src/iceberg/spec/table-metadata-json.js';
 import { parseJson, stringifyJson } from '../../../src/util/json.js';
+import { applyUpdates } from '../../../src/iceberg/metadata/metadata-builder.js';
 import { GOLDEN_DIR, goldenAvailable } from '../../support/golden.js';
 
 const GOLDEN_ROOT = GOLDEN_DIR + '/data/persistent';
@@ -203,6 +204,14 @@ describe('table metadata JSON', () => {
       for (const s of original.schemas) if (Array.isArray(s['identifier-field-ids']) && s['identifier-field-ids'].length === 0) delete s['identifier-field-ids'];
       for (const key of Object.keys(original)) expect([key, written[key]]).toEqual([key, original[key]]);
       expect(parseTableMetadata(writeTableMetadata(m))).toEqual(m);
+      // each snapshot's text is kept for the next write: the same text as written whole, every time
+      const whole = stringifyJson(tableMetadataToJson(m), 2);
+      expect(writeTableMetadata(m)).toBe(whole);
+      expect(writeTableMetadata(m)).toBe(whole);
+      if (m.formatVersion === 2) {
+        const upgraded = applyUpdates(m, [{ action: 'upgrade-format-version', formatVersion: 3 }]);
+        expect(writeTableMetadata(upgraded), 'the same snapshots written for v3').toBe(stringifyJson(tableMetadataToJson(upgraded), 2));
+      }
     });
   }
 
