@@ -39,7 +39,13 @@ export function renderFreshness(results: readonly LoadedFreshness[], docDir: str
       `| [${posix.basename(file, '.json')}](${posix.relative(docDir, file)}) | ${int.format(r.load.changesPerSecond)} | ${int.format(r.options.commitIntervalMs)} ms | ${latency(l.p50)} | ${latency(l.p90)} | **${latency(l.p99)}** | ${latency(l.max)} | ${r.commits.perSecond.toFixed(2)} | ${latency(r.commits.durationMs.p50)} / ${latency(r.commits.durationMs.p99)} | ${r.maintenance.rounds}, ${latency(r.maintenance.durationMs.max)} | ${m.dataFiles.min}–${m.dataFiles.max} | ${m.deletionVectors.min}–${m.deletionVectors.max} | ${m.manifests.min}–${m.manifests.max} | ${m.snapshots.min}–${m.snapshots.max} | ≤ ${kib(m.metadataBytes.max)} | ${r.bounds.withinBounds ? 'yes' : 'no'} | ${loads(r)} |`,
     );
   }
-  const machines = [...new Set(results.map(({ result: r }) => `${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB RAM, ${r.machine.os}, Node ${r.machine.node}, ${serverName(r.machine.server)} on the same machine`))];
+  const runsByMachine = new Map<string, string[]>();
+  for (const { file, result: r } of results) {
+    const machine = `${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB RAM, ${r.machine.os}, Node ${r.machine.node}, ${serverName(r.machine.server)} on the same machine`;
+    runsByMachine.set(machine, [...(runsByMachine.get(machine) ?? []), posix.basename(file, '.json')]);
+  }
+  // several machines: each named with its runs
+  const machines = runsByMachine.size === 1 ? [...runsByMachine.keys()] : [...runsByMachine].map(([machine, runs]) => `${machine} (${runs.join(', ')})`);
   const shape = [...new Set(results.map(({ result: r }) => `${int.format(r.options.rows)} rows, transactions of ${r.options.changesPerTransaction} changes, ${r.options.seconds} s, maintenance every ${r.options.maintenanceIntervalMs / 1000} s (expiry beyond ${r.options.expireOlderThanMs / 1000} s), polls every ${r.options.pollMs} ms`))];
   out.push('', `Latency: each change's MySQL COMMIT (client clock) to the first catalog poll holding it. ${shape.join('; ')}. Machine: ${machines.join('; ')}.`);
   return out.join('\n');

@@ -94,6 +94,13 @@ describe('the generated benchmark figures', () => {
       expect(doc).toContain('| [freshness-1000cps-200ms](../bench/results/freshness-1000cps-200ms.json) | 997 | 200 ms | 210 ms | 336 ms | **420 ms** | 630 ms | 3.33 | 90 ms / 180 ms | 20, 3,000 ms | 3–70 | 0–68 | 5–140 | 20–150 | ≤ 230 KiB | yes | 1.5 at start, 1.2–2.5 during |');
       expect(doc).toContain('| [freshness-10000cps-200ms](../bench/results/freshness-10000cps-200ms.json) | 9,997 | 200 ms |');
       expect(doc).toContain('| **11.2 s** | 16.8 s | 0.10 |');
+      expect(doc).toContain('Machine: CPU, 2 cores, 23.5 GiB RAM, Linux, Node v20, MariaDB 10.11.19 on the same machine.');
+    });
+
+    it('names each machine with its runs when the runs come from more than one', () => {
+      const other = { ...runs['bench/results/freshness-10000cps-200ms.json']!, machine: { ...runs['bench/results/freshness-10000cps-200ms.json']!.machine, cpu: 'Other CPU' } } as FreshnessResult;
+      const doc = withBenchBlocks(`${beginMarker('freshness', files)}\n${endMarker('freshness')}\n`, 'docs/performance.md', (file) => (file.includes('10000cps-200ms') ? other : runs[file]));
+      expect(doc).toContain('Machine: CPU, 2 cores, 23.5 GiB RAM, Linux, Node v20, MariaDB 10.11.19 on the same machine (freshness-1000cps-200ms, freshness-1000cps-1000ms, freshness-1000cps-10000ms, freshness-10000cps-1000ms); Other CPU, 2 cores, 23.5 GiB RAM, Linux, Node v20, MariaDB 10.11.19 on the same machine (freshness-10000cps-200ms).');
     });
 
     it('recommends, per latency need, the longest interval measured that met it', () => {
