@@ -148,9 +148,14 @@ export async function readExistingDeletionVectors(io: FileIO, dvs: readonly Data
     out[blob.index] = readDeletionVector(bytes, at, blob.end - blob.start, { expectedCardinality: dv.recordCount, what: `DV of ${dv.referencedDataFile} in ${dv.filePath}` });
   };
   await mapConcurrently([...byFile], DV_FILES_AT_ONCE, async ([path, blobs]) => {
-    const lo = Math.min(...blobs.map((b) => b.start));
-    const hi = Math.max(...blobs.map((b) => b.end));
-    const wanted = blobs.reduce((n, b) => n + (b.end - b.start), 0);
+    let lo = Infinity;
+    let hi = 0;
+    let wanted = 0;
+    for (const b of blobs) {
+      lo = Math.min(lo, b.start);
+      hi = Math.max(hi, b.end);
+      wanted += b.end - b.start;
+    }
     if (hi - lo <= Math.max(DV_SPAN_BYTES, 2 * wanted)) {
       const bytes = await io.readRange(path, lo, hi);
       for (const b of blobs) decode(bytes, b.start - lo, b);
