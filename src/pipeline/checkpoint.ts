@@ -217,7 +217,7 @@ export class Checkpointer {
   }
 
   /** See beside-commits.ts: when a piece of work beside the commits may start. */
-  async noCommitInFlight(pieceMs = 0): Promise<void> {
+  async pieceMayStart(pieceMs = 0): Promise<void> {
     await waitBesideCommits({ inFlight: () => this.committed, untilDue: () => (this.buffered > 0 ? this.cadence.msUntilDue() : Infinity) }, pieceMs);
   }
 

@@ -124,7 +124,7 @@ export class RunMaintenance {
    * checkpoint; at least one step runs): until the round ends, or `waiting` says changes are and one
    * commit interval has passed.
    */
-  async runIfDue(catalog: Catalog, captured: Iterable<CheckpointTable>, waiting: () => boolean = () => false, noCommitInFlight?: (pieceMs: number) => Promise<void>): Promise<void> {
+  async runIfDue(catalog: Catalog, captured: Iterable<CheckpointTable>, waiting: () => boolean = () => false, pieceMayStart?: (pieceMs: number) => Promise<void>): Promise<void> {
     const tables = [...captured];
     const round = this.round ?? this.startRound(tables);
     const beside = round?.preparing ?? round?.planning;
@@ -141,7 +141,7 @@ export class RunMaintenance {
         continue;
       }
       try {
-        table = await this.step(round, t, table ?? (await loadCatalogTable(catalog, t.identifier)), { keepGoing, waiting, pause: () => this.pause(noCommitInFlight) });
+        table = await this.step(round, t, table ?? (await loadCatalogTable(catalog, t.identifier)), { keepGoing, waiting, pause: () => this.pause(pieceMayStart) });
       } catch (e) {
         this.logger.warn('maintenance of a table failed; replication goes on, and it is tried again next interval', { table: t.key, err: e });
         this.nextTable(round);
@@ -262,10 +262,10 @@ export class RunMaintenance {
    * Between two pieces of work beside the commits: none is in flight, and none is due before a
    * piece as long as the last one would end; a closing run stops the work.
    */
-  private async pause(noCommitInFlight: ((pieceMs: number) => Promise<void>) | undefined): Promise<void> {
+  private async pause(pieceMayStart: ((pieceMs: number) => Promise<void>) | undefined): Promise<void> {
     if (this.closing) throw new FloeError('pipeline.maintenance', 'internal', 'the run is ending: the compaction being prepared is given up (its files are deleted)');
     const pieceMs = this.pieceStarted === undefined ? 0 : this.now() - this.pieceStarted;
-    await noCommitInFlight?.(pieceMs);
+    await pieceMayStart?.(pieceMs);
     this.pieceStarted = this.now();
   }
 

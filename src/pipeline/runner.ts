@@ -249,7 +249,7 @@ class PipelineRun {
   }
 
   private maintain(ahead: ReadAhead): Promise<void> {
-    return this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges, (pieceMs) => this.checkpointer!.noCommitInFlight(pieceMs));
+    return this.maintenance.runIfDue(this.catalog!, this.checkpointer!.tables.values(), () => ahead.holdsChanges, (pieceMs) => this.checkpointer!.pieceMayStart(pieceMs));
   }
 
   /**

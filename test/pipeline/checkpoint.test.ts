@@ -280,30 +280,30 @@ describe('checkpointer', () => {
     expect(rows.sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([[1, 'a'], [2, 'b'], [3, 'c']]);
   });
 
-  it('noCommitInFlight: at once with no checkpoint committing; else once its commits have landed', async () => {
+  it('pieceMayStart: at once with no checkpoint committing; else once its commits have landed', async () => {
     const { t, k } = await streamingOnTestClock('in_flight');
     await k.ensureModes([[t, 'upsert']]);
-    await k.noCommitInFlight();
+    await k.pieceMayStart();
     await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
     k.advance(at(20));
     const checkpoint = k.checkpoint('interval');
-    await k.noCommitInFlight();
+    await k.pieceMayStart();
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier)), 'landed before the wait ended').toEqual([[1, 'a']]);
     await checkpoint;
   });
 
-  it('noCommitInFlight(pieceMs): a checkpoint due sooner than the piece would end goes first; one due later does not', async () => {
+  it('pieceMayStart(pieceMs): a checkpoint due sooner than the piece would end goes first; one due later does not', async () => {
     const { t, k, clock } = await streamingOnTestClock('due_first');
     await k.ensureModes([[t, 'upsert']]);
     await k.write(t, [{ op: 'insert', after: [1, 'a'] }]);
     clock.now += 495; // the interval is 500 ms: due in 5
     let ended = false;
-    const short = k.noCommitInFlight(2).then(() => (ended = true));
+    const short = k.pieceMayStart(2).then(() => (ended = true));
     await short;
     expect(ended, 'a 2 ms piece ends before the checkpoint is due').toBe(true);
     expect(await readTableRows(await loadCatalogTable(catalog, t.identifier))).toEqual([]);
 
-    const long = k.noCommitInFlight(50);
+    const long = k.pieceMayStart(50);
     // the run loop's timer starts the checkpoint once due, while the piece waits
     await new Promise((resolve) => setTimeout(resolve, 2));
     k.advance(at(20));
