@@ -11,6 +11,10 @@
  * a backlog drained (a restart after downtime, a bulk update) is in the lake as soon as floe has read
  * it, not up to an interval later. At most one such checkpoint per interval of changes, and never in
  * the snapshot phase (its chunks come in bursts; a pause between them is not the end of anything).
+ * A run that starts streaming drains what the binlog gathered while floe was down: its first stretch
+ * is a backlog however short, and its first quiet spell is checkpointed at once — after a crash, the
+ * changes since the last commit are in the lake as soon as they are read again, not an interval after
+ * the start (10 s by default).
  *
  * The checkpoint coordinator (checkpoint.ts) owns the counts of what is buffered; this clock only
  * says how long a wait may last and why a silence made a checkpoint due.
@@ -33,6 +37,8 @@ export class CheckpointCadence {
   private lastCheckpointMs: number;
   /** When the current stretch of binlog changes without a quiet spell began (undefined: none now). */
   private activeSince: number | undefined;
+  /** No quiet spell and no snapshot event yet: the stretch under way is the backlog of the start. */
+  private startBacklog = true;
 
   constructor(
     private readonly options: { readonly intervalMs: number; readonly whenCaughtUp: boolean },
@@ -60,6 +66,7 @@ export class CheckpointCadence {
 
   /** See Checkpointer.sourceEvent. */
   sourceEvent(event: SourceEventKind, waitedMs: number): void {
+    if (event === 'snapshot' || waitedMs >= CAUGHT_UP_QUIET_MS) this.startBacklog = false;
     if (event === 'snapshot') this.activeSince = undefined;
     else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
   }
@@ -68,12 +75,16 @@ export class CheckpointCadence {
   dueAfterSilence(waitedMs: number): string {
     const caughtUp = this.backlogged() && waitedMs >= CAUGHT_UP_QUIET_MS;
     const why = caughtUp ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
-    if (waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = undefined;
+    if (waitedMs >= CAUGHT_UP_QUIET_MS) {
+      this.activeSince = undefined;
+      this.startBacklog = false;
+    }
     return why;
   }
 
-  /** Whether the changes have come without a quiet spell for at least an interval (commit.whenCaughtUp). */
+  /** Whether the changes have come without a quiet spell for at least an interval, or since the start (commit.whenCaughtUp). */
   private backlogged(): boolean {
-    return this.options.whenCaughtUp && this.activeSince !== undefined && this.now() - this.activeSince >= this.options.intervalMs;
+    if (!this.options.whenCaughtUp || this.activeSince === undefined) return false;
+    return this.startBacklog || this.now() - this.activeSince >= this.options.intervalMs;
   }
 }

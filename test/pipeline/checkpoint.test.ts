@@ -373,6 +373,43 @@ describe('checkpointer', () => {
     expect(off.msUntilDue(), 'whenCaughtUp false: the time left of the interval, never the quiet spell').toBe(100);
   });
 
+  it('whenCaughtUp: the stretch a run starts streaming with is a backlog however short; a snapshot event or a quiet spell ends that', async () => {
+    const { t, k, clock } = await streamingOnTestClock('caughtup_start');
+    await k.ensureModes([[t, 'upsert']]);
+    // a restart's backlog, read in 100 ms (a fifth of the interval)
+    for (let i = 0; i < 10; i++) {
+      clock.now += 10;
+      k.sourceEvent('binlog', 0);
+      await k.write(t, [{ op: 'insert', after: [i, 'backlog'] }]);
+    }
+    expect(k.msUntilDue(), 'the start: the quiet spell, not the 400 ms left of the interval').toBe(CAUGHT_UP_QUIET_MS);
+    clock.now += CAUGHT_UP_QUIET_MS;
+    expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.1 s of changes\)$/);
+    k.advance(at(20));
+    await k.checkpoint('caught up');
+    expect((await readTableRows(await loadCatalogTable(catalog, t.identifier))).length).toBe(10);
+    // after it, a short stretch waits for the interval as ever
+    for (let i = 0; i < 10; i++) {
+      clock.now += 10;
+      k.sourceEvent('binlog', 0);
+      await k.write(t, [{ op: 'insert', after: [100 + i, 'later'] }]);
+    }
+    expect(k.msUntilDue(), 'after the start: the interval').toBe(500 - 100);
+    await k.checkpoint('end');
+
+    // a run that starts with its snapshot: the hand-over's binlog changes are no restart's backlog
+    const snap = await streamingOnTestClock('caughtup_snapshot_start');
+    await snap.k.ensureModes([[snap.t, 'upsert']]);
+    snap.k.sourceEvent('snapshot', 0);
+    for (let i = 0; i < 10; i++) {
+      snap.clock.now += 10;
+      snap.k.sourceEvent('binlog', 0);
+      await snap.k.write(snap.t, [{ op: 'insert', after: [i, 'handover'] }]);
+    }
+    expect(snap.k.msUntilDue(), 'after a snapshot event: the interval').toBe(500 - 100);
+    await snap.k.checkpoint('end');
+  });
+
   it('once the snapshot part is dropped, every state object left in the table\'s state directory goes (a killed run\'s leftovers too)', async () => {
     const chunk = { table: { database: 'src', table: 'stray' }, index: 0, keyColumns: [] };
     const snapshot = { chunks: [serializeChunk(chunk)], finished: new Map([[chunkId(chunk), serializeOffset(at(50))]]), rows: 0 };
