@@ -1,12 +1,14 @@
 /**
  * Key → (file slot, row position): what the key index (key-index.ts) and a keyed writer's
  * in-checkpoint map (keyed-change-writer.ts) both hold, one entry per row. Numeric keys go to a
- * typed-array table (number-key-table.ts: no object per entry); string keys to a Map with the two
- * values packed into one number, slot × 2^32 + position.
+ * typed-array table (number-key-table.ts: no object per entry); string keys to a Map (large-map.ts:
+ * past the 2^24 entries one V8 Map holds) with the two values packed into one number,
+ * slot × 2^32 + position.
  *
  * A lookup allocates nothing: `find` (or `take`) says whether the key is there and leaves its values
  * in `foundSlot` / `foundPos`.
  */
+import { LargeMap } from '../../util/large-map.js';
 import { NumberKeyTable, type NumberKeyTableState } from './number-key-table.js';
 import type { KeyId } from './table-key.js';
 
@@ -20,7 +22,7 @@ export interface KeyLocationsState {
 
 export class KeyLocations {
   private readonly numbers: NumberKeyTable;
-  private readonly strings = new Map<string, number>();
+  private readonly strings = new LargeMap<string, number>();
   /** The values of the key the last successful `find` / `take` found. */
   foundSlot = 0;
   foundPos = 0;

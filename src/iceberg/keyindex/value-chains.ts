@@ -3,12 +3,13 @@
  * to entries — a place (file slot × 2^32 + position) and the row's owner (its primary key, or
  * none). Each value heads a chain of its entries, held in typed arrays (no object per entry: a
  * keyless table's row index holds one per row); numeric values find their chain's head through a
- * typed-array hash table (number-key-table.ts), string values through a Map.
+ * typed-array hash table (number-key-table.ts), string values through a Map (large-map.ts).
  *
  * Entries are never looked up one by one, only by value: a chain is walked, and entries its caller
  * finds dead (their position deleted, their file gone) are unlinked on the way (`walk`), their slots
  * reused.
  */
+import { LargeMap } from '../../util/large-map.js';
 import { NumberKeyTable } from './number-key-table.js';
 import type { KeyId } from './table-key.js';
 
@@ -19,7 +20,7 @@ const STRING_VALUE_BYTES = 64;
 
 export class ValueChains {
   private readonly numbers = new NumberKeyTable();
-  private readonly strings = new Map<string, number>();
+  private readonly strings = new LargeMap<string, number>();
   private places = new Float64Array(MIN_ENTRIES);
   private next = new Int32Array(MIN_ENTRIES);
   /** Numeric owners; NaN: none, or a string owner in `ownerStrings`. */
