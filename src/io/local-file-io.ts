@@ -18,6 +18,7 @@ import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
 import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { fileUriOf, localPathOf } from './local-path.js';
+import { readWholeFile, writeWhole } from './whole-file.js';
 
 const SUBSYSTEM = 'io.local';
 
@@ -47,7 +48,8 @@ export class LocalFileIO implements FileIO {
   async read(location: string): Promise<Uint8Array> {
     const p = this.pathOf(location);
     try {
-      return new Uint8Array(await fs.readFile(p));
+      const bytes = await readWholeFile(p);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length); // a plain Uint8Array view: `slice` copies, as callers expect
     } catch (e) {
       throw ioError('read', p, e);
     }
@@ -217,7 +219,7 @@ export class LocalFileIO implements FileIO {
         await this.ensureDir(dir);
         handle = await fs.open(tmp, 'wx');
       }
-      await handle.writeFile(data);
+      await writeWhole(handle, data);
       await handle.sync();
     } catch (e) {
       await handle?.close();

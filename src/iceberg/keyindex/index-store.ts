@@ -24,9 +24,10 @@
  * Layout (little-endian): `FLOEKIX2` | u32 header length | header JSON | padding to 8 | records;
  * a record: u32 length | u32 CRC-32 of the payload | payload (a multiple of 8 bytes).
  */
-import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { readWholeFile, writeWhole } from '../../io/whole-file.js';
 import { errorMessage } from '../../util/errors.js';
 import { decodePatch, encodePatch, type IndexPatch } from './index-patch.js';
 
@@ -59,7 +60,7 @@ function logPath(path: string): string {
 export async function loadStoredIndex(path: string, identity: IndexIdentity): Promise<StoredIndex> {
   let image: Buffer;
   try {
-    image = await readAligned(path);
+    image = await readWholeFile(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { patches: undefined, why: 'no persisted index', missing: true };
     return { patches: undefined, why: errorMessage(e), missing: false };
@@ -73,7 +74,7 @@ export async function loadStoredIndex(path: string, identity: IndexIdentity): Pr
     if (imagePatch.from !== 'image') return { patches: undefined, why: 'its image file holds a patch, not an image', missing: false };
     const patches = [imagePatch];
     let logBytes = 0;
-    const log = await readAligned(logPath(path)).catch(() => undefined);
+    const log = await readWholeFile(logPath(path)).catch(() => undefined);
     if (log) {
       const logHead = readHeader(log, identity);
       if (!('why' in logHead) && logHead.header.imageId === head.header.imageId) {
@@ -265,17 +266,8 @@ async function writeAll(handle: FileHandle, parts: readonly Uint8Array[]): Promi
   let n = 0;
   for (const p of parts) {
     if (p.length === 0) continue;
-    await handle.write(p);
-    n += p.length;
+    n += await writeWhole(handle, p);
   }
   return n;
 }
 
-/** A whole file in a buffer that starts at an 8-byte boundary (the patches' f64 sections are views into it). */
-async function readAligned(path: string): Promise<Buffer> {
-  const file = await readFile(path);
-  if (file.byteOffset % 8 === 0) return file;
-  const copy = Buffer.from(new ArrayBuffer(file.length));
-  file.copy(copy);
-  return copy;
-}
