@@ -118,7 +118,10 @@ export class NumberKeyTable {
    */
   reserve(more: number): void {
     const capacity = this.mask + 1;
-    if (this.occupied + more <= capacity * MAX_LOAD) return;
+    // Tombstones do not count: `set` reuses them for new keys and cleans them itself once they fill
+    // the table, and a commit's new keys are mostly keys it deleted a moment before (rows moved),
+    // so counting them here rebuilt the whole table at every commit.
+    if (this.size + more <= capacity * MAX_LOAD) return;
     let next = capacity;
     while ((this.size + more + 1) > next * MAX_LOAD) next *= 2;
     this.rebuild(next);
