@@ -142,7 +142,11 @@ async function main(): Promise<void> {
   elu0 = performance.eventLoopUtilization();
   // FLOE_BENCH_ENCODER: 'workers' (default, as the CLI runs) or 'main' (parquet-wasm on the main thread)
   const threads = process.env.FLOE_BENCH_ENCODER_THREADS ? Number(process.env.FLOE_BENCH_ENCODER_THREADS) : undefined;
-  const parquetEncoder = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads }).factory;
+  const pool = process.env.FLOE_BENCH_ENCODER === 'main' ? undefined : sharedWorkerEncoderPool({ threads });
+  // as the floe command does (cli/pipeline-session.ts): the threads load while the run connects,
+  // instead of each starting when a checkpoint first needs it
+  pool?.prewarm();
+  const parquetEncoder = pool?.factory;
   // FLOE_BENCH_KEY_TABLE: 'worker' (default, as the CLI runs) or 'main' (key indexes built on the main thread, the changes waiting)
   const keyColumnReader = process.env.FLOE_BENCH_KEY_TABLE === 'main' ? undefined : workerKeyColumnReader;
   const metrics = commitReporter(() => performance.now() - t0);
