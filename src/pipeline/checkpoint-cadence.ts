@@ -66,7 +66,9 @@ export class CheckpointCadence {
 
   /** See Checkpointer.sourceEvent. */
   sourceEvent(event: SourceEventKind, waitedMs: number): void {
-    if (event === 'snapshot' || waitedMs >= CAUGHT_UP_QUIET_MS) this.startBacklog = false;
+    // the wait for the first change of the run is the source's start (connecting, the server
+    // finding the offset in its binlog): no quiet spell after changes, so not the backlog's end
+    if (event === 'snapshot' || (waitedMs >= CAUGHT_UP_QUIET_MS && this.activeSince !== undefined)) this.startBacklog = false;
     if (event === 'snapshot') this.activeSince = undefined;
     else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
   }

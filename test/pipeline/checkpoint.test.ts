@@ -376,13 +376,14 @@ describe('checkpointer', () => {
   it('whenCaughtUp: the stretch a run starts streaming with is a backlog however short; a snapshot event or a quiet spell ends that', async () => {
     const { t, k, clock } = await streamingOnTestClock('caughtup_start');
     await k.ensureModes([[t, 'upsert']]);
-    // a restart's backlog, read in 100 ms (a fifth of the interval)
+    // a restart's backlog, read in 100 ms (a fifth of the interval), its first change after the
+    // source's start (connecting and finding the offset: 300 ms without an event)
     for (let i = 0; i < 10; i++) {
-      clock.now += 10;
-      k.sourceEvent('binlog', 0);
+      clock.now += i === 0 ? 300 : 10;
+      k.sourceEvent('binlog', i === 0 ? 300 : 0);
       await k.write(t, [{ op: 'insert', after: [i, 'backlog'] }]);
     }
-    expect(k.msUntilDue(), 'the start: the quiet spell, not the 400 ms left of the interval').toBe(CAUGHT_UP_QUIET_MS);
+    expect(k.msUntilDue(), 'the start: the quiet spell, not the 110 ms left of the interval').toBe(CAUGHT_UP_QUIET_MS);
     clock.now += CAUGHT_UP_QUIET_MS;
     expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.1 s of changes\)$/);
     k.advance(at(20));
