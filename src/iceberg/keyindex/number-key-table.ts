@@ -118,9 +118,9 @@ export class NumberKeyTable {
    */
   reserve(more: number): void {
     const capacity = this.mask + 1;
-    // Tombstones do not count: `set` reuses them for new keys and cleans them itself once they fill
-    // the table, and a commit's new keys are mostly keys it deleted a moment before (rows moved),
-    // so counting them here rebuilt the whole table at every commit.
+    // Tombstones do not count: `set` reuses them and cleans them itself once they fill the table.
+    // A commit deletes the keys whose rows moved again and sets them anew, so counting their
+    // tombstones here would rebuild the whole table at every commit.
     if (this.size + more <= capacity * MAX_LOAD) return;
     let next = capacity;
     while ((this.size + more + 1) > next * MAX_LOAD) next *= 2;
