@@ -32,10 +32,6 @@ export class LargeMap<K, V extends NonNullable<unknown> | null> {
     return undefined;
   }
 
-  has(k: K): boolean {
-    return this.get(k) !== undefined;
-  }
-
   set(k: K, v: V): this {
     const shards = this.shards;
     if (shards.length === 1) {
@@ -75,10 +71,6 @@ export class LargeMap<K, V extends NonNullable<unknown> | null> {
   clear(): void {
     this.shards = [new Map()];
     this.count = 0;
-  }
-
-  forEach(each: (v: V, k: K) => void): void {
-    for (const shard of this.shards) for (const [k, v] of shard) each(v, k);
   }
 
   *entries(): Generator<[K, V]> {
