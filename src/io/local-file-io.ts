@@ -18,7 +18,7 @@ import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
 import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { fileUriOf, localPathOf } from './local-path.js';
-import { readWholeFile, writeWhole } from './whole-file.js';
+import { readInto, readWholeFile, writeWhole } from './whole-file.js';
 
 const SUBSYSTEM = 'io.local';
 
@@ -62,12 +62,7 @@ export class LocalFileIO implements FileIO {
     try {
       handle = await fs.open(p, 'r');
       const out = new Uint8Array(end - start);
-      let filled = 0;
-      while (filled < out.length) {
-        const { bytesRead } = await handle.read(out, filled, out.length - filled, start + filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
+      const filled = await readInto(handle, out, start);
       if (filled < out.length) {
         throw new FloeError(SUBSYSTEM, 'invalid-argument', `range [${start}, ${end}) of ${p} ends past the end of the file, which has ${start + filled} bytes`);
       }
