@@ -49,6 +49,7 @@ export const UNIT_TESTS: readonly string[] = [
   'test/pipeline/cascade/writer-matching-delete.test.ts',
   'test/pipeline/checkpoint.test.ts',
   'test/pipeline/ddl-handler.test.ts',
+  'test/pipeline/idle-wait.test.ts',
   'test/pipeline/purged-binlog-check.test.ts',
   'test/pipeline/read-ahead.test.ts',
   'test/pipeline/schema-change/derived-source-schema.test.ts',

@@ -19,16 +19,33 @@
  * The checkpoint coordinator (checkpoint.ts) owns the counts of what is buffered; this clock only
  * says how long a wait may last and why a silence made a checkpoint due.
  */
+import type { SourceEvent } from '../source/mysql/index.js';
 
 /** What the runner tells `sourceEvent`: a binlog event, or one of the snapshot phase (rows, plan, chunk progress, phase switch). */
 export type SourceEventKind = 'binlog' | 'snapshot';
 
 /**
+ * What a source event is to the cadence: binlog events make a stretch of changes; the snapshot
+ * phase's never do. What a run that starts streaming begins with — the plan of a table with no
+ * chunks left, the switch to streaming (no snapshot to hand over from) — is neither: it comes before
+ * the binlog is read, and taken for a snapshot event it ended every restart's start backlog before
+ * its first change, so that the backlog after a crash waited for the interval (10 s by default)
+ * instead of being committed as soon as it was read.
+ */
+export function cadenceEventOf(e: SourceEvent): SourceEventKind | undefined {
+  if (e.kind === 'transaction' || e.kind === 'ddl') return 'binlog';
+  if (e.kind === 'progress') return e.chunksTotal === undefined ? 'binlog' : 'snapshot';
+  if (e.kind === 'snapshot-plan' && e.chunks.length === 0) return undefined;
+  if (e.kind === 'phase' && e.phase === 'streaming' && e.offset === undefined) return undefined;
+  return 'snapshot';
+}
+
+/**
  * No event for this long ends a stretch of changes (commit.whenCaughtUp). Within a backlog the next
- * transaction is already decoded and waiting (the binlog worker reads ahead of the pipeline), so a
- * wait this long means the server has nothing more to send. A wait that only looks this long (the
- * thread was busy with I/O callbacks meanwhile) starts a new stretch — or, when the run loop's timer
- * fired first, cuts that stretch's one early checkpoint: a commit sooner, never a change lost.
+ * transaction is already waiting (the binlog worker reads ahead of the pipeline), so the thread
+ * sitting idle this long for it means the server has nothing more to send. The runner counts the
+ * thread's idle time, not the wall time of the wait (idle-wait.ts): callbacks that ran meanwhile —
+ * a key index loading, a commit's steps — are not the source's silence.
  */
 export const CAUGHT_UP_QUIET_MS = 25;
 
@@ -65,19 +82,20 @@ export class CheckpointCadence {
   }
 
   /** See Checkpointer.sourceEvent. */
-  sourceEvent(event: SourceEventKind, waitedMs: number): void {
+  sourceEvent(event: SourceEventKind, quietMs: number): void {
     // the wait for the first change of the run is the source's start (connecting, the server
     // finding the offset in its binlog): no quiet spell after changes, so not the backlog's end
-    if (event === 'snapshot' || (waitedMs >= CAUGHT_UP_QUIET_MS && this.activeSince !== undefined)) this.startBacklog = false;
+    if (event === 'snapshot' || (quietMs >= CAUGHT_UP_QUIET_MS && this.activeSince !== undefined)) this.startBacklog = false;
     if (event === 'snapshot') this.activeSince = undefined;
-    else if (this.activeSince === undefined || waitedMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
+    else if (this.activeSince === undefined || quietMs >= CAUGHT_UP_QUIET_MS) this.activeSince = this.now();
   }
 
   /** See Checkpointer.dueAfterSilence. */
-  dueAfterSilence(waitedMs: number): string {
-    const caughtUp = this.backlogged() && waitedMs >= CAUGHT_UP_QUIET_MS;
-    const why = caughtUp ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
-    if (waitedMs >= CAUGHT_UP_QUIET_MS) {
+  dueAfterSilence(quietMs: number): string | undefined {
+    const backlogged = this.backlogged();
+    if (backlogged && quietMs < CAUGHT_UP_QUIET_MS && !this.intervalPassed) return undefined; // a busy thread, not a quiet source
+    const why = backlogged && quietMs >= CAUGHT_UP_QUIET_MS ? `caught up (no event for ${CAUGHT_UP_QUIET_MS} ms after ${((this.now() - this.activeSince!) / 1000).toFixed(1)} s of changes)` : 'interval, no event since';
+    if (quietMs >= CAUGHT_UP_QUIET_MS) {
       this.activeSince = undefined;
       this.startBacklog = false;
     }

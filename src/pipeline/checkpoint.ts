@@ -199,21 +199,22 @@ export class Checkpointer {
   }
 
   /**
-   * The runner took a source event after waiting `waitedMs` for it. A binlog event (a transaction, a
-   * DDL, a progress mark) after a quiet spell starts a stretch of changes; anything of the snapshot
-   * phase ends it (module header). Events routed while a checkpoint commits (read-ahead.ts) are not
-   * seen here: a stretch runs on across a commit.
+   * The runner took a source event after sitting idle `quietMs` for it (idle-wait.ts). A binlog
+   * event (a transaction, a DDL, a progress mark) after a quiet spell starts a stretch of changes;
+   * anything of the snapshot phase ends it (checkpoint-cadence.ts). Events routed while a checkpoint
+   * commits (read-ahead.ts) are not seen here: a stretch runs on across a commit.
    */
-  sourceEvent(event: SourceEventKind, waitedMs: number): void {
-    this.cadence.sourceEvent(event, waitedMs);
+  sourceEvent(event: SourceEventKind, quietMs: number): void {
+    this.cadence.sourceEvent(event, quietMs);
   }
 
   /**
-   * No event came within `msUntilDue` (the runner waited `waitedMs`): why the checkpoint it makes due
-   * is due — the stream caught up after a backlog, or the interval ran out in a silence.
+   * No event came within `msUntilDue`, the runner idle `quietMs` of it: why the checkpoint it makes
+   * due is due — the stream caught up after a backlog, or the interval ran out in a silence — or
+   * undefined when none is (the wait for a quiet spell was spent busy, not idle: wait again).
    */
-  dueAfterSilence(waitedMs: number): string {
-    return this.cadence.dueAfterSilence(waitedMs);
+  dueAfterSilence(quietMs: number): string | undefined {
+    return this.cadence.dueAfterSilence(quietMs);
   }
 
   /** See beside-commits.ts: when a piece of work beside the commits may start. */

@@ -33,7 +33,7 @@ import { openMySqlSource, serializeOffset, tableKey, type MappedTable, type Open
 import type { DdlEvent, JobLock, SourceStream, PhaseEvent, SourceEvent, SourceResume, TableRef } from '../source/mysql/index.js';
 import { FloeError } from '../util/errors.js';
 import { Checkpointer } from './checkpoint.js';
-import type { SourceEventKind } from './checkpoint-cadence.js';
+import { cadenceEventOf } from './checkpoint-cadence.js';
 import { ReadAhead, TIMED_OUT } from './read-ahead.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
@@ -52,6 +52,7 @@ import { snapshotComplete } from './state.js';
 import { RunMaintenance } from './run-maintenance.js';
 import { RunNotifications } from './run-notifications.js';
 import { nextOrStop, settleWithin, STOP } from './stream-stop.js';
+import { idleWait } from './idle-wait.js';
 import type { RunEnd, RunResult, SessionEnd } from './run-end.js';
 import { takeDdl } from './run-ddl.js';
 import { takePhase } from './run-phase.js';
@@ -191,13 +192,15 @@ class PipelineRun {
       for (;;) {
         // with changes buffered, the wait for the next event ends when the interval makes a checkpoint due
         const wait = this.checkpointer!.msUntilDue() ?? this.maintenance.msUntilStep();
-        const asked = performance.now();
-        const next = await nextOrStop(() => ahead.nextWithin(wait), this.options.signal);
-        const waited = performance.now() - asked;
+        // the source's silence is the time this thread sat idle for it (idle-wait.ts), not the wall time
+        const { value: next, idleMs: quietMs } = await idleWait(() => nextOrStop(() => ahead.nextWithin(wait), this.options.signal));
         if (next === TIMED_OUT) {
           // nothing buffered: only a maintenance round resting (msUntilStep) was waited for
           if (this.checkpointer!.msUntilDue() === undefined) await ahead.during(this.maintain(ahead));
-          else await this.checkpointDue(ahead, this.checkpointer!.dueAfterSilence(waited));
+          else {
+            const why = this.checkpointer!.dueAfterSilence(quietMs);
+            if (why) await this.checkpointDue(ahead, why);
+          }
           continue;
         }
         if (next === STOP) {
@@ -209,7 +212,8 @@ class PipelineRun {
           return end;
         }
         if (next.done) throw new FloeError('pipeline', 'source', 'the MySQL source stream ended unexpectedly; restart floe (it resumes from the committed offsets)');
-        this.checkpointer!.sourceEvent(eventKind(next.value), waited);
+        const kind = cadenceEventOf(next.value);
+        if (kind) this.checkpointer!.sourceEvent(kind, quietMs);
         if (first) {
           first = false;
           // foreign keys floe cannot reproduce (ON DELETE SET NULL, ON UPDATE CASCADE, …): pre-flight warnings
@@ -389,11 +393,4 @@ class PipelineRun {
     await this.catalog?.close?.().catch(() => {});
     await this.lock?.release();
   }
-}
-
-/** Binlog events make a stretch of changes for `commit.whenCaughtUp`; the snapshot phase's never do. */
-function eventKind(e: SourceEvent): SourceEventKind {
-  if (e.kind === 'transaction' || e.kind === 'ddl') return 'binlog';
-  if (e.kind === 'progress') return e.chunksTotal === undefined ? 'binlog' : 'snapshot';
-  return 'snapshot';
 }

@@ -18,13 +18,14 @@ import { currentSnapshot } from '../../src/iceberg/spec/snapshot-ids.js';
 import { Types } from '../../src/iceberg/spec/types.js';
 import { TableCommitter, lastCommitted } from '../../src/iceberg/checkpoint/index.js';
 import { Checkpointer, type CheckpointTable } from '../../src/pipeline/checkpoint.js';
-import { CAUGHT_UP_QUIET_MS } from '../../src/pipeline/checkpoint-cadence.js';
+import { CAUGHT_UP_QUIET_MS, cadenceEventOf } from '../../src/pipeline/checkpoint-cadence.js';
 import { silentLogger } from '../../src/pipeline/observe/logger.js';
 import { decodeTableProgress, type TableProgress } from '../../src/pipeline/state.js';
 import { readTableRows } from '../../src/iceberg/scan/index.js';
 import { serializeOffset, type BinlogOffset } from '../../src/source/mysql/offset/offset.js';
 import { chunkId, serializeChunk } from '../../src/source/mysql/snapshot/chunk.js';
 import { parsePartitionSpec } from '../../src/iceberg/spec/partition-spec-text.js';
+import type { SourceEvent } from '../../src/source/mysql/index.js';
 
 /** The captured tables a checkpointer reads (the runner's one map of them). */
 const tablesOf = (...tables: CheckpointTable[]): Map<string, CheckpointTable> => new Map(tables.map((t) => [t.key, t]));
@@ -373,6 +374,18 @@ describe('checkpointer', () => {
     expect(off.msUntilDue(), 'whenCaughtUp false: the time left of the interval, never the quiet spell').toBe(100);
   });
 
+  it('whenCaughtUp: what a run that starts streaming begins with is no snapshot event (it would end the start backlog before its first change)', () => {
+    const phase = (p: object): SourceEvent => ({ kind: 'phase', ...p }) as SourceEvent;
+    expect(cadenceEventOf(phase({ phase: 'streaming' })), 'a run that starts streaming: neither').toBeUndefined();
+    expect(cadenceEventOf({ kind: 'snapshot-plan', chunks: [] } as unknown as SourceEvent), 'the plan of a table with no chunks left: neither').toBeUndefined();
+    expect(cadenceEventOf({ kind: 'snapshot-plan', chunks: [{ id: 't#0', range: '{}' }] } as unknown as SourceEvent)).toBe('snapshot');
+    expect(cadenceEventOf(phase({ phase: 'handover', offset: at(5) }))).toBe('snapshot');
+    expect(cadenceEventOf(phase({ phase: 'streaming', offset: at(9) })), 'streaming after a hand-over').toBe('snapshot');
+    expect(cadenceEventOf({ kind: 'transaction' } as SourceEvent)).toBe('binlog');
+    expect(cadenceEventOf({ kind: 'progress', chunksTotal: 4 } as SourceEvent)).toBe('snapshot');
+    expect(cadenceEventOf({ kind: 'progress' } as SourceEvent), 'a binlog progress mark').toBe('binlog');
+  });
+
   it('whenCaughtUp: the stretch a run starts streaming with is a backlog however short; a snapshot event or a quiet spell ends that', async () => {
     const { t, k, clock } = await streamingOnTestClock('caughtup_start');
     await k.ensureModes([[t, 'upsert']]);
@@ -384,11 +397,18 @@ describe('checkpointer', () => {
       await k.write(t, [{ op: 'insert', after: [i, 'backlog'] }]);
     }
     expect(k.msUntilDue(), 'the start: the quiet spell, not the 110 ms left of the interval').toBe(CAUGHT_UP_QUIET_MS);
+    // the runner's timer fired after 60 ms, which the thread spent busy (a key index loading beside
+    // the stream), idle 3 ms of them: no checkpoint, and the next event goes on with the backlog
+    clock.now += 60;
+    expect(k.dueAfterSilence(3), 'a busy wait is not the end of the backlog').toBeUndefined();
+    k.sourceEvent('binlog', 3);
+    await k.write(t, [{ op: 'insert', after: [10, 'backlog'] }]);
+    expect(k.msUntilDue(), 'still the start backlog').toBe(CAUGHT_UP_QUIET_MS);
     clock.now += CAUGHT_UP_QUIET_MS;
-    expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.1 s of changes\)$/);
+    expect(k.dueAfterSilence(CAUGHT_UP_QUIET_MS)).toMatch(/^caught up \(no event for 25 ms after 0\.2 s of changes\)$/);
     k.advance(at(20));
     await k.checkpoint('caught up');
-    expect((await readTableRows(await loadCatalogTable(catalog, t.identifier))).length).toBe(10);
+    expect((await readTableRows(await loadCatalogTable(catalog, t.identifier))).length).toBe(11);
     // after it, a short stretch waits for the interval as ever
     for (let i = 0; i < 10; i++) {
       clock.now += 10;
