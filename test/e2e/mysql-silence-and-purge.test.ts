@@ -294,6 +294,38 @@ describe('MySQL silence and stalls', () => {
     await expectLakeEqualsMysql(lake, server, db, ['items']);
   });
 
+  it("a restart's backlog shorter than the interval is committed as soon as it is read, not an interval later (commit.whenCaughtUp)", async () => {
+    const server = await startTestServer({ serverId: 36 });
+    servers.push(server);
+    const db = 'start_backlog';
+    await createTables(server, db, ['items'], 2_000);
+    const lake = await lakeFor('start-backlog');
+    await writeConfig(lake, server, db, 7206);
+    const first = new FloeProcess(lake.configPath);
+    try {
+      await catchUp(first, lake, server, db, ['items']);
+    } finally {
+      first.kill(); // a crash: the restart reads what came since from the lake's offsets
+    }
+    await first.exited;
+    // written while floe is down: 40 transactions, read again in well under a second
+    const c = await connect(server, db);
+    for (let i = 0; i < 40; i++) await c.query('UPDATE items SET qty = qty + 1 WHERE id > ? AND id <= ?', [i * 50, i * 50 + 50]);
+    await c.end();
+    // an interval the test would time out waiting for: the backlog's checkpoint must not wait for it
+    await writeConfig(lake, server, db, 7206, { commit: { intervalMs: 600_000 } });
+    const p = new FloeProcess(lake.configPath, { logLevel: 'debug' });
+    try {
+      const committed = await Promise.race([p.waitFor((r) => r.msg === 'checkpoint committed'), sleep(60_000).then(() => undefined)]);
+      expect(committed ? text(committed) : 'no checkpoint within 60 s', p.tail()).toMatch(/"reason":"caught up \(no event for 25 ms after [0-9.]+ s of changes\)"/);
+      await catchUp(p, lake, server, db, ['items']);
+      await stopCleanly(p);
+    } finally {
+      p.kill();
+    }
+    await expectLakeEqualsMysql(lake, server, db, ['items']);
+  });
+
   it('a long silence: heartbeats keep the binlog connection, an idle table still commits its offset, and the writes after it land', async () => {
     const server = await startTestServer({ serverId: 31 });
     servers.push(server);
