@@ -21,8 +21,9 @@
  *                     disk index, bench/key-index-stores.ts; 0 skips both)
  *                                                                  FLOE_BENCH_KEY_INDEX_KEYS  default 1,000,000
  *   --cdc-runs N      floe's CDC phase (after the snapshot run's clean stop) N times over the same range,
- *                     each from the lake and state directory as the snapshot left them; the row shows the
- *                     median run, the note every rate (default 1)   FLOE_BENCH_CDC_RUNS
+ *                     and its crash and restart N times, each from the lake and state directory as the
+ *                     snapshot left them; each row shows the median run, the note every rate
+ *                     (default 1)                                      FLOE_BENCH_CDC_RUNS
  *   --no-peers        skip the peers (bench/peers/: Debezium's embedded engine, Flink CDC's MySqlSource),
  *                     otherwise measured after floe's phases when java and mvn are on PATH
  *   --json FILE       also write the results as JSON to FILE
