@@ -28,9 +28,9 @@ export type SourceEventKind = 'binlog' | 'snapshot';
  * What a source event is to the cadence: binlog events make a stretch of changes; the snapshot
  * phase's never do. What a run that starts streaming begins with — the plan of a table with no
  * chunks left, the switch to streaming (no snapshot to hand over from) — is neither: it comes before
- * the binlog is read, and taken for a snapshot event it ended every restart's start backlog before
- * its first change, so that the backlog after a crash waited for the interval (10 s by default)
- * instead of being committed as soon as it was read.
+ * the binlog is read, and taken for a snapshot event it would end every restart's start backlog
+ * before its first change: the backlog after a crash would wait for the interval (10 s by default)
+ * instead of being committed as soon as it is read.
  */
 export function cadenceEventOf(e: SourceEvent): SourceEventKind | undefined {
   if (e.kind === 'transaction' || e.kind === 'ddl') return 'binlog';
