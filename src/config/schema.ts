@@ -168,7 +168,7 @@ export const configSchema = z
         whenCaughtUp: z
           .boolean()
           .default(true)
-          .describe('Also checkpoint as soon as the binlog stream goes quiet (no event for 25 ms) after at least intervalMs of changes without a pause, or after the changes a run starts streaming with: a backlog drained is committed at once, not up to an interval later (at most one such checkpoint per interval of changes; never during a snapshot)'),
+          .describe('Also checkpoint as soon as the binlog stream goes quiet (floe idle 25 ms waiting for the next event) after at least intervalMs of changes without a pause, or after the changes a run starts streaming with: a backlog drained is committed at once, not up to an interval later (at most one such checkpoint per interval of changes; never during a snapshot)'),
       })
       .strict()
       .prefault({}),
