@@ -16,6 +16,7 @@
  * Anything else — data files another writer removed, equality deletes (they remove rows by value,
  * not by place) — cannot be followed by place: the answer is why, and the index is built again.
  */
+import { mapConcurrently } from '../../util/concurrent.js';
 import { planScan } from '../scan/scan-plan.js';
 import { sortedDeletedPositions } from '../scan/task-reader.js';
 import type { DataFile } from '../spec/data-file.js';
@@ -28,6 +29,8 @@ import { isManifestRewrite } from './key-index.js';
 import type { MemoryKeyIndex } from './memory-key-index.js';
 import type { TableKey } from './table-key.js';
 
+/** Data files (key columns, deletes) read at once. */
+const FILES_AT_ONCE = 8;
 /** The summary mark of floe's compaction (maintenance/rewrite-data-files.ts). */
 const FLOE_COMPACTION = 'rewrite-data-files';
 
@@ -63,7 +66,9 @@ export async function catchUpFromLake(index: MemoryKeyIndex, table: BuildTable, 
   // where keys moved from or were deleted: the positions the head's deletes remove in the files whose deletes changed
   const dead: [string, Float64Array][] = [];
   const files: { file: DataFile; numbers: Float64Array; strings: [string, number][] }[] = [];
-  for (const task of plan.tasks) {
+  // the files are read side by side: a restart catches up beside the stream, where each read waits
+  // its turn on the busy thread, and one after another those waits add up before the first commit
+  const read = await mapConcurrently(plan.tasks, FILES_AT_ONCE, async (task) => {
     const path = task.file.filePath;
     if (added.has(path)) {
       const numbers = new Float64Array(Number(task.file.recordCount)).fill(Number.NaN);
@@ -72,11 +77,17 @@ export async function catchUpFromLake(index: MemoryKeyIndex, table: BuildTable, 
         if (typeof k === 'number') numbers[pos] = k;
         else strings.push([k, pos]);
       });
-      files.push({ file: task.file, numbers, strings });
-    } else if (deletesChanged.has(path)) {
-      const positions = await sortedDeletedPositions(task, reader.loader);
-      if (positions) dead.push([path, positions]);
+      return { added: { file: task.file, numbers, strings } };
     }
+    if (deletesChanged.has(path)) {
+      const positions = await sortedDeletedPositions(task, reader.loader);
+      if (positions) return { dead: [path, positions] as [string, Float64Array] };
+    }
+    return {};
+  });
+  for (const r of read) {
+    if (r.added) files.push(r.added);
+    if (r.dead) dead.push(r.dead);
   }
   // the live keys as the head's summary counts them (floe's tables: no equality delete to subtract)
   const summary = snapshots.at(-1)?.summary;

@@ -8,6 +8,7 @@
  * `useSnapshot`).
  */
 import type { FileIO } from '../../io/file-io.js';
+import { mapConcurrently } from '../../util/concurrent.js';
 import { FloeError } from '../../util/errors.js';
 import type { DataFile } from '../spec/data-file.js';
 import type { Schema } from '../spec/schema.js';
@@ -40,6 +41,9 @@ function schemaById(metadata: TableMetadata, id: number): Schema | undefined {
   return metadata.schemas.find((s) => s.schemaId === id);
 }
 
+/** Manifests read at once. */
+const MANIFESTS_AT_ONCE = 8;
+
 export async function planScan(io: FileIO, metadata: TableMetadata, options: PlanOptions = {}): Promise<ScanPlan> {
   const current = schemaById(metadata, metadata.currentSchemaId);
   if (!current) throw new FloeError('iceberg.scan', 'invalid-data', `table metadata has no current schema ${metadata.currentSchemaId}`);
@@ -60,8 +64,11 @@ export async function planScan(io: FileIO, metadata: TableMetadata, options: Pla
 
   const index = new DeleteIndex(metadata.partitionSpecs, schema, metadata.schemas);
   const data: { file: DataFile; sequenceNumber: bigint }[] = [];
-  for (const manifest of await readSnapshotManifests(io, snapshot)) {
-    for (const entry of await readManifestEntries(io, manifest)) {
+  const manifests = await readSnapshotManifests(io, snapshot);
+  // read side by side, not one after another: beside a busy stream each read waits its turn on the thread
+  const entries = await mapConcurrently(manifests, MANIFESTS_AT_ONCE, (manifest) => readManifestEntries(io, manifest));
+  for (const [i, manifest] of manifests.entries()) {
+    for (const entry of entries[i]!) {
       if (entry.status === 'deleted') continue;
       if (manifest.content === 'deletes') {
         index.add(entry);

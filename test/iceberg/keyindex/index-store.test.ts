@@ -17,6 +17,8 @@ import { Types } from '../../../src/iceberg/spec/types.js';
 import { commitSnapshot, loadCatalogTable, readManifestEntries, readSnapshotManifests } from '../../../src/iceberg/table/index.js';
 import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { buildKeyIndex } from '../../../src/iceberg/keyindex/key-index-build.js';
+import { catchUpFromLake } from '../../../src/iceberg/keyindex/key-index-catch-up.js';
+import type { FileIO } from '../../../src/io/file-io.js';
 import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
 import { loadStoredIndex } from '../../../src/iceberg/keyindex/index-store.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
@@ -267,6 +269,35 @@ describe('a memory key index persisted under the state directory', () => {
     expect(c.keyIndexLoads).toMatchObject({ restored: 0, caughtUp: 0, built: 1 });
     await expectModel(run);
     c.close();
+  });
+
+  it('caught up over several commits from their files read side by side: the entries of a fresh build', async () => {
+    const run = await newRun();
+    const rnd = prng(41);
+    const c = committer(run);
+    await randomCheckpoint(c, run, rnd, 120);
+    const before = await loadCatalogTable(w.catalog, run.id);
+    const schema = before.metadata.schemas.find((s) => s.schemaId === before.metadata.currentSchemaId)!;
+    const key = TableKey.identifier(schema);
+    const index = await buildKeyIndex(before, key);
+    // commits the index does not hold: a data file each, and DVs on the files before them
+    for (let i = 0; i < 4; i++) await randomCheckpoint(c, run, rnd);
+    c.close();
+    const head = await loadCatalogTable(w.catalog, run.id);
+    let inFlight = 0;
+    let most = 0;
+    const counted = <T>(read: () => Promise<T>): Promise<T> => {
+      most = Math.max(most, ++inFlight);
+      return read().finally(() => inFlight--);
+    };
+    const io: FileIO = Object.assign(Object.create(head.io) as FileIO, {
+      read: (p: string) => counted(() => head.io.read(p)),
+      readRange: (p: string, start: number, end: number) => counted(() => head.io.readRange(p, start, end)),
+    });
+    const caught = await catchUpFromLake(index, { metadata: head.metadata, io }, key, schema);
+    expect(caught).toEqual({ filesRead: 4 });
+    expect(entriesOf(index)).toEqual(await freshEntries(run));
+    expect(most, 'reads in flight at once').toBeGreaterThan(1);
   });
 
   it('below saveMinRows nothing is persisted (a small index is built in no time)', async () => {
