@@ -21,8 +21,14 @@ import type { WriterStats } from './writer-stats.js';
 
 /** Partition files closed at the same time at a checkpoint (see `close`). */
 const CLOSE_CONCURRENCY = 16;
-/** Rows between checks of what the open partition files buffer together (`balanceBuffers`). */
+/**
+ * Rows between checks of what the open partition files buffer together (`balanceBuffers`): at least
+ * this many, and at least `BUFFER_CHECK_ROWS_PER_PARTITION` per open partition — a check visits every
+ * open file, so with a `day` transform's thousands of them a check every 4,096 rows cost a visit
+ * per two rows. What the rows between two checks add (a few MiB) is small beside `encodeAfterBytes`.
+ */
 const BUFFER_CHECK_ROWS = 4096;
+const BUFFER_CHECK_ROWS_PER_PARTITION = 8;
 /**
  * A partition hands its rows to the encoder early only with at least this many: a batch of a few rows
  * would cost a streaming encoder (and its memory in the encoder thread) per partition.
@@ -93,7 +99,7 @@ export class PartitionedDataSink {
       });
     }
     this.options.onRow(row, loc);
-    if (++this.rowsSinceBufferCheck >= BUFFER_CHECK_ROWS && this.partitions.size > 1) {
+    if (++this.rowsSinceBufferCheck >= BUFFER_CHECK_ROWS && this.partitions.size > 1 && this.rowsSinceBufferCheck >= this.partitions.size * BUFFER_CHECK_ROWS_PER_PARTITION) {
       this.rowsSinceBufferCheck = 0;
       const balanced = this.balanceBuffers();
       if (balanced) return balanced.then(() => loc);
