@@ -10,6 +10,7 @@
  * as chunks times partitions.
  */
 import type { FileIO } from '../../io/file-io.js';
+import { mapConcurrently } from '../../util/concurrent.js';
 import type { Row } from '../../model/values.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
 import type { LocationProvider } from '../parquet/rolling-writer.js';
@@ -151,7 +152,7 @@ export class PartitionedDataSink {
       finishing.push(h.w);
       total -= h.bytes;
     }
-    await eachConcurrently(finishing, CLOSE_CONCURRENCY, (w) => w.finishFile());
+    await mapConcurrently(finishing, CLOSE_CONCURRENCY, (w) => w.finishFile());
   }
 
   /**
@@ -166,7 +167,7 @@ export class PartitionedDataSink {
   async close(written: string[]): Promise<DataFileHandle[]> {
     const writers = [...this.partitions.values()];
     const closed: DataFileHandle[][] = new Array(writers.length);
-    await eachConcurrently(writers, CLOSE_CONCURRENCY, async (w, i) => {
+    await mapConcurrently(writers, CLOSE_CONCURRENCY, async (w, i) => {
       closed[i] = await w.close();
       for (const h of closed[i]) written.push(h.path);
     });
@@ -182,27 +183,4 @@ export class PartitionedDataSink {
     }
     return paths;
   }
-}
-
-/**
- * `fn` over `items`, at most `limit` at a time. After a failure no new item starts; the first failure
- * is thrown once every started call has settled (none is left running behind the caller's back).
- */
-async function eachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (next < items.length && !failed) {
-      const i = next++;
-      try {
-        await fn(items[i]!, i);
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
 }
