@@ -18,7 +18,7 @@ import { FloeError } from '../util/errors.js';
 import { checkByteRange } from './byte-range.js';
 import type { DirectoryListing, FileIO, ListedObject } from './file-io.js';
 import { fileUriOf, localPathOf } from './local-path.js';
-import { readInto, readWholeFile, writeWhole } from './whole-file.js';
+import { createDurably, readInto, readWholeFile, syncDirectoryEntries } from './whole-file.js';
 
 const SUBSYSTEM = 'io.local';
 
@@ -203,26 +203,19 @@ export class LocalFileIO implements FileIO {
     const dir = path.dirname(target);
     if (!this.knownDirs.has(dir)) await this.ensureDir(dir);
     const tmp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.floe-tmp`);
-    let handle: fs.FileHandle | undefined;
     try {
       try {
-        handle = await fs.open(tmp, 'wx');
+        await createDurably(tmp, data);
       } catch (e) {
         if (!isMissing(e)) throw e;
         // the directory went away since it was made: make it again
         this.knownDirs.delete(dir);
         await this.ensureDir(dir);
-        handle = await fs.open(tmp, 'wx');
+        await createDurably(tmp, data);
       }
-      await writeWhole(handle, data);
-      await handle.sync();
     } catch (e) {
-      await handle?.close();
-      handle = undefined;
       await fs.rm(tmp, { force: true });
       throw ioError('write', target, e);
-    } finally {
-      await handle?.close();
     }
     return tmp;
   }
@@ -278,15 +271,10 @@ async function walk(dir: string, out: string[]): Promise<void> {
 
 /** fsync of a directory makes a rename/link durable (POSIX); best effort, some file systems refuse. */
 async function syncDirectory(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
   try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
+    await syncDirectoryEntries(dir);
   } catch {
     // Durability of the directory entry weakens to the file system's default on such systems.
-  } finally {
-    // a directory handle opened only to fsync; nothing was written through it
-    await handle?.close().catch(() => undefined);
   }
 }
 

@@ -94,6 +94,20 @@ describe('LocalFileIO specifics', () => {
     expect(await readdir(path.dirname(target))).toEqual(['v1.metadata.json']);
   });
 
+  it('writes into a directory removed since its last write, and a write that fails leaves no temporary file', async () => {
+    const io = new LocalFileIO();
+    const part = path.join(dir, 'data', 'day=2024-01-01');
+    await io.write(path.join(part, 'a.parquet'), enc.encode('a'));
+    await rm(part, { recursive: true });
+    // the directory is known to the instance; the write finds it missing and makes it again
+    await io.write(path.join(part, 'b.parquet'), enc.encode('bb'));
+    expect(await readFile(path.join(part, 'b.parquet'), 'utf8')).toBe('bb');
+    // a directory where the file should go: the rename fails, the complete temporary file is removed
+    await mkdir(path.join(part, 'c.parquet'));
+    await expect(io.write(path.join(part, 'c.parquet'), enc.encode('c'))).rejects.toThrow(/io\.local: .*c\.parquet/);
+    expect((await readdir(part)).sort()).toEqual(['b.parquet', 'c.parquet']);
+  });
+
   it('fileIOFor picks the implementation by scheme and refuses unknown schemes', () => {
     expect(fileIOFor('/tmp/w')).toBeInstanceOf(LocalFileIO);
     expect(fileIOFor('file:///tmp/w')).toBeInstanceOf(LocalFileIO);
