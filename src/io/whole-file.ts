@@ -49,8 +49,8 @@ export async function writeWhole(handle: FileHandle, bytes: Uint8Array): Promise
 }
 
 // The callback API on plain descriptors: a `FileHandle` is an object with a finalizer and a promise
-// machinery of its own, which cost the main thread about twice as much per file as these calls (a
-// partitioned checkpoint writes thousands of small files).
+// machinery of its own, which cost the main thread about 1.5 times as much per file as these calls
+// (a partitioned checkpoint writes thousands of small files).
 const openFd = promisify(fsc.open);
 const writeFd = promisify(fsc.write);
 const fsyncFd = promisify(fsc.fsync);
