@@ -58,7 +58,10 @@ const tableOverrideSchema = z
       .array(z.string())
       .optional()
       .describe('Partition transforms, e.g. ["day(created_at)", "bucket(16, id)", "truncate(4, name)", "region"]'),
-    properties: z.record(z.string(), z.string()).optional(),
+    properties: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Table properties of this table when floe creates it, over iceberg.properties (see there for the ones floe writes by)'),
     formatVersion: z
       .union([z.literal(2), z.literal(3)])
       .optional()
@@ -103,7 +106,12 @@ const icebergSchema = z
       })
       .strict()
       .prefault({}),
-    properties: z.record(z.string(), z.string()).default({}),
+    properties: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe(
+        "Table properties of the tables floe creates. floe writes by Java's: write.parquet.compression-codec (default zstd; also snappy, gzip or uncompressed: the codecs every engine reads) and write.delete.parquet.compression-codec (default: the data files'), write.target-file-size-bytes (default 128 MiB), write.delete.target-file-size-bytes (64 MiB), write.data.path. They are read from the table's metadata: one that another engine sets later applies too (from floe's next start)",
+      ),
   })
   .strict();
 

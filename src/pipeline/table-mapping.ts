@@ -26,6 +26,7 @@ import { UNPARTITIONED, type PartitionSpec } from '../iceberg/spec/partition.js'
 import { Schema } from '../iceberg/spec/schema.js';
 import { METADATA_DELETE_AFTER_COMMIT, METADATA_PREVIOUS_VERSIONS_MAX } from '../iceberg/spec/table-metadata-constants.js';
 import { TARGET_FILE_SIZE_PROPERTY } from '../iceberg/writer/table-locations.js';
+import { parquetCodecsOf } from '../iceberg/writer/parquet-codec.js';
 import { parsePrimitive, type NestedField, type PrimitiveType } from '../iceberg/spec/types.js';
 import type { Value } from '../model/values.js';
 import { literalDefaultValue } from '../source/mysql/index.js';
@@ -173,6 +174,8 @@ export function planTableMapping(mapped: MappedTable, config: MappingConfig, tra
     ...config.iceberg.properties,
     ...(override?.properties ?? {}),
   };
+  // refused here, before the table is created with a codec floe would then refuse to write
+  parquetCodecsOf(properties, `table ${sourceKey} (iceberg.properties and tables.overrides["${sourceKey}"].properties)`);
 
   return {
     source,

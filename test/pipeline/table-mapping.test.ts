@@ -130,6 +130,11 @@ describe('table mapping', () => {
     const bad = config({ tables: { overrides: { [`${db}.t`]: { partitionBy: ['day(nope)'] } } } });
     const t = await mapped('t');
     expect(() => planTableMapping(t, bad, compileTransforms([]))).toThrow(/partitionBy.*nope/);
+    // a Parquet codec some engine cannot read is refused before the table is created with it
+    const codec = config({ iceberg: { properties: { 'write.parquet.compression-codec': 'brotli' } } });
+    expect(() => planTableMapping(t, codec, compileTransforms([]))).toThrow(`table ${db}.t (iceberg.properties and tables.overrides["${db}.t"].properties): property write.parquet.compression-codec is "brotli"; floe writes Parquet with zstd, snappy, gzip or uncompressed`);
+    const snappy = config({ tables: { overrides: { [`${db}.t`]: { properties: { 'write.parquet.compression-codec': 'snappy' } } } } });
+    expect(planTableMapping(t, snappy, compileTransforms([])).properties['write.parquet.compression-codec']).toBe('snappy');
   });
 
   it('creates the table (namespace levels, unpartitioned spec for deletes) and refuses a drifted one', async () => {

@@ -12,6 +12,7 @@ import { readTask } from '../scan/task-reader.js';
 import type { CatalogTable } from '../table/catalog-table.js';
 import { TableChangeWriter } from '../writer/table-change-writer.js';
 import { Partitioner, type PartitionKey } from '../writer/partitioner.js';
+import { parquetWriterOptions } from '../writer/parquet-codec.js';
 import { tableLocations, targetFileSizes } from '../writer/table-locations.js';
 import { RollingParquetWriter } from '../parquet/rolling-writer.js';
 import type { ParquetWriterOptions } from '../parquet/file-writer-options.js';
@@ -70,6 +71,7 @@ export async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonl
   const writeSchema = schemaWithRowLineage(plan.schema);
   const locations = tableLocations(m);
   const target = targetFileSizes(m).data;
+  const fileOptions = parquetWriterOptions(m, parquet).data;
   const tag = `rewrite-${globalThis.crypto.randomUUID()}`;
   const writers = new Map<PartitionKey, RollingParquetWriter>();
   let opened = 0;
@@ -105,7 +107,7 @@ export async function rewriteRowsWithLineage(table: CatalogTable, tasks: readonl
               writers.set(
                 key,
                 new RollingParquetWriter(writeSchema, {
-                  ...parquet,
+                  ...fileOptions,
                   io: table.io,
                   locations,
                   specId: spec.specId,

@@ -45,6 +45,7 @@ import { CarriedColumns, type RemovedRows } from './cascade-removals.js';
 import { TableKey } from '../keyindex/table-key.js';
 import { NO_KEY_MOVES, type KeyIndex } from '../keyindex/key-index.js';
 import type { ValueIndex } from '../keyindex/value-index.js';
+import { parquetWriterOptions } from './parquet-codec.js';
 import { tableLocations, targetFileSizes } from './table-locations.js';
 import type { ChangeSinks, ModeWriter } from './change-sinks.js';
 import { PartitionedDataSink } from './partitioned-data-sink.js';
@@ -157,9 +158,7 @@ export class TableChangeWriter {
     const schema = m.schemas.find((s) => s.schemaId === m.currentSchemaId);
     const spec = m.partitionSpecs.find((s) => s.specId === m.defaultSpecId);
     if (!schema || !spec) throw new FloeError(SUBSYSTEM, 'invalid-data', `table ${m.location}: current schema ${m.currentSchemaId} or default spec ${m.defaultSpecId} is missing from the metadata`);
-    if (m.formatVersion < 2) {
-      throw new FloeError(SUBSYSTEM, 'unsupported', `table ${m.location} is format v${m.formatVersion}; row-level deletes need format v2 or v3 (upgrade the table)`);
-    }
+    if (m.formatVersion < 2) throw new FloeError(SUBSYSTEM, 'unsupported', `table ${m.location} is format v${m.formatVersion}; row-level deletes need format v2 or v3 (upgrade the table)`);
     this.schema = schema;
     this.spec = spec;
     this.keyIndex = options.keyIndex;
@@ -171,7 +170,8 @@ export class TableChangeWriter {
     const sizes = targetFileSizes(m);
     const deleteTargetSize = options.deleteTargetFileSizeBytes ?? sizes.deletes;
     const encodeAfterBytes = options.encodeAfterBytes ?? DEFAULT_ENCODE_AFTER_BYTES;
-    const common = { io: table.io, locations: this.locations, parquet: options.parquet };
+    const parquet = parquetWriterOptions(m, options.parquet);
+    const common = { io: table.io, locations: this.locations, parquet: parquet.deletes };
     // a v3 child with a key index, or keyless with a row index: cascades by DVs (checkpoint/value-indexes.ts)
     const located = this.mode === 'append' ? options.rowIndex !== undefined : options.keyIndex !== undefined || options.keyIndexLater === true;
     const dvCascades = m.formatVersion >= 3 && located && (options.matchFields?.length ?? 0) > 0;
@@ -182,6 +182,7 @@ export class TableChangeWriter {
       stats: this.stats,
       data: new PartitionedDataSink(schema, spec, new Partitioner(schema, spec), this.stats, {
         ...common,
+        parquet: parquet.data,
         tag: this.tag,
         targetFileSizeBytes: options.targetFileSizeBytes ?? sizes.data,
         sizeCheckRows: options.sizeCheckRows,

@@ -21,7 +21,7 @@ import { currentSnapshot } from '../../../src/iceberg/spec/snapshot-ids.js';
 import { TableCommitter } from '../../../src/iceberg/checkpoint/index.js';
 import { insert, removeKey, update } from '../../../src/iceberg/writer/index.js';
 import { lakeTableRows } from '../../e2e/support/lake-compare.js';
-import { BY_GROUP, keyedRow, newTable, useTempWarehouse } from '../writer/support.js';
+import { BY_GROUP, keyedRow, newTable, parquetCodecsOf, useTempWarehouse } from '../writer/support.js';
 import { scanTable } from '../../../src/iceberg/scan/table-scan.js';
 import { planScan } from '../../../src/iceberg/scan/scan-plan.js';
 import { maintainTable } from '../../../src/pipeline/maintenance.js';
@@ -33,6 +33,11 @@ const row = keyedRow;
 
 async function dataFiles(t: CatalogTable): Promise<number> {
   return (await planScan(t.io, t.metadata)).tasks.length;
+}
+
+/** The codecs of the table's live data files, each once. */
+async function dataFileCodecs(t: CatalogTable): Promise<string[]> {
+  return [...new Set((await planScan(t.io, t.metadata)).tasks.flatMap((task) => parquetCodecsOf(task.file.filePath)))];
 }
 
 async function liveDeleteFiles(t: CatalogTable): Promise<number> {
@@ -70,13 +75,16 @@ describe('compaction of small files', () => {
     { formatVersion: 3 as const, partitioned: true },
   ]) {
     it(`v${formatVersion} ${partitioned ? 'partitioned' : 'unpartitioned'}: many small insert-only commits are bin-packed per partition; rows${formatVersion === 3 ? ' and row lineage' : ''} unchanged`, async () => {
-      const t0 = await newTable(w, { formatVersion, spec: partitioned ? BY_GROUP : undefined });
+      // one table in another codec: the writer and the compaction both follow the table's property
+      const codec = formatVersion === 3 && !partitioned ? 'gzip' : undefined;
+      const t0 = await newTable(w, { formatVersion, spec: partitioned ? BY_GROUP : undefined, properties: codec ? { 'write.parquet.compression-codec': codec } : undefined });
       // partitioned: group 0 and 1 get a file per commit (12 each), group 2 only 4 (below minInputFiles 5)
       const c = await smallCommits(t0, `job-small-${formatVersion}-${partitioned}`, 12, (i) => (partitioned ? (i <= 4 ? [0, 1, 2] : [0, 1]) : [0, 1, 2]));
       c.close();
       const t = await loadCatalogTable(w.catalog, t0.identifier);
       const filesBefore = await dataFiles(t);
       expect(filesBefore).toBe(partitioned ? 28 : 12);
+      expect(await dataFileCodecs(t)).toEqual([codec?.toUpperCase() ?? 'ZSTD']);
       expect(await liveDeleteFiles(t)).toBe(0);
       const before = (await lakeTableRows(w.catalog, t.identifier)).rows.sort();
       const lineageBefore = formatVersion === 3 ? await lineageByKey(t) : undefined;
@@ -94,6 +102,7 @@ describe('compaction of small files', () => {
       const after = await loadCatalogTable(w.catalog, t.identifier);
       expect(currentSnapshot(after.metadata)!.summary.operation).toBe('replace');
       expect(await dataFiles(after)).toBe(partitioned ? 2 + 4 : 1);
+      expect(await dataFileCodecs(after)).toEqual([codec?.toUpperCase() ?? 'ZSTD']);
       expect((await lakeTableRows(w.catalog, t.identifier)).rows.sort()).toEqual(before);
       if (lineageBefore) expect(await lineageByKey(after)).toEqual(lineageBefore);
 

@@ -102,6 +102,12 @@ export async function parquetRows(uri: string): Promise<Record<string, unknown>[
   return (await parquetReadObjects({ file: toArrayBuffer(readLocal(uri)), compressors })) as Record<string, unknown>[];
 }
 
+/** The codecs of a Parquet file's column chunks, each once (hyparquet's names: 'ZSTD', 'SNAPPY', …). */
+export function parquetCodecsOf(uri: string): string[] {
+  const md = parquetMetadata(toArrayBuffer(readLocal(uri)));
+  return [...new Set(md.row_groups.flatMap((g) => g.columns.map((c) => String(c.meta_data?.codec))))];
+}
+
 export function parquetColumnNames(uri: string): string[] {
   const md = parquetMetadata(toArrayBuffer(readLocal(uri)));
   return md.schema.slice(1).map((e) => e.name);

@@ -18,7 +18,7 @@ import type { Row } from '../../../src/model/values.js';
 import { MemoryKeyIndex } from '../../../src/iceberg/keyindex/memory-key-index.js';
 import type { KeyId } from '../../../src/iceberg/keyindex/table-key.js';
 import { decodeDeletionVectorBlob, decodePuffin } from './dv-decoder.js';
-import { BY_GROUP, localPath, newTable, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, useTempWarehouse } from './support.js';
+import { BY_GROUP, localPath, newTable, parquetCodecsOf, parquetColumnNames, parquetKeyValues, parquetRows, readLocal, useTempWarehouse } from './support.js';
 
 const w = useTempWarehouse();
 
@@ -257,6 +257,25 @@ describe('upsert writer files', () => {
       [0, [2], 1n],
     ]);
     for (const f of posFiles) expect(f.filePath).toContain(`/data/grp=${f.partition[0]}/`);
+  });
+
+  it("writes data files in the table's write.parquet.compression-codec, delete files in write.delete.parquet.compression-codec (else the data files'), and refuses a codec an engine cannot read", async () => {
+    const codecsOf = async (properties: Record<string, string> | undefined) => {
+      const writer = new TableChangeWriter(await newTable(w, { formatVersion: 2, properties }));
+      await writer.applyAll(SCENARIO);
+      const p = await writer.prepare();
+      expect((await parquetRows(p.dataFiles[0]!.filePath)).map((r) => r.name)).toEqual(['a', 'b', 'a2']);
+      for (const f of p.deleteFiles) expect((await parquetRows(f.filePath)).length).toBe(Number(f.recordCount));
+      return { data: p.dataFiles.flatMap((f) => parquetCodecsOf(f.filePath)), deletes: [...new Set(p.deleteFiles.flatMap((f) => parquetCodecsOf(f.filePath)))] };
+    };
+    expect(await codecsOf(undefined)).toEqual({ data: ['ZSTD'], deletes: ['ZSTD'] });
+    expect(await codecsOf({ 'write.parquet.compression-codec': 'SNAPPY', 'write.delete.parquet.compression-codec': 'gzip' })).toEqual({ data: ['SNAPPY'], deletes: ['GZIP'] });
+    expect(await codecsOf({ 'write.parquet.compression-codec': 'Uncompressed' })).toEqual({ data: ['UNCOMPRESSED'], deletes: ['UNCOMPRESSED'] });
+    // codecs some engine refuses, or arrow-rs does not write
+    for (const [property, codec] of [['write.parquet.compression-codec', 'lz4_raw'], ['write.delete.parquet.compression-codec', 'brotli'], ['write.parquet.compression-codec', 'lzo']]) {
+      const table = await newTable(w, { formatVersion: 2, properties: { [property!]: codec! } });
+      expect(() => new TableChangeWriter(table)).toThrow(`property ${property} is "${codec}"; floe writes Parquet with zstd, snappy, gzip or uncompressed`);
+    }
   });
 
   it('rejects rows of the wrong width and null keys, naming what was expected', async () => {
