@@ -52,7 +52,7 @@ import type { TestS3Server } from '../support/s3-server.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
 import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type CatalogSpec } from './support/engines.js';
 import { COLUMNS, RESULTS_FILE, columnKey, engineVersions, readResults, writeResults, type MatrixColumn, type MatrixRow } from './support/interop-results.js';
-import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, TIME_AS_MICROS_COLUMN, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
+import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, TIME_AS_MICROS_COLUMN, applyChanges, createInteropTables, evolveSchema, interopOverrides } from './support/interop-tables.js';
 import { createStackCatalogDatabase, serviceEnvironment, stackCatalogServeArgs, stackFloeConfig, stackFloeYaml, writeEngineConfigs, type StackEndpoints } from './support/lakehouse-stack.js';
 
 process.env.TZ ??= 'Asia/Seoul';
@@ -262,8 +262,8 @@ function jobSource(formatVersion: 2 | 3, db: string, tables: string[], copy: Cop
   };
 }
 
-function partitioning(db: string): Record<string, unknown> {
-  return { overrides: Object.fromEntries(INTEROP_TABLES.filter((t) => t.partitionBy).map((t) => [`${db}.${t.name}`, { partitionBy: t.partitionBy! }])) };
+function tableOverrides(db: string): Record<string, unknown> {
+  return { overrides: interopOverrides(db) };
 }
 
 const COMMIT = { intervalMs: 300, idleCheckpoints: 2 };
@@ -275,7 +275,7 @@ function jobConfig(formatVersion: 2 | 3, db: string, tables: string[], copy: 'fs
     warehouse: { location: join(root, copy) },
     ...(copy === 'sql' ? { catalog: { type: 'sql', url: pgUrl, name: 'floe' } } : {}),
     iceberg: { formatVersion },
-    tables: partitioning(db),
+    tables: tableOverrides(db),
     commit: COMMIT,
   });
 }
@@ -307,7 +307,7 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
       const tables = INTEROP_TABLES.map((t) => t.name);
       const fsConfig = jobConfig(formatVersion, db, tables, 'fs');
       const sqlConfig = jobConfig(formatVersion, db, tables, 'sql');
-      const s3Config = stackFloeConfig(s3Endpoints, { job: `engines-v${formatVersion}-s3`, formatVersion, source: jobSource(formatVersion, db, tables, 's3'), tables: partitioning(db), commit: COMMIT });
+      const s3Config = stackFloeConfig(s3Endpoints, { job: `engines-v${formatVersion}-s3`, formatVersion, source: jobSource(formatVersion, db, tables, 's3'), tables: tableOverrides(db), commit: COMMIT });
       jobs.push({
         formatVersion,
         db,
@@ -379,6 +379,11 @@ describe.skipIf(missing.length > 0 && !required)('the engines read what floe wri
           expect(k.equality + k.position + k.dv, `${label(t)}: ${JSON.stringify(k)}`).toBeGreaterThan(0);
         }
         expect((await f('hourly')).spec, label('hourly')).toBe('partitioned by hour(happened), truncate(4, name), truncate(10, id), day');
+        // the Parquet codecs of the tables' write.parquet.compression-codec and write.delete.parquet.compression-codec
+        expect((await f('typed')).codecs, label('typed')).toEqual({ data: ['ZSTD'], deletes: v === 2 ? ['ZSTD'] : [] });
+        expect((await f('hourly')).codecs, label('hourly')).toEqual({ data: ['SNAPPY'], deletes: v === 2 ? ['SNAPPY'] : [] });
+        expect((await f('fresh')).codecs, label('fresh')).toEqual({ data: ['UNCOMPRESSED'], deletes: v === 2 ? ['UNCOMPRESSED'] : [] });
+        expect((await f('keyless')).codecs, label('keyless')).toEqual({ data: ['GZIP'], deletes: v === 2 ? ['SNAPPY'] : [] });
         // TIME as Iceberg time (one column as long µs) in the directories; every TIME column as long µs on S3
         expect((await f('all_types')).hasTime, label('all_types')).toBe(copy.name !== 's3');
         // schema evolution: renamed (same field id), dropped, added — with initial-defaults in v3

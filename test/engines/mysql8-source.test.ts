@@ -36,7 +36,7 @@ import { serverPosition, waitForCatchUp } from '../e2e/support/catch-up.js';
 import { lakeTableRows, multisetDifference, mysqlTableRows } from '../e2e/support/lake-compare.js';
 import { judgeRead, readFacts, type TableFacts } from './support/engine-expectations.js';
 import { ENGINES_HOME, engineSuite, floeScanLines, readWith, trino, type Engine } from './support/engines.js';
-import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, applyChanges, createInteropTables, evolveSchema } from './support/interop-tables.js';
+import { CASCADE_CHILDREN, INTEROP_TABLES, ODD_NAME, applyChanges, createInteropTables, evolveSchema, interopOverrides } from './support/interop-tables.js';
 
 process.env.TZ ??= 'Asia/Seoul';
 
@@ -84,7 +84,7 @@ function jobConfig(): FloeConfig {
     source: { ...source(), serverId: 40_000 + (process.pid % 5000), include: TABLES.map((t) => `${db}.${t}`), snapshot: { chunkSize: 50, parallelism: 2 }, ...TYPE_MAPPING },
     warehouse: { location: join(root, 'fs') },
     iceberg: { formatVersion: FORMAT_VERSION },
-    tables: { overrides: Object.fromEntries(INTEROP_TABLES.filter((t) => t.partitionBy).map((t) => [`${db}.${t.name}`, { partitionBy: t.partitionBy! }])) },
+    tables: { overrides: interopOverrides(db) },
     commit: { intervalMs: 300, idleCheckpoints: 2 },
   });
 }

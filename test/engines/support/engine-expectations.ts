@@ -4,6 +4,8 @@
  * as their exact refusal), the engine bugs they still have (asserted to still read wrong rows), and
  * the verdict on one read against floe scan's lines.
  */
+import { parquetMetadata } from 'hyparquet';
+import type { FileIO } from '../../../src/io/file-io.js';
 import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { Transform } from '../../../src/iceberg/spec/partition.js';
 import { planScan, readTableRows } from '../../../src/iceberg/scan/index.js';
@@ -27,6 +29,8 @@ export interface TableFacts {
   hasTime: boolean;
   /** A live row holds null in the one column an equality delete file of the table compares. */
   nullsInEqualityField: boolean;
+  /** The codecs of the live data files' and Parquet delete files' column chunks (hyparquet's names: 'ZSTD', …). */
+  codecs: { data: string[]; deletes: string[] };
 }
 
 /** Limitations the engines document: the test asserts the refusal, verbatim. */
@@ -80,7 +84,22 @@ export async function readFacts(catalog: Catalog, identifier: TableIdentifier): 
     dv: count((d) => (d.dv ? [d.dv] : [])),
     hasTime: schema.fields.some((f) => f.type.kind === 'time'),
     nullsInEqualityField,
+    codecs: {
+      data: await parquetCodecs(t.io, plan.tasks.map((task) => task.file.filePath)),
+      deletes: await parquetCodecs(t.io, plan.tasks.flatMap((task) => [...task.deletes.equality, ...task.deletes.position].map((r) => r.file.filePath))),
+    },
   };
+}
+
+/** The codecs of the column chunks of Parquet files, each once, sorted (footers read by hyparquet). */
+async function parquetCodecs(io: FileIO, paths: readonly string[]): Promise<string[]> {
+  const codecs = new Set<string>();
+  for (const path of new Set(paths)) {
+    const bytes = await io.read(path);
+    const md = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    for (const g of md.row_groups) for (const c of g.columns) codecs.add(String(c.meta_data?.codec));
+  }
+  return [...codecs].sort();
 }
 
 /** A partition field as floe's `partitionBy` spells it. */

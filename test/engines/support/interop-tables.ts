@@ -42,6 +42,8 @@ export interface InteropTable {
   name: string;
   /** Partition transforms (floe's tables.overrides partitionBy). */
   partitionBy?: string[];
+  /** Table properties floe creates the table with (tables.overrides properties). */
+  properties?: Record<string, string>;
   /** What the table exercises, beyond what the lake table shows by itself (spec, delete kinds). */
   features: (formatVersion: 2 | 3) => string[];
 }
@@ -49,9 +51,23 @@ export interface InteropTable {
 export const INTEROP_TABLES: InteropTable[] = [
   { name: 'typed', features: () => ['updates and deletes of committed rows', 'same-transaction insert + update + delete', 'primary-key change'] },
   { name: 'parted', partitionBy: ['day(happened)', 'bucket(8, id)'], features: () => ['row moved to another partition', 'primary-key change'] },
-  { name: 'hourly', partitionBy: ['hour(happened)', 'truncate(4, name)', 'truncate(10, id)', 'day'], features: () => ['row moved to another partition', 'astral characters in a truncated string'] },
-  { name: 'fresh', partitionBy: ['bucket(4, id)'], features: () => ['no primary key', 'same-transaction changes only'] },
-  { name: 'keyless', features: (v) => ['no primary key', `updates and deletes of committed rows (${v === 3 ? 'deletion vectors through the row index' : 'whole-row equality deletes'})`] },
+  {
+    name: 'hourly',
+    partitionBy: ['hour(happened)', 'truncate(4, name)', 'truncate(10, id)', 'day'],
+    properties: { 'write.parquet.compression-codec': 'snappy' },
+    features: () => ['row moved to another partition', 'astral characters in a truncated string', 'Parquet in snappy (write.parquet.compression-codec)'],
+  },
+  {
+    name: 'fresh',
+    partitionBy: ['bucket(4, id)'],
+    properties: { 'write.parquet.compression-codec': 'uncompressed' },
+    features: () => ['no primary key', 'same-transaction changes only', 'Parquet uncompressed (write.parquet.compression-codec)'],
+  },
+  {
+    name: 'keyless',
+    properties: { 'write.parquet.compression-codec': 'gzip', 'write.delete.parquet.compression-codec': 'snappy' },
+    features: (v) => ['no primary key', `updates and deletes of committed rows (${v === 3 ? 'deletion vectors through the row index' : 'whole-row equality deletes'})`, `Parquet in gzip${v === 2 ? ', deletes in snappy (write.delete.parquet.compression-codec)' : ' (write.parquet.compression-codec)'}`],
+  },
   {
     name: 'evolved',
     features: (v) => (v === 3 ? ['columns added with literal defaults (old rows read the initial-default)', 'column renamed', 'column dropped'] : ['column added (v2: no defaults)', 'column renamed', 'column dropped']),
@@ -62,6 +78,11 @@ export const INTEROP_TABLES: InteropTable[] = [
   { name: 'cascade_lines', features: () => ['ON DELETE CASCADE child, primary key starting with the foreign key', 'rows removed by cascade'] },
   { name: 'cascade_notes', features: () => ['ON DELETE CASCADE child, foreign key outside the primary key', 'rows removed by cascade'] },
 ];
+
+/** floe's `tables.overrides` for the suite's tables in database `db`: their partitioning and properties. */
+export function interopOverrides(db: string): Record<string, { partitionBy?: string[]; properties?: Record<string, string> }> {
+  return Object.fromEntries(INTEROP_TABLES.filter((t) => t.partitionBy || t.properties).map((t) => [`${db}.${t.name}`, { ...(t.partitionBy ? { partitionBy: t.partitionBy } : {}), ...(t.properties ? { properties: t.properties } : {}) }]));
+}
 
 /** The cascade children (their rows go when a parent is deleted, without a binlog row of their own). */
 export const CASCADE_CHILDREN = ['cascade_lines', 'cascade_notes'];
