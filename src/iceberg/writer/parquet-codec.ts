@@ -12,7 +12,7 @@
  * not left for a reader to fail on.
  *
  * `write.parquet.compression-level` is not applied: parquet-wasm's writer properties take a codec
- * without a level, so each codec is written at arrow-rs's default (zstd 1, gzip 6, brotli 1).
+ * without a level, so each codec is written at arrow-rs's default level (zstd 1, gzip 6).
  */
 import { FloeError } from '../../util/errors.js';
 import type { ParquetCompression } from '../parquet/encoder.js';
