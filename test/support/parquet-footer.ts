@@ -29,6 +29,11 @@ export function readFooter(bytes: Uint8Array): ParquetFooter {
   return { metadata, numRows: metadata.num_rows, keyValue, leaves: leafColumns(metadata.schema) };
 }
 
+/** The codecs of a file's column chunks, each once, sorted (hyparquet's names: 'ZSTD', 'SNAPPY', …). */
+export function chunkCodecs(bytes: Uint8Array): string[] {
+  return [...new Set(readFooter(bytes).metadata.row_groups.flatMap((g) => g.columns.map((c) => String(c.meta_data?.codec))))].sort();
+}
+
 /** Leaves of the flattened Parquet schema (depth-first, the order of column chunks). */
 function leafColumns(schema: readonly SchemaElement[]): ParquetFooter['leaves'] {
   const leaves: ParquetFooter['leaves'] = [];

@@ -4,13 +4,13 @@
  * as their exact refusal), the engine bugs they still have (asserted to still read wrong rows), and
  * the verdict on one read against floe scan's lines.
  */
-import { parquetMetadata } from 'hyparquet';
 import type { FileIO } from '../../../src/io/file-io.js';
 import type { Catalog, TableIdentifier } from '../../../src/iceberg/metadata/catalog.js';
 import type { Transform } from '../../../src/iceberg/spec/partition.js';
 import { planScan, readTableRows } from '../../../src/iceberg/scan/index.js';
 import { loadCatalogTable } from '../../../src/iceberg/table/index.js';
 import { multisetDifference } from '../../e2e/support/lake-compare.js';
+import { chunkCodecs } from '../../support/parquet-footer.js';
 import type { Engine, EngineRead } from './engines.js';
 import type { CellResult } from './interop-results.js';
 
@@ -91,14 +91,10 @@ export async function readFacts(catalog: Catalog, identifier: TableIdentifier): 
   };
 }
 
-/** The codecs of the column chunks of Parquet files, each once, sorted (footers read by hyparquet). */
+/** The codecs of the column chunks of Parquet files, each once, sorted. */
 async function parquetCodecs(io: FileIO, paths: readonly string[]): Promise<string[]> {
   const codecs = new Set<string>();
-  for (const path of new Set(paths)) {
-    const bytes = await io.read(path);
-    const md = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-    for (const g of md.row_groups) for (const c of g.columns) codecs.add(String(c.meta_data?.codec));
-  }
+  for (const path of new Set(paths)) for (const c of chunkCodecs(await io.read(path))) codecs.add(c);
   return [...codecs].sort();
 }
 

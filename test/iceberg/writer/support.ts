@@ -15,6 +15,7 @@ import { createTable, type CatalogTable } from '../../../src/iceberg/table/index
 import { Types } from '../../../src/iceberg/spec/types.js';
 import { prng } from '../../../src/util/prng.js';
 import { madeBeforeAll } from '../../support/before-all.js';
+import { chunkCodecs } from '../../support/parquet-footer.js';
 export { prng };
 
 export interface Warehouse {
@@ -102,10 +103,9 @@ export async function parquetRows(uri: string): Promise<Record<string, unknown>[
   return (await parquetReadObjects({ file: toArrayBuffer(readLocal(uri)), compressors })) as Record<string, unknown>[];
 }
 
-/** The codecs of a Parquet file's column chunks, each once (hyparquet's names: 'ZSTD', 'SNAPPY', …). */
+/** The codecs of a local Parquet file's column chunks (`chunkCodecs`). */
 export function parquetCodecsOf(uri: string): string[] {
-  const md = parquetMetadata(toArrayBuffer(readLocal(uri)));
-  return [...new Set(md.row_groups.flatMap((g) => g.columns.map((c) => String(c.meta_data?.codec))))];
+  return chunkCodecs(readLocal(uri));
 }
 
 export function parquetColumnNames(uri: string): string[] {
