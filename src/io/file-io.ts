@@ -15,6 +15,15 @@ export interface FileIO {
   /** Creates or replaces an object. Large objects are uploaded in parts where the store needs it. */
   write(path: string, data: Uint8Array): Promise<void>;
   /**
+   * Creates an object that nothing refers to yet, under a name no other object has — a data or
+   * delete file, which a later commit will reference — as durably as `write`. Unlike `write`, a
+   * crash part-way may leave a partial object under its name: harmless, since no snapshot refers
+   * to it (orphan removal takes it away), and cheaper on stores where `write` goes through a
+   * temporary object. Local disk refuses to replace an existing object. Optional: the
+   * `writeUnpublished` function (below) falls back to `write`.
+   */
+  writeUnpublished?(path: string, data: Uint8Array): Promise<void>;
+  /**
    * Creates the object only if nothing exists at `path`, atomically (no-overwrite rename on local disk,
    * `If-None-Match: *` on S3). Returns false, writing nothing, when the object already exists.
    */
@@ -47,6 +56,12 @@ export interface FileIO {
   deleteTree?(dir: string): Promise<void>;
   /** Like `list`, with each object's last-modified time (orphan removal spares young files by it). */
   listWithTimes?(prefix: string): Promise<ListedObject[]>;
+  /**
+   * The absolute path of the file a location is stored in, on a store that is the local file
+   * system: a worker thread holding an object's bytes may then write it there with a `LocalFileIO`
+   * of its own, which writes as this one does.
+   */
+  localFilePath?(location: string): string;
 }
 
 export interface ListedObject {
@@ -58,4 +73,9 @@ export interface ListedObject {
 export interface DirectoryListing {
   files: string[];
   directories: string[];
+}
+
+/** `FileIO.writeUnpublished` where the store has it, `write` otherwise. */
+export function writeUnpublished(io: FileIO, location: string, data: Uint8Array): Promise<void> {
+  return io.writeUnpublished ? io.writeUnpublished(location, data) : io.write(location, data);
 }

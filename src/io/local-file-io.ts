@@ -45,6 +45,11 @@ export class LocalFileIO implements FileIO {
     return localPathOf(location, this.baseDir ?? process.cwd());
   }
 
+  /** `FileIO.localFilePath`: any `LocalFileIO` writes a location's absolute path the same way. */
+  localFilePath(location: string): string {
+    return this.pathOf(location);
+  }
+
   async read(location: string): Promise<Uint8Array> {
     const p = this.pathOf(location);
     try {
@@ -98,6 +103,19 @@ export class LocalFileIO implements FileIO {
       await fs.rm(tmp, { force: true });
       throw ioError('write', p, e);
     }
+    await syncDirectory(path.dirname(p));
+  }
+
+  /**
+   * `FileIO.writeUnpublished`: the file is created under its own name (it must not exist), fsynced,
+   * and its directory fsynced — without `write`'s temporary file and rename, which on the disks floe
+   * is measured on cost more than the rest of a small file's write (a rename is one more change to
+   * the directory for the file system's journal to commit: 1,826 small files took 1.2 s that way,
+   * 0.45 s this way).
+   */
+  async writeUnpublished(location: string, data: Uint8Array): Promise<void> {
+    const p = this.pathOf(location);
+    await this.createFile(p, data, p);
     await syncDirectory(path.dirname(p));
   }
 
@@ -200,24 +218,32 @@ export class LocalFileIO implements FileIO {
 
   /** Writes `data` to a fresh temporary file next to `target`, fsynced; returns its path. */
   private async writeTemp(target: string, data: Uint8Array): Promise<string> {
-    const dir = path.dirname(target);
+    const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.floe-tmp`);
+    await this.createFile(tmp, data, target);
+    return tmp;
+  }
+
+  /**
+   * Creates `file` (which must not exist) with `data`, fsynced, making its directory where missing.
+   * On failure nothing of it is left, and the error names `target`, the object being written.
+   */
+  private async createFile(file: string, data: Uint8Array, target: string): Promise<void> {
+    const dir = path.dirname(file);
     if (!this.knownDirs.has(dir)) await this.ensureDir(dir);
-    const tmp = path.join(dir, `.${path.basename(target)}.${randomUUID()}.floe-tmp`);
     try {
       try {
-        await createDurably(tmp, data);
+        await createDurably(file, data);
       } catch (e) {
         if (!isMissing(e)) throw e;
         // the directory went away since it was made: make it again
         this.knownDirs.delete(dir);
         await this.ensureDir(dir);
-        await createDurably(tmp, data);
+        await createDurably(file, data);
       }
     } catch (e) {
-      await fs.rm(tmp, { force: true });
+      if (errnoCode(e) !== 'EEXIST') await fs.rm(file, { force: true }); // an existing file is not this write's
       throw ioError('write', target, e);
     }
-    return tmp;
   }
 }
 

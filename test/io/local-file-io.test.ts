@@ -108,6 +108,20 @@ describe('LocalFileIO specifics', () => {
     expect((await readdir(part)).sort()).toEqual(['b.parquet', 'c.parquet']);
   });
 
+  it('writeUnpublished creates the file under its name, in a directory it makes, and never replaces one', async () => {
+    const io = new LocalFileIO();
+    const part = path.join(dir, 'unpublished', 'day=2024-01-02');
+    await io.writeUnpublished(`file://${part}/a.parquet`, enc.encode('a'));
+    expect(await readFile(path.join(part, 'a.parquet'), 'utf8')).toBe('a');
+    await rm(part, { recursive: true });
+    await io.writeUnpublished(`file://${part}/b.parquet`, enc.encode('bb')); // the known directory went away
+    const err = await io.writeUnpublished(`file://${part}/b.parquet`, enc.encode('other')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FloeError);
+    expect((err as FloeError).message).toMatch(/io\.local: cannot write .*b\.parquet: .*EEXIST/);
+    expect(await readFile(path.join(part, 'b.parquet'), 'utf8')).toBe('bb');
+    expect(await readdir(part)).toEqual(['b.parquet']); // no temporary file, ever
+  });
+
   it('fileIOFor picks the implementation by scheme and refuses unknown schemes', () => {
     expect(fileIOFor('/tmp/w')).toBeInstanceOf(LocalFileIO);
     expect(fileIOFor('file:///tmp/w')).toBeInstanceOf(LocalFileIO);

@@ -39,6 +39,12 @@ export interface ParquetEncoderOptions {
    * kept per column chunk only (arrow-rs `EnabledStatistics::Chunk`).
    */
   pageIndex?: boolean;
+  /**
+   * The local file the finished file is stored at (`FileIO.localFilePath`). An encoder running in
+   * another thread may write it there itself (`ParquetEncoder.wroteFile`), sparing the caller's
+   * thread the write; the one of this module, on the caller's thread, leaves that to the caller.
+   */
+  writeTo?: string;
 }
 
 export interface ParquetEncoder {
@@ -53,6 +59,11 @@ export interface ParquetEncoder {
    * them for the whole file). A file whose only batch is `lastBatch` is encoded in one step.
    */
   finish(lastBatch?: Uint8Array): Promise<Uint8Array[]>;
+  /**
+   * True once `finish` stored the file at `writeTo` (as `LocalFileIO.write` does: durably, whole or
+   * not at all); otherwise storing the bytes `finish` returned is the caller's.
+   */
+  readonly wroteFile?: boolean;
   /** Abandons the file, releasing what it holds. */
   abort(): Promise<void>;
 }

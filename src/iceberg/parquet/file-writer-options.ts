@@ -30,6 +30,11 @@ export interface ParquetWriterOptions {
   /** Encoder implementation (default: parquet-wasm on this thread). */
   encoderFactory?: ParquetEncoderFactory;
   /**
+   * The local file the finished file is to be stored at (`FileIO.localFilePath` of its location),
+   * for an encoder in another thread to write it there itself (`ParquetFileResult.written`).
+   */
+  writeTo?: string;
+  /**
    * Rows `appendOne` sets aside before appending them to the column builders together (default 0:
    * each at once). For a caller that spreads consecutive rows over many open files (a partitioned
    * checkpoint): the builders of all its files do not fit in the CPU's caches, and appending rows in
@@ -55,6 +60,8 @@ export interface ParquetFileResult {
   splitOffsets: bigint[];
   /** Arrow bytes that went into the file (for compression-ratio estimates). */
   arrowBytes: number;
+  /** Whether the encoder stored the file at `writeTo` already; otherwise storing `bytes` is the caller's. */
+  written: boolean;
 }
 
 export const DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024;

@@ -102,6 +102,7 @@ export class ParquetFileWriter {
       maxRowGroupBytes: positive(options.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES, 'rowGroupBytes'),
       maxRowGroupRows: options.rowGroupRows === undefined ? undefined : positive(options.rowGroupRows, 'rowGroupRows'),
       dictionary: options.dictionary,
+      writeTo: options.writeTo,
     };
   }
 
@@ -320,6 +321,7 @@ export class ParquetFileWriter {
       metrics: { ...metricsFromStats(this.stats), columnSizes },
       splitOffsets: footer.splitOffsets,
       arrowBytes: this.rawSent,
+      written: encoder.wroteFile === true,
     };
   }
 

@@ -10,11 +10,13 @@
  * place a finished Parquet file becomes a `DataFile` record: the upsert writer's per-row data files
  * (writer/positional-data-writer.ts) roll through it too, with `writeOne` and the file hooks.
  *
- * Delivery note: files are written before any commit refers to them. A crash or an `abort` leaves
- * them as orphans (never visible to readers); `abort` deletes what it wrote, best effort.
+ * Delivery note: files are written before any commit refers to them (`FileIO.writeUnpublished`:
+ * fresh names, durable before the commit). A crash or an `abort` leaves them — whole or, after a
+ * crash mid-write, partial — as orphans, never visible to readers; `abort` deletes what it wrote,
+ * best effort.
  */
 import { randomUUID } from 'node:crypto';
-import type { FileIO } from '../../io/file-io.js';
+import { writeUnpublished, type FileIO } from '../../io/file-io.js';
 import { FloeError } from '../../util/errors.js';
 import type { Row, Value } from '../../model/values.js';
 import type { DataFile, FileContent } from '../spec/data-file.js';
@@ -200,10 +202,14 @@ export class RollingParquetWriter {
 
   private open(): ParquetFileWriter {
     if (!this.current) {
-      this.current = new ParquetFileWriter(this.schema, { ...this.options, expectedCompressionRatio: this.ratio ?? this.options.expectedCompressionRatio });
       this.fileCount++;
       const fileName = `${this.prefix}-${String(this.fileCount).padStart(5, '0')}.parquet`;
       this.currentPath = this.options.locations.newDataLocation(fileName, this.options.partitionPath ?? '');
+      this.current = new ParquetFileWriter(this.schema, {
+        ...this.options,
+        expectedCompressionRatio: this.ratio ?? this.options.expectedCompressionRatio,
+        writeTo: this.options.io.localFilePath?.(this.currentPath),
+      });
       this.options.onFileOpened?.(this.currentPath);
     }
     return this.current;
@@ -216,11 +222,12 @@ export class RollingParquetWriter {
       await writer?.abort();
       return;
     }
+    const path = this.currentPath;
+    // listed before it exists: the encoder's thread may store it while finishing (`writeTo`)
+    this.written.push(path);
     const result = await writer.close();
     this.ratio = result.arrowBytes > 0 ? Number(result.fileSizeInBytes) / result.arrowBytes : undefined;
-    const path = this.currentPath;
-    this.written.push(path);
-    await this.options.io.write(path, result.bytes);
+    if (!result.written) await writeUnpublished(this.options.io, path, result.bytes);
     const file = this.describe(path, result);
     this.done.push(file);
     this.options.onFileWritten?.(file);

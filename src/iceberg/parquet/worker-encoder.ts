@@ -18,7 +18,8 @@
  * `maxInFlight` batches of that file are unacknowledged (default 2), so building the next batch
  * overlaps encoding the previous one; at the limit it waits. So at most `maxInFlight` IPC batches per
  * file are in transit, plus the row group in progress in the worker. Batches and file bytes are
- * transferred, never copied.
+ * transferred, never copied. A file bound for the local file system (`writeTo`) is written by its
+ * worker as well (worker-encoder-thread.ts), off the main thread.
  *
  * Idle workers do not keep the process alive (they are `unref`ed while nothing is pending).
  *
@@ -44,7 +45,7 @@ export interface WorkerEncoderPoolOptions {
 
 interface PendingFile {
   onWritten(bytesEmitted: number, chunksEmitted: number): void;
-  onFinished(chunks: Uint8Array[]): void;
+  onFinished(chunks: Uint8Array[], wrote: boolean): void;
   onAborted(): void;
   onFailed(error: Error): void;
 }
@@ -112,7 +113,7 @@ class EncoderThread {
         const f = this.files.get(r.id);
         if (!f) continue;
         this.files.delete(r.id);
-        if (r.chunks) f.onFinished(r.chunks);
+        if (r.chunks) f.onFinished(r.chunks, r.wrote === true);
         else f.onFailed(new Error(r.message ?? 'the worker did not encode the file'));
       }
       return;
@@ -127,7 +128,7 @@ class EncoderThread {
         return;
       case 'finished':
         this.files.delete(m.id);
-        f.onFinished(m.chunks);
+        f.onFinished(m.chunks, m.wrote);
         return;
       case 'aborted':
         this.files.delete(m.id);
@@ -227,6 +228,7 @@ export class WorkerEncoderPool {
 class WorkerParquetEncoder implements ParquetEncoder, PendingFile {
   bytesEmitted = 0;
   chunksEmitted = 0;
+  wroteFile = false;
   private inFlight = 0;
   private slotWaiters: (() => void)[] = [];
   private failure: Error | undefined;
@@ -317,7 +319,8 @@ class WorkerParquetEncoder implements ParquetEncoder, PendingFile {
     this.slotWaiters.shift()?.();
   }
 
-  onFinished(chunks: Uint8Array[]): void {
+  onFinished(chunks: Uint8Array[], wrote: boolean): void {
+    this.wroteFile = wrote;
     this.ending?.resolve(chunks);
   }
 

@@ -6,6 +6,11 @@ import { ParquetFileWriter, writeParquetFile } from '../../../src/iceberg/parque
 import { readParquetRows } from '../../../src/iceberg/parquet/reader.js';
 import { WorkerEncoderPool } from '../../../src/iceberg/parquet/worker-encoder.js';
 import { readWithHyparquet } from './hyparquet-raw.js';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LocalFileIO } from '../../../src/io/local-file-io.js';
+import { RollingParquetWriter } from '../../../src/iceberg/parquet/rolling-writer.js';
 
 const SCHEMA = new Schema(
   0,
@@ -87,5 +92,73 @@ describe('worker-thread Parquet encoder', () => {
     await expect(encoder.finish()).rejects.toThrow(/iceberg\.parquet: parquet-wasm failed while encoding in a worker thread/);
     const ok = await writeParquetFile(SCHEMA, rows(5), { encoderFactory: pool.factory });
     expect(ok.recordCount).toBe(5n);
+  });
+
+  describe('files bound for the local file system', () => {
+    /** A LocalFileIO that lists the writes made through it, and can point the workers' writes elsewhere. */
+    class CountingIO extends LocalFileIO {
+      writes: string[] = [];
+      workerPath: ((location: string) => string) | undefined;
+      override async write(location: string, data: Uint8Array): Promise<void> {
+        this.writes.push(location);
+        return super.write(location, data);
+      }
+      override async writeUnpublished(location: string, data: Uint8Array): Promise<void> {
+        this.writes.push(location);
+        return super.writeUnpublished(location, data);
+      }
+      override localFilePath(location: string): string {
+        return this.workerPath ? this.workerPath(location) : super.localFilePath(location);
+      }
+    }
+
+    async function writeFiles(io: CountingIO, root: string, data: Row[]): Promise<string[]> {
+      const w = new RollingParquetWriter(SCHEMA, {
+        io,
+        locations: { newDataLocation: (name, part) => `file://${root}/data/${part}/${name}` },
+        specId: 0,
+        partition: ['a'],
+        partitionPath: 'p=a',
+        targetFileSizeBytes: 64 * 1024,
+        encoderFactory: pool.factory,
+      });
+      await w.write(data);
+      return (await w.close()).map((f) => f.filePath);
+    }
+
+    it('the worker stores each file durably where the FileIO would, without a write on the main thread', async () => {
+      const root = await mkdtemp(path.join(tmpdir(), 'floe-worker-write-'));
+      try {
+        const io = new CountingIO();
+        const data = rows(20_000);
+        const paths = await writeFiles(io, root, data);
+        expect(paths.length).toBeGreaterThan(1);
+        expect(io.writes).toEqual([]);
+        expect((await readdir(path.join(root, 'data', 'p=a'))).sort()).toEqual(paths.map((p) => path.basename(p)).sort()); // no temporary file left
+        const back: Row[] = [];
+        for (const p of paths) back.push(...(await readWithHyparquet(new Uint8Array(await readFile(new URL(p))), SCHEMA.fields, SCHEMA.fields.map((f) => f.name))));
+        expect(back).toEqual(data);
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    });
+
+    it('a file the worker cannot store is written through the FileIO instead', async () => {
+      const root = await mkdtemp(path.join(tmpdir(), 'floe-worker-write-'));
+      try {
+        const blocker = path.join(root, 'not-a-directory');
+        await writeFile(blocker, 'x');
+        const io = new CountingIO();
+        io.workerPath = (location) => path.join(blocker, path.basename(location)); // ENOTDIR in the worker
+        const data = rows(300);
+        const paths = await writeFiles(io, root, data);
+        expect(io.writes).toEqual(paths);
+        expect(await readFile(blocker, 'utf8')).toBe('x');
+        const back = await readWithHyparquet(new Uint8Array(await readFile(new URL(paths[0]!))), SCHEMA.fields, SCHEMA.fields.map((f) => f.name));
+        expect(back).toEqual(data);
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    });
   });
 });
