@@ -11,9 +11,9 @@
  * `encoded` {files: [{id, chunks, wrote} | {id, message}]}: the many small files of a partitioned
  * table share round trips.
  * A file whose options name a local file (`writeTo`) is also written there by this thread once
- * encoded (`wrote`), through a `LocalFileIO` of its own: the main thread is spared the eight or
- * nine asynchronous calls of each write (a partitioned checkpoint writes thousands of small files,
- * and each call costs the calling thread a hand-off to libuv's pool and a wake-up back). When that
+ * encoded (`wrote`), through a `LocalFileIO` of its own: the main thread is spared the seven
+ * asynchronous calls of each write (a partitioned checkpoint writes thousands of small files, and
+ * each call costs the calling thread a hand-off to libuv's pool and a wake-up back). When that
  * write fails, the file is still answered with its bytes, `wrote` false: the main thread then
  * writes them through its FileIO, whose error (a full disk, a permission) is the one reported, in
  * the FileIO's words.
